@@ -1,0 +1,5 @@
+"""`python -m acptrace`."""
+
+from acptrace.cli import main
+
+main()

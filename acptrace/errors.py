@@ -1,0 +1,16 @@
+"""The one exception family of the library: input that cannot be read at all.
+
+Everything else that is wrong with a transcript is data (an `Issue` or a `Finding`).
+"""
+
+
+class AcptraceError(Exception):
+    """Base class for errors acptrace raises on purpose."""
+
+
+class UnreadableInput(AcptraceError):
+    """The input cannot be read at all: missing, a directory, no permission, not a file."""
+
+
+class UsageError(AcptraceError):
+    """The caller asked for something that does not exist (an unknown format, a bad option)."""

@@ -1,0 +1,29 @@
+"""The registry of transcript formats: each one detects itself and decodes its records.
+
+Adding a format is one module with a `FORMAT` object that satisfies `TranscriptFormat`, listed
+in `FORMATS` below.
+"""
+
+from __future__ import annotations
+
+from acptrace.errors import UsageError
+from acptrace.formats import canonical, jsonrpc
+from acptrace.formats.base import TranscriptFormat
+
+FORMATS: tuple[TranscriptFormat, ...] = (canonical.FORMAT, jsonrpc.FORMAT)
+"""Every format acptrace reads, in detection priority order."""
+
+DEFAULT_FORMAT = jsonrpc.FORMAT
+"""What an input with nothing recognisable is read as."""
+
+
+def format_named(name: str) -> TranscriptFormat:
+    """The format with this name; UsageError for an unknown name."""
+    for candidate in FORMATS:
+        if candidate.name == name:
+            return candidate
+    known = ", ".join(f.name for f in FORMATS)
+    raise UsageError(f"unknown input format {name!r} (known: {known})")
+
+
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "TranscriptFormat", "format_named"]

@@ -1,0 +1,344 @@
+"""Domain objects shared by every stage: closed sets as enums, records as frozen dataclasses.
+
+Times are integer nanoseconds inside (`ts_ns` wall clock since the Unix epoch, `mono_ns` a
+monotonic clock with an arbitrary origin); latencies become float milliseconds only at the edges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+JsonId = int | str | float | None
+"""A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
+
+
+class Direction(StrEnum):
+    """Which way a message travelled."""
+
+    C2A = "c2a"
+    A2C = "a2c"
+    UNKNOWN = "unknown"
+
+    def opposite(self) -> Direction:
+        """The direction an answer to a message travelling this way takes."""
+        match self:
+            case Direction.C2A:
+                return Direction.A2C
+            case Direction.A2C:
+                return Direction.C2A
+            case Direction.UNKNOWN:
+                return Direction.UNKNOWN
+
+
+class MessageKind(StrEnum):
+    """The JSON-RPC shape of one message."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESPONSE = "response"
+
+
+class Severity(StrEnum):
+    """How bad a finding is, from the spec's MUST / SHOULD / fact levels."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        """Higher is worse; used by `--fail-on` and sorting."""
+        return _SEVERITY_RANK[self]
+
+    def demoted(self) -> Severity:
+        """One level down (error -> warning -> note); a note stays a note."""
+        match self:
+            case Severity.ERROR:
+                return Severity.WARNING
+            case Severity.WARNING | Severity.NOTE:
+                return Severity.NOTE
+
+
+_SEVERITY_RANK = {Severity.NOTE: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+
+
+class Outcome(StrEnum):
+    """The outcome class of one replay (outcomes.md)."""
+
+    COMPLETE = "complete"
+    COMPLETE_FAILED = "complete_failed"
+    TRUNCATED = "truncated"
+    UNMARKED_SUCCESS = "unmarked_success"
+    NO_REPLAY = "no_replay"
+    LOADED = "loaded"
+    AMBIGUOUS = "ambiguous"
+    UNKNOWN = "unknown"
+
+
+class WindowEnd(StrEnum):
+    """How a replay window closed."""
+
+    SUCCESS = "success"
+    ERROR = "error"
+    DISCONNECT = "disconnect"
+    TRACE_END = "trace_end"
+
+
+class ConnectionEnd(StrEnum):
+    """Whether the transcript records the end of the connection."""
+
+    RECORDED = "recorded"
+    ASSUMED = "assumed"
+    UNKNOWN = "unknown"
+
+
+class ProtocolSource(StrEnum):
+    """Where the protocol version used for the rules came from."""
+
+    INITIALIZE = "initialize"
+    INFERRED = "inferred"
+    OPTION = "option"
+
+
+class Role(StrEnum):
+    """Whether an outcome row is for the session the request named or an announced child."""
+
+    REQUESTED = "requested"
+    CHILD = "child"
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """An input problem that is not a protocol finding (a line that is not JSON, …)."""
+
+    line: int
+    """1-based line number in the input."""
+    kind: str
+    """Stable machine name: `not_json`, `not_utf8`, `truncated_line`, …"""
+    message: str
+    """One human sentence, with a short excerpt where that helps."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One violation of a rule from the catalogue, at one line of the transcript."""
+
+    rule: str
+    """The stable rule ID, e.g. `RC-MISSING`."""
+    severity: Severity
+    """The level after any demotion."""
+    line: int
+    """The line that shows the violation."""
+    message: str
+    """What happened, in one sentence (says why when the level was demoted)."""
+    session_id: str | None = None
+    """The session the finding concerns, when there is one."""
+    request_id: JsonId = None
+    """The id of the request the finding concerns (the resume, the unanswered request…)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One JSON-RPC message, reduced to what the analysis needs."""
+
+    line: int
+    """Input line (a batch shares its line between its members)."""
+    direction: Direction
+    """Which way it travelled (UNKNOWN until inferred, for formats without a direction)."""
+    kind: MessageKind
+    """Request, notification or response."""
+    id: JsonId = None
+    """JSON-RPC id (requests and responses)."""
+    method: str | None = None
+    """Method name (requests and notifications)."""
+    session_id: str | None = None
+    """`params.sessionId` when it is a string."""
+    update_tag: str | None = None
+    """`params.update.sessionUpdate` of a `session/update`."""
+    update_session_id: str | None = None
+    """`params.update.sessionId`: the child a `subagent_update` announces."""
+    replay_from: Any = None
+    """`params.replayFrom` of a `session/resume` (None when absent or null)."""
+    cancel_target: JsonId = None
+    """`params.requestId` of a `$/cancel_request`."""
+    is_error: bool = False
+    """A response carrying `error`."""
+    error_code: int | None = None
+    """`error.code` of an error response."""
+    result_session_ids: tuple[str, ...] = ()
+    """Session IDs a result names (`result.sessionId`, `result.sessions[].sessionId`)."""
+    peer: PeerInfo | None = None
+    """Name, version and protocol version an `initialize` request or result announces."""
+    in_batch: bool = False
+    """Whether it came inside a batch array (array order is taken as the order)."""
+    ts_ns: int | None = None
+    """Wall clock, nanoseconds since the Unix epoch."""
+    mono_ns: int | None = None
+    """Monotonic clock, nanoseconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeerInfo:
+    """What one side says about itself in `initialize`."""
+
+    name: str | None = None
+    """`info.name` (v2) or `clientInfo`/`agentInfo.name` (v1)."""
+    version: str | None = None
+    """The implementation's version string."""
+    protocol_version: int | None = None
+    """`protocolVersion`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """Where and when something happened in the transcript."""
+
+    line: int
+    """Input line."""
+    ts_ns: int | None = None
+    """Wall clock, when the format has one."""
+    mono_ns: int | None = None
+    """Monotonic clock, when the format has one."""
+
+    def ms_until(self, later: Stamp | None) -> float | None:
+        """Milliseconds from this stamp to `later`: monotonic when both have it, else wall."""
+        if later is None:
+            return None
+        if self.mono_ns is not None and later.mono_ns is not None:
+            return (later.mono_ns - self.mono_ns) / 1e6
+        if self.ts_ns is not None and later.ts_ns is not None:
+            return (later.ts_ns - self.ts_ns) / 1e6
+        return None
+
+    @staticmethod
+    def of(message: Message) -> Stamp:
+        """The stamp of a message."""
+        return Stamp(message.line, message.ts_ns, message.mono_ns)
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeRow:
+    """The outcome of one replaying request (or non-replaying resume), or of one announced child."""
+
+    request_id: JsonId
+    """The id of the `session/resume` / `session/load` request."""
+    session_id: str
+    """The session the row judges (the requested session or the child)."""
+    role: Role
+    """`requested` or `child`."""
+    parent_session_id: str | None
+    """For a child: the session whose `subagent_update` announced it."""
+    method: str
+    """`session/resume` or `session/load`."""
+    replay_from: Any
+    """The request's `replayFrom` cursor as sent (None when absent)."""
+    outcome: Outcome
+    """The outcome class."""
+    end: WindowEnd
+    """How the window closed."""
+    error_code: int | None
+    """The error response's code, when it was an error."""
+    cancelled: bool
+    """The Client cancelled the request with `$/cancel_request`."""
+    marker_count: int
+    """Markers for the row's session in the window."""
+    replayed_updates: int
+    """Updates for the session before the marker."""
+    held_updates: int
+    """Updates for the session after the marker, before the response."""
+    request_line: int
+    """Line of the request."""
+    marker_line: int | None
+    """Line of the first marker."""
+    response_line: int | None
+    """Line of the response."""
+    request_to_first_update_ms: float | None
+    """Request -> first update for the session in the window."""
+    request_to_marker_ms: float | None
+    """Request -> marker."""
+    marker_to_response_ms: float | None
+    """Marker -> response: the RFD's headline figure."""
+    request_to_response_ms: float | None
+    """Request -> response."""
+    announce_line: int | None = None
+    """For a child: the line of its announcement."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What the transcript shows of one session."""
+
+    session_id: str
+    """The session ID."""
+    parent_session_id: str | None
+    """The session whose `subagent_update` announced it, for a child."""
+    first_line: int
+    """The first line that names it."""
+    named_by: str
+    """How it first became known: `session/new`, `session/resume`, `subagent_update`, …"""
+    updates: int
+    """`session/update` notifications for it."""
+    resumes: int
+    """`session/resume` / `session/load` requests for it."""
+    prompts: int
+    """`session/prompt` requests for it."""
+    active_at_end: bool
+    """Whether it was active when the transcript ended."""
+    closed_line: int | None
+    """The line of the last successful `session/close` response."""
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """Who talked, in which protocol version."""
+
+    protocol_version: int
+    """The version the rules were applied for."""
+    protocol_source: ProtocolSource
+    """Where that version came from."""
+    agent: PeerInfo | None
+    """The Agent's `initialize` result."""
+    client: PeerInfo | None
+    """The Client's `initialize` request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What was read."""
+
+    path: str
+    """The path as given (`-` for stdin)."""
+    format: str
+    """The input format that was used."""
+    lines: int
+    """Every line of the input, blank ones and a final line without newline included."""
+    messages: int
+    """JSON-RPC messages (a batch counts each member)."""
+    events: int
+    """Recorder events (`meta`, `stderr`)."""
+    connection_end: ConnectionEnd
+    """Whether the end of the connection is recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Everything acptrace learned from one transcript."""
+
+    source: Source
+    """What was read."""
+    connection: Connection
+    """Who talked, in which version."""
+    resumes: tuple[ResumeRow, ...]
+    """One row per replaying request, per non-replaying resume and per announced child."""
+    findings: tuple[Finding, ...]
+    """Rule violations, in line order."""
+    issues: tuple[Issue, ...]
+    """Input problems, in line order."""
+    sessions: tuple[SessionInfo, ...] = field(default=())
+    """Every session the transcript names, in order of first appearance."""
+
+    def worst_severity(self) -> Severity | None:
+        """The most severe finding's level, or None without findings."""
+        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)

@@ -1,0 +1,46 @@
+"""The settings one analysis runs with (the CLI's options, the library's keyword arguments)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acptrace.source import DEFAULT_MAX_LINE_BYTES
+from acptrace.tags import MARKER_TAG, TagPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How to read and judge a transcript."""
+
+    input_format: str | None = None
+    """Force an input format by name (None: detect it)."""
+    assume_closed: bool = False
+    """Treat a transcript that simply stops as a recorded disconnect."""
+    protocol: int | None = None
+    """Apply the rules of this ACP version (None: from `initialize`, else inferred)."""
+    child_rules: bool = True
+    """Judge the child-session rules (RC-CHILD-*)."""
+    marker_tag: str = MARKER_TAG
+    """The `sessionUpdate` tag that marks the end of a replay."""
+    history_tags: tuple[str, ...] = ()
+    """By-default never-history tags to treat as history."""
+    live_tags: tuple[str, ...] = ()
+    """Further tags to treat as never history."""
+    select: tuple[str, ...] = ()
+    """Only these rule IDs (or prefixes such as `RC-CHILD`); empty for all."""
+    ignore: tuple[str, ...] = ()
+    """Rule IDs (or prefixes) to leave out."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longer lines are reported and skipped."""
+
+    def tag_policy(self) -> TagPolicy:
+        """The tag classification these options ask for."""
+        return TagPolicy.build(self.marker_tag, self.history_tags, self.live_tags)
+
+    def wants(self, rule_id: str, family: str) -> bool:
+        """Whether findings of this rule are reported."""
+        if family == "child" and not self.child_rules:
+            return False
+        if self.select and not any(rule_id.startswith(p) for p in self.select):
+            return False
+        return not any(rule_id.startswith(p) for p in self.ignore)

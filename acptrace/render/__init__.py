@@ -1,0 +1,1 @@
+"""Presenters: each turns an `Analysis` (or the rule registry) into one output format."""

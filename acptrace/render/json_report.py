@@ -1,0 +1,64 @@
+"""The `--format json` contract of outcomes.md (`schema_version` 1): plain dicts, then bytes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import orjson
+
+from acptrace.model import Analysis, PeerInfo, Severity
+
+SCHEMA_VERSION = 1
+"""Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""
+
+
+def report(analysis: Analysis) -> dict[str, Any]:
+    """The JSON document for one analysis."""
+    source = analysis.source
+    connection = analysis.connection
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "source": {
+            "path": source.path,
+            "format": source.format,
+            "lines": source.lines,
+            "messages": source.messages,
+            "events": source.events,
+            "issues": len(analysis.issues),
+            "connection_end": source.connection_end.value,
+        },
+        "connection": {
+            "protocol_version": connection.protocol_version,
+            "protocol_source": connection.protocol_source.value,
+            "agent": _peer(connection.agent),
+            "client": _peer(connection.client),
+        },
+        "summary": {
+            "outcomes": dict(Counter(row.outcome.value for row in analysis.resumes)),
+            "findings": {
+                severity.value: sum(1 for f in analysis.findings if f.severity is severity)
+                for severity in Severity
+            },
+        },
+        "resumes": [asdict(row) for row in analysis.resumes],
+        "findings": [asdict(finding) for finding in analysis.findings],
+        "issues": [asdict(issue) for issue in analysis.issues],
+        "sessions": [asdict(session) for session in analysis.sessions],
+    }
+
+
+def _peer(peer: PeerInfo | None) -> dict[str, Any] | None:
+    """`{"name", "version"}` of one side, or None when it did not say."""
+    if peer is None:
+        return None
+    return {"name": peer.name, "version": peer.version}
+
+
+def dumps(analyses: Sequence[Analysis]) -> bytes:
+    """One document for one file; an array of documents for several."""
+    documents = [report(a) for a in analyses]
+    payload: Any = documents[0] if len(documents) == 1 else documents
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"

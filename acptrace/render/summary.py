@@ -1,0 +1,155 @@
+"""The default terminal view of one analysis: connection, resumes, findings, issues."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from acptrace.model import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.render.text import inert
+
+ISSUES_SHOWN = 10
+"""Issues listed one by one before the rest are only counted."""
+
+OUTCOME_STYLE = {
+    Outcome.COMPLETE: "green",
+    Outcome.COMPLETE_FAILED: "yellow",
+    Outcome.TRUNCATED: "red",
+    Outcome.UNMARKED_SUCCESS: "red",
+    Outcome.NO_REPLAY: "cyan",
+    Outcome.LOADED: "green",
+    Outcome.AMBIGUOUS: "magenta",
+    Outcome.UNKNOWN: "dim",
+}
+SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
+
+
+def summary(analysis: Analysis) -> RenderableType:
+    """Everything `acptrace analyze` shows for one file."""
+    return Group(*_sections(analysis))
+
+
+def _sections(analysis: Analysis) -> Iterator[RenderableType]:
+    yield _header(analysis)
+    yield _resumes(analysis.resumes) if analysis.resumes else Text("No resumes or loads.", "dim")
+    yield from _findings(analysis.findings)
+    yield from _issues(analysis)
+    yield _verdict(analysis)
+
+
+def _header(analysis: Analysis) -> Text:
+    source, connection = analysis.source, analysis.connection
+    header = Text()
+    header.append_text(inert(source.path, "bold"))
+    header.append(
+        f"  {source.format} · {source.lines} lines · {source.messages} messages · "
+        f"{len(analysis.issues)} issues · end {source.connection_end}\n"
+    )
+    header.append(f"ACP v{connection.protocol_version} ({connection.protocol_source})")
+    header.append("  agent ")
+    header.append_text(_peer(connection.agent))
+    header.append("  client ")
+    header.append_text(_peer(connection.client))
+    return header
+
+
+def _peer(peer: PeerInfo | None) -> Text:
+    if peer is None or peer.name is None:
+        return Text("unknown", "dim")
+    text = inert(peer.name, "bold")
+    if peer.version:
+        text.append_text(inert(f" {peer.version}"))
+    return text
+
+
+def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
+    table = Table(title="Resumes", title_justify="left", expand=False)
+    for heading in ("line", "session", "method", "outcome", "end", "mk", "replayed", "held"):
+        table.add_column(heading, justify="right" if heading in ("line", "mk") else "left")
+    for heading in ("req→marker", "marker→resp", "req→resp"):
+        table.add_column(heading, justify="right")
+    for row in rows:
+        session = inert(("  └ " if row.role is Role.CHILD else "") + row.session_id)
+        table.add_row(
+            str(row.request_line),
+            session,
+            inert(_method(row)),
+            Text(row.outcome.value, OUTCOME_STYLE[row.outcome]),
+            _end(row),
+            str(row.marker_count),
+            str(row.replayed_updates),
+            str(row.held_updates),
+            _ms(row.request_to_marker_ms),
+            _ms(row.marker_to_response_ms),
+            _ms(row.request_to_response_ms),
+        )
+    return table
+
+
+def _method(row: ResumeRow) -> str:
+    if row.role is Role.CHILD:
+        return "child"
+    if row.method == "session/resume":
+        return "resume" if row.replay_from is not None else "resume (no replay)"
+    return row.method.removeprefix("session/")
+
+
+def _end(row: ResumeRow) -> Text:
+    text = row.end.value
+    if row.error_code is not None:
+        text += f" {row.error_code}"
+    if row.cancelled:
+        text += " (cancelled)"
+    return Text(text)
+
+
+def _ms(value: float | None) -> Text:
+    if value is None:
+        return Text("—", "dim")
+    if value >= 1000:
+        return Text(f"{value / 1000:.2f} s")
+    return Text(f"{value:.1f} ms")
+
+
+def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
+    for severity in Severity:
+        group = [f for f in findings if f.severity is severity]
+        if not group:
+            continue
+        title = f"{len(group)} {severity.value}{'s' if len(group) != 1 else ''}"
+        table = Table(title=title, title_justify="left", title_style=SEVERITY_STYLE[severity])
+        table.add_column("line", justify="right")
+        table.add_column("rule", style=SEVERITY_STYLE[severity], no_wrap=True)
+        table.add_column("message")
+        for finding in group:
+            table.add_row(str(finding.line), finding.rule, inert(finding.message))
+        yield table
+
+
+def _issues(analysis: Analysis) -> Iterator[RenderableType]:
+    issues = analysis.issues
+    if not issues:
+        return
+    table = Table(title=f"{len(issues)} input issues", title_justify="left", title_style="yellow")
+    table.add_column("line", justify="right")
+    table.add_column("kind", no_wrap=True)
+    table.add_column("message")
+    for issue in issues[:ISSUES_SHOWN]:
+        table.add_row(str(issue.line), issue.kind, inert(issue.message))
+    yield table
+    if len(issues) > ISSUES_SHOWN:
+        yield Text(f"… and {len(issues) - ISSUES_SHOWN} more issues (--format json lists all)")
+
+
+def _verdict(analysis: Analysis) -> Text:
+    if not analysis.findings:
+        return Text("No findings.", "green")
+    counts = ", ".join(
+        f"{sum(1 for f in analysis.findings if f.severity is s)} {s.value}"
+        for s in Severity
+        if any(f.severity is s for f in analysis.findings)
+    )
+    return Text(f"Findings: {counts}.")

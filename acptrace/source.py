@@ -1,0 +1,116 @@
+"""Bytes in, numbered lines out: files, stdin and `.gz`, with bounded memory per line.
+
+This stage never interprets a line; it only says where each one starts and whether it was
+whole (ended by a newline) or had to be cut because it was longer than the limit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from acptrace.errors import UnreadableInput
+
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Lines longer than this are reported as `line_too_long` and skipped, never held in memory."""
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_SKIP_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class RawLine:
+    """One line of input, without its line end."""
+
+    number: int
+    """1-based line number."""
+    data: bytes
+    """The bytes of the line, `\\n` (and a `\\r` before it) removed; empty when too long."""
+    ended: bool
+    """False for a final line that has no newline."""
+    too_long: int = 0
+    """The length in bytes when the line exceeded the limit (its data is then dropped)."""
+    crlf: bool = False
+    """The line ended with `\\r\\n`."""
+
+
+@contextmanager
+def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """Open a transcript for reading bytes: `-` is stdin, gzip is detected by its magic bytes.
+
+    Raises UnreadableInput when the path cannot be read at all.
+    """
+    if str(path) == "-":
+        stream = sys.stdin.buffer
+        yield _maybe_gunzip(stream)
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UnreadableInput(f"{target}: is a directory, not a transcript file")
+    try:
+        handle = target.open("rb")
+    except FileNotFoundError:
+        raise UnreadableInput(f"{target}: no such file") from None
+    except PermissionError:
+        raise UnreadableInput(f"{target}: permission denied") from None
+    except OSError as error:
+        raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
+    with handle:
+        yield _maybe_gunzip(handle)
+
+
+def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
+    """Wrap a gzip stream for transparent decompression; leave anything else as it is."""
+    peek = getattr(stream, "peek", None)
+    head = peek(2)[:2] if peek is not None else b""
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+    return stream
+
+
+def iter_lines(stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[RawLine]:
+    """Yield every line of the stream, numbered; memory per line is bounded by `max_line_bytes`.
+
+    Raises UnreadableInput if reading fails midway (a read error, a corrupt gzip stream).
+    """
+    number = 0
+    try:
+        while True:
+            chunk = stream.readline(max_line_bytes + 1)
+            if not chunk:
+                return
+            number += 1
+            if chunk.endswith(b"\n"):
+                yield _whole(number, chunk)
+            elif len(chunk) <= max_line_bytes:
+                yield RawLine(number, chunk, ended=False)
+            else:
+                length, ended = _skip_rest(stream, len(chunk))
+                yield RawLine(number, b"", ended=ended, too_long=length)
+    except (OSError, EOFError, gzip.BadGzipFile) as error:
+        raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
+
+
+def _whole(number: int, chunk: bytes) -> RawLine:
+    """A line that ended with a newline, its line end removed."""
+    if chunk.endswith(b"\r\n"):
+        return RawLine(number, chunk[:-2], ended=True, crlf=True)
+    return RawLine(number, chunk[:-1], ended=True)
+
+
+def _skip_rest(stream: BinaryIO, seen: int) -> tuple[int, bool]:
+    """Skip the rest of an over-long line without keeping it; its length and whether it ended."""
+    length = seen
+    while True:
+        chunk = stream.readline(_SKIP_CHUNK)
+        if not chunk:
+            return length, False
+        length += len(chunk)
+        if chunk.endswith(b"\n"):
+            return length - 1, True

@@ -1,0 +1,48 @@
+"""The README and `acptrace rules` cannot drift from the rule registry or the spec's catalogue."""
+
+from __future__ import annotations
+
+import re
+
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from acptrace.render.rules_view import rules_markdown
+from acptrace.rules import REGISTRY, RULES
+from tests.golden import ROOT, check_block
+
+SPEC_RULES = ROOT.parent / "shared" / "spec" / "rules.md"
+README = ROOT / "README.md"
+
+
+def test_registry_holds_exactly_the_catalogue_of_rules_md() -> None:
+    spec_ids = re.findall(r"^\| ((?:RC|LC|CX|JR|TR)-[A-Z-]+) \|", SPEC_RULES.read_text(), re.M)
+    assert [rule.id for rule in RULES] == spec_ids
+    assert set(REGISTRY) == set(spec_ids)
+
+
+def test_registry_levels_match_the_catalogue() -> None:
+    rows = re.findall(r"^\| ((?:RC|LC|CX|JR|TR)-[A-Z-]+) \| (\S+) \|", SPEC_RULES.read_text(), re.M)
+    expected = {rule_id: level for rule_id, level in rows}
+    assert {r.id: (r.severity.value if r.severity else "—") for r in RULES} == expected
+
+
+def test_every_rule_has_help_and_source() -> None:
+    for rule in RULES:
+        assert rule.help and rule.source and rule.family, rule.id
+        assert (rule.check is None) == (rule.id == "RC-INFLIGHT")
+
+
+def test_readme_rule_table_is_the_registry(regen: bool) -> None:
+    check_block(README, "rules", rules_markdown(RULES), regen)
+
+
+def test_every_command_has_help_and_is_in_the_readme() -> None:
+    runner = CliRunner()
+    readme = README.read_text()
+    for command in app.registered_commands:
+        name = command.name or ""
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert len(result.output) > 100, name
+        assert f"`acptrace {name}" in readme, name

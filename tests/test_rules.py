@@ -1,0 +1,694 @@
+"""Every rule of rules.md: a transcript that triggers it (line, level) and one that must not."""
+
+from __future__ import annotations
+
+from tests.transcript import SESSION, Transcript, findings, rule_ids
+
+
+def started() -> Transcript:
+    """A transcript from the connection's start: recorder open, then initialize (v2)."""
+    t = Transcript()
+    t.open()
+    t.initialize()
+    return t
+
+
+def good_resume(t: Transcript, session: str = SESSION, id: int = 3) -> int:
+    """A correct replaying resume; returns the response line."""
+    t.resume(session, id=id)
+    t.history(session)
+    t.marker(session)
+    t.update("state_update", session)
+    return t.result(id)
+
+
+def test_a_correct_transcript_has_no_findings() -> None:
+    t = started()
+    t.new_session("live")
+    good_resume(t)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.update("agent_message_chunk")
+    t.result(9, {"stopReason": "end_turn"})
+    t.close()
+    assert findings(t.analyze()) == []
+
+
+# -- §1 the marker ------------------------------------------------------------------------------
+
+
+def test_rc_duplicate() -> None:
+    t = started()
+    t.resume(id=3)
+    t.marker()
+    second = t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-DUPLICATE", "error", second)]
+
+
+def test_rc_duplicate_not_for_markers_of_two_sequential_resumes() -> None:
+    t = started()
+    good_resume(t, id=3)
+    good_resume(t, id=4)
+    assert "RC-DUPLICATE" not in rule_ids(t.analyze())
+
+
+def test_rc_missing() -> None:
+    t = started()
+    t.resume(id=3)
+    t.history()
+    t.update("state_update")
+    response = t.result(3)
+    assert findings(t.analyze()) == [("RC-MISSING", "error", response)]
+
+
+def test_rc_missing_not_for_a_failed_or_non_replaying_resume() -> None:
+    t = started()
+    t.resume(id=3)
+    t.history()
+    t.error(3, -32603)
+    t.resume(replay=None, id=4)
+    t.update("state_update")
+    t.result(4)
+    assert "RC-MISSING" not in rule_ids(t.analyze())
+
+
+def test_rc_after_response() -> None:
+    t = started()
+    t.resume(id=3)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    late = t.marker()
+    assert findings(t.analyze()) == [("RC-AFTER-RESPONSE", "error", late)]
+
+
+def test_rc_after_response_not_while_another_replaying_resume_is_pending() -> None:
+    t = started()
+    good_resume(t, id=3)
+    t.resume(id=4)
+    t.marker()
+    t.update("state_update")
+    t.result(4)
+    assert findings(t.analyze()) == []
+
+
+def test_rc_without_cursor() -> None:
+    t = started()
+    t.resume(replay=None, id=3)
+    marker = t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-WITHOUT-CURSOR", "error", marker)]
+
+
+def test_rc_without_cursor_not_when_a_replaying_resume_is_pending_too() -> None:
+    t = started()
+    t.resume(id=3)
+    t.resume(replay=None, id=4)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.update("state_update")
+    t.result(4)
+    assert findings(t.analyze()) == []
+
+
+def test_rc_unsolicited_for_a_session_made_by_session_new() -> None:
+    t = started()
+    t.new_session()
+    marker = t.marker()
+    assert findings(t.analyze()) == [("RC-UNSOLICITED", "error", marker)]
+
+
+def test_rc_unsolicited_not_for_a_marker_inside_its_window() -> None:
+    t = started()
+    t.new_session("other")
+    good_resume(t)
+    assert "RC-UNSOLICITED" not in rule_ids(t.analyze())
+
+
+def test_rc_cursor_rejected() -> None:
+    t = started()
+    t.resume(id=3, replay={"type": "since", "cursor": "x"})
+    t.history()
+    response = t.error(3, -32602)
+    assert ("RC-CURSOR-REJECTED", "warning", response) in findings(t.analyze())
+
+
+def test_rc_cursor_rejected_not_when_nothing_was_replayed() -> None:
+    t = started()
+    t.resume(id=3)
+    t.error(3, -32602)
+    assert "RC-CURSOR-REJECTED" not in rule_ids(t.analyze())
+
+
+def test_rc_unknown_cursor_reports_what_happened() -> None:
+    t = started()
+    request = t.resume(id=3, replay={"type": "since", "cursor": "x"})
+    t.error(3, -32602)
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-UNKNOWN-CURSOR", "note", request)]
+    assert "-32602" in analysis.findings[0].message
+
+
+def test_rc_unknown_cursor_not_for_start() -> None:
+    t = started()
+    good_resume(t)
+    assert "RC-UNKNOWN-CURSOR" not in rule_ids(t.analyze())
+
+
+# -- §2 what may come before the marker --------------------------------------------------------
+
+
+def test_rc_not_history() -> None:
+    t = started()
+    t.resume(id=3)
+    t.update("user_message")
+    live = t.update("available_commands_update")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-NOT-HISTORY", "error", live)]
+
+
+def test_rc_not_history_demoted_for_a_session_already_active_rc_inflight() -> None:
+    t = started()
+    t.new_session()
+    t.resume(id=3)
+    live = t.update("notice")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-NOT-HISTORY", "warning", live)]
+    assert "RC-INFLIGHT" in analysis.findings[0].message
+
+
+def test_rc_not_history_not_for_history_tags_or_after_the_marker() -> None:
+    t = started()
+    t.resume(id=3)
+    t.update("tool_call_update", toolCallId="t", status="in_progress")
+    t.update("plan_update")
+    t.update("_vendor_extension")
+    t.marker()
+    t.update("notice")
+    t.update("agent_message_chunk", messageId="m0")  # the cut point: live chunks after the marker
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == []
+
+
+def test_rc_not_history_not_judged_in_a_window_without_marker() -> None:
+    t = started()
+    t.resume(id=3)
+    t.update("notice")
+    t.error(3, -32603)
+    assert findings(t.analyze()) == []
+
+
+def test_history_tag_option_reclassifies_a_by_default_live_tag() -> None:
+    t = started()
+    t.resume(id=3)
+    usage = t.update("usage_update")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-NOT-HISTORY", "error", usage)]
+    assert findings(t.analyze(history_tags=("usage_update",))) == []
+
+
+def test_rc_request_before_marker() -> None:
+    t = started()
+    t.resume(id=3)
+    ask = t.request("session/request_permission", {"sessionId": SESSION}, id=0, agent=True)
+    t.result(0, {"outcome": "allow"}, agent=False)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-REQUEST-BEFORE-MARKER", "warning", ask)]
+
+
+def test_rc_request_before_marker_demoted_to_note_under_rc_inflight() -> None:
+    t = started()
+    t.new_session()
+    t.resume(id=3)
+    ask = t.request("elicitation/create", {"sessionId": SESSION}, id=0, agent=True)
+    t.result(0, {}, agent=False)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-REQUEST-BEFORE-MARKER", "note", ask)]
+
+
+def test_rc_request_before_marker_not_after_the_marker() -> None:
+    t = started()
+    t.resume(id=3)
+    t.marker()
+    t.request("session/request_permission", {"sessionId": SESSION}, id=0, agent=True)
+    t.result(0, {"outcome": "allow"}, agent=False)
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == []
+
+
+def test_rc_no_snapshot() -> None:
+    t = started()
+    t.resume(id=3)
+    t.update("state_update")  # before the marker: it does not count (and is RC-NOT-HISTORY)
+    t.marker()
+    response = t.result(3)
+    assert ("RC-NO-SNAPSHOT", "warning", response) in findings(t.analyze())
+
+
+def test_rc_no_snapshot_for_a_non_replaying_resume() -> None:
+    t = started()
+    t.resume(replay=None, id=3)
+    response = t.result(3)
+    assert findings(t.analyze()) == [("RC-NO-SNAPSHOT", "warning", response)]
+
+
+def test_rc_no_snapshot_not_for_a_failed_resume() -> None:
+    t = started()
+    t.resume(id=3)
+    t.marker()
+    t.error(3, -32603)
+    assert findings(t.analyze()) == []
+
+
+# -- §3 children -------------------------------------------------------------------------------
+
+
+def test_rc_child_missing() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    t.update("agent_message", "child")
+    t.marker()
+    t.update("state_update")
+    response = t.result(3)
+    assert findings(t.analyze()) == [("RC-CHILD-MISSING", "error", response)]
+
+
+def test_rc_child_missing_not_with_no_child_rules_or_a_failed_resume() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze(child_rules=False)) == []
+    t2 = started()
+    t2.resume(id=3)
+    t2.announce("child")
+    t2.error(3, -32603)
+    assert findings(t2.analyze()) == []
+
+
+def test_rc_child_duplicate() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    t.marker("child")
+    second = t.marker("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-CHILD-DUPLICATE", "error", second)]
+
+
+def test_rc_child_duplicate_not_for_one_marker_per_child() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("a")
+    t.announce("b")
+    t.marker("b")
+    t.marker("a")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == []
+
+
+def test_rc_child_before_announce_only_and_counted() -> None:
+    t = started()
+    t.resume(id=3)
+    early = t.marker("child")
+    t.announce("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CHILD-BEFORE-ANNOUNCE", "error", early)]
+    child = analysis.resumes[1]
+    assert (child.session_id, child.marker_count) == ("child", 1)
+
+
+def test_marker_for_a_never_announced_session_is_unsolicited_not_before_announce() -> None:
+    t = started()
+    t.resume(id=3)
+    stray = t.marker("stranger")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-UNSOLICITED", "error", stray)]
+
+
+def test_rc_child_not_history() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    live = t.update("config_option_update", "child")
+    t.marker("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-CHILD-NOT-HISTORY", "error", live)]
+
+
+def test_rc_child_not_history_not_after_the_child_marker() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    t.marker("child")
+    t.update("state_update", "child")  # the child's own live state follows its own marker
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == []
+
+
+def test_rc_child_traffic_before_announce() -> None:
+    t = started()
+    t.resume(id=3)
+    early = t.update("agent_message", "child")
+    t.announce("child")
+    t.marker("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE", "error", early)]
+
+
+def test_rc_child_traffic_before_announce_not_after_it() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    t.update("agent_message", "child")
+    t.marker("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == []
+
+
+# -- §4 client behaviour and lifecycle ----------------------------------------------------------
+
+
+def test_rc_concurrent() -> None:
+    t = started()
+    t.resume(id=3)
+    second = t.resume(id=4)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.marker()
+    t.update("state_update")
+    t.result(4)
+    # Markers carry no request id: no RC-DUPLICATE or RC-MISSING is judged for the pair.
+    assert findings(t.analyze()) == [("RC-CONCURRENT", "warning", second)]
+
+
+def test_rc_concurrent_not_for_sequential_resumes() -> None:
+    t = started()
+    good_resume(t, id=3)
+    good_resume(t, id=4)
+    assert findings(t.analyze()) == []
+
+
+def test_lc_prompt_inactive_after_a_failed_resume() -> None:
+    t = started()
+    t.resume(id=3)
+    t.error(3, -32603)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    response = t.result(9, {"stopReason": "end_turn"})
+    assert findings(t.analyze()) == [("LC-PROMPT-INACTIVE", "error", response)]
+
+
+def test_lc_prompt_inactive_never_activated_needs_the_connection_start() -> None:
+    t = started()
+    t.request("session/prompt", {"sessionId": "ghost", "prompt": []}, id=9)
+    response = t.result(9, {})
+    assert findings(t.analyze()) == [("LC-PROMPT-INACTIVE", "error", response)]
+    mid = Transcript()
+    mid.request("session/prompt", {"sessionId": "ghost", "prompt": []}, id=9)
+    mid.result(9, {})
+    assert findings(mid.analyze()) == []
+
+
+def test_lc_prompt_inactive_crossing_a_pending_resume_is_a_note() -> None:
+    t = started()
+    t.resume(id=3)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    prompt_response = t.result(9, {})
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("LC-PROMPT-INACTIVE", "note", prompt_response)]
+
+
+def test_lc_prompt_inactive_not_for_an_active_session_or_an_error() -> None:
+    t = started()
+    t.new_session()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.result(9, {})
+    t.request("session/prompt", {"sessionId": "ghost", "prompt": []}, id=10)
+    t.error(10, -32002)
+    assert findings(t.analyze()) == []
+
+
+def test_lc_active_rejected() -> None:
+    t = started()
+    good_resume(t)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    response = t.error(9, -32002)
+    assert findings(t.analyze()) == [("LC-ACTIVE-REJECTED", "error", response)]
+
+
+def test_lc_active_rejected_not_after_close() -> None:
+    t = started()
+    good_resume(t)
+    t.request("session/close", {"sessionId": SESSION}, id=8)
+    t.result(8)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.error(9, -32002)
+    assert findings(t.analyze()) == []
+
+
+def test_lc_unknown_session() -> None:
+    t = started()
+    first = t.update("agent_message_chunk", "nobody")
+    t.update("agent_message_chunk", "nobody")
+    analysis = t.analyze()
+    assert findings(analysis) == [("LC-UNKNOWN-SESSION", "warning", first)]
+    assert analysis.findings[0].message.startswith("2 session/update")
+
+
+def test_lc_unknown_session_not_for_named_sessions_or_a_mid_connection_transcript() -> None:
+    t = started()
+    t.request("session/list", {}, id=5)
+    t.result(5, {"sessions": [{"sessionId": "listed"}]})
+    t.update("session_info_update", "listed")
+    t.new_session("made")
+    t.update("agent_message_chunk", "made")
+    assert findings(t.analyze()) == []
+    mid = Transcript()
+    mid.update("agent_message_chunk", "nobody")
+    assert findings(mid.analyze()) == []
+
+
+def test_cx_no_response() -> None:
+    t = started()
+    prompt = t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.notify("$/cancel_request", {"requestId": 9}, agent=False)
+    t.close()
+    # Only CX-NO-RESPONSE, not also JR-UNANSWERED, for a cancelled request.
+    assert findings(t.analyze()) == [("CX-NO-RESPONSE", "error", prompt)]
+
+
+def test_cx_no_response_not_at_an_unknown_end() -> None:
+    t = started()
+    prompt = t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.notify("$/cancel_request", {"requestId": 9}, agent=False)
+    assert findings(t.analyze()) == []
+    assert findings(t.analyze(assume_closed=True)) == [("CX-NO-RESPONSE", "error", prompt)]
+
+
+def test_cx_wrong_code() -> None:
+    t = started()
+    t.new_session()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.notify("$/cancel_request", {"requestId": 9}, agent=False)
+    response = t.error(9, -32603)
+    assert findings(t.analyze()) == [("CX-WRONG-CODE", "note", response)]
+
+
+def test_cx_wrong_code_not_for_minus_32800_or_success() -> None:
+    t = started()
+    t.new_session()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.notify("$/cancel_request", {"requestId": 9}, agent=False)
+    t.error(9, -32800)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=10)
+    t.notify("$/cancel_request", {"requestId": 10}, agent=False)
+    t.result(10, {"stopReason": "cancelled"})
+    assert findings(t.analyze()) == []
+
+
+# -- §5 JSON-RPC and transport -----------------------------------------------------------------
+
+
+def test_jr_invalid() -> None:
+    t = started()
+    wrong_version = t.c2a({"jsonrpc": "1.0", "id": 1, "method": "session/list"})
+    both = t.a2c({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "x"}})
+    no_id = t.a2c({"jsonrpc": "2.0", "result": {}})
+    bad_id = t.c2a({"jsonrpc": "2.0", "id": True, "method": "session/list"})
+    bad_method = t.c2a({"jsonrpc": "2.0", "id": 2, "method": 5})
+    got = [f for f in findings(t.analyze()) if f[0] == "JR-INVALID"]
+    lines = [wrong_version, both, no_id, bad_id, bad_method]
+    assert got == [("JR-INVALID", "error", line) for line in lines]
+
+
+def test_jr_invalid_not_for_plain_json_which_is_an_issue() -> None:
+    t = started()
+    line = t.c2a({"hello": "world"})
+    analysis = t.analyze()
+    assert findings(analysis) == []
+    assert [(i.line, i.kind) for i in analysis.issues] == [(line, "not_jsonrpc")]
+
+
+def test_jr_orphan_response() -> None:
+    t = started()
+    orphan = t.result(42)
+    assert findings(t.analyze()) == [("JR-ORPHAN-RESPONSE", "error", orphan)]
+
+
+def test_jr_orphan_response_not_for_a_response_from_the_other_side() -> None:
+    t = started()
+    t.request("session/request_permission", {"sessionId": SESSION}, id=42, agent=True)
+    t.result(42, {"outcome": "allow"}, agent=False)
+    assert "JR-ORPHAN-RESPONSE" not in rule_ids(t.analyze())
+
+
+def test_jr_orphan_response_when_the_same_side_answers_its_own_id() -> None:
+    t = started()
+    t.request("session/list", {}, id=42)
+    wrong_side = t.result(42, {}, agent=False)
+    assert ("JR-ORPHAN-RESPONSE", "error", wrong_side) in findings(t.analyze())
+
+
+def test_jr_duplicate_id() -> None:
+    t = started()
+    t.request("session/list", {}, id=5)
+    again = t.request("session/list", {}, id=5)
+    t.result(5, {})
+    t.result(5, {})
+    assert findings(t.analyze()) == [("JR-DUPLICATE-ID", "error", again)]
+
+
+def test_jr_duplicate_id_not_for_the_same_id_on_both_sides_or_string_vs_number() -> None:
+    t = started()
+    t.request("session/list", {}, id=5)
+    t.request("session/request_permission", {"sessionId": SESSION}, id=5, agent=True)
+    t.request("session/list", {}, id="5")
+    t.result(5, {})
+    t.result(5, {}, agent=False)
+    t.result("5", {})
+    assert findings(t.analyze()) == []
+
+
+def test_jr_unanswered() -> None:
+    t = started()
+    request = t.request("session/list", {}, id=5)
+    t.close()
+    assert findings(t.analyze()) == [("JR-UNANSWERED", "warning", request)]
+
+
+def test_jr_unanswered_not_at_an_unknown_end() -> None:
+    t = started()
+    t.request("session/list", {}, id=5)
+    assert findings(t.analyze()) == []
+
+
+def test_tr_batch_lifecycle() -> None:
+    t = started()
+    line = t.c2a(
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}},
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}},
+        ]
+    )
+    t.result(1, {"sessionId": "x"})
+    assert findings(t.analyze()) == [("TR-BATCH-LIFECYCLE", "warning", line)]
+
+
+def test_tr_batch_lifecycle_not_for_other_methods_in_a_batch() -> None:
+    t = started()
+    t.c2a([{"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": {}}])
+    t.a2c([{"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}])
+    assert findings(t.analyze()) == []
+
+
+def test_tr_empty_batch_only() -> None:
+    t = started()
+    line = t.c2a([])
+    assert findings(t.analyze()) == [("TR-EMPTY-BATCH", "error", line)]
+
+
+def test_tr_empty_batch_not_for_a_batch_with_members() -> None:
+    t = started()
+    t.c2a([{"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}}])
+    assert "TR-EMPTY-BATCH" not in rule_ids(t.analyze())
+
+
+# -- §7 version gating -------------------------------------------------------------------------
+
+
+def test_v1_connection_skips_marker_rules() -> None:
+    t = Transcript()
+    t.initialize(version=1)
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/"}, id=3)
+    t.update("notice")
+    t.marker()
+    t.marker()
+    t.result(3)
+    analysis = t.analyze()
+    assert analysis.connection.protocol_version == 1
+    assert not any(f.rule.startswith("RC-") for f in analysis.findings)
+    forced = t.analyze(protocol=2)
+    assert forced.connection.protocol_source.value == "option"
+
+
+def test_protocol_inferred_without_initialize() -> None:
+    load = Transcript()
+    load.request("session/load", {"sessionId": SESSION, "cwd": "/"}, id=3)
+    load.result(3, None)
+    analysis = load.analyze()
+    assert (analysis.connection.protocol_version, analysis.connection.protocol_source.value) == (
+        1,
+        "inferred",
+    )
+    resume = Transcript()
+    resume.resume(id=3)
+    resume.result(3)
+    assert resume.analyze().connection.protocol_version == 2
+
+
+def test_select_and_ignore_filter_findings() -> None:
+    t = started()
+    t.resume(id=3)
+    t.result(3)  # RC-MISSING and RC-NO-SNAPSHOT
+    assert rule_ids(t.analyze()) == {"RC-MISSING", "RC-NO-SNAPSHOT"}
+    assert rule_ids(t.analyze(select=("RC-MISSING",))) == {"RC-MISSING"}
+    assert rule_ids(t.analyze(ignore=("RC-NO",))) == {"RC-MISSING"}

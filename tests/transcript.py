@@ -1,0 +1,177 @@
+"""A builder of canonical transcripts for tests: each call appends a line, returns its number."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+import acptrace
+from acptrace.model import Analysis
+
+START_NS = 1_764_669_600_000_000_000  # 2025-12-02T10:00:00Z
+SESSION = "sess_1"
+
+
+@dataclass
+class Transcript:
+    """Lines of a canonical transcript; time advances `step_ms` per line unless `at_ms` is given."""
+
+    step_ms: float = 10.0
+    timed: bool = True
+    lines: list[bytes] = field(default_factory=list)
+    now_ms: float = 0.0
+    next_id: int = 100
+
+    # -- raw lines ----------------------------------------------------------------------------
+
+    def add(self, record: dict[str, Any], at_ms: float | None = None) -> int:
+        """Append one record; returns its line number."""
+        self.now_ms = at_ms if at_ms is not None else self.now_ms + self.step_ms
+        if self.timed:
+            mono = int(self.now_ms * 1_000_000)
+            record = {"ts": _rfc3339(START_NS + mono), "mono_ns": 5_000_000_000 + mono, **record}
+        self.lines.append(orjson.dumps(record))
+        return len(self.lines)
+
+    def raw(self, data: bytes) -> int:
+        """Append a line as it is."""
+        self.lines.append(data)
+        return len(self.lines)
+
+    def c2a(self, msg: Any, at_ms: float | None = None) -> int:
+        """A message from the Client."""
+        return self.add({"dir": "c2a", "msg": msg}, at_ms)
+
+    def a2c(self, msg: Any, at_ms: float | None = None) -> int:
+        """A message from the Agent."""
+        return self.add({"dir": "a2c", "msg": msg}, at_ms)
+
+    def open(self) -> int:
+        """The recorder's open event."""
+        return self.add({"dir": "meta", "event": "open", "argv": ["agent"]})
+
+    def close(self, at_ms: float | None = None) -> int:
+        """The recorded connection end."""
+        return self.add({"dir": "meta", "event": "close", "reason": "agent_exit"}, at_ms)
+
+    # -- JSON-RPC shapes ----------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        id: Any = None,
+        agent: bool = False,
+        at_ms: float | None = None,
+    ) -> int:
+        """A request (from the Client unless `agent`); ids count up from 100 unless given."""
+        if id is None:
+            id = self.next_id
+            self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": id, "method": method, "params": params or {}}
+        return self.a2c(msg, at_ms) if agent else self.c2a(msg, at_ms)
+
+    def notify(
+        self, method: str, params: dict[str, Any], *, agent: bool = True, at_ms: float | None = None
+    ) -> int:
+        """A notification (from the Agent unless told otherwise)."""
+        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+        return self.a2c(msg, at_ms) if agent else self.c2a(msg, at_ms)
+
+    def result(
+        self, id: Any, result: Any = None, *, agent: bool = True, at_ms: float | None = None
+    ) -> int:
+        """A success response (from the Agent unless told otherwise)."""
+        msg = {"jsonrpc": "2.0", "id": id, "result": {} if result is None else result}
+        return self.a2c(msg, at_ms) if agent else self.c2a(msg, at_ms)
+
+    def error(self, id: Any, code: int, *, agent: bool = True, at_ms: float | None = None) -> int:
+        """An error response."""
+        msg = {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "failed"}}
+        return self.a2c(msg, at_ms) if agent else self.c2a(msg, at_ms)
+
+    # -- ACP shapes ---------------------------------------------------------------------------
+
+    def initialize(self, version: int = 2) -> int:
+        """An `initialize` exchange; returns the request's line."""
+        line = self.request(
+            "initialize",
+            {"protocolVersion": version, "info": {"name": "zed", "version": "1.0"}},
+            id=0,
+        )
+        self.result(
+            0, {"protocolVersion": version, "info": {"name": "test-agent", "version": "9.9"}}
+        )
+        return line
+
+    def new_session(self, session: str = SESSION) -> int:
+        """`session/new` and its response creating `session`; returns the response's line."""
+        self.request("session/new", {"cwd": "/"})
+        return self.result(self.next_id - 1, {"sessionId": session})
+
+    def resume(
+        self,
+        session: str = SESSION,
+        *,
+        replay: Any = True,
+        id: Any = None,
+        at_ms: float | None = None,
+    ) -> int:
+        """`session/resume` for `session`; `replay=True` sends `replayFrom: {"type": "start"}`."""
+        params: dict[str, Any] = {"sessionId": session, "cwd": "/"}
+        if replay is True:
+            params["replayFrom"] = {"type": "start"}
+        elif replay not in (False, None):
+            params["replayFrom"] = replay
+        return self.request("session/resume", params, id=id, at_ms=at_ms)
+
+    def update(
+        self, tag: str, session: str = SESSION, *, at_ms: float | None = None, **fields: Any
+    ) -> int:
+        """A `session/update` with this tag."""
+        update = {"sessionUpdate": tag, **fields}
+        return self.notify("session/update", {"sessionId": session, "update": update}, at_ms=at_ms)
+
+    def marker(self, session: str = SESSION, at_ms: float | None = None) -> int:
+        """A `replay_complete` update."""
+        return self.update("replay_complete", session, at_ms=at_ms)
+
+    def history(self, session: str = SESSION, count: int = 2) -> list[int]:
+        """Some replayed history (user and agent messages)."""
+        tags = ("user_message", "agent_message")
+        return [self.update(tags[i % 2], session, messageId=f"m{i}") for i in range(count)]
+
+    def announce(self, child: str, parent: str = SESSION) -> int:
+        """A `subagent_update` on `parent` announcing `child`."""
+        return self.update("subagent_update", parent, sessionId=child)
+
+    # -- running it ---------------------------------------------------------------------------
+
+    def text(self) -> bytes:
+        """The transcript as bytes."""
+        return b"".join(line + b"\n" for line in self.lines)
+
+    def analyze(self, **options: Any) -> Analysis:
+        """Analyse the transcript with these options."""
+        return acptrace.analyze(io.BytesIO(self.text()), acptrace.Options(**options))
+
+
+def _rfc3339(ns: int) -> str:
+    seconds, rest = divmod(ns, 1_000_000_000)
+    moment = datetime.fromtimestamp(seconds, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{rest // 1000:06d}Z"
+
+
+def findings(analysis: Analysis) -> list[tuple[str, str, int]]:
+    """(rule, severity, line) of every finding."""
+    return [(f.rule, f.severity.value, f.line) for f in analysis.findings]
+
+
+def rule_ids(analysis: Analysis) -> set[str]:
+    """The rule IDs found."""
+    return {f.rule for f in analysis.findings}
