@@ -30,7 +30,8 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
 )
-err_console = Console(stderr=True, highlight=False)
+PLAIN_WIDTH = 160
+"""Width of the summary when stdout is not a terminal (files, pipes, CI logs)."""
 
 
 class AnalyzeFormat(StrEnum):
@@ -143,7 +144,7 @@ def analyze_command(
         except UsageError as error:
             _fail(str(error))
         except UnreadableInput as error:
-            err_console.print(f"acptrace: error: {error}", markup=False)
+            _error(str(error))
             exit_code = EXIT_ERROR
     for analysis in analyses:
         exit_code = max(exit_code, _exit_code(analysis, fail_on, strict))
@@ -167,7 +168,7 @@ def _rich_bytes(*renderables: object) -> bytes:
     console = Console(
         file=buffer,
         force_terminal=terminal.is_terminal,
-        width=terminal.width,
+        width=terminal.width if terminal.is_terminal else PLAIN_WIDTH,
         color_system="auto" if terminal.is_terminal else None,
         highlight=False,
     )
@@ -215,8 +216,13 @@ def formats_command() -> None:
     write_output("".join(lines).encode(), None)
 
 
+def _error(message: str) -> None:
+    """One diagnostic line on stderr."""
+    typer.echo(f"acptrace: error: {message}", err=True)
+
+
 def _fail(message: str) -> None:
-    err_console.print(f"acptrace: error: {message}", markup=False)
+    _error(message)
     raise typer.Exit(EXIT_ERROR)
 
 

@@ -58,7 +58,7 @@ def read_records(
             yield item
             continue
         number, value = item
-        for record in _decode(value, number, chosen, stats):
+        for record in _decode(value, number, chosen, stats, others=forced is None):
             yield record
             yield from clock.check(record)
 
@@ -84,13 +84,13 @@ def _detect(sample: Iterable[Any]) -> TranscriptFormat:
 
 
 def _decode(
-    value: Any, number: int, chosen: TranscriptFormat, stats: ReadStats
+    value: Any, number: int, chosen: TranscriptFormat, stats: ReadStats, *, others: bool
 ) -> Iterator[Record]:
-    """Decode a record with the chosen format, or with another one that fits it (reported)."""
+    """Decode a record with the chosen format, or (`others`) another one that fits (reported)."""
     if chosen.detect(value):
         yield from chosen.decode(value, number)
         return
-    for other in FORMATS:
+    for other in FORMATS if others else ():
         if other is not chosen and other.detect(value):
             if other.name not in stats.mixed_formats:
                 stats.mixed_formats.add(other.name)

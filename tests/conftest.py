@@ -1,4 +1,4 @@
-"""Shared test settings: `--regen` rewrites golden outputs (README sections) instead of comparing."""
+"""Shared test settings: `--regen` rewrites golden outputs instead of comparing them."""
 
 from __future__ import annotations
 

@@ -23,13 +23,15 @@ def test_registry_holds_exactly_the_catalogue_of_rules_md() -> None:
 
 def test_registry_levels_match_the_catalogue() -> None:
     rows = re.findall(r"^\| ((?:RC|LC|CX|JR|TR)-[A-Z-]+) \| (\S+) \|", SPEC_RULES.read_text(), re.M)
-    expected = {rule_id: level for rule_id, level in rows}
+    expected = dict(rows)
     assert {r.id: (r.severity.value if r.severity else "—") for r in RULES} == expected
 
 
 def test_every_rule_has_help_and_source() -> None:
     for rule in RULES:
-        assert rule.help and rule.source and rule.family, rule.id
+        assert rule.help, rule.id
+        assert rule.source, rule.id
+        assert rule.family, rule.id
         assert (rule.check is None) == (rule.id == "RC-INFLIGHT")
 
 

@@ -1,0 +1,203 @@
+"""The `acptrace` command through typer's runner: output formats, exit codes, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from tests.transcript import Transcript
+
+runner = CliRunner()
+
+
+def write(tmp_path: Path, name: str, t: Transcript) -> str:
+    path = tmp_path / name
+    path.write_bytes(t.text())
+    return str(path)
+
+
+def complete(t: Transcript) -> Transcript:
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.close()
+    return t
+
+
+def unmarked(t: Transcript) -> Transcript:
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.update("state_update")
+    t.result(3)
+    t.close()
+    return t
+
+
+def test_analyze_clean_transcript_exits_0_and_prints_a_summary(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.jsonl", complete(Transcript()))
+    result = runner.invoke(app, ["analyze", path])
+    assert result.exit_code == 0, result.output
+    assert "complete" in result.output
+    assert "test-agent" in result.output
+    assert "No findings." in result.output
+
+
+def test_analyze_error_finding_exits_1(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.jsonl", unmarked(Transcript()))
+    result = runner.invoke(app, ["analyze", path])
+    assert result.exit_code == 1
+    assert "RC-MISSING" in result.output
+    assert "unmarked_success" in result.output
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code"), [("error", 0), ("warning", 1), ("note", 1), ("never", 0)]
+)
+def test_fail_on_threshold(tmp_path: Path, fail_on: str, code: int) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(replay=None, id=3)
+    t.result(3)  # RC-NO-SNAPSHOT: a warning
+    t.close()
+    path = write(tmp_path, "warn.jsonl", t)
+    assert runner.invoke(app, ["analyze", path, "--fail-on", fail_on]).exit_code == code
+
+
+def test_json_output_follows_the_contract(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.jsonl", unmarked(Transcript()))
+    result = runner.invoke(app, ["analyze", path, "--format", "json"])
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == 1
+    assert set(document) >= {"source", "connection", "resumes", "findings", "issues"}
+    assert document["source"]["format"] == "acptrace"
+    assert document["source"]["connection_end"] == "recorded"
+    assert document["connection"]["protocol_source"] == "initialize"
+    assert document["connection"]["agent"] == {"name": "test-agent", "version": "9.9"}
+    (row,) = document["resumes"]
+    assert row["outcome"] == "unmarked_success"
+    assert row["replay_from"] == {"type": "start"}
+    contract = {
+        "request_id", "session_id", "role", "parent_session_id", "method", "replay_from",
+        "outcome", "end", "error_code", "cancelled", "marker_count", "replayed_updates",
+        "held_updates", "request_line", "marker_line", "response_line",
+        "request_to_first_update_ms", "request_to_marker_ms", "marker_to_response_ms",
+        "request_to_response_ms",
+    }  # fmt: skip
+    assert set(row) >= contract
+    finding = document["findings"][0]
+    assert set(finding) >= {"rule", "severity", "line", "session_id", "request_id", "message"}
+    assert finding["rule"] == "RC-MISSING"
+
+
+def test_several_files_give_an_array_and_the_worst_exit_code(tmp_path: Path) -> None:
+    good = write(tmp_path, "good.jsonl", complete(Transcript()))
+    bad = write(tmp_path, "bad.jsonl", unmarked(Transcript()))
+    result = runner.invoke(app, ["analyze", good, bad, "--format", "json"])
+    assert result.exit_code == 1
+    documents = json.loads(result.stdout)
+    assert [Path(d["source"]["path"]).name for d in documents] == ["good.jsonl", "bad.jsonl"]
+
+
+def test_unreadable_file_is_one_clear_error_and_exit_2(tmp_path: Path) -> None:
+    good = write(tmp_path, "good.jsonl", complete(Transcript()))
+    result = runner.invoke(app, ["analyze", str(tmp_path / "missing.jsonl"), good])
+    assert result.exit_code == 2
+    assert "missing.jsonl: no such file" in result.stderr
+    assert "Traceback" not in result.output
+    assert "good.jsonl" in result.stdout
+
+
+def test_directory_is_exit_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is a directory" in result.stderr
+
+
+def test_unknown_input_format_is_a_usage_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.jsonl", complete(Transcript()))
+    result = runner.invoke(app, ["analyze", path, "--input-format", "nope"])
+    assert result.exit_code == 2
+    assert "unknown input format" in result.stderr
+
+
+def test_strict_fails_on_issues(tmp_path: Path) -> None:
+    t = complete(Transcript())
+    t.raw(b"not json")
+    path = write(tmp_path, "issue.jsonl", t)
+    assert runner.invoke(app, ["analyze", path]).exit_code == 0
+    assert runner.invoke(app, ["analyze", path, "--strict"]).exit_code == 1
+
+
+def test_stdin_is_read_with_dash() -> None:
+    t = unmarked(Transcript())
+    result = runner.invoke(app, ["analyze", "-", "--format", "json"], input=t.text())
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["source"]["path"] == "-"
+
+
+def test_output_file_gets_the_data_and_stdout_stays_empty(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.jsonl", unmarked(Transcript()))
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["analyze", path, "--format", "json", "-o", str(out)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert json.loads(out.read_text())["resumes"][0]["outcome"] == "unmarked_success"
+
+
+def test_options_reach_the_analysis(tmp_path: Path) -> None:
+    t = Transcript()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    path = write(tmp_path, "cut.jsonl", t)
+    plain = json.loads(runner.invoke(app, ["analyze", path, "-f", "json"]).stdout)
+    assert plain["resumes"][0]["outcome"] == "unknown"
+    closed = json.loads(
+        runner.invoke(app, ["analyze", path, "-f", "json", "--assume-closed"]).stdout
+    )
+    assert closed["resumes"][0]["outcome"] == "truncated"
+    assert closed["source"]["connection_end"] == "assumed"
+
+
+def test_hostile_text_is_shown_inertly(tmp_path: Path) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume("[bold red]x\x1b[2J", id=3)
+    t.result(3)
+    path = write(tmp_path, "hostile.jsonl", t)
+    result = runner.invoke(app, ["analyze", path])
+    assert "\x1b" not in result.output
+    assert "[bold red]x\\x1b[2J" in result.output
+
+
+def test_rules_command_lists_every_rule() -> None:
+    result = runner.invoke(app, ["rules", "--format", "json"])
+    rules = json.loads(result.stdout)
+    assert len(rules) == 28
+    assert rules[0]["id"] == "RC-DUPLICATE"
+    table = runner.invoke(app, ["rules"])
+    assert "TR-EMPTY-BATCH" in table.output
+
+
+def test_formats_command_lists_the_formats() -> None:
+    result = runner.invoke(app, ["formats"])
+    assert "acptrace:" in result.stdout
+    assert "jsonrpc:" in result.stdout
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("acptrace ")

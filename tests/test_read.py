@@ -1,0 +1,158 @@
+"""Reading: format detection, line accounting and every kind of input issue, with line numbers."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+
+import acptrace
+from acptrace import Options, UnreadableInput
+from tests.transcript import Transcript
+
+REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}'
+RESPONSE = b'{"jsonrpc":"2.0","id":1,"result":{"sessions":[]}}'
+
+
+def run(data: bytes, **options: object) -> acptrace.Analysis:
+    return acptrace.analyze(io.BytesIO(data), Options(**options))  # type: ignore[arg-type]
+
+
+def issues(analysis: acptrace.Analysis) -> list[tuple[int, str]]:
+    return [(i.line, i.kind) for i in analysis.issues]
+
+
+def test_bare_jsonrpc_is_detected_and_every_line_counted() -> None:
+    analysis = run(REQUEST + b"\n\n" + RESPONSE + b"\n   \n")
+    assert analysis.source.format == "jsonrpc"
+    assert (analysis.source.lines, analysis.source.messages) == (4, 2)
+    assert analysis.issues == ()
+
+
+def test_canonical_is_detected_with_events() -> None:
+    t = Transcript()
+    t.open()
+    t.c2a({"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": {}})
+    t.add({"dir": "stderr", "text": "log"})
+    t.close()
+    analysis = t.analyze()
+    assert analysis.source.format == "acptrace"
+    assert (analysis.source.messages, analysis.source.events) == (1, 3)
+    assert analysis.source.connection_end.value == "recorded"
+
+
+def test_final_line_without_newline_is_a_line() -> None:
+    analysis = run(REQUEST + b"\n" + RESPONSE)
+    assert (analysis.source.lines, analysis.source.messages) == (2, 2)
+    assert analysis.issues == ()
+
+
+def test_cut_off_last_line_is_truncated_line() -> None:
+    analysis = run(REQUEST + b"\n" + RESPONSE[:20])
+    assert issues(analysis) == [(2, "truncated_line")]
+
+
+def test_not_json_not_utf8_and_nul_bytes() -> None:
+    data = b"hello\n" + b'{"jsonrpc": "2.0", "method": "x\xff"}\n' + b"\x00\x00\n" + REQUEST + b"\n"
+    analysis = run(data)
+    assert issues(analysis) == [(1, "not_json"), (2, "not_utf8"), (3, "not_json")]
+    assert "NUL" in analysis.issues[2].message
+    assert analysis.source.messages == 1
+
+
+def test_json_that_is_not_jsonrpc_is_an_issue() -> None:
+    analysis = run(b'{"hello": 1}\n42\n' + REQUEST + b"\n")
+    assert issues(analysis) == [(1, "not_jsonrpc"), (2, "not_jsonrpc")]
+
+
+def test_crlf_line_ends_are_read_and_reported_once() -> None:
+    analysis = run(REQUEST + b"\r\n" + RESPONSE + b"\r\n")
+    assert analysis.source.messages == 2
+    assert issues(analysis) == [(1, "crlf")]
+
+
+def test_over_long_line_is_skipped_and_reported_without_holding_it() -> None:
+    big = b'{"jsonrpc":"2.0","method":"session/update","params":{"pad":"' + b"x" * 5000 + b'"}}'
+    analysis = run(REQUEST + b"\n" + big + b"\n" + RESPONSE + b"\n", max_line_bytes=1000)
+    assert issues(analysis) == [(2, "line_too_long")]
+    assert "5" in analysis.issues[0].message
+    assert (analysis.source.lines, analysis.source.messages) == (3, 2)
+
+
+def test_time_going_backwards_is_reported_and_the_message_kept() -> None:
+    t = Transcript()
+    t.c2a({"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": {}}, at_ms=100)
+    line = t.a2c({"jsonrpc": "2.0", "id": 1, "result": {}}, at_ms=50)
+    analysis = t.analyze()
+    assert issues(analysis) == [(line, "time_went_back")]
+    assert analysis.findings == ()
+
+
+def test_unusable_timestamp_is_reported_and_the_message_kept() -> None:
+    message = b'{"jsonrpc":"2.0","id":1,"method":"session/list"}'
+    data = b'{"ts": "yesterday", "dir": "c2a", "msg": ' + message + b"}\n"
+    analysis = run(data)
+    assert issues(analysis) == [(1, "bad_timestamp")]
+    assert analysis.source.messages == 1
+
+
+def test_canonical_record_without_msg_is_unknown_envelope_and_raw_is_not_json() -> None:
+    data = (
+        b'{"dir": "c2a", "msg": {"jsonrpc":"2.0","id":1,"method":"session/list"}}\n'
+        b'{"dir": "a2c", "something": 1}\n'
+        b'{"dir": "a2c", "raw": "Debug: hello"}\n'
+        b'{"dir": "sideways", "msg": {}}\n'
+    )
+    analysis = run(data)
+    assert analysis.source.format == "acptrace"
+    assert issues(analysis) == [(2, "unknown_envelope"), (3, "not_json"), (4, "unknown_envelope")]
+
+
+def test_mixed_formats_are_read_and_reported_once() -> None:
+    canonical = b'{"dir": "c2a", "msg": {"jsonrpc":"2.0","id":%d,"method":"session/list"}}\n'
+    data = canonical % 1 + RESPONSE + b"\n" + canonical % 2 + RESPONSE + b"\n"
+    analysis = run(data)
+    assert analysis.source.format == "acptrace"
+    assert analysis.source.messages == 4
+    assert issues(analysis) == [(2, "mixed_format")]
+
+
+def test_unknown_direction_is_reported_once_per_method() -> None:
+    data = b'{"jsonrpc":"2.0","method":"_x/ping"}\n{"jsonrpc":"2.0","method":"_x/ping"}\n'
+    assert issues(run(data)) == [(1, "unknown_direction")]
+
+
+def test_forced_format_overrides_detection() -> None:
+    analysis = run(REQUEST + b"\n", input_format="acptrace")
+    assert analysis.source.format == "acptrace"
+    assert issues(analysis) == [(1, "unknown_envelope")]
+    with pytest.raises(acptrace.UsageError):
+        run(REQUEST, input_format="nope")
+
+
+def test_empty_input() -> None:
+    analysis = run(b"")
+    assert (analysis.source.lines, analysis.source.messages, analysis.issues) == (0, 0, ())
+
+
+def test_binary_garbage_is_issues_not_an_exception() -> None:
+    data = bytes(range(256)) * 4 + b"\n" + bytes(range(255, -1, -1))
+    analysis = run(data)
+    assert analysis.source.lines == len(data.split(b"\n"))
+    assert {i.kind for i in analysis.issues} <= {"not_json", "not_utf8", "truncated_line"}
+
+
+def test_gzip_file_is_read_transparently(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl.gz"
+    path.write_bytes(gzip.compress(REQUEST + b"\n" + RESPONSE + b"\n"))
+    analysis = acptrace.analyze(path)
+    assert (analysis.source.messages, analysis.issues) == (2, ())
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_unreadable_paths_raise_one_error(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "nothing.jsonl" if kind == "missing" else tmp_path
+    with pytest.raises(UnreadableInput):
+        acptrace.analyze(target)
