@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from acptrace.classify import Classifier
-from acptrace.correlate import Correlator
+from acptrace.correlate import Correlator, Step
 from acptrace.formats import format_named
 from acptrace.judge import Judge
 from acptrace.model import (
@@ -40,11 +42,29 @@ def analyze(
     Raises `UnreadableInput` when the input cannot be read at all; everything wrong inside it
     is reported in the result.
     """
+    with open_walk(source, options, name=name) as walk:
+        for _ in walk:
+            pass
+        return walk.analysis
+
+
+@contextmanager
+def open_walk(
+    source: str | os.PathLike[str] | BinaryIO,
+    options: Options | None = None,
+    *,
+    name: str | None = None,
+) -> Iterator[Walk]:
+    """A walk over a transcript (a path, `-`, or a binary stream), for views of every message.
+
+    Raises `UnreadableInput` when the input cannot be read at all.
+    """
     options = options or Options()
     if isinstance(source, str | os.PathLike):
         with open_input(source) as stream:
-            return analyze_stream(stream, options, name=name or os.fspath(source))
-    return analyze_stream(source, options, name=name or "<stream>")
+            yield Walk(stream, options, name=name or os.fspath(source))
+    else:
+        yield Walk(source, options, name=name or "<stream>")
 
 
 @dataclass(slots=True)
@@ -67,39 +87,82 @@ class _Run:
 
 def analyze_stream(stream: BinaryIO, options: Options, *, name: str) -> Analysis:
     """Analyse a transcript from an open binary stream."""
-    forced = format_named(options.input_format) if options.input_format else None
-    rules = [r for r in RULES if options.wants(r.id, r.family)]
-    run = _Run(options, Judge(rules))
-    correlator = Correlator(options.tag_policy(), run.observe)
-    classifier = Classifier()
-    stats = ReadStats()
-    for record in read_records(iter_lines(stream, options.max_line_bytes), stats, forced):
-        if isinstance(record, Envelope):
-            for item in classifier.classify(record):
-                if isinstance(item, Message):
-                    run.messages += 1
-                    correlator.on_message(item)
-                elif isinstance(item, Issue):
-                    run.issues.append(item)
+    walk = Walk(stream, options, name=name)
+    for _ in walk:
+        pass
+    return walk.analysis
+
+
+Item = Step | RecorderEvent | Issue
+"""What a walk yields: each message as correlated, recorder events and input issues."""
+
+
+class Walk:
+    """The analysis as a stream: iterate it for every item in order; `analysis` is ready after.
+
+    Views that show every message (timelines, exports) iterate the walk; the memory it holds
+    is still only what is open.
+    """
+
+    def __init__(self, stream: BinaryIO, options: Options, *, name: str) -> None:
+        self.options = options
+        self.name = name
+        self._stream = stream
+        self._analysis: Analysis | None = None
+        self._unanswered: tuple[Message, ...] = ()
+
+    @property
+    def analysis(self) -> Analysis:
+        """The finished analysis (only once the walk has been iterated to its end)."""
+        if self._analysis is None:
+            raise RuntimeError("the walk has not been iterated to its end yet")
+        return self._analysis
+
+    @property
+    def unanswered(self) -> tuple[Message, ...]:
+        """Requests still pending when the transcript ended, in order (after the walk)."""
+        return self._unanswered
+
+    def __iter__(self) -> Iterator[Item]:
+        options = self.options
+        forced = format_named(options.input_format) if options.input_format else None
+        rules = [r for r in RULES if options.wants(r.id, r.family)]
+        run = _Run(options, Judge(rules))
+        correlator = Correlator(options.tag_policy(), run.observe)
+        classifier = Classifier()
+        stats = ReadStats()
+        lines = iter_lines(self._stream, options.max_line_bytes)
+        for record in read_records(lines, stats, forced):
+            if isinstance(record, Envelope):
+                for item in classifier.classify(record):
+                    if isinstance(item, Message):
+                        run.messages += 1
+                        yield correlator.on_message(item)
+                    elif isinstance(item, Issue):
+                        run.issues.append(item)
+                        yield item
+                    else:
+                        run.observe(item)
+            else:
+                if isinstance(record, RecorderEvent):
+                    run.events += 1
+                    run.closed = run.closed or record.is_close
+                    correlator.on_event(record)
                 else:
-                    run.observe(item)
-        elif isinstance(record, RecorderEvent):
-            run.events += 1
-            run.closed = run.closed or record.is_close
-            correlator.on_event(record)
-        else:
-            run.issues.append(record)
-    end = _connection_end(run.closed, options.assume_closed)
-    correlator.finish(end)
-    version, protocol_source = correlator.protocol(options.protocol)
-    return Analysis(
-        source=Source(name, stats.format, stats.lines, run.messages, run.events, end),
-        connection=Connection(version, protocol_source, correlator.agent, correlator.client),
-        resumes=tuple(sorted(run.rows, key=_row_order)),
-        findings=run.judge.verdict(version),
-        issues=tuple(sorted(run.issues, key=lambda i: i.line)),
-        sessions=tuple(correlator.sessions.infos()),
-    )
+                    run.issues.append(record)
+                yield record
+        end = _connection_end(run.closed, options.assume_closed)
+        self._unanswered = tuple(p.request for p in correlator.pending.remaining())
+        correlator.finish(end)
+        version, protocol_source = correlator.protocol(options.protocol)
+        self._analysis = Analysis(
+            source=Source(self.name, stats.format, stats.lines, run.messages, run.events, end),
+            connection=Connection(version, protocol_source, correlator.agent, correlator.client),
+            resumes=tuple(sorted(run.rows, key=_row_order)),
+            findings=run.judge.verdict(version),
+            issues=tuple(sorted(run.issues, key=lambda i: i.line)),
+            sessions=tuple(correlator.sessions.infos()),
+        )
 
 
 def _connection_end(recorded: bool, assume_closed: bool) -> ConnectionEnd:

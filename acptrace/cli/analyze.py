@@ -1,37 +1,29 @@
-"""The `acptrace` command: options, exit codes and messages; the logic lives in the library."""
+"""`acptrace analyze`: resume outcomes, replay latencies and rule findings for transcripts."""
 
 from __future__ import annotations
 
-import io
 from enum import StrEnum
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from acptrace import __version__
 from acptrace.analysis import analyze
-from acptrace.errors import AcptraceError, UnreadableInput, UsageError
-from acptrace.formats import FORMATS
+from acptrace.cli.app import app
+from acptrace.cli.common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    OutputOption,
+    fail,
+    print_error,
+    rich_bytes,
+)
+from acptrace.errors import UnreadableInput, UsageError
 from acptrace.model import Analysis, Severity
 from acptrace.options import Options
 from acptrace.output import write_output
 from acptrace.render import json_report
-from acptrace.render.rules_view import rules_json, rules_markdown, rules_table
 from acptrace.render.summary import summary
-from acptrace.rules import RULES
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-app = typer.Typer(
-    name="acptrace",
-    help="Forensic analyzer for recorded Agent Client Protocol (ACP) traffic.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-)
-PLAIN_WIDTH = 160
-"""Width of the summary when stdout is not a terminal (files, pipes, CI logs)."""
 
 
 class AnalyzeFormat(StrEnum):
@@ -48,35 +40,6 @@ class FailOn(StrEnum):
     WARNING = "warning"
     NOTE = "note"
     NEVER = "never"
-
-
-class RulesFormat(StrEnum):
-    """Output formats of `rules`."""
-
-    TABLE = "table"
-    MARKDOWN = "markdown"
-    JSON = "json"
-
-
-OutputOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
-]
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"acptrace {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def main_callback(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
-    ] = False,
-) -> None:
-    """Forensic analyzer for recorded Agent Client Protocol (ACP) traffic."""
 
 
 @app.command("analyze")
@@ -142,9 +105,9 @@ def analyze_command(
         try:
             analyses.append(analyze(path, options))
         except UsageError as error:
-            _fail(str(error))
+            fail(str(error))
         except UnreadableInput as error:
-            _error(str(error))
+            print_error(str(error))
             exit_code = EXIT_ERROR
     for analysis in analyses:
         exit_code = max(exit_code, _exit_code(analysis, fail_on, strict))
@@ -158,24 +121,7 @@ def _render(analyses: list[Analysis], output_format: AnalyzeFormat) -> bytes:
         case AnalyzeFormat.JSON:
             return json_report.dumps(analyses)
         case AnalyzeFormat.RICH:
-            return _rich_bytes(*(summary(a) for a in analyses))
-
-
-def _rich_bytes(*renderables: object) -> bytes:
-    """Render for the terminal when stdout is one, as plain text otherwise."""
-    terminal = Console()
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=terminal.is_terminal,
-        width=terminal.width if terminal.is_terminal else PLAIN_WIDTH,
-        color_system="auto" if terminal.is_terminal else None,
-        highlight=False,
-    )
-    for renderable in renderables:
-        console.print(renderable)
-        console.print()
-    return buffer.getvalue().encode()
+            return rich_bytes(*(summary(a) for a in analyses))
 
 
 def _exit_code(analysis: Analysis, fail_on: FailOn, strict: bool) -> int:
@@ -187,48 +133,3 @@ def _exit_code(analysis: Analysis, fail_on: FailOn, strict: bool) -> int:
     threshold = Severity(fail_on.value).rank
     worst = analysis.worst_severity()
     return EXIT_FINDINGS if worst is not None and worst.rank >= threshold else EXIT_OK
-
-
-@app.command("rules")
-def rules_command(
-    output_format: Annotated[
-        RulesFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RulesFormat.TABLE,
-    output: OutputOption = None,
-) -> None:
-    """List every rule with its ID, level, source and one-line help."""
-    match output_format:
-        case RulesFormat.TABLE:
-            data = _rich_bytes(rules_table(RULES))
-        case RulesFormat.MARKDOWN:
-            data = rules_markdown(RULES).encode()
-        case RulesFormat.JSON:
-            data = rules_json(RULES)
-    write_output(data, output)
-
-
-@app.command("formats")
-def formats_command() -> None:
-    """List the input formats acptrace reads, with one example line each."""
-    lines = []
-    for known in FORMATS:
-        lines.append(f"{known.name}: {known.summary}\n    {known.example}\n")
-    write_output("".join(lines).encode(), None)
-
-
-def _error(message: str) -> None:
-    """One diagnostic line on stderr."""
-    typer.echo(f"acptrace: error: {message}", err=True)
-
-
-def _fail(message: str) -> None:
-    _error(message)
-    raise typer.Exit(EXIT_ERROR)
-
-
-def main() -> None:
-    """Console-script entry point."""
-    try:
-        app()
-    except AcptraceError as error:  # pragma: no cover - commands handle their own
-        _fail(str(error))
