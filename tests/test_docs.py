@@ -48,3 +48,12 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
         assert result.exit_code == 0, name
         assert len(result.output) > 100, name
         assert f"`acptrace {name}" in readme, name
+
+
+def test_readme_quick_start_shows_real_output(regen: bool) -> None:
+    sample = "sample_traces/rules-history.jsonl"
+    result = CliRunner().invoke(app, ["analyze", sample], env={"COLUMNS": "110"})
+    assert result.exit_code == 1
+    text = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
+    block = f"```console\n$ acptrace analyze {sample}\n{text}\n$ echo $?\n1\n```\n"
+    check_block(README, "quickstart", block, regen)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from typing import Annotated, NoReturn
 
 import typer
@@ -11,7 +12,7 @@ from rich.console import Console
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 PLAIN_WIDTH = 160
-"""Width of rich output when stdout is not a terminal (files, pipes, CI logs)."""
+"""Width of rich output when stdout is not a terminal (files, pipes, CI logs); `COLUMNS` wins."""
 
 OutputOption = Annotated[
     str | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
@@ -25,7 +26,7 @@ def rich_bytes(*renderables: object) -> bytes:
     console = Console(
         file=buffer,
         force_terminal=terminal.is_terminal,
-        width=terminal.width if terminal.is_terminal else PLAIN_WIDTH,
+        width=terminal.width if terminal.is_terminal else _plain_width(),
         color_system="auto" if terminal.is_terminal else None,
         highlight=False,
     )
@@ -33,6 +34,11 @@ def rich_bytes(*renderables: object) -> bytes:
         console.print(renderable)
         console.print()
     return buffer.getvalue().encode()
+
+
+def _plain_width() -> int:
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
 
 
 def print_error(message: str) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from acptrace.model import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
-from acptrace.render.text import inert
+from acptrace.render.text import inert, short_id
 
 ISSUES_SHOWN = 10
 """Issues listed one by one before the rest are only counted."""
@@ -66,13 +67,13 @@ def _peer(peer: PeerInfo | None) -> Text:
 
 
 def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
-    table = Table(title="Resumes", title_justify="left", expand=False)
-    for heading in ("line", "session", "method", "outcome", "end", "mk", "replayed", "held"):
-        table.add_column(heading, justify="right" if heading in ("line", "mk") else "left")
-    for heading in ("req→marker", "marker→resp", "req→resp"):
-        table.add_column(heading, justify="right")
+    table = Table(title="Resumes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for heading in ("line", "session", "kind", "outcome", "end"):
+        table.add_column(heading, no_wrap=True, justify="right" if heading == "line" else "left")
+    for heading in ("mk", "repl", "held", "→marker", "marker→resp", "total"):
+        table.add_column(heading, justify="right", no_wrap=True)
     for row in rows:
-        session = inert(("  └ " if row.role is Role.CHILD else "") + row.session_id)
+        session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
         table.add_row(
             str(row.request_line),
             session,
@@ -93,7 +94,7 @@ def _method(row: ResumeRow) -> str:
     if row.role is Role.CHILD:
         return "child"
     if row.method == "session/resume":
-        return "resume" if row.replay_from is not None else "resume (no replay)"
+        return "resume" if row.replay_from is not None else "no-replay"
     return row.method.removeprefix("session/")
 
 
@@ -119,8 +120,14 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         group = [f for f in findings if f.severity is severity]
         if not group:
             continue
-        title = f"{len(group)} {severity.value}{'s' if len(group) != 1 else ''}"
-        table = Table(title=title, title_justify="left", title_style=SEVERITY_STYLE[severity])
+        title = _plural(len(group), severity.value)
+        table = Table(
+            title=title,
+            title_justify="left",
+            title_style=SEVERITY_STYLE[severity],
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
         table.add_column("line", justify="right")
         table.add_column("rule", style=SEVERITY_STYLE[severity], no_wrap=True)
         table.add_column("message")
@@ -133,7 +140,13 @@ def _issues(analysis: Analysis) -> Iterator[RenderableType]:
     issues = analysis.issues
     if not issues:
         return
-    table = Table(title=f"{len(issues)} input issues", title_justify="left", title_style="yellow")
+    table = Table(
+        title=f"{len(issues)} input issues",
+        title_justify="left",
+        title_style="yellow",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     table.add_column("line", justify="right")
     table.add_column("kind", no_wrap=True)
     table.add_column("message")
@@ -148,8 +161,12 @@ def _verdict(analysis: Analysis) -> Text:
     if not analysis.findings:
         return Text("No findings.", "green")
     counts = ", ".join(
-        f"{sum(1 for f in analysis.findings if f.severity is s)} {s.value}"
+        _plural(sum(1 for f in analysis.findings if f.severity is s), s.value)
         for s in Severity
         if any(f.severity is s for f in analysis.findings)
     )
     return Text(f"Findings: {counts}.")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -12,3 +12,10 @@ def inert(value: Any, style: str = "") -> Text:
     text = "" if value is None else str(value)
     cleaned = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
     return Text(cleaned, style=style)
+
+
+def short_id(value: str, limit: int = 20) -> str:
+    """A long identifier shortened in the middle (`742b1dac…2f96`); short ones unchanged."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:8]}…{value[-4:]}"

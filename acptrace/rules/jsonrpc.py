@@ -49,8 +49,6 @@ def duplicate_id(observed: DuplicateRequestId) -> Iterator[Verdict]:
 @rule("JR-UNANSWERED", Severity.WARNING, "jsonrpc", "JSON-RPC 2.0", Unanswered)
 def unanswered(observed: Unanswered) -> Iterator[Verdict]:
     """A request with no response by the connection end (recorded or assumed)."""
-    if observed.cancelled:
-        return  # CX-NO-RESPONSE reports it
     request = observed.request
     yield Verdict(
         request.line,
