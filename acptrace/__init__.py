@@ -5,7 +5,8 @@
 >>> [row.outcome for row in result.resumes]
 """
 
-from acptrace.analysis import analyze, analyze_stream
+from acptrace.analysis import Walk, analyze, analyze_stream, open_walk
+from acptrace.correlate import Step
 from acptrace.errors import AcptraceError, UnreadableInput, UsageError
 from acptrace.model import (
     Analysis,
@@ -47,10 +48,13 @@ __all__ = [
     "SessionInfo",
     "Severity",
     "Source",
+    "Step",
     "UnreadableInput",
     "UsageError",
+    "Walk",
     "WindowEnd",
     "__version__",
     "analyze",
     "analyze_stream",
+    "open_walk",
 ]

@@ -8,9 +8,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from acptrace.classify import Classifier
+from acptrace.classify import Classifier, message_objects
 from acptrace.correlate import Correlator, Step
-from acptrace.formats import format_named
+from acptrace.formats import ReadSettings, format_named
 from acptrace.judge import Judge
 from acptrace.model import (
     Analysis,
@@ -132,12 +132,14 @@ class Walk:
         classifier = Classifier()
         stats = ReadStats()
         lines = iter_lines(self._stream, options.max_line_bytes)
-        for record in read_records(lines, stats, forced):
+        settings = ReadSettings(link=options.link)
+        for record in read_records(lines, stats, forced, settings):
             if isinstance(record, Envelope):
+                objects = iter(message_objects(record.payload))
                 for item in classifier.classify(record):
                     if isinstance(item, Message):
                         run.messages += 1
-                        yield correlator.on_message(item)
+                        yield correlator.on_message(item, next(objects, None))
                     elif isinstance(item, Issue):
                         run.issues.append(item)
                         yield item
@@ -156,7 +158,9 @@ class Walk:
         correlator.finish(end)
         version, protocol_source = correlator.protocol(options.protocol)
         self._analysis = Analysis(
-            source=Source(self.name, stats.format, stats.lines, run.messages, run.events, end),
+            source=Source(
+                self.name, stats.format, stats.lines, run.messages, run.events, end, stats.note
+            ),
             connection=Connection(version, protocol_source, correlator.agent, correlator.client),
             resumes=tuple(sorted(run.rows, key=_row_order)),
             findings=run.judge.verdict(version),

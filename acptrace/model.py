@@ -320,6 +320,8 @@ class Source:
     """Recorder events (`meta`, `stderr`)."""
     connection_end: ConnectionEnd
     """Whether the end of the connection is recorded."""
+    link: str | None = None
+    """For multi-hop traces: which link was analysed (`Proxy(0)<->Agent`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,8 @@ class Options:
     """Rule IDs (or prefixes) to leave out."""
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     """Longer lines are reported and skipped."""
+    link: str | None = None
+    """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""

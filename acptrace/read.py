@@ -1,19 +1,23 @@
-"""Lines in, records out: the only place that parses JSON.
+"""Lines in, records out: the only place that parses JSON (with the formats it drives).
 
 The reader detects the format from the first records (or takes the one it is told), decodes
-every line into envelopes, recorder events and issues, and accounts for every line.
+every line into envelopes, recorder events and issues, and accounts for every line. An input
+whose first line opens a JSON array that does not close on it (Zed's pretty-printed log) is
+split into the array's elements, each at the line where it starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import orjson
 
+from acptrace.arrays import split_array
 from acptrace.excerpt import excerpt
-from acptrace.formats import DEFAULT_FORMAT, FORMATS, TranscriptFormat
+from acptrace.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
 from acptrace.model import Issue
 from acptrace.records import Envelope, Record, RecorderEvent
 from acptrace.source import RawLine
@@ -23,6 +27,8 @@ DETECTION_SAMPLE = 16
 
 _WHITESPACE = b" \t\r\n\f\v"
 
+Parsed = tuple[int, Any] | Issue
+
 
 @dataclass(slots=True)
 class ReadStats:
@@ -30,6 +36,8 @@ class ReadStats:
 
     format: str = DEFAULT_FORMAT.name
     """The format used for the input."""
+    note: str | None = None
+    """What the format's decoder chose that the user should know (a conductor trace's link)."""
     lines: int = 0
     """Every line of the input, blank ones included."""
     blank: int = 0
@@ -39,90 +47,161 @@ class ReadStats:
 
 
 def read_records(
-    lines: Iterable[RawLine], stats: ReadStats, forced: TranscriptFormat | None = None
+    lines: Iterable[RawLine],
+    stats: ReadStats,
+    forced: TranscriptFormat | None = None,
+    settings: ReadSettings | None = None,
 ) -> Iterator[Record]:
     """Decode every line into records; `stats` is filled in as the lines go by."""
-    parsed = _parse_lines(lines, stats)
-    chosen = forced
-    pending: list[tuple[int, Any] | Issue] = []
-    if chosen is None:
+    settings = settings or ReadSettings()
+    parsed = _parse(lines, stats)
+    sample: list[Parsed] = []
+    if forced is None:
         for item in parsed:
-            pending.append(item)
-            if sum(1 for p in pending if not isinstance(p, Issue)) >= DETECTION_SAMPLE:
+            sample.append(item)
+            if sum(1 for p in sample if not isinstance(p, Issue)) >= DETECTION_SAMPLE:
                 break
-        chosen = _detect(p[1] for p in pending if not isinstance(p, Issue))
+    values = [p[1] for p in sample if not isinstance(p, Issue)]
+    chosen = forced or _detect(values)
+    decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
     stats.format = chosen.name
+    stats.note = decoders.primary.note
     clock = _Clock()
-    for item in _chain(pending, parsed):
+    for item in chain(sample, parsed):
         if isinstance(item, Issue):
             yield item
             continue
         number, value = item
-        for record in _decode(value, number, chosen, stats, others=forced is None):
+        for record in decoders.decode(value, number):
             yield record
             yield from clock.check(record)
-
-
-def _chain(
-    first: list[tuple[int, Any] | Issue], rest: Iterator[tuple[int, Any] | Issue]
-) -> Iterator[tuple[int, Any] | Issue]:
-    """The buffered detection sample, then the rest of the stream."""
-    yield from first
-    yield from rest
+    stats.note = decoders.primary.note
 
 
 def _detect(sample: Iterable[Any]) -> TranscriptFormat:
     """The format that most sampled records have; registry order breaks ties."""
-    votes = dict.fromkeys(FORMATS, 0)
+    votes = [0] * len(FORMATS)
     for record in sample:
-        for candidate in FORMATS:
+        for index, candidate in enumerate(FORMATS):
             if candidate.detect(record):
-                votes[candidate] += 1
+                votes[index] += 1
                 break
-    best = max(FORMATS, key=lambda f: votes[f])
-    return best if votes[best] else DEFAULT_FORMAT
+    best = max(range(len(FORMATS)), key=lambda index: (votes[index], -index))
+    return FORMATS[best] if votes[best] else DEFAULT_FORMAT
 
 
-def _decode(
-    value: Any, number: int, chosen: TranscriptFormat, stats: ReadStats, *, others: bool
-) -> Iterator[Record]:
-    """Decode a record with the chosen format, or (`others`) another one that fits (reported)."""
-    if chosen.detect(value):
-        yield from chosen.decode(value, number)
-        return
-    for other in FORMATS if others else ():
-        if other is not chosen and other.detect(value):
-            if other.name not in stats.mixed_formats:
-                stats.mixed_formats.add(other.name)
-                yield Issue(
-                    number, "mixed_format", f"a {other.name} record in a {chosen.name} transcript"
-                )
-            yield from other.decode(value, number)
+@dataclass
+class _Decoders:
+    """The chosen format's decoder, and others' for records of another format (reported)."""
+
+    chosen: TranscriptFormat
+    settings: ReadSettings
+    sample: list[Any]
+    stats: ReadStats
+    strict: bool
+    primary: Decoder = field(init=False)
+    others: dict[str, Decoder] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.primary = self.chosen.decoder(self.sample, self.settings)
+
+    def decode(self, value: Any, number: int) -> Iterator[Record]:
+        """Decode with the chosen format, or (unless forced) another one that fits."""
+        if self.chosen.detect(value):
+            yield from self.primary.decode(value, number)
             return
-    if chosen is DEFAULT_FORMAT:
-        yield from chosen.decode(value, number)
-    else:
-        yield Issue(number, "unknown_envelope", f"not a {chosen.name} record: {excerpt(value)}")
+        for other in () if self.strict else FORMATS:
+            if other is not self.chosen and other.detect(value):
+                yield from self._mixed(other, value, number)
+                return
+        if self.chosen is DEFAULT_FORMAT:
+            yield from self.primary.decode(value, number)
+        else:
+            name = self.chosen.name
+            yield Issue(number, "unknown_envelope", f"not a {name} record: {excerpt(value)}")
+
+    def _mixed(self, other: TranscriptFormat, value: Any, number: int) -> Iterator[Record]:
+        if other.name not in self.stats.mixed_formats:
+            self.stats.mixed_formats.add(other.name)
+            message = f"a {other.name} record in a {self.chosen.name} transcript"
+            yield Issue(number, "mixed_format", message)
+        decoder = self.others.get(other.name)
+        if decoder is None:
+            decoder = self.others[other.name] = other.decoder([value], self.settings)
+        yield from decoder.decode(value, number)
 
 
-def _parse_lines(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[tuple[int, Any] | Issue]:
-    """Parse each line as JSON; yield (line, value) or an issue, skip blank lines."""
+def _parse(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[Parsed]:
+    """Parse each line as JSON (or each element of a multi-line array); skip blank lines."""
+    stream = _numbered(lines, stats)
+    for item in stream:
+        if isinstance(item, Issue):
+            yield item
+        elif not _blank(item, stats):
+            if _opens_multiline_array(item):
+                yield from _parse_elements(chain([item], stream))
+                return
+            yield _parse_line(item)
+            for rest in stream:
+                if isinstance(rest, Issue):
+                    yield rest
+                elif not _blank(rest, stats):
+                    yield _parse_line(rest)
+            return
+
+
+def _numbered(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[RawLine | Issue]:
+    """The lines, counted in `stats`; CRLF line ends reported once, before their line."""
     crlf_reported = False
     for raw in lines:
         stats.lines = raw.number
-        if raw.too_long:
-            yield Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
-            continue
         if raw.crlf and not crlf_reported:
             crlf_reported = True
             yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
-        if not raw.data.strip(_WHITESPACE):
-            stats.blank += 1
+        yield raw
+
+
+def _blank(raw: RawLine, stats: ReadStats) -> bool:
+    """A line of white space only (counted as blank)."""
+    if raw.too_long or raw.data.strip(_WHITESPACE):
+        return False
+    stats.blank += 1
+    return True
+
+
+def _opens_multiline_array(raw: RawLine) -> bool:
+    """The line starts a JSON array that does not end on it."""
+    if raw.too_long or not raw.data.lstrip(_WHITESPACE).startswith(b"["):
+        return False
+    try:
+        orjson.loads(raw.data)
+    except orjson.JSONDecodeError:
+        return True
+    return False
+
+
+def _parse_elements(items: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
+    """Each element of a multi-line array, parsed, at the line where it starts."""
+    for item in split_array(items):
+        if isinstance(item, Issue):
+            yield item
             continue
+        number, data = item
         try:
-            yield raw.number, orjson.loads(raw.data)
+            yield number, orjson.loads(data)
         except orjson.JSONDecodeError:
-            yield _unparsable(raw)
+            text = excerpt(data.decode("utf-8", errors="replace"))
+            yield Issue(number, "not_json", f"array element is not JSON: {text}")
+
+
+def _parse_line(raw: RawLine) -> Parsed:
+    """One line as JSON, or the issue that says why it is not."""
+    if raw.too_long:
+        return Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
+    try:
+        return raw.number, orjson.loads(raw.data)
+    except orjson.JSONDecodeError:
+        return _unparsable(raw)
 
 
 def _unparsable(raw: RawLine) -> Issue:

@@ -86,10 +86,15 @@ def analyze_command(
     input_format: Annotated[
         str | None, typer.Option(help="Read the input as this format (see `acptrace formats`).")
     ] = None,
+    link: Annotated[
+        str | None,
+        typer.Option(help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."),
+    ] = None,
 ) -> None:
     """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
     options = Options(
         input_format=input_format,
+        link=link,
         assume_closed=assume_closed,
         protocol=protocol,
         child_rules=child_rules,

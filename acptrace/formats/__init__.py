@@ -7,11 +7,29 @@ in `FORMATS` below.
 from __future__ import annotations
 
 from acptrace.errors import UsageError
-from acptrace.formats import canonical, jsonrpc
-from acptrace.formats.base import TranscriptFormat
+from acptrace.formats import (
+    canonical,
+    conductor,
+    inspector,
+    jsonrpc,
+    mcpsnoop,
+    openhands,
+    tee,
+    zed,
+)
+from acptrace.formats.base import Decoder, ReadSettings, TranscriptFormat
 
-FORMATS: tuple[TranscriptFormat, ...] = (canonical.FORMAT, jsonrpc.FORMAT)
-"""Every format acptrace reads, in detection priority order."""
+FORMATS: tuple[TranscriptFormat, ...] = (
+    canonical.FORMAT,
+    openhands.FORMAT,
+    inspector.FORMAT,
+    mcpsnoop.FORMAT,
+    tee.FORMAT,
+    conductor.FORMAT,
+    zed.FORMAT,
+    jsonrpc.FORMAT,
+)
+"""Every format acptrace reads, in detection priority order (bare JSON-RPC last)."""
 
 DEFAULT_FORMAT = jsonrpc.FORMAT
 """What an input with nothing recognisable is read as."""
@@ -26,4 +44,11 @@ def format_named(name: str) -> TranscriptFormat:
     raise UsageError(f"unknown input format {name!r} (known: {known})")
 
 
-__all__ = ["DEFAULT_FORMAT", "FORMATS", "TranscriptFormat", "format_named"]
+__all__ = [
+    "DEFAULT_FORMAT",
+    "FORMATS",
+    "Decoder",
+    "ReadSettings",
+    "TranscriptFormat",
+    "format_named",
+]

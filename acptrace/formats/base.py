@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from acptrace.records import Record
 
 
+@dataclass(frozen=True, slots=True)
+class ReadSettings:
+    """What the user told the reader about the input."""
+
+    link: str | None = None
+    """For multi-hop traces (sacp-conductor): which link to analyse (None: the agent-facing one)."""
+
+
+class Decoder(Protocol):
+    """Turns one format's parsed records into envelopes, recorder events and issues."""
+
+    def decode(self, record: Any, line: int) -> Iterator[Record]:
+        """Decode one parsed record."""
+        ...
+
+    @property
+    def note(self) -> str | None:
+        """What the decoder chose that the user should know (e.g. the link), if anything."""
+        ...
+
+
 class TranscriptFormat(Protocol):
-    """One way of recording ACP traffic, one JSON record per line."""
+    """One way of recording ACP traffic."""
 
     @property
     def name(self) -> str:
@@ -30,6 +52,16 @@ class TranscriptFormat(Protocol):
         """Whether one parsed record has this format's shape."""
         ...
 
-    def decode(self, record: Any, line: int) -> Iterator[Record]:
-        """Turn one parsed record into envelopes, recorder events and issues."""
+    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> Decoder:
+        """A decoder for one input, set up from its first records."""
         ...
+
+
+class Stateless:
+    """Mixin for formats whose records decode on their own: the format is its own decoder."""
+
+    note: str | None = None
+
+    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> Decoder:
+        """This format itself."""
+        return self  # type: ignore[return-value]

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from acptrace.formats.base import Stateless
 from acptrace.model import Direction
 from acptrace.records import Envelope, Record
 
@@ -19,8 +20,8 @@ def looks_like_jsonrpc(record: Any) -> bool:
     return isinstance(record, dict) and any(key in record for key in _JSONRPC_MEMBERS)
 
 
-@dataclass(frozen=True, slots=True)
-class BareJsonRpc:
+@dataclass(frozen=True)
+class BareJsonRpc(Stateless):
     """Messages as they went over stdio; direction is inferred later from methods and ids."""
 
     name: str = "jsonrpc"

@@ -29,6 +29,7 @@ def report(analysis: Analysis) -> dict[str, Any]:
             "events": source.events,
             "issues": len(analysis.issues),
             "connection_end": source.connection_end.value,
+            "link": source.link,
         },
         "connection": {
             "protocol_version": connection.protocol_version,

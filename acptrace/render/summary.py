@@ -45,8 +45,9 @@ def _header(analysis: Analysis) -> Text:
     source, connection = analysis.source, analysis.connection
     header = Text()
     header.append_text(inert(source.path, "bold"))
+    link = f" (link {source.link})" if source.link else ""
     header.append(
-        f"  {source.format} · {source.lines} lines · {source.messages} messages · "
+        f"  {source.format}{link} · {source.lines} lines · {source.messages} messages · "
         f"{len(analysis.issues)} issues · end {source.connection_end}\n"
     )
     header.append(f"ACP v{connection.protocol_version} ({connection.protocol_source})")
