@@ -85,6 +85,17 @@ class Classifier:
             )
 
 
+def message_objects(payload: Any) -> list[dict[str, Any]]:
+    """The objects of an envelope's payload that become messages, in the order they do."""
+    members = payload if isinstance(payload, list) else [payload]
+    return [obj for obj in members if isinstance(obj, dict) and _is_message(obj)]
+
+
+def _is_message(obj: dict[str, Any]) -> bool:
+    """A request or notification (a string method), or a response (a result or an error)."""
+    return isinstance(obj.get("method"), str) or "result" in obj or "error" in obj
+
+
 def _needs_direction(message: Message) -> bool:
     """Responses and `$/cancel_request` get their direction from the request they concern."""
     return message.kind is not MessageKind.RESPONSE and message.method != "$/cancel_request"
@@ -146,7 +157,7 @@ def _message(obj: dict[str, Any], envelope: Envelope, in_batch: bool) -> Message
     if isinstance(method, str):
         kind = MessageKind.REQUEST if "id" in obj else MessageKind.NOTIFICATION
         return Message(kind=kind, id=msg_id, method=method, **common, **_params(method, obj))
-    if "result" in obj or "error" in obj:
+    if _is_message(obj):
         return Message(kind=MessageKind.RESPONSE, id=msg_id, **common, **_outcome(obj))
     return None
 

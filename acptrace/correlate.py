@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from acptrace.model import (
     ConnectionEnd,
@@ -41,6 +42,8 @@ class Step:
     """The message (a response's direction resolved from its request)."""
     request: Message | None = None
     """For a response: the request it answers (None for an orphan)."""
+    payload: Any = None
+    """The message's JSON object as recorded (for views that show it; the analysis never does)."""
 
 
 @dataclass(slots=True)
@@ -77,8 +80,8 @@ class Correlator:
         if event.kind == "open" and not self.seen_message:
             self.sessions.start_seen = True
 
-    def on_message(self, message: Message) -> Step:
-        """Follow one message."""
+    def on_message(self, message: Message, payload: Any = None) -> Step:
+        """Follow one message (`payload`, its JSON object, is only passed on in the step)."""
         if not self.seen_message:
             self.seen_message = True
             if message.method == "initialize" and message.kind is MessageKind.REQUEST:
@@ -89,8 +92,8 @@ class Correlator:
             case MessageKind.NOTIFICATION:
                 self._notification(message)
             case MessageKind.RESPONSE:
-                return self._response(message)
-        return Step(message)
+                return self._response(message, payload)
+        return Step(message, payload=payload)
 
     def finish(self, end: ConnectionEnd) -> None:
         """The transcript ended; judge what is still open."""
@@ -162,18 +165,18 @@ class Correlator:
         if pending.window is not None:
             pending.window.cancelled = True
 
-    def _response(self, message: Message) -> Step:
+    def _response(self, message: Message, payload: Any) -> Step:
         pending = self.pending.take(message)
         if pending is None:
             self.emit(OrphanResponse(message))
-            return Step(message)
+            return Step(message, payload=payload)
         request = pending.request
         if message.direction is Direction.UNKNOWN and request.direction is not Direction.UNKNOWN:
             message = replace(message, direction=request.direction.opposite())
         if pending.cancelled:
             self.emit(CancelledAnswered(request, message))
         self._answered(pending, message)
-        return Step(message, request)
+        return Step(message, request, payload)
 
     def _answered(self, pending: Pending, response: Message) -> None:
         """What a response means for the connection, by the method it answers."""

@@ -107,11 +107,9 @@ def conductor() -> bytes:
                 {"type": kind, "protocol": "acp", **hop, "id": m.get("id"),
                  "method": m["method"], "params": m["params"]}
             )  # fmt: skip
-            # the same message on the Client's hop, which is not analysed by default
-            client_hop = {"from": "Client", "to": "Proxy(0)"} if d == "c2a" else None
-            if client_hop:
-                records.append({"type": kind, "protocol": "acp", **client_hop, "ts": t / 1000,
-                                "id": m.get("id"), "method": m["method"], "params": m["params"]})  # fmt: skip
+            if d == "c2a":  # the same request on the Client's hop, not analysed by default
+                client_hop = {**records[-1], "from": "Client", "to": "Proxy(0)"}
+                records.append(client_hop)
         else:
             is_error = "error" in m
             records.append(
