@@ -118,12 +118,6 @@ def test_unreadable_file_is_one_clear_error_and_exit_2(tmp_path: Path) -> None:
     assert "good.jsonl" in result.stdout
 
 
-def test_directory_is_exit_2(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["analyze", str(tmp_path)])
-    assert result.exit_code == 2
-    assert "is a directory" in result.stderr
-
-
 def test_unknown_input_format_is_a_usage_error(tmp_path: Path) -> None:
     path = write(tmp_path, "ok.jsonl", complete(Transcript()))
     result = runner.invoke(app, ["analyze", path, "--input-format", "nope"])
@@ -201,3 +195,24 @@ def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.stdout.startswith("acptrace ")
+
+
+def test_directories_and_globs_expand_to_their_transcripts(tmp_path: Path) -> None:
+    (tmp_path / "nested").mkdir()
+    write(tmp_path, "a.jsonl", complete(Transcript()))
+    write(tmp_path / "nested", "b.jsonl", complete(Transcript()))
+    (tmp_path / "notes.md").write_text("not a transcript")
+    by_dir = runner.invoke(app, ["analyze", str(tmp_path), "-f", "json"])
+    names = [Path(d["source"]["path"]).name for d in json.loads(by_dir.stdout)]
+    assert names == ["a.jsonl", "b.jsonl"]
+    by_glob = runner.invoke(app, ["analyze", str(tmp_path / "**" / "*.jsonl"), "-f", "json"])
+    assert len(json.loads(by_glob.stdout)) == 2
+
+
+def test_empty_directory_and_unmatched_glob_are_exit_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no transcript files" in result.stderr
+    result = runner.invoke(app, ["analyze", str(tmp_path / "*.jsonl")])
+    assert result.exit_code == 2
+    assert "no file matches" in result.stderr

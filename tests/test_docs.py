@@ -7,6 +7,7 @@ import re
 from typer.testing import CliRunner
 
 from acptrace.cli import app
+from acptrace.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
 from acptrace.rules import REGISTRY, RULES
 from tests.golden import ROOT, check_block
@@ -57,3 +58,9 @@ def test_readme_quick_start_shows_real_output(regen: bool) -> None:
     text = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
     block = f"```console\n$ acptrace analyze {sample}\n{text}\n$ echo $?\n1\n```\n"
     check_block(README, "quickstart", block, regen)
+
+
+def test_readme_format_table_is_the_registry(regen: bool) -> None:
+    rows = ["| name | what writes it |", "|---|---|"]
+    rows += [f"| `{known.name}` | {known.summary} |" for known in FORMATS]
+    check_block(README, "formats", "\n".join(rows) + "\n", regen)

@@ -19,6 +19,7 @@ from acptrace.cli.common import (
     rich_bytes,
 )
 from acptrace.errors import UnreadableInput, UsageError
+from acptrace.inputs import Unmatched, expand
 from acptrace.model import Analysis, Severity
 from acptrace.options import Options
 from acptrace.output import write_output
@@ -44,7 +45,9 @@ class FailOn(StrEnum):
 
 @app.command("analyze")
 def analyze_command(
-    files: Annotated[list[str], typer.Argument(help="Transcripts to analyse (`-` for stdin).")],
+    files: Annotated[
+        list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
+    ],
     output_format: Annotated[
         AnalyzeFormat, typer.Option("--format", "-f", help="Output format.")
     ] = AnalyzeFormat.RICH,
@@ -106,7 +109,11 @@ def analyze_command(
     )
     analyses: list[Analysis] = []
     exit_code = EXIT_OK
-    for path in files:
+    for path in expand(files):
+        if isinstance(path, Unmatched):
+            print_error(f"{path.argument}: {path.reason}")
+            exit_code = EXIT_ERROR
+            continue
         try:
             analyses.append(analyze(path, options))
         except UsageError as error:

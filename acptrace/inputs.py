@@ -1,0 +1,44 @@
+"""Turning command-line arguments into transcript paths: files, `-`, directories and globs."""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".jsons", ".json", ".log", ".txt")
+"""What a file inside a directory must end with (before an optional `.gz`) to be read."""
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True, slots=True)
+class Unmatched:
+    """An argument that names no transcript."""
+
+    argument: str
+    """The argument as given."""
+    reason: str
+    """Why nothing was found."""
+
+
+def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched]:
+    """Each argument as transcript paths: a file as it is, a directory's transcripts (sorted,
+    recursively), a glob's matches (sorted; `**` recurses); `-` is stdin."""
+    for argument in arguments:
+        if argument == "-" or Path(argument).is_file():
+            yield argument
+        elif Path(argument).is_dir():
+            found = sorted(str(p) for p in Path(argument).rglob("*") if _is_transcript(p))
+            yield from found or [Unmatched(argument, "a directory with no transcript files")]
+        elif _GLOB_CHARS & set(argument):
+            matches = sorted(p for p in glob.glob(argument, recursive=True) if Path(p).is_file())
+            yield from matches or [Unmatched(argument, "no file matches this pattern")]
+        else:
+            yield argument  # let reading it say what is wrong
+
+
+def _is_transcript(path: Path) -> bool:
+    name = path.name.removesuffix(".gz")
+    return path.is_file() and name.endswith(TRANSCRIPT_SUFFIXES) and not name.startswith(".")
