@@ -132,9 +132,12 @@ class Walk:
         classifier = Classifier()
         stats = ReadStats()
         lines = iter_lines(self._stream, options.max_line_bytes)
-        settings = ReadSettings(link=options.link)
+        settings = ReadSettings(link=options.link, fast=options.fast)
         for record in read_records(lines, stats, forced, settings):
-            if isinstance(record, Envelope):
+            if isinstance(record, Message):
+                run.messages += 1
+                yield correlator.on_message(record)
+            elif isinstance(record, Envelope):
                 objects = iter(message_objects(record.payload))
                 for item in classifier.classify(record):
                     if isinstance(item, Message):

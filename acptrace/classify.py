@@ -7,8 +7,10 @@ could not infer (each reported once).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from acptrace.directions import infer_direction
 from acptrace.excerpt import excerpt
@@ -103,7 +105,7 @@ def _needs_direction(message: Message) -> bool:
 
 def _with_direction(message: Message, direction: Direction) -> Message:
     """A copy of the message travelling the given way."""
-    return replace(message, direction=direction)
+    return msgspec.structs.replace(message, direction=direction)
 
 
 def _valid_id(value: Any) -> bool:

@@ -7,8 +7,10 @@ reports what it sees as observations; rules judge them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from acptrace.model import (
     ConnectionEnd,
@@ -172,7 +174,7 @@ class Correlator:
             return Step(message, payload=payload)
         request = pending.request
         if message.direction is Direction.UNKNOWN and request.direction is not Direction.UNKNOWN:
-            message = replace(message, direction=request.direction.opposite())
+            message = msgspec.structs.replace(message, direction=request.direction.opposite())
         if pending.cancelled:
             self.emit(CancelledAnswered(request, message))
         self._answered(pending, message)

@@ -31,10 +31,14 @@ def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched]:
             yield argument
         elif Path(argument).is_dir():
             found = sorted(str(p) for p in Path(argument).rglob("*") if _is_transcript(p))
-            yield from found or [Unmatched(argument, "a directory with no transcript files")]
+            if not found:
+                yield Unmatched(argument, "a directory with no transcript files")
+            yield from found
         elif _GLOB_CHARS & set(argument):
             matches = sorted(p for p in glob.glob(argument, recursive=True) if Path(p).is_file())
-            yield from matches or [Unmatched(argument, "no file matches this pattern")]
+            if not matches:
+                yield Unmatched(argument, "no file matches this pattern")
+            yield from matches
         else:
             yield argument  # let reading it say what is wrong
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 JsonId = int | str | float | None
 """A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
 
@@ -139,9 +141,12 @@ class Finding:
     """The id of the request the finding concerns (the resume, the unanswered request…)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One JSON-RPC message, reduced to what the analysis needs."""
+class Message(msgspec.Struct, frozen=True, gc=False):
+    """One JSON-RPC message, reduced to what the analysis needs.
+
+    A msgspec Struct rather than a dataclass: one is made per message, and a Struct is made
+    twenty times faster than a frozen dataclass.
+    """
 
     line: int
     """Input line (a batch shares its line between its members)."""
@@ -191,9 +196,8 @@ class PeerInfo:
     """`protocolVersion`."""
 
 
-@dataclass(frozen=True, slots=True)
-class Stamp:
-    """Where and when something happened in the transcript."""
+class Stamp(msgspec.Struct, frozen=True, gc=False):
+    """Where and when something happened in the transcript (made per update: a Struct)."""
 
     line: int
     """Input line."""

@@ -32,6 +32,8 @@ class Options:
     """Rule IDs (or prefixes) to leave out."""
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     """Longer lines are reported and skipped."""
+    fast: bool = True
+    """Decode plain lines on the hot path; views that show payloads turn it off."""
     link: str | None = None
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
 

@@ -17,8 +17,9 @@ import orjson
 
 from acptrace.arrays import split_array
 from acptrace.excerpt import excerpt
+from acptrace.fastpath import FastDecoder
 from acptrace.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
-from acptrace.model import Issue
+from acptrace.model import Issue, Message
 from acptrace.records import Envelope, Record, RecorderEvent
 from acptrace.source import RawLine
 
@@ -27,7 +28,9 @@ DETECTION_SAMPLE = 16
 
 _WHITESPACE = b" \t\r\n\f\v"
 
-Parsed = tuple[int, Any] | Issue
+Parsed = tuple[int, Any] | Issue | Message
+FAST_FORMATS = ("acptrace", "jsonrpc")
+"""Formats whose plain lines the hot path decodes straight to messages."""
 
 
 @dataclass(slots=True)
@@ -51,18 +54,21 @@ def read_records(
     stats: ReadStats,
     forced: TranscriptFormat | None = None,
     settings: ReadSettings | None = None,
-) -> Iterator[Record]:
+) -> Iterator[Record | Message]:
     """Decode every line into records; `stats` is filled in as the lines go by."""
     settings = settings or ReadSettings()
-    parsed = _parse(lines, stats)
+    hot = _HotPath()
+    parsed = _parse(lines, stats, hot)
     sample: list[Parsed] = []
     if forced is None:
         for item in parsed:
             sample.append(item)
-            if sum(1 for p in sample if not isinstance(p, Issue)) >= DETECTION_SAMPLE:
+            if sum(1 for p in sample if isinstance(p, tuple)) >= DETECTION_SAMPLE:
                 break
-    values = [p[1] for p in sample if not isinstance(p, Issue)]
+    values = [p[1] for p in sample if isinstance(p, tuple)]
     chosen = forced or _detect(values)
+    if settings.fast and chosen.name in FAST_FORMATS:
+        hot.decoder = FastDecoder(chosen.name)
     decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
     stats.format = chosen.name
     stats.note = decoders.primary.note
@@ -70,6 +76,10 @@ def read_records(
     for item in chain(sample, parsed):
         if isinstance(item, Issue):
             yield item
+            continue
+        if isinstance(item, Message):
+            yield item
+            yield from clock.check(item)
             continue
         number, value = item
         for record in decoders.decode(value, number):
@@ -131,8 +141,18 @@ class _Decoders:
         yield from decoder.decode(value, number)
 
 
-def _parse(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[Parsed]:
-    """Parse each line as JSON (or each element of a multi-line array); skip blank lines."""
+@dataclass(slots=True)
+class _HotPath:
+    """The fast decoder, once the format is known to be one it handles."""
+
+    decoder: FastDecoder | None = None
+
+
+def _parse(lines: Iterable[RawLine], stats: ReadStats, hot: _HotPath) -> Iterator[Parsed]:
+    """Parse each line as JSON (or each element of a multi-line array); skip blank lines.
+
+    Once `hot.decoder` is set, plain lines come out as messages straight away.
+    """
     stream = _numbered(lines, stats)
     for item in stream:
         if isinstance(item, Issue):
@@ -146,7 +166,9 @@ def _parse(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[Parsed]:
                 if isinstance(rest, Issue):
                     yield rest
                 elif not _blank(rest, stats):
-                    yield _parse_line(rest)
+                    decoder = hot.decoder
+                    message = None if decoder is None else decoder.message(rest.data, rest.number)
+                    yield _parse_line(rest) if message is None else message
             return
 
 
@@ -224,9 +246,9 @@ class _Clock:
     last_ts_ns: int | None = None
     last_mono_ns: int | None = None
 
-    def check(self, record: Record) -> Iterator[Issue]:
+    def check(self, record: Record | Message) -> Iterator[Issue]:
         """An issue when this record is earlier than the one before it."""
-        if not isinstance(record, Envelope | RecorderEvent):
+        if not isinstance(record, Envelope | RecorderEvent | Message):
             return
         if record.mono_ns is not None:
             if self.last_mono_ns is not None and record.mono_ns < self.last_mono_ns:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+import msgspec
 
 from acptrace.errors import UnreadableInput
 
@@ -24,9 +26,8 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _SKIP_CHUNK = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class RawLine:
-    """One line of input, without its line end."""
+class RawLine(msgspec.Struct, frozen=True, gc=False):
+    """One line of input, without its line end (a Struct: one is made per line)."""
 
     number: int
     """1-based line number."""
@@ -74,34 +75,51 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     return stream
 
 
+READ_BLOCK = 1024 * 1024
+"""Bytes read at a time; lines are cut out of blocks."""
+
+
 def iter_lines(stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[RawLine]:
     """Yield every line of the stream, numbered; memory per line is bounded by `max_line_bytes`.
 
     Raises UnreadableInput if reading fails midway (a read error, a corrupt gzip stream).
     """
     number = 0
+    held: list[bytes] = []  # the start of a line that continues past the last block
+    held_bytes = 0
     try:
-        while True:
-            chunk = stream.readline(max_line_bytes + 1)
-            if not chunk:
-                return
+        while block := stream.read(READ_BLOCK):
+            newline = block.find(b"\n")
+            if newline < 0:
+                held.append(block)
+                held_bytes += len(block)
+                if held_bytes > max_line_bytes:
+                    number += 1
+                    length, ended = _skip_rest(stream, held_bytes)
+                    held, held_bytes = [], 0
+                    yield RawLine(number, b"", ended=ended, too_long=length)
+                continue
             number += 1
-            if chunk.endswith(b"\n"):
-                yield _whole(number, chunk)
-            elif len(chunk) <= max_line_bytes:
-                yield RawLine(number, chunk, ended=False)
-            else:
-                length, ended = _skip_rest(stream, len(chunk))
-                yield RawLine(number, b"", ended=ended, too_long=length)
-    except (OSError, EOFError, gzip.BadGzipFile) as error:
+            yield _whole(number, b"".join([*held, block[:newline]]), max_line_bytes)
+            pieces = block[newline + 1 :].split(b"\n")
+            last = pieces.pop()
+            for piece in pieces:
+                number += 1
+                yield _whole(number, piece, max_line_bytes)
+            held, held_bytes = ([last], len(last)) if last else ([], 0)
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
+    if held:
+        yield RawLine(number + 1, b"".join(held), ended=False)
 
 
-def _whole(number: int, chunk: bytes) -> RawLine:
-    """A line that ended with a newline, its line end removed."""
-    if chunk.endswith(b"\r\n"):
-        return RawLine(number, chunk[:-2], ended=True, crlf=True)
-    return RawLine(number, chunk[:-1], ended=True)
+def _whole(number: int, data: bytes, max_line_bytes: int) -> RawLine:
+    """A line that ended with a newline (removed, and a `\\r` before it)."""
+    if len(data) > max_line_bytes:
+        return RawLine(number, b"", ended=True, too_long=len(data))
+    if data.endswith(b"\r"):
+        return RawLine(number, data[:-1], ended=True, crlf=True)
+    return RawLine(number, data, ended=True)
 
 
 def _skip_rest(stream: BinaryIO, seen: int) -> tuple[int, bool]:

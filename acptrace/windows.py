@@ -59,9 +59,8 @@ class Track:
 
     def record_update(self, message: Message, tag_class: TagClass) -> None:
         """Count a non-marker update for this session."""
-        stamp = Stamp.of(message)
         if self.first_update is None:
-            self.first_update = stamp
+            self.first_update = Stamp.of(message)
         snapshot = message.update_tag == SNAPSHOT_TAG
         self.snapshot_seen = self.snapshot_seen or snapshot
         if self.markers or not self.replaying:

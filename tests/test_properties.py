@@ -91,7 +91,7 @@ json_lines = st.lists(
                     children,
                     max_size=4,
                 )
-            ),  # fmt: skip
+            ),
             max_leaves=8,
         ).map(lambda value: orjson.dumps(value)),
         st.binary(max_size=30),
@@ -120,7 +120,7 @@ mutation = st.tuples(
         ),
         min_size=1,
         max_size=6,
-    ),  # fmt: skip
+    ),
 )
 
 
@@ -151,11 +151,12 @@ def test_mutated_transcripts_never_raise(case: tuple[int, list[tuple[str, int, b
 
 
 COMPLETE = (ROOT / "sample_traces" / "outcome-complete.jsonl").read_bytes()
-_LINE_STARTS = [0] + [i + 1 for i, byte in enumerate(COMPLETE) if byte == ord("\n")]
+_LINE_ENDS = [i for i, byte in enumerate(COMPLETE) if byte == ord("\n")]
 
 
-def _line_of(offset: int) -> int:
-    return sum(1 for start in _LINE_STARTS if start <= offset)
+def _whole(line: int, offset: int) -> bool:
+    """A cut at `offset` keeps all of `line` (its newline may be gone: the JSON is complete)."""
+    return offset >= _LINE_ENDS[line - 1]
 
 
 @given(st.integers(0, len(COMPLETE)))
@@ -164,16 +165,14 @@ def test_a_transcript_cut_at_any_byte_leaves_its_open_resume_unknown(offset: int
     (row,) = full.resumes
     assert row.response_line is not None
     cut = COMPLETE[:offset]
-    request_whole = offset >= _LINE_STARTS[row.request_line]  # the request line ended
-    response_whole = offset >= _LINE_STARTS[row.response_line]
-    assume(request_whole and not response_whole)
+    assume(_whole(row.request_line, offset) and not _whole(row.response_line, offset))
     analysis = acptrace.analyze(io.BytesIO(cut))
     (open_row,) = analysis.resumes
     assert open_row.outcome is Outcome.UNKNOWN
     assert open_row.end.value == "trace_end"
     closed = acptrace.analyze(io.BytesIO(cut), Options(assume_closed=True))
-    marker_whole = row.marker_line is not None and offset >= _LINE_STARTS[row.marker_line]
-    expected = Outcome.COMPLETE_FAILED if marker_whole else Outcome.TRUNCATED
+    marked = row.marker_line is not None and _whole(row.marker_line, offset)
+    expected = Outcome.COMPLETE_FAILED if marked else Outcome.TRUNCATED
     assert closed.resumes[0].outcome is expected
 
 

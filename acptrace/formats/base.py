@@ -15,6 +15,8 @@ class ReadSettings:
 
     link: str | None = None
     """For multi-hop traces (sacp-conductor): which link to analyse (None: the agent-facing one)."""
+    fast: bool = True
+    """Decode plain lines of line-based formats on the hot path (`acptrace.fastpath`)."""
 
 
 class Decoder(Protocol):

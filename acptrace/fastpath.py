@@ -1,0 +1,192 @@
+"""The hot path: one line of the common shapes straight to a `Message`, decoding only what counts.
+
+Most lines of a big transcript are plain `session/update` notifications whose payload (chunks
+of text, tool output) the analysis never reads. msgspec decodes a line into the few fields
+declared below and skips the rest without building Python objects for it. A line that is not
+in the plain shape (a batch, a recorder event, anything invalid or unusual, `initialize`,
+`session/list` results) returns None and takes the general path (`read` + `classify`), which
+is the reference: a test checks that both paths give the same analysis on every corpus.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from acptrace.directions import infer_direction
+from acptrace.model import Direction, Message, MessageKind
+from acptrace.timestamps import wall_ns
+
+UNSET: Any = msgspec.UNSET
+
+
+class _Update(msgspec.Struct, gc=False):
+    sessionUpdate: Any = None
+    sessionId: Any = None
+
+
+class _Params(msgspec.Struct, gc=False):
+    sessionId: Any = None
+    update: _Update | None = None
+    replayFrom: Any = None
+    requestId: Any = UNSET
+
+
+class _Result(msgspec.Struct, gc=False):
+    sessionId: Any = None
+    sessions: Any = UNSET
+    protocolVersion: Any = UNSET
+
+
+class _Error(msgspec.Struct, gc=False):
+    code: Any = None
+
+
+class _Message(msgspec.Struct, gc=False):
+    jsonrpc: Any = None
+    id: Any = UNSET
+    method: Any = UNSET
+    params: _Params | None = None
+    result: _Result | None = UNSET
+    error: _Error | None = UNSET
+
+
+class _Canonical(msgspec.Struct, gc=False):
+    dir: Any = None
+    msg: _Message | None = None
+    ts: Any = UNSET
+    timestamp: Any = UNSET
+    time: Any = UNSET
+    mono_ns: Any = None
+
+
+_TRAFFIC = {"c2a": Direction.C2A, "a2c": Direction.A2C}
+_NOTHING: tuple[str, ...] = ()
+
+
+class FastDecoder:
+    """Decodes plain lines of the canonical or bare JSON-RPC format; None for anything else."""
+
+    def __init__(self, format_name: str) -> None:
+        self.canonical = format_name == "acptrace"
+        self._record = msgspec.json.Decoder(_Canonical).decode
+        self._bare = msgspec.json.Decoder(_Message).decode
+
+    def message(self, data: bytes, line: int) -> Message | None:
+        """The message on this line, or None when the line needs the general path."""
+        try:
+            if self.canonical:
+                return _canonical(self._record(data), line)
+            return _message(self._bare(data), line, Direction.UNKNOWN, None, None)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+
+
+def _canonical(record: _Canonical, line: int) -> Message | None:
+    direction = _TRAFFIC.get(record.dir) if isinstance(record.dir, str) else None
+    if direction is None or record.msg is None:
+        return None
+    if record.ts is UNSET or record.timestamp is not UNSET or record.time is not UNSET:
+        return None  # a missing or unusual time field: the general path reports it
+    ts_ns = wall_ns(record.ts)
+    if ts_ns is None:
+        return None
+    mono = record.mono_ns
+    mono_ns = mono if type(mono) is int else None
+    return _message(record.msg, line, direction, ts_ns, mono_ns)
+
+
+def _message(
+    msg: _Message, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
+) -> Message | None:
+    """A plain, valid request, notification or response; None for anything else."""
+    if msg.jsonrpc != "2.0":
+        return None
+    msg_id = msg.id
+    if msg_id is not UNSET and not _plain_id(msg_id):
+        return None
+    method = msg.method
+    if method is not UNSET:
+        if type(method) is not str or method == "initialize" or msg.result is not UNSET:
+            return None
+        if msg.error is not UNSET:
+            return None
+        if direction is Direction.UNKNOWN:
+            direction = infer_direction(method)
+            if direction is Direction.UNKNOWN:
+                return None  # the general path reports the unknown direction
+        return _call(msg, line, direction, ts_ns, mono_ns)
+    if msg_id is UNSET or msg_id is None:
+        return None
+    return _response(msg, line, direction, ts_ns, mono_ns)
+
+
+def _call(
+    msg: _Message, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
+) -> Message | None:
+    method: str = msg.method
+    kind = MessageKind.NOTIFICATION if msg.id is UNSET else MessageKind.REQUEST
+    params = msg.params
+    if params is None:
+        return Message(line, direction, kind, None if msg.id is UNSET else msg.id, method,
+                       ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+    session_id = params.sessionId if type(params.sessionId) is str else None
+    update_tag = update_session_id = replay_from = cancel_target = None
+    if method == "session/update":
+        update = params.update
+        if update is not None:
+            tag, child = update.sessionUpdate, update.sessionId
+            update_tag = tag if type(tag) is str else None
+            update_session_id = child if type(child) is str else None
+    elif method == "session/resume":
+        replay_from = params.replayFrom
+    elif method == "$/cancel_request":
+        target = params.requestId
+        if target is UNSET or not _plain_id(target):
+            return None
+        cancel_target = target
+    return Message(
+        line,
+        direction,
+        kind,
+        None if msg.id is UNSET else msg.id,
+        method,
+        session_id,
+        update_tag,
+        update_session_id,
+        replay_from,
+        cancel_target,
+        ts_ns=ts_ns,
+        mono_ns=mono_ns,
+    )
+
+
+def _response(
+    msg: _Message, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
+) -> Message | None:
+    if msg.error is not UNSET:
+        if msg.result is not UNSET or msg.error is None:
+            return None
+        code = msg.error.code
+        if type(code) is not int:
+            return None
+        return Message(line, direction, MessageKind.RESPONSE, msg.id, is_error=True,
+                       error_code=code, ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+    result = msg.result
+    if result is UNSET:
+        return None
+    named = _NOTHING
+    if result is not None:
+        if result.sessions is not UNSET or result.protocolVersion is not UNSET:
+            return None  # session/list and initialize results: the general path
+        if type(result.sessionId) is str:
+            named = (result.sessionId,)
+    return Message(line, direction, MessageKind.RESPONSE, msg.id, result_session_ids=named,
+                   ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+
+
+def _plain_id(value: Any) -> bool:
+    """A string or integer id (floats and null take the general path)."""
+    kind = type(value)
+    return kind is str or kind is int
