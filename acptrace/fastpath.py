@@ -75,6 +75,11 @@ class FastDecoder:
 
     def message(self, data: bytes, line: int) -> Message | None:
         """The message on this line, or None when the line needs the general path."""
+        if not data.isascii():
+            try:  # msgspec does not check the UTF-8 of what it skips; the general path does
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
         try:
             if self.canonical:
                 return _canonical(self._record(data), line)

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-import orjson
-
 from acptrace.arrays import split_array
 from acptrace.excerpt import excerpt
 from acptrace.fastpath import FastDecoder
 from acptrace.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
+from acptrace.jsontext import JSONDecodeError, loads
 from acptrace.model import Issue, Message
 from acptrace.records import Envelope, Record, RecorderEvent
 from acptrace.source import RawLine
@@ -196,8 +195,8 @@ def _opens_multiline_array(raw: RawLine) -> bool:
     if raw.too_long or not raw.data.lstrip(_WHITESPACE).startswith(b"["):
         return False
     try:
-        orjson.loads(raw.data)
-    except orjson.JSONDecodeError:
+        loads(raw.data)
+    except JSONDecodeError:
         return True
     return False
 
@@ -210,8 +209,8 @@ def _parse_elements(items: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
             continue
         number, data = item
         try:
-            yield number, orjson.loads(data)
-        except orjson.JSONDecodeError:
+            yield number, loads(data)
+        except JSONDecodeError:
             text = excerpt(data.decode("utf-8", errors="replace"))
             yield Issue(number, "not_json", f"array element is not JSON: {text}")
 
@@ -221,8 +220,8 @@ def _parse_line(raw: RawLine) -> Parsed:
     if raw.too_long:
         return Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
     try:
-        return raw.number, orjson.loads(raw.data)
-    except orjson.JSONDecodeError:
+        return raw.number, loads(raw.data)
+    except JSONDecodeError:
         return _unparsable(raw)
 
 

@@ -6,6 +6,8 @@ from datetime import datetime
 from typing import Any
 
 _NS = 1_000_000_000
+_LARGEST_SECONDS = 1e12
+"""Larger numbers of seconds (tens of thousands of years) are not a time."""
 
 
 def wall_ns(value: Any) -> int | None:
@@ -69,7 +71,7 @@ def seconds_ns(value: Any) -> int | None:
     """Nanoseconds from a number of seconds (monotonic or Unix); None if it is not a number."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    if value != value or value in (float("inf"), float("-inf")):
+    if value != value or abs(value) > _LARGEST_SECONDS:
         return None
     return round(value * _NS)
 

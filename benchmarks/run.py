@@ -17,6 +17,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 PYTHON = sys.executable
+GNU_TIME = Path("/usr/bin/time").exists()
 
 ORJSON_LOOP = """
 import sys, orjson
@@ -119,15 +121,22 @@ def _importable(module: str) -> bool:
 
 
 def measure(contender: Contender) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one run, output discarded."""
-    start = time.perf_counter()
-    process = subprocess.Popen(contender.command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1):
-        raise SystemExit(f"{contender.name} failed with exit code {process.returncode}")
-    return elapsed, usage.ru_maxrss / 1024
+    """Wall seconds and peak RSS (MB) of one run, output discarded.
+
+    The peak comes from GNU time (`%M`) where it is installed: the rusage of a forked child
+    would count the parent's pages from before the exec.
+    """
+    with tempfile.NamedTemporaryFile("r") as rss:
+        wrapper = ["/usr/bin/time", "-f", "%M", "-o", rss.name] if GNU_TIME else []
+        start = time.perf_counter()
+        process = subprocess.Popen([*wrapper, *contender.command], stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):
+            raise SystemExit(f"{contender.name} failed with exit code {code}")
+        peak_kb = int(rss.read().strip().splitlines()[-1]) if GNU_TIME else usage.ru_maxrss
+    return elapsed, peak_kb / 1024
 
 
 def run(paths: list[Path], files: int, reps: int) -> list[Result]:

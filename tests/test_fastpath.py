@@ -88,3 +88,24 @@ def test_both_paths_agree_on_mutated_transcripts(
     index, edits = case
     fast, general = both(mutate(CORPUS[index], edits))
     assert fast == general
+
+
+def test_invalid_utf8_inside_a_skipped_payload_is_not_utf8_on_both_paths() -> None:
+    head = [b'{"dir": "meta", "event": "open"}'] * 17
+    line = b'{"dir": "a2c", "msg": {"jsonrpc": "2.0", "method": "session/update", "params": '
+    line += (
+        b'{"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "text": "\xff"}}}}'
+    )
+    fast, general = both(b"\n".join([*head, line, b""]))
+    assert fast == general
+    assert [i.kind for i in fast.issues] == ["not_utf8"]
+
+
+def test_numbers_beyond_a_double_are_json_on_both_paths() -> None:
+    head = [b'{"dir": "meta", "event": "open"}'] * 17
+    line = b'{"dir": "a2c", "msg": {"jsonrpc": "2.0", "method": "session/update", "params": '
+    line += b'{"sessionId": "s", "update": {"sessionUpdate": "usage_update", "tokens": 1e400}}}}'
+    fast, general = both(b"\n".join([*head, line]))
+    assert fast == general
+    assert fast.source.messages == 1
+    assert fast.issues == ()

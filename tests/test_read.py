@@ -156,3 +156,9 @@ def test_unreadable_paths_raise_one_error(tmp_path: Path, kind: str) -> None:
     target = tmp_path / "nothing.jsonl" if kind == "missing" else tmp_path
     with pytest.raises(UnreadableInput):
         acptrace.analyze(target)
+
+
+def test_huge_numeric_timestamp_is_unusable_not_a_crash() -> None:
+    data = b'{"ts": 1.797693134862316e+299, "dir": "c2a", "msg": {"jsonrpc": "2.0", "method": "x"}}'
+    analysis = run(data)
+    assert (analysis.issues[0].line, analysis.issues[0].kind) == (1, "bad_timestamp")

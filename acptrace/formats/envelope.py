@@ -12,10 +12,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from acptrace.excerpt import excerpt
 from acptrace.formats.base import Stateless
+from acptrace.jsontext import JSONDecodeError, loads
 from acptrace.model import Direction, Issue
 from acptrace.records import Envelope, Record, RecorderEvent
 from acptrace.timestamps import integer_ns, seconds_ns, wall_ns
@@ -80,8 +79,8 @@ def decode_payload(
     """An envelope for a payload; a string payload is parsed as JSON first."""
     if isinstance(payload, str):
         try:
-            payload = orjson.loads(payload)
-        except orjson.JSONDecodeError:
+            payload = loads(payload)
+        except JSONDecodeError:
             side = {Direction.C2A: "Client", Direction.A2C: "Agent"}.get(direction, "peer")
             yield Issue(
                 line, "not_json", f"the {side} wrote a line that is not JSON: {excerpt(payload)}"
