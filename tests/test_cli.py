@@ -216,3 +216,17 @@ def test_empty_directory_and_unmatched_glob_are_exit_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(tmp_path / "*.jsonl")])
     assert result.exit_code == 2
     assert "no file matches" in result.stderr
+
+
+def test_jobs_give_the_same_result_in_the_same_order(tmp_path: Path) -> None:
+    paths = [
+        write(tmp_path, f"{n}.jsonl", (complete, unmarked)[n % 2](Transcript())) for n in range(4)
+    ]
+    missing = str(tmp_path / "missing.jsonl")
+    one = runner.invoke(app, ["analyze", *paths, missing, "-f", "json", "--jobs", "1"])
+    two = runner.invoke(app, ["analyze", *paths, missing, "-f", "json", "--jobs", "2"])
+    assert one.exit_code == two.exit_code == 2
+    assert one.stdout == two.stdout
+    assert [Path(d["source"]["path"]).name for d in json.loads(two.stdout)] == [
+        "0.jsonl", "1.jsonl", "2.jsonl", "3.jsonl",
+    ]  # fmt: skip

@@ -7,11 +7,15 @@ from typing import Any
 from rich.text import Text
 
 
+def printable(value: Any) -> str:
+    """The value as one line of text with control characters shown as escapes (`\\x1b`)."""
+    text = "" if value is None else str(value)
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
 def inert(value: Any, style: str = "") -> Text:
     """A rich Text of the value with control characters shown as escapes, never as markup."""
-    text = "" if value is None else str(value)
-    cleaned = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
-    return Text(cleaned, style=style)
+    return Text(printable(value), style=style)
 
 
 def short_id(value: str, limit: int = 20) -> str:

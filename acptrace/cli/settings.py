@@ -1,0 +1,118 @@
+"""The analysis options `analyze`, `timeline` and `export` share, merged with the config file.
+
+Each option is defined once here. Flags default to None ("not given") so that a value from
+`acptrace.toml` / `[tool.acptrace]` applies unless the command line says otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from acptrace.cli.common import fail
+from acptrace.config import FailOn, Policy, Settings, find_config, load_config
+from acptrace.errors import UsageError
+
+AssumeClosedOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--assume-closed/--no-assume-closed",
+        help="Treat a transcript that just stops as a recorded disconnect.",
+        show_default=False,
+    ),
+]
+ProtocolOption = Annotated[
+    int | None, typer.Option(min=1, max=2, help="Apply the rules of ACP v1 or v2.")
+]
+ChildRulesOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--child-rules/--no-child-rules", help="Judge the RC-CHILD-* rules.", show_default=False
+    ),
+]
+MarkerTagOption = Annotated[
+    str | None,
+    typer.Option(help="The sessionUpdate tag that marks the end of a replay (replay_complete)."),
+]
+HistoryTagOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Treat a by-default never-history tag as history (repeatable)."),
+]
+LiveTagOption = Annotated[
+    list[str] | None, typer.Option(help="Treat another tag as never history (repeatable).")
+]
+SelectOption = Annotated[
+    list[str] | None, typer.Option(help="Report only these rule IDs or prefixes (repeatable).")
+]
+IgnoreOption = Annotated[
+    list[str] | None, typer.Option(help="Leave out these rule IDs or prefixes (repeatable).")
+]
+InputFormatOption = Annotated[
+    str | None, typer.Option(help="Read the input as this format (see `acptrace formats`).")
+]
+LinkOption = Annotated[
+    str | None,
+    typer.Option(help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."),
+]
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Read settings from this file instead of the acptrace.toml / pyproject.toml "
+        "found upward from the current directory.",
+        dir_okay=False,
+    ),
+]
+NoConfigOption = Annotated[
+    bool, typer.Option("--no-config", help="Ignore acptrace.toml and pyproject.toml.")
+]
+FailOnOption = Annotated[
+    FailOn | None,
+    typer.Option(help="Exit 1 when a finding is at or above this level (default: error)."),
+]
+StrictOption = Annotated[
+    bool | None,
+    typer.Option("--strict/--no-strict", help="Exit 1 when the input has any issue."),
+]
+
+
+def policy_from(ctx: typer.Context) -> Policy:
+    """The policy of this command: its flags over the config file's settings over defaults.
+
+    Reads the options above by name from the command's parameters (a command that does not
+    declare one leaves it unset). A bad config file or rule ID is a usage error (exit 2).
+    """
+    params: dict[str, Any] = ctx.params
+    try:
+        base = _file_settings(params.get("config"), bool(params.get("no_config")))
+        flags = Settings(
+            select=_tuple(params.get("select")),
+            ignore=_tuple(params.get("ignore")),
+            fail_on=params.get("fail_on"),
+            strict=params.get("strict"),
+            assume_closed=params.get("assume_closed"),
+            child_rules=params.get("child_rules"),
+            protocol=params.get("protocol"),
+            marker_tag=params.get("marker_tag"),
+            history_tags=_tuple(params.get("history_tag")),
+            live_tags=_tuple(params.get("live_tag")),
+        )
+        return flags.over(base).policy(
+            input_format=params.get("input_format"), link=params.get("link")
+        )
+    except UsageError as error:
+        fail(str(error))
+
+
+def _file_settings(path: Path | None, no_config: bool) -> Settings:
+    if path is not None:
+        return load_config(path)
+    found = None if no_config else find_config(Path.cwd())
+    return load_config(found) if found is not None else Settings()
+
+
+def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
+    """A repeatable option: None when not given, so the config's value stays."""
+    return tuple(values) if values else None

@@ -1,0 +1,143 @@
+"""`--format markdown`: a summary to post as a pull-request comment (GitHub-flavoured Markdown).
+
+Transcript text is untrusted: identifiers go in code spans, free text has every Markdown
+punctuation character escaped and `@` mentions broken, so a transcript cannot add links,
+images, HTML, mentions or table cells to the comment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+
+from acptrace.config import Policy
+from acptrace.model import Analysis, Finding, PeerInfo, Severity
+from acptrace.render.ci import count, id_text, ms_text, plural
+from acptrace.render.text import printable
+
+FINDINGS_SHOWN = 50
+"""Findings listed per file before the rest are only counted (comments have a size limit)."""
+ISSUES_SHOWN = 10
+"""Input issues listed per file."""
+TEXT_CHARS = 200
+"""Longer untrusted text is cut (`…`)."""
+
+ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.NOTE: "ℹ️"}  # noqa: RUF001
+_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
+
+
+def markdown_summary(analyses: Sequence[Analysis], policy: Policy) -> bytes:
+    """The whole comment."""
+    return ("\n".join(_lines(analyses, policy)) + "\n").encode()
+
+
+def _lines(analyses: Sequence[Analysis], policy: Policy) -> Iterator[str]:
+    failing = [f for a in analyses for f in policy.failing(a)]
+    strict_issues = sum(len(a.issues) for a in analyses) if policy.strict else 0
+    threshold = policy.fail_on.value
+    if failing or strict_issues:
+        parts = [plural(len(failing), "finding") + f" at or above `{threshold}`"] if failing else []
+        parts += [plural(strict_issues, "input issue") + " (`--strict`)"] if strict_issues else []
+        yield f"## ❌ acptrace: {' and '.join(parts)}"
+    else:
+        yield f"## ✅ acptrace: no finding at or above `{threshold}`"
+    yield ""
+    yield "| transcript | messages | resumes | errors | warnings | notes | issues |"
+    yield "|---|---:|---|---:|---:|---:|---:|"
+    for analysis in analyses:
+        findings = analysis.findings
+        yield (
+            f"| {code(analysis.source.path)} | {analysis.source.messages} "
+            f"| {_outcomes(analysis)} | {count(findings, Severity.ERROR)} "
+            f"| {count(findings, Severity.WARNING)} | {count(findings, Severity.NOTE)} "
+            f"| {len(analysis.issues)} |"
+        )
+    for analysis in analyses:
+        yield ""
+        yield from _details(analysis)
+
+
+def _outcomes(analysis: Analysis) -> str:
+    counts = Counter(row.outcome.value for row in analysis.resumes)
+    return ", ".join(f"{n} {outcome}" for outcome, n in counts.items()) or "—"
+
+
+def _details(analysis: Analysis) -> Iterator[str]:
+    source, connection = analysis.source, analysis.connection
+    yield f"### {code(source.path)}"
+    yield ""
+    yield (
+        f"ACP v{connection.protocol_version} ({connection.protocol_source.value}) · "
+        f"agent {_peer(connection.agent)} · client {_peer(connection.client)} · "
+        f"{source.lines} lines · connection end {source.connection_end.value}"
+    )
+    if analysis.resumes:
+        yield ""
+        yield "| request | session | outcome | end | replayed | held | marker → response |"
+        yield "|---|---|---|---|---:|---:|---:|"
+        for row in analysis.resumes:
+            session = code(row.session_id)
+            if row.parent_session_id is not None:
+                session = f"↳ {session} (child of {code(row.parent_session_id)})"
+            end = row.end.value + (f" {row.error_code}" if row.error_code is not None else "")
+            yield (
+                f"| {code(row.method)} {code(id_text(row.request_id))} (line {row.request_line}) "
+                f"| {session} | **{row.outcome.value}** | {end} | {row.replayed_updates} "
+                f"| {row.held_updates} | {ms_text(row.marker_to_response_ms)} |"
+            )
+    if analysis.findings:
+        yield ""
+        yield from _findings(analysis.findings)
+    if analysis.issues:
+        yield ""
+        yield from _issues(analysis)
+
+
+def _findings(findings: Sequence[Finding]) -> Iterator[str]:
+    yield "| level | line | rule | message |"
+    yield "|---|---:|---|---|"
+    for finding in findings[:FINDINGS_SHOWN]:
+        level = f"{ICON[finding.severity]} {finding.severity.value}"
+        yield f"| {level} | {finding.line} | {code(finding.rule)} | {text(finding.message)} |"
+    if len(findings) > FINDINGS_SHOWN:
+        yield ""
+        rest = len(findings) - FINDINGS_SHOWN
+        yield f"… and {plural(rest, 'more finding')} (the SARIF or JSON output has all)."
+
+
+def _issues(analysis: Analysis) -> Iterator[str]:
+    issues = analysis.issues
+    yield f"<details><summary>{plural(len(issues), 'input issue')}</summary>"
+    yield ""
+    for issue in issues[:ISSUES_SHOWN]:
+        yield f"- line {issue.line}: {code(issue.kind)} {text(issue.message)}"
+    if len(issues) > ISSUES_SHOWN:
+        yield f"- … and {len(issues) - ISSUES_SHOWN} more"
+    yield ""
+    yield "</details>"
+
+
+def _peer(peer: PeerInfo | None) -> str:
+    if peer is None or peer.name is None:
+        return "unknown"
+    return code(f"{peer.name} {peer.version or ''}".strip())
+
+
+def text(value: object) -> str:
+    """Untrusted free text, inert in Markdown: one line, punctuation escaped, mentions broken."""
+    cleaned = _cut(printable(value))
+    return _PUNCTUATION.sub(r"\\\1", cleaned).replace("@", "@\u200b")
+
+
+def code(value: object) -> str:
+    """Untrusted text as a code span (nothing inside is Markdown), safe inside a table cell."""
+    cleaned = _cut(printable(value)).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", cleaned)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if cleaned.startswith("`") or cleaned.endswith("`") or not cleaned else ""
+    return f"{fence}{pad}{cleaned}{pad}{fence}"
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= TEXT_CHARS else value[: TEXT_CHARS - 1] + "…"

@@ -1,0 +1,177 @@
+"""Policy from `acptrace.toml` / `[tool.acptrace]`, found upward; flags override the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from acptrace.config import FailOn, Settings, find_config, load_config, settings_from_table
+from acptrace.errors import UsageError
+from acptrace.model import Severity
+from tests.transcript import Transcript
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "fails"),
+    [
+        (FailOn.ERROR, {Severity.ERROR}),
+        (FailOn.WARNING, {Severity.ERROR, Severity.WARNING}),
+        (FailOn.NOTE, set(Severity)),
+        (FailOn.NEVER, set()),
+    ],
+)
+def test_fail_on_truth_table(fail_on: FailOn, fails: set[Severity]) -> None:
+    assert {s for s in Severity if fail_on.fails(s)} == fails
+
+
+def test_acptrace_toml_wins_over_pyproject_in_the_same_directory(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.acptrace]\nfail-on = "note"\n')
+    (tmp_path / "acptrace.toml").write_text('fail-on = "warning"\n')
+    assert find_config(tmp_path) == tmp_path / "acptrace.toml"
+    assert load_config(tmp_path / "acptrace.toml").fail_on is FailOn.WARNING
+
+
+def test_search_goes_upward_past_a_pyproject_without_the_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.acptrace]\nignore = ["JR-"]\n')
+    inner = tmp_path / "pkg" / "deep"
+    inner.mkdir(parents=True)
+    (tmp_path / "pkg" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert find_config(inner) == tmp_path / "pyproject.toml"
+    assert load_config(tmp_path / "pyproject.toml").ignore == ("JR-",)
+
+
+def test_the_nearest_config_wins(tmp_path: Path) -> None:
+    (tmp_path / "acptrace.toml").write_text("strict = true\n")
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "acptrace.toml").write_text("[tool.acptrace]\nstrict = false\n")
+    assert find_config(inner) == inner / "acptrace.toml"
+    assert load_config(inner / "acptrace.toml").strict is False
+
+
+def test_every_key() -> None:
+    settings = settings_from_table(
+        {
+            "select": ["RC-"],
+            "ignore": "RC-NO-SNAPSHOT",
+            "fail-on": "warning",
+            "strict": True,
+            "assume-closed": True,
+            "child-rules": False,
+            "protocol": 2,
+            "marker-tag": "done",
+            "history-tags": ["usage_update"],
+            "live-tags": ["my_tag"],
+        },
+        "test",
+    )
+    policy = settings.policy()
+    options = policy.options
+    assert (policy.fail_on, policy.strict) == (FailOn.WARNING, True)
+    assert (options.select, options.ignore) == (("RC-",), ("RC-NO-SNAPSHOT",))
+    assert (options.assume_closed, options.child_rules, options.protocol) == (True, False, 2)
+    assert (options.marker_tag, options.history_tags, options.live_tags) == (
+        "done",
+        ("usage_update",),
+        ("my_tag",),
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"fail_on": "error"}, "unknown key 'fail_on'"),
+        ({"fail-on": "fatal"}, "fail-on: expected one of error, warning, note, never"),
+        ({"strict": "yes"}, "strict: expected true or false"),
+        ({"select": [1]}, "select: expected a string or a list of strings"),
+        ({"protocol": 3}, "protocol: expected 1 or 2"),
+    ],
+)
+def test_bad_settings_say_what_is_wrong(table: dict[str, object], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        settings_from_table(table, "acptrace.toml")
+
+
+def test_a_rule_pattern_that_matches_nothing_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="ignore: 'RC-MISING' matches no rule"):
+        Settings(ignore=("RC-MISING",)).policy()
+
+
+def test_flags_override_the_file() -> None:
+    file = Settings(select=("RC-",), fail_on=FailOn.NOTE, assume_closed=True)
+    flags = Settings(select=("JR-",), assume_closed=False)
+    merged = flags.over(file)
+    assert merged.select == ("JR-",)
+    assert merged.fail_on is FailOn.NOTE
+    assert merged.assume_closed is False
+
+
+# -- through the command line ---------------------------------------------------------------------
+
+
+def unmarked(tmp_path: Path) -> str:
+    """A resume answered without a marker (RC-MISSING) or a snapshot (RC-NO-SNAPSHOT)."""
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.result(3)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(t.text())
+    return str(path)
+
+
+def rules(result_stdout: str) -> list[str]:
+    return [f["rule"] for f in json.loads(result_stdout)["findings"]]
+
+
+def test_cli_reads_the_config_found_upward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = unmarked(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.acptrace]\nignore = ["RC-MISSING"]\nfail-on = "warning"\nassume-closed = true\n'
+    )
+    work = tmp_path / "ci" / "job"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    result = runner.invoke(app, ["analyze", path, "-f", "json"])
+    assert result.exit_code == 1  # RC-NO-SNAPSHOT is a warning, and fail-on says warning
+    assert rules(result.stdout) == ["RC-NO-SNAPSHOT"]
+    assert json.loads(result.stdout)["source"]["connection_end"] == "assumed"
+
+    overridden = runner.invoke(
+        app, ["analyze", path, "-f", "json", "--fail-on", "error", "--ignore", "RC-NO-SNAPSHOT"]
+    )
+    assert overridden.exit_code == 1  # the flag replaced the file's ignore list: RC-MISSING
+    assert rules(overridden.stdout) == ["RC-MISSING"]
+    reopened = runner.invoke(app, ["analyze", path, "--no-assume-closed", "-f", "json"])
+    assert json.loads(reopened.stdout)["source"]["connection_end"] == "unknown"
+
+    ignored = runner.invoke(app, ["analyze", path, "-f", "json", "--no-config"])
+    assert rules(ignored.stdout) == ["RC-MISSING", "RC-NO-SNAPSHOT"]
+
+
+def test_cli_config_option_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = unmarked(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    policy = tmp_path / "policy.toml"
+    policy.write_text('select = ["RC-NO-SNAPSHOT"]\n')
+    result = runner.invoke(app, ["analyze", path, "-f", "json", "--config", str(policy)])
+    assert result.exit_code == 0
+    assert rules(result.stdout) == ["RC-NO-SNAPSHOT"]
+
+    (tmp_path / "acptrace.toml").write_text("fail-on = [")
+    broken = runner.invoke(app, ["analyze", path])
+    assert broken.exit_code == 2
+    assert "acptrace.toml: invalid TOML" in broken.stderr
+
+    (tmp_path / "acptrace.toml").write_text('select = ["NOPE"]\n')
+    unknown = runner.invoke(app, ["timeline", path])
+    assert unknown.exit_code == 2
+    assert "select: 'NOPE' matches no rule" in unknown.stderr

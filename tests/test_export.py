@@ -1,0 +1,144 @@
+"""`acptrace export`: every format reads back with the documented schema and the JSON's counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from acptrace.export import ExportFormat, export_tables
+from acptrace.tables import TABLES, type_name
+from tests.golden import ROOT, check_block
+from tests.transcript import Transcript
+
+SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
+runner = CliRunner()
+
+
+def read(path: Path, output_format: ExportFormat) -> pl.DataFrame:
+    match output_format:
+        case ExportFormat.PARQUET:
+            return pl.read_parquet(path)
+        case ExportFormat.CSV:
+            return pl.read_csv(path)
+        case ExportFormat.NDJSON:
+            return pl.read_ndjson(path) if path.stat().st_size else pl.DataFrame()
+        case ExportFormat.JSON:
+            return pl.read_json(path)
+
+
+def test_every_sample_exports_with_the_row_counts_of_the_json_output(tmp_path: Path) -> None:
+    out = tmp_path / "tables"
+    result = runner.invoke(app, ["export", *map(str, SAMPLES), "-o", str(out), "--no-config"])
+    assert result.exit_code == 0, result.output
+    documents = json.loads(
+        runner.invoke(
+            app, ["analyze", *map(str, SAMPLES), "-f", "json", "--no-config", "--fail-on", "never"]
+        ).stdout
+    )
+    tables = {t.name: pl.read_parquet(out / f"{t.name}.parquet") for t in TABLES}
+    for document in documents:
+        path = document["source"]["path"]
+        rows = {name: frame.filter(pl.col("file") == path).height for name, frame in tables.items()}
+        assert rows["messages"] == document["source"]["messages"], path
+        assert rows["resumes"] == len(document["resumes"]), path
+        assert rows["findings"] == len(document["findings"]), path
+        assert rows["issues"] == len(document["issues"]), path
+        assert rows["sessions"] == len(document["sessions"]), path
+    assert set(tables["messages"]["file"].unique()) == {d["source"]["path"] for d in documents}
+
+
+@pytest.mark.parametrize("output_format", list(ExportFormat))
+def test_every_format_reads_back_the_same_rows(tmp_path: Path, output_format: ExportFormat) -> None:
+    sample = [str(ROOT / "sample_traces" / "rules-lifecycle.jsonl")]
+    parquet = export_tables(sample, tmp_path / "p", ExportFormat.PARQUET)
+    exported = export_tables(sample, tmp_path / "x", output_format)
+    assert exported.rows == parquet.rows
+    for table, path in zip(TABLES, exported.files, strict=True):
+        assert path == tmp_path / "x" / f"{table.name}.{output_format.value}"
+        assert read(path, output_format).height == exported.rows[table.name]
+        assert read(path, output_format).columns in ([c.name for c in table.columns], [])
+
+
+def test_empty_transcript_exports_typed_headed_tables(tmp_path: Path, regen: bool) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    lines = []
+    for output_format in ExportFormat:
+        result = export_tables([str(empty)], tmp_path / output_format.value, output_format)
+        assert all(count == 0 for count in result.rows.values())
+    for table in TABLES:
+        frame = pl.read_parquet(tmp_path / "parquet" / f"{table.name}.parquet")
+        assert frame.schema == table.schema
+        header = (tmp_path / "csv" / f"{table.name}.csv").read_text().strip()
+        assert header == ",".join(c.name for c in table.columns)
+        assert (tmp_path / "json" / f"{table.name}.json").read_text().strip() == "[]"
+        lines += [f"{table.name}:"]
+        lines += [f"  {name}: {type_name(dtype)}" for name, dtype in frame.schema.items()]
+    check_block(
+        ROOT / "tests" / "golden" / "export-schemas.md", "schemas", "\n".join(lines) + "\n", regen
+    )
+
+
+def test_batches_do_not_change_the_tables(tmp_path: Path) -> None:
+    sample = [str(ROOT / "sample_traces" / "mixed-session.jsonl")]
+    whole = export_tables(sample, tmp_path / "whole", ExportFormat.PARQUET)
+    batched = export_tables(sample, tmp_path / "batched", ExportFormat.PARQUET, batch_rows=7)
+    for a, b in zip(whole.files, batched.files, strict=True):
+        assert pl.read_parquet(a).equals(pl.read_parquet(b)), a.name
+
+
+def test_nothing_is_written_when_an_input_cannot_be_read(tmp_path: Path) -> None:
+    good = str(ROOT / "sample_traces" / "clean.jsonl")
+    fresh = tmp_path / "fresh"
+    result = runner.invoke(
+        app, ["export", good, str(tmp_path / "missing.jsonl"), "-o", str(fresh), "--no-config"]
+    )
+    assert result.exit_code == 2
+    assert "nothing was written" in result.stderr
+    assert not fresh.exists()
+    assert list(tmp_path.iterdir()) == []  # no scratch directory left behind either
+
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "messages.parquet").write_bytes(b"old")
+    result = runner.invoke(
+        app, ["export", good, str(tmp_path / "missing.jsonl"), "-o", str(existing), "--no-config"]
+    )
+    assert result.exit_code == 2
+    assert [p.name for p in existing.iterdir()] == ["messages.parquet"]
+    assert (existing / "messages.parquet").read_bytes() == b"old"
+
+
+def test_export_into_an_existing_directory_replaces_the_tables(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    (out / "messages.csv").write_text("stale")
+    export_tables([str(ROOT / "sample_traces" / "clean.jsonl")], out, ExportFormat.CSV)
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["keep.txt"] + [f"{t.name}.csv" for t in TABLES]
+    )
+    assert (out / "messages.csv").read_text().startswith("file,seq,line")
+
+
+def test_export_honours_the_analysis_options(tmp_path: Path) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.result(3)  # RC-MISSING and RC-NO-SNAPSHOT
+    t.close()
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(t.text())
+    out = tmp_path / "out"
+    args = ["export", str(path), "-o", str(out), "-f", "ndjson", "--no-config"]
+    assert runner.invoke(app, [*args, "--ignore", "RC-NO-SNAPSHOT"]).exit_code == 0
+    findings = pl.read_ndjson(out / "findings.ndjson")
+    assert findings["rule"].to_list() == ["RC-MISSING"]
+    assert findings["file"].to_list() == [str(path)]

@@ -1,0 +1,162 @@
+"""The tables: fixed schemas (documented in the README), rows that say what the transcript says."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import fields
+from datetime import UTC, datetime
+
+import polars as pl
+import pytest
+
+from acptrace.analysis import open_walk
+from acptrace.model import Finding, Issue, ResumeRow, SessionInfo
+from acptrace.tables import (
+    FINDINGS,
+    ISSUES,
+    MESSAGES,
+    REQUESTS,
+    RESUMES,
+    SESSIONS,
+    TABLES,
+    Table,
+    frames,
+    schema_markdown,
+    walk_frames,
+)
+from tests.golden import ROOT, check_block
+from tests.transcript import START_NS, Transcript
+
+
+def test_readme_documents_every_table_schema(regen: bool) -> None:
+    check_block(ROOT / "README.md", "export-schemas", schema_markdown(), regen)
+
+
+@pytest.mark.parametrize(
+    ("table", "dataclass"),
+    [(SESSIONS, SessionInfo), (RESUMES, ResumeRow), (FINDINGS, Finding), (ISSUES, Issue)],
+)
+def test_tables_mirror_their_dataclass(table: Table, dataclass: type) -> None:
+    columns = [c.name for c in table.columns]
+    assert columns[0] == "file"
+    missing = {f.name for f in fields(dataclass)} - set(columns)
+    assert not missing, f"{table.name} lacks {missing}: add them to its schema"
+
+
+def test_every_table_has_a_file_column_and_documented_columns() -> None:
+    assert [t.name for t in TABLES] == [
+        "messages",
+        "requests",
+        "sessions",
+        "resumes",
+        "findings",
+        "issues",
+    ]
+    for table in TABLES:
+        assert table.columns[0].name == "file"
+        assert all(column.doc for column in table.columns)
+        assert len({c.name for c in table.columns}) == len(table.columns)
+
+
+def test_an_empty_transcript_gives_typed_empty_tables() -> None:
+    tables = frames([io.BytesIO(b"")])
+    for table in TABLES:
+        frame = tables[table.name]
+        assert frame.height == 0
+        assert frame.schema == table.schema
+
+
+def example() -> Transcript:
+    t = Transcript()
+    t.open()  # 1
+    t.initialize()  # 2, 3
+    t.resume(id=3)  # 4
+    t.history()  # 5, 6
+    t.marker()  # 7
+    t.update("state_update")  # 8
+    t.result(3, at_ms=900.0)  # 9
+    t.raw(
+        b'{"dir": "c2a", "msg": [{"jsonrpc": "2.0", "id": "a", "method": "session/prompt",'
+        b' "params": {"sessionId": "sess_1"}}, {"jsonrpc": "2.0", "method": "x/ping"}]}'
+    )  # 10: a batch of two, without timestamps
+    t.error("a", -32002, at_ms=950.0)  # 11
+    t.request("session/prompt", {"sessionId": "sess_1"}, id=7)  # 12: unanswered
+    t.raw(b"not json")  # 13
+    t.close()  # 14
+    return t
+
+
+@pytest.fixture(scope="module")
+def tables() -> dict[str, pl.DataFrame]:
+    return frames([io.BytesIO(example().text())])
+
+
+def test_messages_rows(tables: dict[str, pl.DataFrame]) -> None:
+    messages = tables["messages"]
+    assert messages.height == 12
+    assert messages["seq"].to_list() == list(range(12))
+    assert messages["file"].unique().to_list() == ["<stream>"]
+    first = messages.row(0, named=True)
+    assert first["line"] == 2
+    assert first["direction"] == "c2a"
+    assert first["kind"] == "request"
+    assert first["id"] == "0"
+    assert first["method"] == "initialize"
+    assert first["ts"] == datetime.fromtimestamp(START_NS / 1e9, UTC).replace(microsecond=20_000)
+    assert first["mono_ns"] == 5_020_000_000
+    marker = messages.filter(pl.col("line") == 7).row(0, named=True)
+    assert (marker["kind"], marker["update_tag"], marker["session_id"]) == (
+        "notification",
+        "replay_complete",
+        "sess_1",
+    )
+    batch = messages.filter(pl.col("line") == 10)
+    assert batch["in_batch"].to_list() == [True, True]
+    assert batch["id"].to_list() == ["a", None]
+    assert batch["ts"].null_count() == 2
+    error = messages.filter(pl.col("line") == 11).row(0, named=True)
+    assert (error["is_error"], error["error_code"]) == (True, -32002)
+
+
+def test_requests_rows_pair_and_time_each_request(tables: dict[str, pl.DataFrame]) -> None:
+    requests = tables["requests"]
+    rows = {r["request_line"]: r for r in requests.iter_rows(named=True)}
+    assert set(rows) == {2, 4, 10, 12}
+    resume = rows[4]
+    assert (resume["response_line"], resume["outcome"], resume["id"]) == (9, "success", "3")
+    assert resume["duration_ms"] == pytest.approx(860.0)  # 40 ms -> 900 ms
+    prompt = rows[10]
+    assert (prompt["outcome"], prompt["error_code"], prompt["duration_ms"]) == (
+        "error",
+        -32002,
+        None,  # the batch line has no clock
+    )
+    assert rows[12]["outcome"] == "unanswered"
+    assert rows[12]["response_line"] is None
+
+
+def test_analysis_tables_match_the_analysis(tables: dict[str, pl.DataFrame]) -> None:
+    resumes = tables["resumes"].row(0, named=True)
+    assert resumes["outcome"] == "complete"
+    assert resumes["replay_from"] == '{"type":"start"}'
+    assert resumes["request_id"] == "3"
+    assert tables["issues"]["kind"].to_list() == ["not_json"]
+    assert tables["sessions"]["session_id"].to_list() == ["sess_1"]
+    findings = tables["findings"].select("rule", "severity", "family", "line").rows()
+    assert findings == [
+        ("TR-BATCH-LIFECYCLE", "warning", "transport", 10),  # the batched session/prompt
+        ("LC-ACTIVE-REJECTED", "error", "lifecycle", 11),  # its -32002 while sess_1 is active
+        ("JR-UNANSWERED", "warning", "jsonrpc", 12),
+    ]
+
+
+def test_batches_concatenate_to_the_same_tables() -> None:
+    text = example().text()
+    whole = frames([io.BytesIO(text)])
+    parts: dict[str, list[pl.DataFrame]] = {t.name: [] for t in TABLES}
+    with open_walk(io.BytesIO(text)) as walk:
+        for table, frame in walk_frames(walk, batch_rows=2):
+            assert frame.height <= 2 or table not in (MESSAGES, REQUESTS)
+            parts[table.name].append(frame)
+    for name, found in parts.items():
+        assert pl.concat(found).equals(whole[name]), name

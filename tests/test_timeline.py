@@ -1,0 +1,183 @@
+"""`acptrace timeline`: golden views of the samples, the views' selections, inert hostile text."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from acptrace import Options
+from acptrace.analysis import open_walk
+from acptrace.cli import app
+from acptrace.timeline import PAYLOAD_CHARS, TimelineBuilder, View, session_tree
+from tests.golden import ROOT, check_block
+from tests.transcript import Transcript
+
+GOLDEN = ROOT / "tests" / "golden" / "timeline.md"
+WIDTH = 100
+runner = CliRunner()
+
+
+def timeline(*args: str, stdin: bytes | None = None) -> str:
+    """The command's output at a fixed width without colour (trailing blanks dropped)."""
+    result = runner.invoke(
+        app, ["timeline", *args, "--no-config"], input=stdin, env={"COLUMNS": str(WIDTH)}
+    )
+    assert result.exit_code == 0, result.output
+    return "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip() + "\n"
+
+
+@pytest.fixture(autouse=True)
+def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sample paths in the output are relative to the repository."""
+    monkeypatch.chdir(ROOT)
+
+
+GOLDEN_VIEWS = {
+    "child-complete": ["sample_traces/outcome-child-complete.jsonl"],
+    "lifecycle": ["sample_traces/rules-lifecycle.jsonl"],
+    "children-session": ["sample_traces/rules-children.jsonl", "--session", "sess_lead"],
+    "mixed-around": ["sample_traces/mixed-session.jsonl", "--around", "66", "--context", "4"],
+    "history-request": ["sample_traces/rules-history.jsonl", "--request", "2"],
+}
+
+
+@pytest.mark.parametrize("name", GOLDEN_VIEWS)
+def test_golden_view(name: str, regen: bool) -> None:
+    text = timeline(*GOLDEN_VIEWS[name])
+    check_block(GOLDEN, name, f"```text\n{text}```\n", regen)
+
+
+def test_readme_example_is_real_output(regen: bool) -> None:
+    sample = "sample_traces/outcome-child-complete.jsonl"
+    block = f"```console\n$ acptrace timeline {sample}\n{timeline(sample)}```\n"
+    check_block(ROOT / "README.md", "timeline-example", block, regen)
+
+
+def test_golden_without_timestamps(regen: bool) -> None:
+    t = Transcript(timed=False)
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.result(3)
+    text = timeline("-", stdin=t.text())
+    check_block(GOLDEN, "no-timestamps", f"```text\n{text}```\n", regen)
+
+
+def test_replay_window_is_a_block_from_request_through_marker_to_response() -> None:
+    rows = timeline("sample_traces/outcome-complete.jsonl").splitlines()
+    gutter = {int(m[1]): m[2] for row in rows if (m := re.match(r"\s*(\d+) \S+ \S (.)", row))}
+    assert gutter[4] == "┌"  # the resume request
+    assert gutter[10] == "├"  # its replay_complete
+    assert gutter[13] == "└"  # its response
+    assert all(gutter[line] == "│" for line in (5, 6, 7, 8, 9, 11, 12))
+    assert gutter[3] == " "
+    assert gutter[14] == " "
+
+
+def test_requests_and_responses_point_at_each_other_with_the_duration() -> None:
+    text = timeline("sample_traces/outcome-complete.jsonl")
+    request = next(row for row in text.splitlines() if "session/resume #1" in row)
+    response = next(row for row in text.splitlines() if "↩ result #1" in row)
+    assert request.rstrip().endswith("⇢ 13")
+    assert response.rstrip().endswith("⇠ 4 · 852.2 ms")
+
+
+def test_children_are_indented_under_their_parent() -> None:
+    rows = timeline("sample_traces/outcome-child-complete.jsonl").splitlines()
+    parent = next(row for row in rows if row.lstrip().startswith("5 "))
+    child = next(row for row in rows if row.lstrip().startswith("7 "))
+    assert child.index("user_message") == parent.index("user_message") + 2
+
+
+def test_findings_sit_under_the_line_they_concern() -> None:
+    rows = timeline("sample_traces/rules-history.jsonl").splitlines()
+    at = next(i for i, row in enumerate(rows) if row.lstrip().startswith("6 "))
+    assert "▲ error RC-NOT-HISTORY" in rows[at + 1]
+
+
+def test_session_view_includes_children_even_before_their_announcement() -> None:
+    text = timeline("sample_traces/rules-children.jsonl", "--session", "sess_lead")
+    assert "RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE" in text  # sess_kid_a speaks at line 6, announced at 8
+    assert "RC-CHILD-BEFORE-ANNOUNCE" in text  # sess_kid_b's marker at 13, announced at 14
+    assert "not shown" not in text
+
+
+def test_session_tree_is_every_descendant() -> None:
+    with open_walk(ROOT / "sample_traces" / "rules-children.jsonl") as walk:
+        for _ in walk:
+            pass
+    tree = session_tree(walk.analysis.sessions, "sess_lead")
+    assert tree == {"sess_lead", "sess_kid_a", "sess_kid_b", "sess_kid_c"}
+    assert session_tree(walk.analysis.sessions, "sess_kid_a") == {"sess_kid_a"}
+
+
+@pytest.mark.parametrize(
+    ("view", "lines"),
+    [
+        (View(request="1"), [4, 5, 6, 7, 8, 9]),  # the resume, what came meanwhile, its response
+        (View(request='"x"'), [10, 11]),  # a string id, given as JSON
+        (View(request="x"), [10, 11]),  # … or as it is
+        (View(around=9, context=1), [8, 9, 10]),
+        (View(session="sess_other"), [12, 13]),
+    ],
+)
+def test_views_select_their_lines(view: View, lines: list[int]) -> None:
+    t = Transcript()
+    t.open()  # 1
+    t.initialize()  # 2, 3
+    t.resume(id=1)  # 4
+    t.history()  # 5, 6
+    t.marker()  # 7
+    t.update("state_update")  # 8
+    t.result(1)  # 9
+    t.request("session/prompt", {"sessionId": "sess_1"}, id="x")  # 10
+    t.result("x")  # 11
+    t.request("session/prompt", {"sessionId": "sess_other"}, id=5)  # 12
+    t.result(5)  # 13
+    builder = TimelineBuilder(view)
+    with open_walk(io.BytesIO(t.text()), Options(fast=False)) as walk:
+        for item in walk:
+            builder.add(item)
+    assert [entry.line for entry in builder.entries] == lines
+
+
+def hostile() -> bytes:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    evil = "\x1b[31mred\x1b[0m[bold]loud[/bold]\x1b]0;pwned\x07"
+    t.resume(evil + "x" * 5000, id=3)
+    t.update("agent_message", evil, content={"text": evil + "y" * 200_000})
+    t.request(evil * 3 + "m" * 1000, {"sessionId": evil}, id=4)
+    t.result(3)
+    t.raw(b"\x1b[2J not json [bold]")
+    t.close()
+    return t.text()
+
+
+def test_hostile_text_is_shown_inertly_and_cut() -> None:
+    text = timeline("-", stdin=hostile())
+    assert "\x1b" not in text
+    assert "\x07" not in text
+    assert "\\x1b[31mred\\x1b[0m[bold]loud[/bold]" in text  # markup shown, not applied
+    assert all(len(row) <= WIDTH for row in text.splitlines())
+    assert "y" * (PAYLOAD_CHARS + 1) not in text.replace("\n", "")
+    assert len(text) < 20_000
+
+
+def test_full_shows_payloads_whole_still_inertly() -> None:
+    text = timeline("-", "--full", stdin=hostile())
+    assert "\x1b" not in text
+    assert "\x07" not in text
+    assert all(len(row) <= WIDTH for row in text.splitlines())
+    assert text.count("y") >= 200_000
+
+
+def test_unreadable_file_is_exit_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["timeline", str(tmp_path / "missing.jsonl"), "--no-config"])
+    assert result.exit_code == 2
+    assert "missing.jsonl" in result.stderr
