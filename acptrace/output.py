@@ -19,7 +19,15 @@ def write_output(data: bytes, path: str | None) -> None:
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; it is set straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

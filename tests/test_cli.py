@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,14 @@ def test_jobs_give_the_same_result_in_the_same_order(tmp_path: Path) -> None:
     assert [Path(d["source"]["path"]).name for d in json.loads(two.stdout)] == [
         "0.jsonl", "1.jsonl", "2.jsonl", "3.jsonl",
     ]  # fmt: skip
+
+
+def test_output_files_follow_the_umask_not_0600(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.jsonl", complete(Transcript()))
+    out = tmp_path / "report.json"
+    previous = os.umask(0o022)
+    try:
+        runner.invoke(app, ["analyze", path, "-f", "json", "-o", str(out)])
+    finally:
+        os.umask(previous)
+    assert out.stat().st_mode & 0o777 == 0o644
