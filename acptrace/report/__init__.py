@@ -1,0 +1,64 @@
+"""Latency reports over many transcripts: parallel analysis, groups, statistics, baselines.
+
+>>> from acptrace.report import GroupBy, Metric, build_report
+>>> report = build_report(["runs/"], by=GroupBy.AGENT)
+>>> report.groups[0].metrics[Metric.MARKER_TO_RESPONSE].p90
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from acptrace.inputs import Unmatched, expand
+from acptrace.options import Options
+from acptrace.report.collect import Collection, Progress, analyze_files
+from acptrace.report.groups import build_groups
+from acptrace.report.model import FileError, Group, GroupBy, Metric, Report
+
+
+def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
+    """Command-line arguments (files, directories, globs) as transcript paths, and an error
+    for each argument that matches nothing."""
+    expanded = list(expand(arguments))
+    files = [path for path in expanded if isinstance(path, str)]
+    unmatched = [FileError(u.argument, u.reason) for u in expanded if isinstance(u, Unmatched)]
+    return files, unmatched
+
+
+def assemble(by: GroupBy, collection: Collection, unmatched: Sequence[FileError] = ()) -> Report:
+    """The report of the collected files."""
+    return Report(
+        group_by=by,
+        groups=build_groups(collection.summaries, by),
+        files=len(collection.summaries),
+        errors=(*unmatched, *collection.errors),
+    )
+
+
+def build_report(
+    arguments: Sequence[str],
+    options: Options | None = None,
+    *,
+    by: GroupBy = GroupBy.AGENT,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Analyse the transcripts (files, directories or globs, as on the command line) in
+    parallel and add them up by group; arguments that match nothing are errors of the report."""
+    files, unmatched = gather(arguments)
+    collection = analyze_files(files, options or Options(), jobs=jobs, progress=progress)
+    return assemble(by, collection, unmatched)
+
+
+__all__ = [
+    "Collection",
+    "FileError",
+    "Group",
+    "GroupBy",
+    "Metric",
+    "Report",
+    "analyze_files",
+    "assemble",
+    "build_report",
+    "gather",
+]

@@ -1,0 +1,122 @@
+"""report.json: the versioned, documented form of a report (and of its comparison).
+
+`schema_version` 1; fields may be added, none is renamed or removed without bumping it. The
+README's "Latency reports" section documents every field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from acptrace import __version__
+from acptrace.model import Outcome
+from acptrace.report.baseline import KIND, SCHEMA_VERSION, Comparison, Delta, Threshold
+from acptrace.report.model import Group, Report, ResumeRef, RuleCount
+from acptrace.report.stats import PERCENTILE_METHOD, STATS, Distribution
+
+
+def document(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:
+    """The whole report.json as plain data."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": KIND,
+        "generator": f"acptrace {__version__}",
+        "group_by": report.group_by.value,
+        "percentile_method": PERCENTILE_METHOD,
+        "files": {"analysed": report.files, "failed": len(report.errors)},
+        "groups": [group_document(group) for group in report.groups],
+        "errors": [{"path": e.path, "message": e.message} for e in report.errors],
+        "comparison": None if comparison is None else comparison_document(comparison),
+    }
+
+
+def dumps(report: Report, comparison: Comparison | None = None) -> bytes:
+    """report.json as bytes (indented, one trailing newline)."""
+    return orjson.dumps(
+        document(report, comparison), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    )
+
+
+def group_document(group: Group) -> dict[str, Any]:
+    """One group."""
+    return {
+        "name": group.name,
+        "connections": group.connections,
+        "issues": group.issues,
+        "resumes": group.resumes,
+        "replaying": group.replaying,
+        "outcomes": {o.value: n for o, n in group.outcomes.items()},
+        "rates": {o.value: group.rate(o) for o in Outcome if o is not Outcome.NO_REPLAY},
+        "child_outcomes": {o.value: n for o, n in group.child_outcomes.items()},
+        "findings": {count.rule: count.count for count in group.findings},
+        "findings_by_severity": {s.value: n for s, n in group.severities.items()},
+        "findings_detail": [_rule_count(count) for count in group.findings],
+        "metrics": {m.value: _distribution(d) for m, d in group.metrics.items()},
+        "slowest": [_resume(ref) for ref in group.slowest],
+        "incomplete": [_resume(ref) for ref in group.incomplete],
+        "incomplete_total": group.incomplete_total,
+    }
+
+
+def _distribution(distribution: Distribution) -> dict[str, float | int | None]:
+    return {stat: distribution.stat(stat) for stat in STATS}
+
+
+def _rule_count(count: RuleCount) -> dict[str, Any]:
+    return {
+        "rule": count.rule,
+        "severity": count.severity.value,
+        "count": count.count,
+        "first": [{"path": path, "line": line} for path, line in count.first],
+    }
+
+
+def _resume(ref: ResumeRef) -> dict[str, Any]:
+    return {
+        "path": ref.path,
+        "line": ref.line,
+        "session_id": ref.session_id,
+        "outcome": ref.outcome.value,
+        "end": ref.end.value,
+        "error_code": ref.error_code,
+        "replayed_updates": ref.replayed_updates,
+        "marker_to_response_ms": ref.marker_to_response_ms,
+        "request_to_response_ms": ref.request_to_response_ms,
+    }
+
+
+def comparison_document(comparison: Comparison) -> dict[str, Any]:
+    """The comparison with a baseline."""
+    return {
+        "baseline": comparison.baseline,
+        "thresholds": [_threshold(t) for t in comparison.thresholds],
+        "passed": not comparison.regressions,
+        "regressions": len(comparison.regressions),
+        "only_new": list(comparison.only_new),
+        "only_baseline": list(comparison.only_baseline),
+        "deltas": [_delta(delta) for delta in comparison.deltas],
+    }
+
+
+def _threshold(threshold: Threshold) -> dict[str, Any]:
+    return {
+        "text": threshold.text,
+        "measure": threshold.measure,
+        "limit": threshold.limit,
+        "unit": threshold.unit.value,
+    }
+
+
+def _delta(delta: Delta) -> dict[str, Any]:
+    return {
+        "group": delta.group,
+        "measure": delta.measure,
+        "old": delta.old,
+        "new": delta.new,
+        "change": delta.change,
+        "change_pct": delta.change_pct,
+        "limit": None if delta.threshold is None else delta.threshold.text,
+        "regressed": delta.regressed,
+    }

@@ -1,0 +1,170 @@
+"""Putting file summaries into groups and adding each group up."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import PurePath
+
+from acptrace.model import Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.report.model import (
+    INCOMPLETE,
+    UNKNOWN,
+    FileSummary,
+    Group,
+    GroupBy,
+    Metric,
+    ResumeRef,
+    RuleCount,
+)
+from acptrace.report.stats import DIGITS, describe, log_edges
+
+SLOWEST_SHOWN = 10
+"""Slowest resumes listed per group."""
+INCOMPLETE_SHOWN = 50
+"""Incomplete resumes listed per group (all are counted)."""
+LOCATIONS_SHOWN = 3
+"""Locations listed per rule and group."""
+
+
+def group_key(summary: FileSummary, by: GroupBy) -> str:
+    """The name of the group a file belongs to."""
+    match by:
+        case GroupBy.AGENT:
+            return _name(summary.agent)
+        case GroupBy.AGENT_VERSION:
+            if summary.agent is None or summary.agent.name is None:
+                return UNKNOWN
+            return f"{summary.agent.name} {summary.agent.version or UNKNOWN}"
+        case GroupBy.CLIENT:
+            return _name(summary.client)
+        case GroupBy.FILE:
+            return summary.path
+        case GroupBy.DIRECTORY:
+            return summary.path if summary.path == "-" else str(PurePath(summary.path).parent)
+
+
+def _name(peer: PeerInfo | None) -> str:
+    return peer.name if peer is not None and peer.name else UNKNOWN
+
+
+def build_groups(summaries: Iterable[FileSummary], by: GroupBy) -> tuple[Group, ...]:
+    """One group per key, sorted by name with `unknown` last."""
+    members: dict[str, list[FileSummary]] = defaultdict(list)
+    for summary in summaries:
+        members[group_key(summary, by)].append(summary)
+    names = sorted(members, key=lambda name: (name == UNKNOWN, name))
+    return tuple(build_group(name, members[name]) for name in names)
+
+
+def build_group(name: str, summaries: Sequence[FileSummary]) -> Group:
+    """Add up one group's files."""
+    located = [(s.path, row) for s in summaries for row in s.resumes]
+    requested = [(path, row) for path, row in located if row.role is Role.REQUESTED]
+    replaying = [(path, row) for path, row in requested if is_replaying(row)]
+    children = [row for _, row in located if row.role is Role.CHILD]
+    samples = {metric: tuple(_values(metric, (row for _, row in replaying))) for metric in Metric}
+    incomplete = [_ref(path, row) for path, row in replaying if row.outcome in INCOMPLETE]
+    return Group(
+        name=name,
+        connections=len(summaries),
+        issues=sum(s.issues for s in summaries),
+        resumes=len(requested),
+        replaying=len(replaying),
+        outcomes=_by_outcome(row for _, row in requested),
+        replay_outcomes=_by_outcome(row for _, row in replaying),
+        child_outcomes=_by_outcome(children),
+        findings=_rule_counts(summaries),
+        severities=_by_severity(summaries),
+        metrics={metric: describe(values) for metric, values in samples.items()},
+        samples=samples,
+        slowest=_slowest(replaying),
+        incomplete=tuple(incomplete[:INCOMPLETE_SHOWN]),
+        incomplete_total=len(incomplete),
+    )
+
+
+def is_replaying(row: ResumeRow) -> bool:
+    """A resume with `replayFrom`, or a v1 `session/load` (which always replays)."""
+    return row.replay_from is not None or row.method == "session/load"
+
+
+def metric_value(metric: Metric, row: ResumeRow) -> float | None:
+    """The metric for one row; throughput is replayed updates per second from the request to
+    the marker, for rows with a marker and a positive request -> marker time."""
+    match metric:
+        case Metric.MARKER_TO_RESPONSE:
+            return row.marker_to_response_ms
+        case Metric.REQUEST_TO_MARKER:
+            return row.request_to_marker_ms
+        case Metric.REQUEST_TO_RESPONSE:
+            return row.request_to_response_ms
+        case Metric.THROUGHPUT:
+            elapsed = row.request_to_marker_ms
+            if row.marker_line is None or elapsed is None or elapsed <= 0:
+                return None
+            return round(row.replayed_updates / (elapsed / 1000), DIGITS)
+
+
+def _values(metric: Metric, rows: Iterable[ResumeRow]) -> Iterator[float]:
+    for row in rows:
+        value = metric_value(metric, row)
+        if value is not None:
+            yield value
+
+
+def _by_outcome(rows: Iterable[ResumeRow]) -> dict[Outcome, int]:
+    counts = Counter(row.outcome for row in rows)
+    return {outcome: counts[outcome] for outcome in Outcome}
+
+
+def _by_severity(summaries: Sequence[FileSummary]) -> dict[Severity, int]:
+    counts = Counter(f.severity for s in summaries for f in s.findings)
+    return {severity: counts[severity] for severity in Severity}
+
+
+def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
+    counts: Counter[str] = Counter()
+    worst: dict[str, Severity] = {}
+    first: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for summary in summaries:
+        for finding in summary.findings:
+            counts[finding.rule] += 1
+            known = worst.get(finding.rule)
+            if known is None or finding.severity.rank > known.rank:
+                worst[finding.rule] = finding.severity
+            if len(first[finding.rule]) < LOCATIONS_SHOWN:
+                first[finding.rule].append((summary.path, finding.line))
+    ordered = sorted(counts, key=lambda rule: (-worst[rule].rank, -counts[rule], rule))
+    return tuple(RuleCount(r, worst[r], counts[r], tuple(first[r])) for r in ordered)
+
+
+def _slowest(rows: Sequence[tuple[str, ResumeRow]]) -> tuple[ResumeRef, ...]:
+    timed = [(path, row) for path, row in rows if row.marker_to_response_ms is not None]
+    timed.sort(
+        key=lambda item: (-(item[1].marker_to_response_ms or 0.0), item[0], item[1].request_line)
+    )
+    return tuple(_ref(path, row) for path, row in timed[:SLOWEST_SHOWN])
+
+
+def _ref(path: str, row: ResumeRow) -> ResumeRef:
+    return ResumeRef(
+        path=path,
+        line=row.request_line,
+        session_id=row.session_id,
+        outcome=row.outcome,
+        end=row.end,
+        error_code=row.error_code,
+        replayed_updates=row.replayed_updates,
+        marker_to_response_ms=row.marker_to_response_ms,
+        request_to_response_ms=row.request_to_response_ms,
+    )
+
+
+def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[float, ...] | None:
+    """Log-spaced histogram bin edges covering every group's positive samples of the metric,
+    so that the groups' histograms compare (None when there are none)."""
+    values = [v for g in groups for v in g.samples[metric] if v > 0]
+    if not values:
+        return None
+    return log_edges(min(values), max(values), bins)

@@ -1,0 +1,401 @@
+"""report.html: one self-contained page (inline CSS and SVG images, no script, no network).
+
+A Content-Security-Policy meta tag forbids every fetch but `data:` images, so the page cannot
+reach the network even by mistake. Every text from a transcript is escaped. Without matplotlib
+(the `report` extra) the page says so and shows the tables alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from acptrace import __version__
+from acptrace.model import Outcome, Severity
+from acptrace.render.text import printable
+from acptrace.report import charts
+from acptrace.report.baseline import Comparison, Delta
+from acptrace.report.groups import shared_edges
+from acptrace.report.model import INCOMPLETE, Group, Metric, Report, ResumeRef
+from acptrace.report.numbers import (
+    change_text,
+    count_text,
+    measure_label,
+    measure_text,
+    metric_text,
+    ms_text,
+    rate_text,
+    share_text,
+    verdict_text,
+)
+from acptrace.report.stats import PERCENTILE_METHOD, STATS
+
+HEADLINE = Metric.MARKER_TO_RESPONSE
+"""The metric the charts show: the RFD's headline figure."""
+BINS = 24
+"""Histogram bins, log-spaced and shared by every group so the charts compare."""
+CHARTED_GROUPS = 50
+"""Groups that get their own histogram (the others get tables only)."""
+
+POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+"""The page's Content-Security-Policy: nothing is fetched."""
+
+NO_CHARTS = (
+    "Charts need matplotlib, the optional <code>report</code> extra: "
+    "<code>pip install 'acptrace[report]'</code>. The tables hold the same numbers."
+)
+
+_CSS = """
+:root { color-scheme: light; --line: #d9dde3; --muted: #5f6b7a; --bad: #b42318; --ok: #067647; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1240px; padding: 24px 32px 48px;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+  sans-serif; color: #1d2939; background: #fff; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 32px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); }
+h3 { font-size: 15px; margin: 20px 0 6px; }
+p.meta, figcaption, .muted { color: var(--muted); }
+nav a { margin-right: 12px; }
+.scroll { overflow-x: auto; margin: 6px 0 12px; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
+td:first-child { min-width: 12em; }
+th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left;
+  vertical-align: top; }
+th { background: #f5f7fa; font-weight: 600; }
+td.num { text-align: right; white-space: nowrap; }
+th.num { text-align: right; }
+tr.bad td { color: var(--bad); font-weight: 600; }
+code, .path { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 12.5px; overflow-wrap: anywhere; }
+figure { margin: 8px 0 16px; }
+figure img { max-width: 100%; height: auto; }
+.note { background: #fffaeb; border: 1px solid #fedf89; padding: 8px 12px; border-radius: 6px; }
+.verdict { padding: 10px 14px; border-radius: 6px; font-weight: 600; margin: 12px 0; }
+.verdict.pass { background: #ecfdf3; color: var(--ok); border: 1px solid #abefc6; }
+.verdict.fail { background: #fef3f2; color: var(--bad); border: 1px solid #fecdca; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
+  margin-right: 6px; vertical-align: baseline; }
+"""
+
+
+def render_html(report: Report, comparison: Comparison | None = None) -> bytes:
+    """The whole page."""
+    body = "\n".join(_body(report, comparison))
+    page = (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>acptrace latency report</title>\n"
+        f"<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
+    return page.encode()
+
+
+def _e(value: Any) -> str:
+    """Text from anywhere, escaped for HTML (control characters shown as escapes)."""
+    return html.escape(printable(value), quote=True)
+
+
+def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
+    yield "<header><h1>acptrace latency report</h1>"
+    yield (
+        f'<p class="meta">{_e(count_text(report.files, "transcript"))} analysed · '
+        f"{_e(count_text(len(report.groups), 'group'))} by <code>{_e(report.group_by)}</code>"
+        + (f" · {_e(count_text(len(report.errors), 'file'))} skipped" if report.errors else "")
+        + f" · acptrace {_e(__version__)}</p>"
+    )
+    links = ['<a href="#overview">Overview</a>']
+    if comparison is not None:
+        links.append('<a href="#comparison">Comparison</a>')
+    links += [f'<a href="#group-{i}">{_e(g.name)}</a>' for i, g in enumerate(report.groups)]
+    if report.errors:
+        links.append('<a href="#errors">Skipped files</a>')
+    yield f"<nav>{' '.join(links)}</nav></header>"
+    if comparison is not None:
+        yield _verdict(comparison)
+    yield from _overview(report)
+    if comparison is not None:
+        yield from _comparison(comparison)
+    edges = shared_edges(report.groups, HEADLINE, BINS) if charts.available() else None
+    for index, group in enumerate(report.groups):
+        yield from _group(index, group, edges if index < CHARTED_GROUPS else None)
+    yield from _errors(report)
+    yield _method()
+
+
+def _overview(report: Report) -> Iterator[str]:
+    yield '<section id="overview"><h2>Overview</h2>'
+    head: list[Cell] = ["group"]
+    head += [_num(name) for name in ("connections", "resumes", "complete", "truncated", "other")]
+    head += ["findings", *(_num(name) for name in ("p50", "p90", "p99", "throughput"))]
+    rows: list[list[Cell]] = []
+    for index, group in enumerate(report.groups):
+        headline = group.metrics[HEADLINE]
+        other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
+        swatch = f'<span class="swatch" style="background:{charts.group_colour(index)}"></span>'
+        rows.append(
+            [
+                f'{swatch}<a href="#group-{index}">{_e(group.name)}</a>',
+                _num(group.connections),
+                _num(group.resumes),
+                _num(
+                    share_text(
+                        group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)
+                    )
+                ),
+                _num(group.replay_outcomes[Outcome.TRUNCATED]),
+                _num(other),
+                _e(_severity_counts(group)),
+                _num(ms_text(headline.p50)),
+                _num(ms_text(headline.p90)),
+                _num(ms_text(headline.p99)),
+                _num(metric_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT].p50)),
+            ]
+        )
+    yield (
+        f'<p class="muted">Complete, truncated and other (failed, unmarked, …) count replaying '
+        f"resumes; p50, p90, p99: {_e(HEADLINE.label)}; throughput: p50 of replayed updates "
+        "per second.</p>"
+    )
+    yield _table(head, rows)
+    if not charts.available():
+        yield f'<p class="note">{NO_CHARTS}</p>'
+    else:
+        yield from _overview_charts(report)
+    yield "</section>"
+
+
+def _overview_charts(report: Report) -> Iterator[str]:
+    ecdf = charts.ecdf_chart(report.groups, HEADLINE)
+    if ecdf is not None:
+        yield _figure(
+            ecdf,
+            f"ECDF of {HEADLINE.label} per group",
+            f"{HEADLINE.label} (the RFD's headline figure): share of replaying resumes that "
+            f"answered within a time, per group (up to {charts.OVERLAY_GROUPS} groups).",
+        )
+    bars = charts.outcome_chart(report.groups)
+    if bars is not None:
+        yield _figure(
+            bars,
+            "resumes by outcome per group",
+            f"Resumes by outcome (up to {charts.BAR_GROUPS} groups, most resumes first).",
+        )
+
+
+def _group(index: int, group: Group, edges: tuple[float, ...] | None) -> Iterator[str]:
+    yield f'<section class="group" id="group-{index}"><h2>{_e(group.name)}</h2>'
+    yield (
+        f'<p class="muted">{count_text(group.connections, "connection")} · '
+        f"{count_text(group.resumes, 'resume')} ({group.replaying} replaying) · "
+        f"{count_text(sum(c.count for c in group.findings), 'finding')} · "
+        f"{count_text(group.issues, 'input issue')}</p>"
+    )
+    if edges is not None and group.samples[HEADLINE]:
+        svg = charts.histogram_chart(group, HEADLINE, edges, charts.group_colour(index))
+        yield _figure(
+            svg,
+            f"histogram of {HEADLINE.label} for {printable(group.name)}",
+            f"{HEADLINE.label}: histogram over log-spaced bins shared by every group.",
+        )
+    yield "<h3>Latency and throughput</h3>"
+    head: list[Cell] = ["metric", *(_num(stat) for stat in STATS)]
+    rows: list[list[Cell]] = [
+        [
+            _e(f"{metric.label} ({metric.unit})"),
+            *(_num(_stat_text(metric, s, group)) for s in STATS),
+        ]
+        for metric in Metric
+    ]
+    yield _table(head, rows)
+    yield from _outcomes(group)
+    yield from _findings(group)
+    yield from _resumes(
+        "Slowest resumes (marker → response)", group.slowest, len(group.slowest), "none timed"
+    )
+    yield from _resumes(
+        "Truncated and failed resumes", group.incomplete, group.incomplete_total, "none"
+    )
+    yield "</section>"
+
+
+def _stat_text(metric: Metric, stat: str, group: Group) -> str:
+    value = group.metrics[metric].stat(stat)
+    if stat == "count":
+        return str(value)
+    return metric_text(metric, value)
+
+
+def _outcomes(group: Group) -> Iterator[str]:
+    yield "<h3>Outcomes</h3>"
+    rows: list[list[Cell]] = []
+    for outcome in Outcome:
+        count = group.outcomes[outcome]
+        children = group.child_outcomes[outcome]
+        if count or children:
+            share = "" if outcome is Outcome.NO_REPLAY else rate_text(group.rate(outcome))
+            colour = charts.OUTCOME_COLOURS[outcome]
+            swatch = f'<span class="swatch" style="background:{colour}"></span>'
+            rows.append([swatch + outcome.value, _num(count), _num(share), _num(children)])
+    if rows:
+        head: list[Cell] = [
+            "outcome",
+            _num("resumes"),
+            _num("of replaying"),
+            _num("child sessions"),
+        ]
+        yield _table(head, rows)
+    else:
+        yield '<p class="muted">No resumes.</p>'
+
+
+def _findings(group: Group) -> Iterator[str]:
+    yield "<h3>Findings by rule</h3>"
+    if not group.findings:
+        yield '<p class="muted">No findings.</p>'
+        return
+    rows: list[list[Cell]] = [
+        [
+            f"<code>{_e(count.rule)}</code>",
+            _e(count.severity),
+            _num(count.count),
+            "<br>".join(f'<span class="path">{_e(p)}:{line}</span>' for p, line in count.first),
+        ]
+        for count in group.findings
+    ]
+    yield _table(["rule", "level", _num("count"), "first at"], rows)
+
+
+def _resumes(title: str, refs: Sequence[ResumeRef], total: int, empty: str) -> Iterator[str]:
+    yield f"<h3>{_e(title)}</h3>"
+    if not refs:
+        yield f'<p class="muted">{_e(empty.capitalize())}.</p>'
+        return
+    head: list[Cell] = ["file:line", "session", "outcome", "end"]
+    head += [_num("replayed"), _num("marker→resp"), _num("total")]
+    rows: list[list[Cell]] = [
+        [
+            f'<span class="path">{_e(ref.path)}:{ref.line}</span>',
+            f"<code>{_e(ref.session_id)}</code>",
+            _e(ref.outcome),
+            _e(ref.end if ref.error_code is None else f"{ref.end} {ref.error_code}"),
+            _num(ref.replayed_updates),
+            _num(ms_text(ref.marker_to_response_ms)),
+            _num(ms_text(ref.request_to_response_ms)),
+        ]
+        for ref in refs
+    ]
+    yield _table(head, rows)
+    if total > len(refs):
+        yield f'<p class="muted">… and {total - len(refs)} more (report.json counts them).</p>'
+
+
+def _verdict(comparison: Comparison) -> str:
+    regressions = comparison.regressions
+    limits = ", ".join(t.text for t in comparison.thresholds) or "none"
+    if regressions:
+        text = f"{count_text(len(regressions), 'regression')} beyond the limits ({limits})"
+        return f'<p class="verdict fail">✗ {_e(text)} against {_e(comparison.baseline)}</p>'
+    text = f"No regression beyond the limits ({limits})"
+    return f'<p class="verdict pass">✓ {_e(text)} against {_e(comparison.baseline)}</p>'
+
+
+def _comparison(comparison: Comparison) -> Iterator[str]:
+    yield f'<section id="comparison"><h2>Comparison with {_e(comparison.baseline)}</h2>'
+    for title, names in (
+        ("Groups the baseline does not have", comparison.only_new),
+        ("Groups only the baseline has", comparison.only_baseline),
+    ):
+        if names:
+            yield f'<p class="muted">{_e(title)}: {", ".join(_e(n) for n in names)}.</p>'
+    head: list[Cell] = ["group", "measure", _num("baseline"), _num("new"), _num("change")]
+    head += ["limit", "verdict"]
+    rows = [_delta_row(delta) for delta in comparison.deltas]
+    yield _table(head, rows, [delta.regressed for delta in comparison.deltas])
+    yield "</section>"
+
+
+def _delta_row(delta: Delta) -> list[Cell]:
+    return [
+        _e(delta.group),
+        _e(measure_label(delta.measure)),
+        _num(measure_text(delta.measure, delta.old)),
+        _num(measure_text(delta.measure, delta.new)),
+        _num(change_text(delta)),
+        _e("" if delta.threshold is None else delta.threshold.text),
+        _e(verdict_text(delta)),
+    ]
+
+
+def _errors(report: Report) -> Iterator[str]:
+    if not report.errors:
+        return
+    yield '<section id="errors"><h2>Skipped files</h2>'
+    rows: list[list[Cell]] = [
+        [f'<span class="path">{_e(e.path)}</span>', _e(e.message)] for e in report.errors
+    ]
+    yield _table(["file", "why"], rows)
+    yield "</section>"
+
+
+def _method() -> str:
+    return (
+        '<footer><h2>How the numbers are made</h2><p class="muted">'
+        "Latencies come from the replaying resumes (<code>replayFrom</code> given, or a v1 "
+        "<code>session/load</code>) of the requested sessions, where the transcript has both "
+        "ends; child sessions are counted apart. Percentiles interpolate linearly between the "
+        f"nearest ranks (<code>{PERCENTILE_METHOD}</code>, numpy's default). Replay throughput "
+        "is replayed updates ÷ (request → marker in seconds), for resumes with a marker. "
+        "Rates are shares of the replaying resumes.</p></footer>"
+    )
+
+
+def _severity_counts(group: Group) -> str:
+    counts = group.severities
+    if not any(counts.values()):
+        return "0"
+    return " · ".join(count_text(counts[s], s.value) for s in Severity if counts[s])
+
+
+@dataclass(frozen=True, slots=True)
+class _Num:
+    """A right-aligned cell of plain text (escaped when written)."""
+
+    text: str
+
+
+Cell = str | _Num
+"""A table cell: HTML already escaped by the caller, or a number as plain text."""
+
+
+def _num(value: Any) -> _Num:
+    return _Num(str(value))
+
+
+def _table(head: Sequence[Cell], rows: Sequence[Sequence[Cell]], bad: Sequence[bool] = ()) -> str:
+    header = "".join(_cell("th", cell) for cell in head)
+    lines = [f'<div class="scroll"><table><thead><tr>{header}</tr></thead><tbody>']
+    for index, row in enumerate(rows):
+        cells = "".join(_cell("td", cell) for cell in row)
+        flagged = index < len(bad) and bad[index]
+        lines.append(f'<tr class="bad">{cells}</tr>' if flagged else f"<tr>{cells}</tr>")
+    lines.append("</tbody></table></div>")
+    return "".join(lines)
+
+
+def _cell(tag: str, cell: Cell) -> str:
+    if isinstance(cell, _Num):
+        return f'<{tag} class="num">{_e(cell.text)}</{tag}>'
+    return f"<{tag}>{cell}</{tag}>"
+
+
+def _figure(svg: str, alt: str, caption: str) -> str:
+    data = base64.b64encode(svg.encode()).decode("ascii")
+    return (
+        f'<figure><img alt="{_e(alt)}" src="data:image/svg+xml;base64,{data}">'
+        f"<figcaption>{_e(caption)}</figcaption></figure>"
+    )

@@ -1,0 +1,88 @@
+"""Numbers as the report's views show them (terminal, Markdown, HTML alike)."""
+
+from __future__ import annotations
+
+from acptrace.model import Outcome
+from acptrace.report.baseline import Delta
+from acptrace.report.model import Metric
+
+NONE = "—"
+"""Shown for a missing value."""
+
+
+def ms_text(value: float | None) -> str:
+    """`812.5 ms`, `1.51 s`."""
+    if value is None:
+        return NONE
+    if abs(value) >= 1000:
+        return f"{value / 1000:.2f} s"
+    return f"{value:.1f} ms"
+
+
+def throughput_text(value: float | None) -> str:
+    """`1,234/s`."""
+    return NONE if value is None else f"{value:,.0f}/s"
+
+
+def metric_text(metric: Metric, value: float | None) -> str:
+    """A value of the metric with its unit."""
+    return throughput_text(value) if metric is Metric.THROUGHPUT else ms_text(value)
+
+
+def rate_text(rate: float | None) -> str:
+    """`93.8%`."""
+    return NONE if rate is None else f"{rate * 100:.1f}%"
+
+
+def share_text(count: int, rate: float | None) -> str:
+    """`77 (98.7%)`."""
+    return f"{count} ({rate_text(rate)})"
+
+
+def measure_label(measure: str) -> str:
+    """`marker → response p90`, `complete rate`."""
+    kind, _, name = measure.partition(".")
+    if kind == "rate":
+        return f"{Outcome(name).value} rate"
+    return f"{Metric(kind).label} {name}"
+
+
+def measure_text(measure: str, value: float | None) -> str:
+    """A measure's value with its unit."""
+    kind, _, name = measure.partition(".")
+    if kind == "rate":
+        return rate_text(value)
+    if name == "count":
+        return NONE if value is None else f"{value:.0f}"
+    return metric_text(Metric(kind), value)
+
+
+def change_text(delta: Delta) -> str:
+    """`+120.0 ms (+15.0%)`, `-1.2 pp`, `—`."""
+    if delta.change is None:
+        return NONE
+    kind, _, _ = delta.measure.partition(".")
+    if kind == "rate":
+        return f"{delta.change:+.1f} pp"
+    metric = Metric(kind)
+    if metric is Metric.THROUGHPUT:
+        absolute = f"{delta.change:+,.0f}/s"
+    else:
+        absolute = ("+" if delta.change >= 0 else "-") + ms_text(abs(delta.change))
+    if delta.change_pct is None:
+        return absolute
+    return f"{absolute} ({delta.change_pct:+.1f}%)"
+
+
+def verdict_text(delta: Delta) -> str:
+    """`regressed`, `ok` (within its limit) or empty (no limit)."""
+    if delta.threshold is None:
+        return ""
+    if delta.old is None or delta.new is None:
+        return "no data"
+    return "REGRESSED" if delta.regressed else "ok"
+
+
+def count_text(count: int, noun: str) -> str:
+    """`1 file`, `3 files`."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")

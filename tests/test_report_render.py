@@ -1,0 +1,137 @@
+"""The report's views: HTML (self-contained, escaped, tables without matplotlib), Markdown
+(escaped for a pull-request comment), the terminal (inert), and the README's real output."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from acptrace.report import GroupBy, build_report
+from acptrace.report import charts as charts_module
+from acptrace.report.html import NO_CHARTS, POLICY, render_html
+from acptrace.report.markdown import escape, render_markdown
+from acptrace.report.model import Report
+from acptrace.report.terminal import terminal_report
+from benchmarks.generate import generate
+from tests.golden import ROOT, check_block
+from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
+
+README = ROOT / "README.md"
+SESSIONS = 40
+"""Top-level sessions per recording of the README's corpus."""
+HOSTILE = "<script>alert(1)</script>\x1b[31m $x$ | [a](http://e.vil) @octocat `tick`"
+"""An agent name that tries every kind of injection."""
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    root = tmp_path_factory.mktemp("hostile")
+    write_corpus(root, ALPHA_1, [])
+    t = transcript(HOSTILE, "6.6.6", [*complete(900, 1000, 1100), TRUNCATED])
+    (root / "evil<b>.jsonl").write_bytes(t.text())
+    return build_report([str(root)], jobs=1)
+
+
+def test_html_is_self_contained_and_escaped(hostile: Report) -> None:
+    page = render_html(hostile).decode()
+    assert f'content="{POLICY}"' in page
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[31m $x$ | [a](http://e.vil)" in page
+    assert "evil&lt;b&gt;.jsonl:" in page
+    targets = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert targets
+    assert all(
+        t.startswith(("#group-", "#overview", "data:image/svg+xml;base64,")) for t in targets
+    )
+    svgs = [base64.b64decode(t.split(",", 1)[1]).decode() for t in targets if t.startswith("data:")]
+    assert len(svgs) == 4  # ECDF, outcome bars, one histogram per group
+    for svg in svgs:
+        assert "<script" not in svg
+        assert "<image" not in svg
+        assert "@font-face" not in svg
+        assert not re.search(r'href="(?!#)', svg)  # only references inside the SVG itself
+
+
+def test_html_without_matplotlib_shows_tables_and_says_why(
+    hostile: Report, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(charts_module, "available", lambda: False)
+    page = render_html(hostile).decode()
+    assert NO_CHARTS in page
+    assert "<img" not in page
+    assert page.count('<section class="group"') == 2
+    assert "Latency and throughput" in page
+
+
+def test_charts_are_deterministic(hostile: Report) -> None:
+    assert render_html(hostile) == render_html(hostile)
+
+
+def test_markdown_escapes_transcript_text(hostile: Report) -> None:
+    text = render_markdown(hostile).decode()
+    assert set(re.findall(r"(?<!\\)</?(\w+)", text)) == {"details", "summary"}
+    assert "](http" not in text
+    assert "@octocat" not in text
+    assert escape(HOSTILE) in text
+    header = next(line for line in text.splitlines() if line.startswith("| group |"))
+    row = next(line for line in text.splitlines() if line.startswith(f"| {escape(HOSTILE)} |"))
+    cells = re.compile(r"(?<!\\)\|")
+    assert len(cells.findall(row)) == len(cells.findall(header))
+
+
+def test_escape_leaves_no_markdown_active() -> None:
+    assert escape("a|b") == "a\\|b"
+    assert escape("@team") == "@\u200bteam"
+    assert escape("x" * 500).endswith("…")
+    assert escape("line\nbreak") == "line\\\\x0abreak"  # shows as line\x0abreak
+
+
+def test_terminal_shows_transcript_text_inertly(hostile: Report) -> None:
+    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
+    for renderable in terminal_report(hostile):
+        console.print(renderable)
+    text = console.export_text()
+    assert "\x1b" not in text
+    assert "<script>alert(1)</script>\\x1b[31m $x$" in text
+
+
+def test_readme_shows_the_real_terminal_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, regen: bool
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    corpus = make_readme_corpus(Path("runs"))
+    result = CliRunner().invoke(app, ["report", str(corpus)], env={"COLUMNS": "110"})
+    assert result.exit_code == 0, result.output
+    text = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
+    block = f"```console\n$ acptrace report runs/\n{text}\n```\n"
+    check_block(README, "report", block, regen)
+
+
+def make_readme_corpus(root: Path) -> Path:
+    """The README's example corpus: two adapters, three seeded recordings each, 10 % faults."""
+    root.mkdir(parents=True, exist_ok=True)
+    adapters = (("claude-agent-acp", "1.2.0", (1, 2, 3)), ("codex-acp", "0.9.1", (21, 22, 23)))
+    for agent, version, seeds in adapters:
+        for seed in seeds:
+            with (root / f"{agent}-{seed}.jsonl").open("wb") as out:
+                generate(
+                    out,
+                    sessions=SESSIONS,
+                    seed=seed,
+                    faults=0.1,
+                    agent=agent,
+                    agent_version=version,
+                )
+    return root
+
+
+def test_group_by_is_in_the_header(hostile: Report) -> None:
+    assert hostile.group_by is GroupBy.AGENT
+    assert "3 transcripts, 2 groups by `agent`." in render_markdown(hostile).decode()
