@@ -1,0 +1,103 @@
+"""The queue between the pumps and the transcript writer: timestamps, order, bounded memory.
+
+Pumps never wait on it. Each put takes the clocks and appends under one lock, so records are
+in the order their last byte was read and `mono_ns` never goes back. Memory is bounded by
+`max_bytes` of line data (queued plus being written). When a line does not fit, it is left
+out of the transcript (it was still forwarded) and counted; a `Gap` for its stream goes in
+as soon as a later line of that stream fits, or before the close event.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+
+from acptrace.record.events import Captured, Gap, Item, Line, Stream
+
+Stamp = Callable[[int, int], Item]
+"""Builds an event from the wall and monotonic clocks read under the queue's lock."""
+
+
+class CaptureQueue:
+    """Many pumps put, one writer takes; never blocks a put."""
+
+    def __init__(self, max_bytes: int) -> None:
+        if max_bytes < 1:
+            raise ValueError("max_bytes must be positive")
+        self._max = max_bytes
+        self._items: deque[Item] = deque()
+        self._held = 0
+        self._closed = False
+        self._ready = threading.Condition(threading.Lock())
+        self._pending_gaps: dict[Stream, tuple[int, int]] = {}
+        self.dropped = 0
+        """Lines left out of the transcript so far."""
+
+    def put_lines(self, stream: Stream, lines: Sequence[Line]) -> None:
+        """Lines read together (one timestamp); those that do not fit are counted as a gap."""
+        with self._ready:
+            if self._closed:
+                return
+            ts_ns, mono_ns = time.time_ns(), time.monotonic_ns()
+            for line in lines:
+                size = len(line.data)
+                if self._held and self._held + size > self._max:
+                    lines_left, bytes_left = self._pending_gaps.get(stream, (0, 0))
+                    self._pending_gaps[stream] = (lines_left + 1, bytes_left + size)
+                    self.dropped += 1
+                    continue
+                self._flush_gap(stream, ts_ns, mono_ns)
+                self._items.append(Captured(stream, line, ts_ns, mono_ns))
+                self._held += size
+            self._ready.notify()
+
+    def put_event(self, stamp: Stamp) -> None:
+        """An event (always kept), after any gaps still to be noted."""
+        with self._ready:
+            if self._closed:
+                return
+            ts_ns, mono_ns = time.time_ns(), time.monotonic_ns()
+            for stream in list(self._pending_gaps):
+                self._flush_gap(stream, ts_ns, mono_ns)
+            self._items.append(stamp(ts_ns, mono_ns))
+            self._ready.notify()
+
+    def take(self, max_bytes: int) -> list[Item]:
+        """Wait for items and take them, up to about `max_bytes`; [] once closed and drained.
+
+        The bytes stay counted until `release` is called with what was taken.
+        """
+        with self._ready:
+            while not self._items and not self._closed:
+                self._ready.wait()
+            taken: list[Item] = []
+            size = 0
+            while self._items and (not taken or size < max_bytes):
+                item = self._items.popleft()
+                taken.append(item)
+                size += held_bytes((item,))
+            return taken
+
+    def release(self, items: Iterable[Item]) -> None:
+        """The writer is done with these items: their bytes no longer count."""
+        size = held_bytes(items)
+        with self._ready:
+            self._held -= size
+
+    def close(self) -> None:
+        """No more puts; the writer drains what is queued and stops."""
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
+
+    def _flush_gap(self, stream: Stream, ts_ns: int, mono_ns: int) -> None:
+        gap = self._pending_gaps.pop(stream, None)
+        if gap is not None:
+            self._items.append(Gap(stream, gap[0], gap[1], ts_ns, mono_ns))
+
+
+def held_bytes(items: Iterable[Item]) -> int:
+    """The line bytes these items hold (what the queue's bound counts)."""
+    return sum(len(item.line.data) for item in items if isinstance(item, Captured))

@@ -1,0 +1,23 @@
+"""Where a recording goes when no `-o` is given."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+DIRECTORY_VARIABLE = "ACPTRACE_DIR"
+"""The environment variable naming the folder for recordings (default: the current one)."""
+
+
+def default_transcript_path(
+    environ: Mapping[str, str] | None = None, now_ns: int | None = None, pid: int | None = None
+) -> Path:
+    """`$ACPTRACE_DIR/acptrace-20261202T100000.123Z-4242.jsonl` (UTC; the pid keeps it unique)."""
+    environ = os.environ if environ is None else environ
+    now_ns = time.time_ns() if now_ns is None else now_ns
+    seconds, rest = divmod(now_ns, 1_000_000_000)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{rest // 1_000_000:03d}Z"
+    directory = Path(environ.get(DIRECTORY_VARIABLE) or ".")
+    return directory / f"acptrace-{stamp}-{os.getpid() if pid is None else pid}.jsonl"

@@ -1,0 +1,754 @@
+"""`acptrace record`: a transparent proxy in front of real agents, and the transcript it writes.
+
+The end-to-end tests run `python -m acptrace record` as a subprocess between a client and an
+agent (the SDK peers in tests/acp_peers, or fake_agent.py for the stress cases) and compare
+the bytes on both sides; no test asserts a timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import itertools
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import acptrace
+from acptrace.cli import app
+from acptrace.model import ConnectionEnd, Outcome
+from acptrace.record import RecordSettings, Stdio, default_transcript_path, record
+from acptrace.record.capture import CaptureQueue
+from acptrace.record.events import Captured, Gap, Line, Opened, Stream
+from acptrace.record.lines import LineSplitter, utf8_boundary
+from acptrace.record.process import exit_status
+from acptrace.record.transcript import encode, rfc3339
+from acptrace.redact import RedactionPolicy, redact_message
+from acptrace.timestamps import wall_ns
+from tests.acp_peers import traffic
+from tests.acp_peers.client import SECRETS, run_session
+
+PEERS = Path(__file__).resolve().parent / "acp_peers"
+RECORD = [sys.executable, "-m", "acptrace", "record"]
+FAKE = [sys.executable, str(PEERS / "fake_agent.py")]
+SDK_AGENT = [sys.executable, str(PEERS / "agent.py")]
+TIMEOUT_S = 60.0
+"""Generous bound for any one proxy run: only reached when something deadlocks."""
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def records_of(path: Path) -> list[dict[str, Any]]:
+    """Every record of a transcript (each line must be whole JSON)."""
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def stream_bytes(records: list[dict[str, Any]], direction: str) -> bytes:
+    """The bytes of one direction, rebuilt from its records (exact for compact JSON)."""
+    out = bytearray()
+    for item in records:
+        if item["dir"] != direction:
+            continue
+        if "msg" in item:
+            out += orjson.dumps(item["msg"])
+        else:
+            value = item["text" if direction == "stderr" else "raw"]
+            out += base64.b64decode(value) if item.get("encoding") == "base64" else value.encode()
+        if not item.get("more", False) and item.get("eol", True):
+            out += b"\n"
+    return bytes(out)
+
+
+def meta(records: list[dict[str, Any]], event: str) -> dict[str, Any]:
+    found = [r for r in records if r["dir"] == "meta" and r.get("event") == event]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def start(args: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+
+
+def read_exactly(proc: subprocess.Popen[bytes], size: int, timeout: float = TIMEOUT_S) -> bytes:
+    """Read `size` bytes of the proxy's stdout (less only at EOF), failing after `timeout`."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    out = bytearray()
+    deadline = time.monotonic() + timeout
+    while len(out) < size:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(0.0, remaining))
+        if not ready:
+            pytest.fail(f"no output after {timeout}s (got {bytes(out)!r})")
+        chunk = os.read(fd, size - len(out))
+        if not chunk:
+            break
+        out += chunk
+    return bytes(out)
+
+
+def wait_for(condition: Any, what: str, timeout: float = TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def opened_pid(path: Path) -> int:
+    """The agent's pid from the transcript's open record (written before any traffic)."""
+    wait_for(lambda: path.exists() and path.read_bytes().endswith(b"\n"), "the open record")
+    return int(orjson.loads(path.read_bytes().splitlines()[0])["pid"])
+
+
+def finish(proc: subprocess.Popen[bytes], *, hold_stdin: bool = False) -> tuple[bytes, bytes, int]:
+    """Close the proxy's stdin (unless `hold_stdin`: wait for its exit first), collect output."""
+    if hold_stdin:
+        proc.wait(TIMEOUT_S)
+    out, err = proc.communicate(timeout=TIMEOUT_S)
+    return out, err, proc.returncode
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    return tmp_path / "t.jsonl"
+
+
+# -- end to end with the published ACP SDK -----------------------------------------------------
+
+
+def test_sdk_session_passes_unchanged_and_analyses_clean(transcript: Path, tmp_path: Path) -> None:
+    capture = tmp_path / "capture"
+    capture.mkdir()
+    command = [*RECORD, "-o", str(transcript), "--", *SDK_AGENT, "--capture", str(capture)]
+    run = asyncio.run(run_session(command))
+
+    assert run.exit_code == 0, run.stderr
+    assert (capture / "agent-in.bin").read_bytes() == bytes(run.sent)
+    assert (capture / "agent-out.bin").read_bytes() == bytes(run.received)
+    assert len(run.received) > 2 * 300_000  # the long updates crossed many pipe reads
+    assert b"test-agent: initialize" in run.stderr
+
+    analysis = acptrace.analyze(transcript)
+    assert analysis.issues == ()
+    assert analysis.findings == ()
+    assert analysis.source.connection_end is ConnectionEnd.RECORDED
+    assert [row.outcome for row in analysis.resumes] == [Outcome.LOADED]
+
+    records = records_of(transcript)
+    policy = RedactionPolicy.build()
+    sent = [redact_message(orjson.loads(line), policy)[0] for line in run.sent.splitlines()]
+    received = [orjson.loads(line) for line in run.received.splitlines()]
+    assert [r["msg"] for r in records if r["dir"] == "c2a"] == sent
+    assert [r["msg"] for r in records if r["dir"] == "a2c"] == received
+    stderr_lines = [r["text"] for r in records if r["dir"] == "stderr"]
+    assert stderr_lines == run.stderr.decode().splitlines()
+    close = meta(records, "close")
+    assert (close["reason"], close["exit_code"]) == ("client_closed", 0)
+    assert close["bytes"] == {
+        "c2a": len(run.sent),
+        "a2c": len(run.received),
+        "stderr": len(run.stderr),
+    }
+
+
+def test_sdk_session_secrets_reach_the_agent_but_not_the_transcript(
+    transcript: Path, tmp_path: Path
+) -> None:
+    capture = tmp_path / "capture"
+    capture.mkdir()
+    command = [*RECORD, "-o", str(transcript), "--", *SDK_AGENT, "--capture", str(capture)]
+    run = asyncio.run(run_session(command, prompts=1, big=False))
+
+    forwarded = (capture / "agent-in.bin").read_bytes()
+    recorded = transcript.read_bytes()
+    assert forwarded == bytes(run.sent)
+    for secret in SECRETS.values():
+        assert secret.encode() in forwarded
+        assert secret.encode() not in recorded
+    assert b"[REDACTED]" in recorded
+
+
+def test_no_redact_records_messages_exactly(transcript: Path) -> None:
+    command = [*RECORD, "--no-redact", "-o", str(transcript), "--", *SDK_AGENT]
+    run = asyncio.run(run_session(command, prompts=1, big=False))
+
+    records = records_of(transcript)
+    assert [r["msg"] for r in records if r["dir"] == "c2a"] == [
+        orjson.loads(line) for line in run.sent.splitlines()
+    ]
+    assert SECRETS["env"].encode() in transcript.read_bytes()
+    assert meta(records, "open")["redacted"] is False
+
+
+# -- faithful under stress ------------------------------------------------------------------
+
+
+STRESS_BYTES = 100_000_000
+
+
+def test_100_mb_each_way_at_once_without_loss_or_deadlock(transcript: Path) -> None:
+    proc = start(
+        [
+            *RECORD,
+            "-o",
+            str(transcript),
+            "--max-line-bytes",
+            str(1024 * 1024),
+            "--queue-bytes",
+            str(512 * 1024 * 1024),
+            "--",
+            *FAKE,
+            "stress",
+            "--out-bytes",
+            str(STRESS_BYTES),
+            "--seed",
+            "7",
+        ]
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    sent, received = hashlib.sha256(), hashlib.sha256()
+    sizes = {"sent": 0, "received": 0}
+    errors: list[bytes] = []
+
+    def write() -> None:
+        assert proc.stdin is not None
+        batch: list[bytes] = []
+        for line in traffic.lines(STRESS_BYTES, 3):
+            sent.update(line)
+            sizes["sent"] += len(line)
+            batch.append(line)
+            if len(batch) >= 64:
+                proc.stdin.write(b"".join(batch))
+                batch = []
+        proc.stdin.write(b"".join(batch))
+        proc.stdin.close()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        while chunk := proc.stdout.read1(1 << 20):
+            received.update(chunk)
+            sizes["received"] += len(chunk)
+
+    def read_errors() -> None:
+        assert proc.stderr is not None
+        errors.append(proc.stderr.read())
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (write, read, read_errors)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(240)
+        assert not thread.is_alive(), "deadlock: the proxy stopped moving bytes"
+    assert proc.wait(TIMEOUT_S) == 0, errors
+    proc.stdout.close()
+    proc.stderr.close()
+
+    expected = hashlib.sha256()
+    for line in traffic.lines(STRESS_BYTES, 7):
+        expected.update(line)
+    assert received.hexdigest() == expected.hexdigest()
+    assert f"received {sent.hexdigest()} {sizes['sent']}".encode() in errors[0]
+
+    records = records_of(transcript)
+    assert hashlib.sha256(stream_bytes(records, "c2a")).hexdigest() == sent.hexdigest()
+    assert hashlib.sha256(stream_bytes(records, "a2c")).hexdigest() == expected.hexdigest()
+    assert any(r.get("part") for r in records)  # the 3 MB lines went in parts
+    close = meta(records, "close")
+    assert close["dropped_lines"] == 0
+    assert close["bytes"]["c2a"] == sizes["sent"]
+    assert close["bytes"]["a2c"] == sizes["received"]
+    monotonic = [r["mono_ns"] for r in records]
+    assert monotonic == sorted(monotonic)
+
+
+def test_a_line_split_across_reads_is_one_record(transcript: Path) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "echo"])
+    assert proc.stdin is not None
+    message = b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp"}}\n'
+    for piece in (message[:10], message[10:40], message[40:]):
+        proc.stdin.write(piece)
+        proc.stdin.flush()
+        assert read_exactly(proc, len(piece)) == piece  # forwarded before the line is whole
+    out, _, code = finish(proc)
+    assert (out, code) == (b"", 0)
+    records = records_of(transcript)
+    c2a = [r for r in records if r["dir"] == "c2a"]
+    assert [r["msg"]["method"] for r in c2a] == ["session/new"]
+    assert stream_bytes(records, "a2c") == message
+
+
+def test_long_lines_are_recorded_in_parts_that_join_back(transcript: Path) -> None:
+    payload = ("é" * 2_501 + "x").encode()  # multi-byte characters across every cut
+    long_json = orjson.dumps({"jsonrpc": "2.0", "method": "_x", "params": {"d": payload.decode()}})
+    binary = b"\xff" + b"y" * 2_500
+    data = long_json + b"\n" + binary + b"\n" + b'{"short":1}\n'
+    args = [*RECORD, "-o", str(transcript), "--max-line-bytes", "1000", "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (data, 0)
+    records = records_of(transcript)
+    assert stream_bytes(records, "c2a") == data
+    assert stream_bytes(records, "a2c") == data
+    parts = [r for r in records if r["dir"] == "c2a" and "part" in r]
+    assert [r["part"] for r in parts][:3] == [1, 2, 3]
+    assert all(len(r["raw"].encode()) <= 1000 for r in parts if "encoding" not in r)
+    assert [r["more"] for r in parts].count(False) == 2  # each long line ends with one part
+
+
+def test_final_line_without_newline_is_kept(transcript: Path) -> None:
+    data = b'{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2'
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.stdout == data
+    records = records_of(transcript)
+    last = [r for r in records if r["dir"] == "c2a"][-1]
+    assert last == {**last, "raw": '{"jsonrpc":"2.0","id":2', "eol": False}
+    assert stream_bytes(records, "c2a") == data
+    assert stream_bytes(records, "a2c") == data
+
+
+def test_client_closing_stdin_ends_the_session(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo", "--exit", "0"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (b"", 0)
+    close = meta(records_of(transcript), "close")
+    assert (close["reason"], close["exit_code"], close["signal"]) == ("client_closed", 0, None)
+
+
+def test_agent_exit_code_is_acptraces(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo", "--exit", "42"]
+    result = subprocess.run(args, input=b"x\n", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (b"x\n", 42)
+    assert meta(records_of(transcript), "close")["exit_code"] == 42
+
+
+def test_agent_crashing_mid_line(transcript: Path) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "crash"])
+    out, _, code = finish(proc, hold_stdin=True)
+
+    assert out == b'{"jsonrpc":"2.0","id":1,"result":{"half'
+    assert code == 3
+    records = records_of(transcript)
+    last = [r for r in records if r["dir"] == "a2c"][-1]
+    assert (last["raw"], last["eol"]) == (out.decode(), False)
+    close = meta(records, "close")
+    assert (close["reason"], close["exit_code"], close["agent_signal"]) == ("agent_exit", 3, None)
+    assert acptrace.analyze(transcript).source.connection_end is ConnectionEnd.RECORDED
+
+
+def test_agent_killed_by_a_signal(transcript: Path) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "signals"])
+    assert read_exactly(proc, 6) == b"ready\n"
+    os.kill(opened_pid(transcript), signal.SIGKILL)
+    _, _, code = finish(proc, hold_stdin=True)
+
+    assert code == 128 + signal.SIGKILL
+    close = meta(records_of(transcript), "close")
+    assert (close["reason"], close["agent_signal"]) == ("agent_exit", "SIGKILL")
+    assert close["exit_code"] == 137
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_signals_are_forwarded_to_the_agent(transcript: Path, number: signal.Signals) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "signals"])
+    assert read_exactly(proc, 6) == b"ready\n"
+    opened_pid(transcript)  # acptrace is past its start-up: its handlers are installed
+    proc.send_signal(number)
+    out, _, code = finish(proc, hold_stdin=True)
+
+    assert out == f"signal {int(number)}\n".encode()
+    assert code == 128 + number
+    close = meta(records_of(transcript), "close")
+    assert (close["reason"], close["signal"], close["agent_signal"]) == (
+        "signal",
+        number.name,
+        number.name,
+    )
+
+
+def test_a_client_that_stops_reading_is_passed_on_to_the_agent(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "stress", "--out-bytes", "50000000"]
+    proc = start(args)
+    assert proc.stdout is not None
+    assert read_exactly(proc, 1000)
+    proc.stdout.close()  # the client is gone: the agent's next writes fail as without acptrace
+    _, err, code = finish(proc)
+
+    assert code == 1
+    assert b"BrokenPipeError" in err
+    close = meta(records_of(transcript), "close")
+    assert close["reason"] == "client_closed"
+    assert close["bytes"]["a2c"] < 50_000_000
+
+
+def test_killing_acptrace_leaves_a_valid_prefix_and_frees_the_agent(transcript: Path) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "echo"])
+    assert proc.stdin is not None
+    agent = opened_pid(transcript)
+    lines = b"".join(b'{"jsonrpc":"2.0","method":"_n","params":{"i":%d}}\n' % i for i in range(50))
+    proc.stdin.write(lines)
+    proc.stdin.flush()
+    assert read_exactly(proc, len(lines)) == lines
+    wait_for(lambda: transcript.read_bytes().count(b'"dir":"a2c"') == 50, "the records")
+    proc.kill()
+    finish(proc)
+
+    records = records_of(transcript)  # every line is whole JSON
+    assert stream_bytes(records, "c2a") == lines
+    assert acptrace.analyze(transcript).source.connection_end is ConnectionEnd.UNKNOWN
+    wait_for(lambda: not _alive(agent), "the agent to exit once its stdin closed")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return (
+        Path(f"/proc/{pid}/stat").exists() and ") Z " not in Path(f"/proc/{pid}/stat").read_text()
+    )
+
+
+def test_a_stuck_disk_never_stalls_the_protocol(tmp_path: Path) -> None:
+    fifo = tmp_path / "stuck.jsonl"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # opened, never read: a stuck disk
+    args = [*RECORD, "-o", str(fifo), "--queue-bytes", "1000000", "--", *FAKE, "echo"]
+    proc = start(args)
+    assert proc.stdin is not None
+    line = b'{"jsonrpc":"2.0","method":"_fill","params":{"d":"' + b"z" * 10_000 + b'"}}\n'
+    for _ in range(600):  # 6 MB: far more than the pipe to the "disk" and the queue hold
+        proc.stdin.write(line)
+        proc.stdin.flush()
+        assert read_exactly(proc, len(line)) == line
+
+    drained = bytearray()
+    os.set_blocking(reader, True)
+    drainer = threading.Thread(target=lambda: _drain(reader, drained), daemon=True)
+    drainer.start()
+    _, _, code = finish(proc)
+    drainer.join(TIMEOUT_S)
+    assert code == 0
+    records = [orjson.loads(x) for x in bytes(drained).splitlines()]
+    gaps = [r for r in records if r.get("event") == "gap"]
+    close = meta(records, "close")
+    assert close["dropped_lines"] > 0
+    assert sum(g["lines"] for g in gaps) == close["dropped_lines"]
+    assert {g["stream"] for g in gaps} <= {"c2a", "a2c"}
+    kept = sum(1 for r in records if r["dir"] in ("c2a", "a2c"))
+    assert kept + close["dropped_lines"] == 1200
+
+
+def _drain(fd: int, into: bytearray) -> None:
+    while chunk := os.read(fd, 1 << 16):
+        into.extend(chunk)
+    os.close(fd)
+
+
+def test_stderr_is_forwarded_and_recorded(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "stderr", "--out-bytes", "200000"]
+    result = subprocess.run(
+        args, input=b"hi\n", capture_output=True, timeout=TIMEOUT_S, check=False
+    )
+
+    assert result.stdout == b"hi\n"
+    assert result.stderr == (b"log line " + b"z" * 90 + b"\n") * 2000
+    assert stream_bytes(records_of(transcript), "stderr") == result.stderr
+
+
+def test_agent_closing_stdout_closes_the_clients(transcript: Path) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "close-stdout"])
+    assert read_exactly(proc, 1) == b""  # EOF while the client still holds stdin open
+    assert proc.poll() is None
+    out, _, code = finish(proc)
+    assert (out, code) == (b"", 0)
+    assert meta(records_of(transcript), "close")["reason"] == "agent_exit"
+
+
+def test_non_json_and_non_utf8_lines_are_kept_losslessly(transcript: Path) -> None:
+    data = b"plain text\n\n\xff\xfe\x00binary\r\n" + '{"emoji":"✓"}\n'.encode()
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.stdout == data
+    records = records_of(transcript)
+    c2a = [r for r in records if r["dir"] == "c2a"]
+    assert c2a[0]["raw"] == "plain text"
+    assert c2a[1]["raw"] == ""
+    assert (c2a[2]["encoding"], base64.b64decode(c2a[2]["raw"])) == (
+        "base64",
+        b"\xff\xfe\x00binary\r",
+    )
+    assert c2a[3]["msg"] == {"emoji": "✓"}
+    assert stream_bytes(records, "c2a") == data
+
+
+def test_fixture_secrets_never_reach_the_recording(transcript: Path) -> None:
+    data = (PEERS / "secrets.jsonl").read_bytes()
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.stdout == data  # forwarded untouched, both ways
+    recorded = transcript.read_bytes()
+    assert b"S3CR3T" not in recorded
+    assert recorded.count(b"[REDACTED]") > 20
+    records = records_of(transcript)
+    assert len([r for r in records if r["dir"] == "c2a"]) == data.count(b"\n")
+    usage = next(r["msg"]["result"]["usage"] for r in records if "usage" in str(r.get("msg")))
+    assert usage == {"inputTokens": 120, "outputTokens": 40, "totalTokens": 160}
+
+
+def test_custom_redaction_keys_and_patterns(transcript: Path) -> None:
+    data = (
+        b'{"jsonrpc":"2.0","method":"_x","params":{"tenant":"acme-42","note":"ticket INC-9981"}}\n'
+    )
+    args = [
+        *RECORD,
+        "-o",
+        str(transcript),
+        "--redact-key",
+        "Tenant",
+        "--redact-pattern",
+        r"INC-(\d+)",
+        "--",
+        *FAKE,
+        "echo",
+    ]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.stdout == data
+    message = next(r["msg"] for r in records_of(transcript) if r["dir"] == "c2a")
+    assert message["params"] == {"tenant": "[REDACTED]", "note": "ticket INC-[REDACTED]"}
+
+
+def test_secret_arguments_of_the_agent_command_are_redacted(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo", "--api-key=S3CR3T", "--exit", "0"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.returncode == 2  # fake_agent rejects the flag: the agent really got it
+    assert meta(records_of(transcript), "open")["argv"][-3] == "--api-key=[REDACTED]"
+
+
+# -- command line ------------------------------------------------------------------------------
+
+
+def test_default_transcript_goes_to_acptrace_dir(tmp_path: Path) -> None:
+    folder = tmp_path / "recordings"
+    env = {**os.environ, "ACPTRACE_DIR": str(folder)}
+    args = [*RECORD, "--", *FAKE, "echo"]
+    result = subprocess.run(
+        args, input=b"{}\n", capture_output=True, env=env, timeout=TIMEOUT_S, check=False
+    )
+
+    assert (result.stdout, result.returncode) == (b"{}\n", 0)
+    [made] = folder.iterdir()
+    assert made.name.startswith("acptrace-")
+    assert made.suffix == ".jsonl"
+    assert f"acptrace: recording to {made}".encode() in result.stderr
+
+
+def test_an_agent_that_cannot_start_exits_127_and_leaves_no_file(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", "/nonexistent/agent", "--acp"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (b"", 127)
+    assert b"/nonexistent/agent: command not found" in result.stderr
+    assert not transcript.exists()
+
+
+def test_an_agent_that_cannot_start_leaves_an_existing_file_alone(transcript: Path) -> None:
+    transcript.write_bytes(b"earlier recording\n")
+    args = [*RECORD, "-o", str(transcript), "--", "/nonexistent/agent"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.returncode == 127
+    assert transcript.read_bytes() == b"earlier recording\n"
+
+
+def test_an_existing_transcript_is_replaced(transcript: Path) -> None:
+    transcript.write_bytes(b"x" * 10_000)
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+
+    assert [r["dir"] for r in records_of(transcript)] == ["meta", "c2a", "a2c", "meta"]
+
+
+def test_an_unwritable_transcript_is_a_usage_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = CliRunner().invoke(app, ["record", "-o", str(blocker / "t.jsonl"), "--", "true"])
+    assert result.exit_code == 2
+    assert "cannot write the transcript" in result.output
+
+
+def test_the_transcript_cannot_go_to_stdout() -> None:
+    result = CliRunner().invoke(app, ["record", "-o", "-", "--", "true"])
+    assert result.exit_code == 2
+    assert "stdout carries the agent's output" in result.output
+
+
+def test_a_bad_redact_pattern_is_a_usage_error(transcript: Path) -> None:
+    args = ["record", "-o", str(transcript), "--redact-pattern", "(", "--", "true"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert "not a valid regex" in result.output
+    assert not transcript.exists()
+
+
+# -- the library, in process ------------------------------------------------------------------
+
+
+def test_record_in_process_on_pipes(transcript: Path) -> None:
+    message = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+    stdin_r, stdin_w = os.pipe()  # Client -> proxy
+    stdout_r, stdout_w = os.pipe()  # proxy -> Client
+    os.write(stdin_w, message)
+    os.close(stdin_w)
+    settings = RecordSettings(forward_signals=False)
+    result = record([*FAKE, "echo", "--exit", "5"], transcript, settings, Stdio(stdin_r, stdout_w))
+    os.close(stdout_w)  # the proxy already let go of the pipe (the Agent closed its stdout)
+    with os.fdopen(stdout_r, "rb") as echoed:
+        assert echoed.read() == message
+    os.close(stdin_r)
+
+    assert (result.exit_code, result.reason.value, result.dropped) == (5, "client_closed", 0)
+    assert result.records == 4  # open, c2a, a2c, close
+    assert result.transcript_error is None
+
+
+# -- units ---------------------------------------------------------------------------------------
+
+
+@given(
+    data=st.binary(max_size=400).map(lambda b: b.replace(b"\x00", b"\n")),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    limit=st.integers(min_value=1, max_value=60),
+)
+def test_splitter_accounts_for_every_byte_in_any_chunking(
+    data: bytes, cuts: list[int], limit: int
+) -> None:
+    splitter = LineSplitter(limit)
+    lines: list[Line] = []
+    edges = sorted({0, len(data), *(c for c in cuts if c < len(data))})
+    for begin, end in itertools.pairwise(edges):
+        lines += splitter.feed(data[begin:end])
+    lines += splitter.finish()
+    rebuilt = b"".join(
+        line.data + (b"\n" if line.ended and not line.more else b"") for line in lines
+    )
+    assert rebuilt == data
+    assert all(len(line.data) <= limit for line in lines)
+    assert all(not line.ended for line in lines[:-1] if line.more)
+
+
+def test_splitter_whole_lines_and_parts() -> None:
+    splitter = LineSplitter(4)
+    assert splitter.feed(b"ab\ncd") == [Line(b"ab")]
+    assert splitter.feed(b"efghij\nk") == [
+        Line(b"cdef", ended=False, part=1, more=True),
+        Line(b"ghij", ended=True, part=2),
+    ]
+    assert splitter.finish() == [Line(b"k", ended=False)]
+    assert splitter.finish() == []
+
+
+def test_utf8_boundary_never_splits_a_character() -> None:
+    data = "aé€😀".encode()
+    for limit in range(1, len(data)):
+        cut = utf8_boundary(data, limit)
+        assert cut <= limit
+        data[:cut].decode()
+        data[cut:].decode()
+
+
+def test_queue_never_blocks_and_notes_gaps() -> None:
+    queue = CaptureQueue(max_bytes=10)
+    queue.put_lines(Stream.C2A, [Line(b"12345678")])
+    queue.put_lines(Stream.C2A, [Line(b"too much")])  # does not fit: left out, not waited for
+    queue.put_lines(Stream.A2C, [Line(b"no room")])
+    taken = queue.take(1 << 20)
+    queue.release(taken)
+    queue.put_lines(Stream.C2A, [Line(b"fits")])
+    queue.close()
+    rest = queue.take(1 << 20)
+    assert [type(i) for i in taken] == [Captured]
+    assert [(type(i).__name__, i.stream) for i in rest] == [
+        ("Gap", Stream.C2A),
+        ("Captured", Stream.C2A),
+    ]
+    assert isinstance(rest[0], Gap)
+    assert (rest[0].lines, rest[0].size) == (1, 8)
+    assert queue.dropped == 2
+    assert queue.take(1) == []
+
+
+def test_queue_events_flush_pending_gaps_first() -> None:
+    queue = CaptureQueue(max_bytes=4)
+    queue.put_lines(Stream.A2C, [Line(b"1234"), Line(b"5")])
+    queue.put_event(lambda ts, mono: Opened((), "/", 1, "v", True, ts, mono))
+    items = queue.take(1 << 20)
+    assert [type(i).__name__ for i in items] == ["Captured", "Gap", "Opened"]
+    assert [i.mono_ns for i in items] == sorted(i.mono_ns for i in items)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (Line(b'{"a":1}'), {"msg": {"a": 1}}),
+        (Line(b"[1, 2]"), {"msg": [1, 2]}),
+        (Line(b"text"), {"raw": "text"}),
+        (Line(b"\xc3"), {"raw": "ww==", "encoding": "base64"}),
+        (Line(b'{"a":1}', ended=False), {"msg": {"a": 1}, "eol": False}),
+        (Line(b'{"a"', ended=False, part=1, more=True), {"raw": '{"a"', "part": 1, "more": True}),
+        (Line(b":1}", part=2), {"raw": ":1}", "part": 2, "more": False}),
+    ],
+)
+def test_encode_traffic(line: Line, expected: dict[str, Any]) -> None:
+    record = orjson.loads(encode(Captured(Stream.C2A, line, 1_000_000_000, 7), None))
+    assert record == {"ts": "1970-01-01T00:00:01.000000Z", "mono_ns": 7, "dir": "c2a", **expected}
+
+
+def test_encode_stderr_and_timestamps() -> None:
+    now = time.time_ns()
+    record = orjson.loads(encode(Captured(Stream.STDERR, Line(b"warn"), now, 1), None))
+    assert record["text"] == "warn"
+    assert wall_ns(record["ts"]) == now // 1000 * 1000
+    assert rfc3339(1_764_669_600_123_456_789) == "2025-12-02T10:00:00.123456Z"
+
+
+def test_exit_status_is_what_a_shell_reports() -> None:
+    assert [exit_status(code) for code in (0, 3, -9, -15)] == [0, 3, 137, 143]
+
+
+def test_default_transcript_path() -> None:
+    path = default_transcript_path(
+        {"ACPTRACE_DIR": "/rec"}, now_ns=1_764_669_600_123_000_000, pid=7
+    )
+    assert str(path) == "/rec/acptrace-20251202T100000.123Z-7.jsonl"
+    assert default_transcript_path({}, pid=1).parent == Path(".")

@@ -1,0 +1,353 @@
+"""Redaction: the pure functions (acptrace/redact.py) and `acptrace redact` on transcripts."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import acptrace
+from acptrace.cli import app
+from acptrace.errors import UsageError
+from acptrace.record.events import Captured, Line, Stream
+from acptrace.record.rewrite import redact_transcript
+from acptrace.record.transcript import encode
+from acptrace.redact import (
+    REDACTED,
+    RedactionPolicy,
+    redact_argv,
+    redact_base64,
+    redact_bytes,
+    redact_message,
+    redact_text,
+)
+
+FIXTURE = Path(__file__).resolve().parent / "acp_peers" / "secrets.jsonl"
+MARK = b"S3CR3T"
+"""Every secret in the fixture contains this."""
+POLICY = RedactionPolicy.build()
+runner = CliRunner()
+
+
+def redacted(value: Any, policy: RedactionPolicy = POLICY) -> Any:
+    return redact_message(value, policy)[0]
+
+
+def rpc(method: str, params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
+# -- known places ------------------------------------------------------------------------------
+
+
+def test_mcp_server_env_and_header_values_are_all_replaced() -> None:
+    servers = [
+        {
+            "name": "gh",
+            "command": "gh-mcp",
+            "args": ["--token", "t0k", "--port", "8080", "--secret=abc"],
+            "env": [{"name": "PLAIN", "value": "v1"}, {"name": "GITHUB_TOKEN", "value": "v2"}],
+        },
+        {"type": "http", "name": "h", "url": "u", "headers": [{"name": "X-Any", "value": "v3"}]},
+        {"type": "sse", "name": "s", "url": "u", "headers": {"Authorization": "Basic v4"}},
+    ]
+    out = redacted(rpc("session/new", {"cwd": "/p", "mcpServers": servers}))["params"]
+    stdio, http, sse = out["mcpServers"]
+    assert stdio["env"] == [
+        {"name": "PLAIN", "value": REDACTED},
+        {"name": "GITHUB_TOKEN", "value": REDACTED},
+    ]
+    assert stdio["args"] == ["--token", REDACTED, "--port", "8080", f"--secret={REDACTED}"]
+    assert (stdio["name"], stdio["command"]) == ("gh", "gh-mcp")
+    assert http["headers"] == [{"name": "X-Any", "value": REDACTED}]
+    assert sse["headers"] == {"Authorization": REDACTED}
+    assert out["cwd"] == "/p"
+
+
+@pytest.mark.parametrize("method", ["authenticate", "auth/login", "auth/refresh"])
+def test_credential_params_keep_only_identifiers(method: str) -> None:
+    params = {"methodId": "oauth", "code": "c0de", "nested": {"pin": 1234, "remember": True}}
+    assert redacted(rpc(method, params))["params"] == {
+        "methodId": "oauth",
+        "code": REDACTED,
+        "nested": {"pin": REDACTED, "remember": True},
+    }
+
+
+def test_provider_headers_are_replaced() -> None:
+    params = {"providerId": "p", "apiType": "openai", "baseUrl": "https://x", "headers": {"a": "b"}}
+    out = redacted(rpc("providers/set", params))["params"]
+    assert out == {**params, "headers": {"a": REDACTED}}
+
+
+@pytest.mark.parametrize(
+    ("member", "secret"),
+    [
+        ("apiKey", True),
+        ("api_key", True),
+        ("X-Api-Key", True),
+        ("accessToken", True),
+        ("refresh-token", True),
+        ("Authorization", True),
+        ("proxy-authorization", True),
+        ("password", True),
+        ("clientSecret", True),
+        ("AWS_SECRET_ACCESS_KEY", True),
+        ("cookie", True),
+        ("inputTokens", False),
+        ("maxTokens", False),
+        ("tokenizer", False),
+        ("sessionId", False),
+        ("stopReason", False),
+        ("authMethods", False),
+    ],
+)
+def test_secret_like_names_anywhere(member: str, secret: bool) -> None:
+    message = {"jsonrpc": "2.0", "id": 2, "result": {"deep": [{member: "v4lue"}]}}
+    value = redacted(message)["result"]["deep"][0][member]
+    assert value == (REDACTED if secret else "v4lue")
+
+
+def test_name_value_pairs_with_secret_names() -> None:
+    env = [{"name": "NPM_TOKEN", "value": "n"}, {"name": "PAGER", "value": "cat"}]
+    out = redacted(rpc("terminal/create", {"command": "npm", "env": env}))
+    assert out["params"]["env"] == [{"name": "NPM_TOKEN", "value": REDACTED}, env[1]]
+
+
+def test_extra_keys_and_patterns() -> None:
+    policy = RedactionPolicy.build(keys=["tenant-id"], patterns=[r"INC-(\d+)", "internal"])
+    message = rpc("_x", {"TenantId": "acme", "note": "INC-42 is internal"})
+    assert redacted(message, policy)["params"] == {
+        "TenantId": REDACTED,
+        "note": f"INC-{REDACTED} is {REDACTED}",
+    }
+
+
+def test_user_patterns_alone() -> None:
+    policy = RedactionPolicy.build(patterns=["abc"], defaults=False)
+    assert redact_text("xabc sk-" + "a" * 30, policy) == (f"x{REDACTED} sk-" + "a" * 30, 1)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "sk-ant-api03-" + "a" * 30,
+        "sk-proj-" + "B" * 40,
+        "ghp_" + "c" * 36,
+        "github_pat_" + "d" * 40,
+        "glpat-" + "e" * 20,
+        "xoxb-1234567890-abcdef",
+        "AKIA" + "Q" * 16,
+        "AIza" + "f" * 35,
+    ],
+)
+def test_well_known_token_shapes_in_any_string(token: str) -> None:
+    message = rpc("session/prompt", {"prompt": [{"type": "text", "text": f"use {token}."}]})
+    assert redacted(message)["params"]["prompt"][0]["text"] == f"use {REDACTED}."
+
+
+def test_bearer_and_private_keys_in_strings() -> None:
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"
+    text = f"curl -H 'Authorization: Bearer abcdefghijklmnop12' && echo '{key}'"
+    out, count = redact_text(text, POLICY)
+    assert out == f"curl -H 'Authorization: Bearer {REDACTED}' && echo '{REDACTED}'"
+    assert count == 2
+
+
+def test_patterns_do_not_fire_inside_words() -> None:
+    text = "the risk-assessment-of-the-whole-project and desk-" + "x" * 30
+    assert redact_text(text, POLICY) == (text, 0)
+
+
+def test_json_held_in_a_string_is_redacted_as_json() -> None:
+    message = {"dir": "c2a", "json": orjson.dumps(rpc("authenticate", {"token": "x"})).decode()}
+    inner = orjson.loads(redacted(message)["json"])
+    assert inner["params"]["token"] == REDACTED
+
+
+def test_batches_and_clean_messages() -> None:
+    clean = rpc("session/prompt", {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]})
+    assert redact_message(clean, POLICY) == (clean, 0)
+    assert redact_message(clean, POLICY)[0] is clean  # nothing copied when nothing changed
+    batch = [clean, rpc("authenticate", {"methodId": "m", "key": "k"})]
+    out, count = redact_message(batch, POLICY)
+    assert (out[0], out[1]["params"]["key"], count) == (clean, REDACTED, 1)
+
+
+def test_nulls_booleans_and_empty_values_are_kept() -> None:
+    message = {"result": {"token": None, "password": "", "secret": True, "apiKey": 12}}
+    assert redacted(message)["result"] == {
+        "token": None,
+        "password": "",
+        "secret": True,
+        "apiKey": REDACTED,
+    }
+
+
+# -- text, bytes, argv ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"apiKey": "a\\"b", "x": 1}', f'{{"apiKey": "{REDACTED}", "x": 1}}'),
+        ("export OPENAI_API_KEY=abc123 && run", f"export OPENAI_API_KEY={REDACTED} && run"),
+        ("Authorization: Basic dXNlcjpw more", f"Authorization: {REDACTED} more"),
+        ("password = hunter2;", f"password = {REDACTED};"),
+        ("maxTokens: 5, url=http://h:80/x", "maxTokens: 5, url=http://h:80/x"),
+        ('truncated {"token":"abc', 'truncated {"token":"abc'),
+    ],
+)
+def test_redact_text(text: str, expected: str) -> None:
+    assert redact_text(text, POLICY)[0] == expected
+
+
+def test_redact_bytes_keeps_undecodable_bytes() -> None:
+    data = b"\xff\xfe token=abc \x80"
+    assert redact_bytes(data, POLICY) == (b"\xff\xfe token=" + REDACTED.encode() + b" \x80", 1)
+    assert redact_bytes(b"\xff clean", POLICY) == (b"\xff clean", 0)
+
+
+def test_redact_base64() -> None:
+    encoded = base64.b64encode(b"\xff password=pw").decode()
+    out, count = redact_base64(encoded, POLICY)
+    assert (base64.b64decode(out), count) == (b"\xff password=" + REDACTED.encode(), 1)
+
+
+def test_redact_argv() -> None:
+    argv = ["agent", "--api-key", "k", "--token=t", "--no-token", "--verbose", "sk-" + "a" * 24]
+    assert redact_argv(argv, POLICY) == (
+        [
+            "agent",
+            "--api-key",
+            REDACTED,
+            f"--token={REDACTED}",
+            "--no-token",
+            "--verbose",
+            REDACTED,
+        ],
+        3,
+    )
+
+
+def test_a_bad_pattern_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="not a valid regex"):
+        RedactionPolicy.build(patterns=["("])
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner),
+    max_leaves=20,
+)
+
+
+@given(JSON)
+def test_redaction_never_fails_and_is_idempotent(value: Any) -> None:
+    once, _ = redact_message(value, POLICY)
+    orjson.dumps(once)
+    assert redact_message(once, POLICY)[0] == once
+
+
+@given(st.text())
+def test_text_redaction_never_fails_and_is_idempotent(text: str) -> None:
+    once, _ = redact_text(text, POLICY)
+    assert redact_text(once, POLICY)[0] == once
+
+
+# -- `acptrace redact` -----------------------------------------------------------------------
+
+
+def test_redact_command_on_bare_json_rpc_lines(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["redact", str(FIXTURE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    original = FIXTURE.read_bytes().splitlines(keepends=True)
+    rewritten = out.read_bytes().splitlines(keepends=True)
+    assert MARK not in out.read_bytes()
+    assert len(rewritten) == len(original)
+    for before, after in zip(original, rewritten, strict=True):
+        if MARK not in before:
+            assert after == before  # untouched lines are copied byte for byte
+    assert "values redacted in" in result.output
+
+
+def test_redact_command_on_a_canonical_transcript(tmp_path: Path) -> None:
+    lines = FIXTURE.read_bytes().splitlines()
+    recorded = b"".join(
+        encode(Captured(Stream.C2A if i % 2 else Stream.A2C, Line(line), 10**18 + i, i), None)
+        for i, line in enumerate(lines)
+    )
+    recorded += encode(
+        Captured(Stream.STDERR, Line(b"using password=S3CR3T-x"), 2 * 10**18, 99), None
+    )
+    source = tmp_path / "plain.jsonl"
+    source.write_bytes(recorded)
+    assert recorded.count(MARK) > 10
+    out = tmp_path / "clean.jsonl.gz"
+
+    result = runner.invoke(app, ["redact", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    cleaned = gzip.decompress(out.read_bytes())
+    assert MARK not in cleaned
+    before, after = acptrace.analyze(source), acptrace.analyze(out)
+    assert after.source.format == "acptrace"
+    assert (after.source.messages, len(after.issues)) == (
+        before.source.messages,
+        len(before.issues),
+    )
+
+
+def test_redact_command_on_a_pretty_printed_document(tmp_path: Path) -> None:
+    zed = [
+        {"_direction": "outgoing", "_type": "request", "id": 1, "method": "authenticate",
+         "params": {"methodId": "key", "apiKey": "S3CR3T-zed"}},
+        {"_direction": "incoming", "_type": "response", "id": 1, "params": {}},
+    ]  # fmt: skip
+    source = tmp_path / "zed.json"
+    source.write_bytes(orjson.dumps(zed, option=orjson.OPT_INDENT_2))
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.exit_code == 0
+    document = orjson.loads(result.stdout)
+    assert document[0]["params"] == {"methodId": "key", "apiKey": REDACTED}
+    assert document[1] == zed[1]
+
+
+def test_redact_reads_stdin_and_writes_stdout() -> None:
+    line = orjson.dumps(rpc("authenticate", {"methodId": "m", "token": "S3CR3T"})) + b"\n"
+    result = runner.invoke(app, ["redact", "-"], input=line + b"not json\n")
+    assert result.exit_code == 0
+    assert result.stdout.encode().splitlines() == [
+        orjson.dumps(redacted(orjson.loads(line))),
+        b"not json",
+    ]
+
+
+def test_redact_of_an_unreadable_input_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["redact", str(tmp_path / "missing.jsonl"), "-o", str(out)])
+    assert result.exit_code == 2
+    assert "no such file" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_redact_transcript_pieces_of_an_overlong_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("acptrace.record.rewrite.MAX_LINE_BYTES", 64)
+    data = b'{"x": "' + b"a" * 100 + b' password=hunter2 "}\n{"token": "t"}\n'
+    sink = io.BytesIO()
+    stats = redact_transcript(io.BytesIO(data), sink, POLICY)
+    assert b"hunter2" not in sink.getvalue()
+    assert sink.getvalue().endswith(b'{"token":"[REDACTED]"}\n')
+    assert (stats.lines, stats.redactions) == (2, 2)
