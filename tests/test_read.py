@@ -162,3 +162,22 @@ def test_huge_numeric_timestamp_is_unusable_not_a_crash() -> None:
     data = b'{"ts": 1.797693134862316e+299, "dir": "c2a", "msg": {"jsonrpc": "2.0", "method": "x"}}'
     analysis = run(data)
     assert (analysis.issues[0].line, analysis.issues[0].kind) == (1, "bad_timestamp")
+
+
+def test_what_the_recorder_marks_becomes_issues() -> None:
+    data = (
+        b'{"dir": "meta", "event": "open"}\n'
+        b'{"dir": "a2c", "raw": "/w==", "encoding": "base64"}\n'
+        b'{"dir": "meta", "event": "gap", "stream": "a2c", "lines": 3, "bytes": 900}\n'
+        b'{"dir": "a2c", "raw": "{\\"jsonrpc\\": \\"2.0\\", \\"me", "part": 1, "more": true}\n'
+        b'{"dir": "a2c", "raw": "thod\\": \\"x\\"}", "part": 2, "more": false}\n'
+        b'{"dir": "a2c", "raw": "{\\"jsonrpc\\": \\"2.", "eol": false}\n'
+    )
+    analysis = run(data)
+    assert issues(analysis) == [
+        (2, "not_utf8"),
+        (3, "recording_gap"),
+        (4, "line_too_long"),
+        (6, "truncated_line"),
+    ]
+    assert analysis.source.events == 4  # open, gap and the two parts

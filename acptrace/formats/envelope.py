@@ -58,13 +58,27 @@ class EnvelopeFormat(Stateless):
         if meaning in (STDERR, META):
             kind = STDERR if meaning == STDERR else str(record.get("event", META))
             yield RecorderEvent(line, kind, ts_ns, mono_ns, dict(record))
+            if kind == "gap":
+                yield _gap_issue(record, line)
             return
         direction = Direction(meaning)
+        if "part" in record:
+            yield RecorderEvent(line, "part", ts_ns, mono_ns, {"part": record.get("part")})
+            if record.get("part") == 1:
+                yield Issue(line, "line_too_long", "a line too long to record whole, in parts")
+            return
         payload_key = next((key for key in PAYLOAD_KEYS if key in record), None)
         if payload_key is None:
             yield Issue(line, "unknown_envelope", "record has no message payload")
             return
-        yield from decode_payload(record[payload_key], line, direction, ts_ns, mono_ns)
+        if record.get("encoding") == "base64":
+            side = _SIDES.get(direction, "peer")
+            yield Issue(line, "not_utf8", f"the {side} wrote a line that is not UTF-8 (base64)")
+            return
+        for decoded in decode_payload(record[payload_key], line, direction, ts_ns, mono_ns):
+            if record.get("eol") is False and isinstance(decoded, Issue):
+                decoded = Issue(line, "truncated_line", "the last line was cut off: not JSON")
+            yield decoded
 
     def _monotonic_ns(self, record: dict[str, Any]) -> int | None:
         if self.monotonic_key is None:
@@ -81,12 +95,26 @@ def decode_payload(
         try:
             payload = loads(payload)
         except JSONDecodeError:
-            side = {Direction.C2A: "Client", Direction.A2C: "Agent"}.get(direction, "peer")
+            side = _SIDES.get(direction, "peer")
             yield Issue(
                 line, "not_json", f"the {side} wrote a line that is not JSON: {excerpt(payload)}"
             )
             return
     yield Envelope(line, direction, payload, ts_ns, mono_ns)
+
+
+_SIDES = {Direction.C2A: "Client", Direction.A2C: "Agent"}
+
+
+def _gap_issue(record: dict[str, Any], line: int) -> Issue:
+    """The recorder left lines out (its queue was full): messages are missing."""
+    lines, size, stream = record.get("lines"), record.get("bytes"), record.get("stream")
+    return Issue(
+        line,
+        "recording_gap",
+        f"the recorder left out {lines} lines ({size} bytes) of {excerpt(stream)}: "
+        "messages are missing and rule results are less certain",
+    )
 
 
 def _direction_word(record: dict[str, Any]) -> Any:
