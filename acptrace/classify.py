@@ -55,6 +55,9 @@ class Classifier:
         if not isinstance(obj, dict):
             yield InvalidJsonRpc(line, f"batch member is not an object: {excerpt(obj)}")
             return
+        if not looks_like_jsonrpc(obj):
+            yield Issue(line, "not_jsonrpc", f"batch member that is not JSON-RPC: {excerpt(obj)}")
+            return
         problems = _problems(obj)
         if problems:
             yield InvalidJsonRpc(line, "; ".join(problems))

@@ -102,8 +102,8 @@ class Correlator:
         if end is not ConnectionEnd.UNKNOWN:
             for pending in self.pending.remaining():
                 self.emit(Unanswered(pending.request, pending.cancelled))
-        recorded = end is ConnectionEnd.RECORDED
-        self.windows.finish(WindowEnd.DISCONNECT if recorded else WindowEnd.TRACE_END)
+        known = end is not ConnectionEnd.UNKNOWN
+        self.windows.finish(WindowEnd.DISCONNECT if known else WindowEnd.TRACE_END)
         self.sessions.finish()
 
     def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
@@ -127,7 +127,7 @@ class Correlator:
             self.client = message.peer
         if session_id is None:
             return
-        if method in REPLAYING_METHODS:
+        if method in REPLAYING_METHODS and message.direction is not Direction.A2C:
             self.saw_load = self.saw_load or method == "session/load"
             self.saw_replaying_resume = self.saw_replaying_resume or message.replay_from is not None
             self.sessions.resume_sent(session_id, method or "", message.line)
@@ -144,8 +144,7 @@ class Correlator:
         if message.method == "$/cancel_request":
             self._cancel(message)
         elif message.method == "session/update" and session_id is not None:
-            if message.update_tag != self.policy.marker_tag or session_id in self.sessions.records:
-                self.sessions.bear(message)
+            self.sessions.bear(message, is_marker=message.update_tag == self.policy.marker_tag)
             self.windows.on_update(message)
             child = message.update_session_id
             if message.update_tag == ANNOUNCE_TAG and child is not None:

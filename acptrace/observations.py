@@ -110,6 +110,7 @@ class PromptState(StrEnum):
     """What the transcript shows of a session when a prompt for it was sent."""
 
     ACTIVE = "active"
+    RESUMED = "resumed"
     RESUME_PENDING = "resume_pending"
     INACTIVE = "inactive"
     NEVER_ACTIVATED = "never_activated"

@@ -22,14 +22,14 @@ def rows_for(closed: WindowClosed, assume_closed: bool) -> Iterator[ResumeRow]:
 
 def classify(window: Window, track: Track, end: WindowEnd, assume_closed: bool) -> Outcome:
     """The outcome class of one session in one window (outcomes.md)."""
-    open_at_unknown_end = end is WindowEnd.TRACE_END and not assume_closed
+    open_at_unknown_end = end is WindowEnd.TRACE_END
     if window.method == "session/load":
         if end is WindowEnd.SUCCESS:
             return Outcome.LOADED
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.TRUNCATED
     if not window.replaying:
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.NO_REPLAY
-    if window.ambiguous:
+    if window.ambiguous and track is window.requested:
         return Outcome.AMBIGUOUS
     if open_at_unknown_end:
         return Outcome.UNKNOWN

@@ -33,6 +33,7 @@ class SessionRecord:
     prompts: int = 0
     pending_resumes: int = 0
     active: bool = False
+    resumed: bool = False
     inactive_reason: str | None = None
     closed_line: int | None = None
 
@@ -60,7 +61,8 @@ class UnnamedTraffic:
     """Messages bearing a session ID that nothing on the connection has named yet."""
 
     lines: list[int] = field(default_factory=list)
-    """The first `TRAFFIC_LINES_KEPT` lines of such messages."""
+    """The first `TRAFFIC_LINES_KEPT` lines of such messages (markers left out: a child's
+    early marker is RC-CHILD-BEFORE-ANNOUNCE only)."""
     total: int = 0
     """How many messages bore the ID."""
     first_update_line: int | None = None
@@ -68,11 +70,12 @@ class UnnamedTraffic:
     updates: int = 0
     """How many of them were `session/update`s."""
 
-    def add(self, line: int, is_update: bool) -> None:
+    def add(self, line: int, is_update: bool, is_marker: bool = False) -> None:
         """Count one more message."""
-        self.total += 1
-        if len(self.lines) < TRAFFIC_LINES_KEPT:
-            self.lines.append(line)
+        if not is_marker:
+            self.total += 1
+            if len(self.lines) < TRAFFIC_LINES_KEPT:
+                self.lines.append(line)
         if is_update:
             self.updates += 1
             if self.first_update_line is None:
@@ -111,14 +114,15 @@ class SessionBook:
             record.parent_id = parent_id
         return record
 
-    def bear(self, message: Message) -> None:
-        """A message that carries `params.sessionId` (markers excluded: windows judge them)."""
+    def bear(self, message: Message, is_marker: bool = False) -> None:
+        """A message that carries `params.sessionId`."""
         session_id = message.session_id
         assert session_id is not None
         is_update = message.method == "session/update"
         record = self.records.get(session_id)
         if record is None:
-            self.unnamed.setdefault(session_id, UnnamedTraffic()).add(message.line, is_update)
+            traffic = self.unnamed.setdefault(session_id, UnnamedTraffic())
+            traffic.add(message.line, is_update, is_marker)
             return
         if is_update:
             record.updates += 1
@@ -134,7 +138,7 @@ class SessionBook:
         """What the transcript shows of a session a prompt is sent for, and why it is inactive."""
         record = self.records.get(session_id)
         if record is not None and record.active:
-            return PromptState.ACTIVE, ""
+            return (PromptState.RESUMED if record.resumed else PromptState.ACTIVE), ""
         if record is not None and record.pending_resumes:
             return PromptState.RESUME_PENDING, "its resume is still pending"
         if record is not None and record.inactive_reason:
@@ -155,6 +159,7 @@ class SessionBook:
         record.pending_resumes = max(0, record.pending_resumes - 1)
         if success:
             self._activate(record)
+            record.resumed = True
         elif not record.active:
             record.inactive_reason = "its resume failed"
 
@@ -163,8 +168,10 @@ class SessionBook:
         self._activate(self.name(session_id, "session/new", line))
 
     def closed(self, session_id: str, line: int) -> None:
-        """A successful `session/close` response."""
-        record = self.name(session_id, "session/close", line)
+        """A successful `session/close` response (closing does not name a session)."""
+        record = self.records.get(session_id)
+        if record is None:
+            return
         record.active = False
         record.inactive_reason = "it was closed"
         record.closed_line = line
@@ -183,6 +190,7 @@ class SessionBook:
 
     def _activate(self, record: SessionRecord) -> None:
         record.active = True
+        record.resumed = False
         record.inactive_reason = None
 
     def _settle_unnamed(self, session_id: str, by: str, line: int) -> None:

@@ -65,7 +65,8 @@ class Track:
         self.snapshot_seen = self.snapshot_seen or snapshot
         if self.markers or not self.replaying:
             self.held += 1
-            self.snapshot_after_marker = self.snapshot_after_marker or snapshot
+            if self.markers:
+                self.snapshot_after_marker = self.snapshot_after_marker or snapshot
             return
         self.replayed += 1
         if tag_class is TagClass.LIVE:

@@ -60,7 +60,7 @@ def test_assume_closed_turns_trace_end_into_a_disconnect(marker: bool, outcome: 
     analysis = replay(marker=marker, end="trace_end").analyze(assume_closed=True)
     (row,) = analysis.resumes
     assert row.outcome is outcome
-    assert row.end is WindowEnd.TRACE_END
+    assert row.end is WindowEnd.DISCONNECT  # "trace_end counts as disconnect"
     assert analysis.source.connection_end.value == "assumed"
 
 

@@ -351,7 +351,10 @@ def test_marker_for_a_never_announced_session_is_unsolicited_not_before_announce
     t.marker()
     t.update("state_update")
     t.result(3)
-    assert findings(t.analyze()) == [("RC-UNSOLICITED", "error", stray)]
+    assert findings(t.analyze()) == [
+        ("LC-UNKNOWN-SESSION", "warning", stray),  # nothing named "stranger" either
+        ("RC-UNSOLICITED", "error", stray),
+    ]
 
 
 def test_rc_child_not_history() -> None:
@@ -695,3 +698,87 @@ def test_select_and_ignore_filter_findings() -> None:
     assert rule_ids(t.analyze()) == {"RC-MISSING", "RC-NO-SNAPSHOT"}
     assert rule_ids(t.analyze(select=("RC-MISSING",))) == {"RC-MISSING"}
     assert rule_ids(t.analyze(ignore=("RC-NO",))) == {"RC-MISSING"}
+
+
+# -- found in review: the catalogue read literally ----------------------------------------------
+
+
+def test_children_of_overlapping_resumes_are_still_judged() -> None:
+    t = started()
+    t.resume(id=1)
+    t.resume(id=2)
+    t.announce("child")
+    t.marker()
+    t.update("state_update")
+    response = t.result(1)
+    t.result(2)
+    got = findings(t.analyze())
+    assert ("RC-CHILD-MISSING", "error", response) in got
+    assert "RC-MISSING" not in {rule for rule, _, _ in got}
+
+
+def test_no_snapshot_when_the_state_update_came_before_a_wrong_marker() -> None:
+    t = started()
+    t.resume(replay=None, id=3)
+    t.update("state_update")
+    marker = t.marker()
+    response = t.result(3)
+    assert findings(t.analyze()) == [
+        ("RC-WITHOUT-CURSOR", "error", marker),
+        ("RC-NO-SNAPSHOT", "warning", response),
+    ]
+
+
+def test_a_replay_complete_tag_for_an_unnamed_session_on_v1_is_an_unknown_session() -> None:
+    t = Transcript()
+    t.open()
+    t.initialize(version=1)
+    stray = t.marker("nobody")
+    t.close()
+    assert findings(t.analyze()) == [("LC-UNKNOWN-SESSION", "warning", stray)]
+
+
+def test_a_batch_member_that_is_not_jsonrpc_is_an_issue_not_jr_invalid() -> None:
+    t = started()
+    line = t.a2c([{"foo": 1}])
+    analysis = t.analyze()
+    assert findings(analysis) == []
+    assert [(i.line, i.kind) for i in analysis.issues] == [(line, "not_jsonrpc")]
+
+
+def test_request_before_marker_judges_the_requested_session_only() -> None:
+    t = started()
+    t.resume(id=3)
+    t.announce("child")
+    t.request("session/request_permission", {"sessionId": "child"}, id=0, agent=True)
+    t.result(0, {"outcome": "allow"}, agent=False)
+    t.marker("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == []
+
+
+def test_session_close_does_not_name_a_session() -> None:
+    t = started()
+    t.request("session/close", {"sessionId": "ghost"}, id=8)
+    t.result(8)
+    update = t.update("agent_message_chunk", "ghost")
+    assert findings(t.analyze()) == [("LC-UNKNOWN-SESSION", "warning", update)]
+
+
+def test_active_rejected_needs_a_resume_success_not_session_new() -> None:
+    t = started()
+    t.new_session()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.error(9, -32002)
+    assert findings(t.analyze()) == []
+
+
+def test_a_resume_sent_by_the_agent_opens_no_window() -> None:
+    t = started()
+    t.request("session/resume", {"sessionId": SESSION, "replayFrom": {"type": "start"}},
+              id=3, agent=True)  # fmt: skip
+    t.result(3, agent=False)
+    analysis = t.analyze()
+    assert analysis.resumes == ()

@@ -19,8 +19,9 @@ SOURCE = "RFD Subagent sessions"
 
 
 def _judged(closed: WindowClosed) -> bool:
-    """Children are judged in replaying resumes whose markers can be attributed."""
-    return closed.window.replaying and not closed.window.ambiguous
+    """Children are judged in replaying resumes (RC-CONCURRENT spares only the four rules of the
+    requested session: the children of overlapping resumes are still judged)."""
+    return closed.window.replaying
 
 
 @rule("RC-CHILD-MISSING", Severity.ERROR, "child", SOURCE, WindowClosed)

@@ -54,9 +54,8 @@ def request_before_marker(closed: WindowClosed) -> Iterator[Verdict]:
     window = closed.window
     if window.method != "session/resume" or not window.replaying:
         return
-    for track in window.tracks():
-        if not track.markers:
-            continue
+    track = window.requested
+    if track.markers:
         demoted = INFLIGHT if track.active_at_request else None
         for line, method, request_id in track.requests_before_marker:
             yield Verdict(

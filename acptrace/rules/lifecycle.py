@@ -52,18 +52,19 @@ def prompt_inactive(observed: PromptAnswered) -> Iterator[Verdict]:
                 crossing,
                 Severity.NOTE,
             )
-        case PromptState.ACTIVE | PromptState.UNSEEN:
+        case PromptState.ACTIVE | PromptState.RESUMED | PromptState.UNSEEN:
             return
 
 
 @rule("LC-ACTIVE-REJECTED", Severity.ERROR, "lifecycle", "ERR", PromptAnswered)
 def active_rejected(observed: PromptAnswered) -> Iterator[Verdict]:
-    """A -32002 answer to session/prompt for a session the transcript shows active."""
-    if observed.state is PromptState.ACTIVE and observed.response.error_code == SESSION_NOT_ACTIVE:
+    """A -32002 answer to session/prompt sent after the session's resume succeeded."""
+    if observed.state is PromptState.RESUMED and observed.response.error_code == SESSION_NOT_ACTIVE:
         request = observed.request
         yield Verdict(
             observed.response.line,
-            f"session/prompt for {request.session_id} rejected with -32002 while it is active",
+            f"session/prompt for {request.session_id} rejected with -32002 after its resume "
+            "succeeded",
             request.session_id,
             request.id,
         )
