@@ -17,6 +17,7 @@ from acptrace.arrays import split_array
 from acptrace.excerpt import excerpt
 from acptrace.fastpath import FastDecoder
 from acptrace.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
+from acptrace.formats.base import Stateless
 from acptrace.jsontext import JSONDecodeError, loads
 from acptrace.model import Issue, Message
 from acptrace.records import Envelope, Record, RecorderEvent
@@ -46,6 +47,8 @@ class ReadStats:
     """Lines with nothing but white space."""
     mixed_formats: set[str] = field(default_factory=set)
     """Other formats that records of the input had (reported once each)."""
+    array: bool = False
+    """The input is one JSON array spread over many lines (its elements are read instead)."""
 
 
 def read_records(
@@ -58,12 +61,7 @@ def read_records(
     settings = settings or ReadSettings()
     hot = _HotPath()
     parsed = _parse(lines, stats, hot)
-    sample: list[Parsed] = []
-    if forced is None:
-        for item in parsed:
-            sample.append(item)
-            if sum(1 for p in sample if isinstance(p, tuple)) >= DETECTION_SAMPLE:
-                break
+    sample = [] if forced is not None else _sample(parsed)
     values = [p[1] for p in sample if isinstance(p, tuple)]
     chosen = forced or _detect(values)
     if settings.fast and chosen.name in FAST_FORMATS:
@@ -71,8 +69,83 @@ def read_records(
     decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
     stats.format = chosen.name
     stats.note = decoders.primary.note
-    clock = _Clock()
-    for item in chain(sample, parsed):
+    yield from _records(chain(sample, parsed), decoders, Clock())
+    stats.note = decoders.primary.note
+
+
+def detect_format(
+    lines: Iterable[RawLine], forced: TranscriptFormat | None = None
+) -> TranscriptFormat | None:
+    """The format `read_records` chooses for an input that starts with these lines.
+
+    None when they do not settle it: fewer than `DETECTION_SAMPLE` records, or a first line
+    that opens a multi-line array (an input that cannot be cut at line ends). The caller can
+    then read a head of the input only, and know the format before reading the rest.
+    """
+    stats = ReadStats()
+    sample = _sample(_parse(lines, stats, _HotPath()))
+    values = [p[1] for p in sample if isinstance(p, tuple)]
+    if stats.array or len(values) < DETECTION_SAMPLE:
+        return None
+    return forced or _detect(values)
+
+
+class NeedsOrder(Exception):
+    """A record of a format that decodes with state, met by a reader allowed only stateless ones."""
+
+
+@dataclass
+class LaterLines:
+    """Reads lines from inside an input whose format is known: the pieces of a split file.
+
+    Nothing is detected and no multi-line array is looked for (`detect_format` settled both);
+    each piece is read with its own clock, whose first times are left to the caller to check
+    (`Clock(probing=True)`). The state that spans pieces (the decoders of other formats met,
+    the counts in `stats`) is kept here, so one reader reads its pieces in order.
+    """
+
+    chosen: TranscriptFormat
+    settings: ReadSettings
+    strict: bool
+    """The format was forced: records of other formats are not decoded."""
+    stateless_only: bool
+    """Raise `NeedsOrder` at a record of another format that decodes with state (conductor's
+    link): only a reader that sees every such record in order decodes them as one pass would."""
+    stats: ReadStats = field(default_factory=ReadStats)
+    _decoders: _Decoders = field(init=False)
+    _hot: _HotPath = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.stats.format = self.chosen.name
+        self._decoders = _Decoders(
+            self.chosen, self.settings, [], self.stats, self.strict, self.stateless_only
+        )
+        fast = self.settings.fast and self.chosen.name in FAST_FORMATS
+        self._hot = _HotPath(FastDecoder(self.chosen.name) if fast else None)
+
+    def records(self, lines: Iterable[RawLine], clock: Clock) -> Iterator[Record | Message]:
+        """The records of these lines, as `read_records` gives them past its first lines."""
+        parsed = _parse_rest(_numbered(lines, self.stats), self.stats, self._hot)
+        return _records(parsed, self._decoders, clock)
+
+
+def _sample(parsed: Iterator[Parsed]) -> list[Parsed]:
+    """The first items, up to the `DETECTION_SAMPLE`th parsed record (consumed from `parsed`)."""
+    sample: list[Parsed] = []
+    records = 0
+    for item in parsed:
+        sample.append(item)
+        records += isinstance(item, tuple)
+        if records >= DETECTION_SAMPLE:
+            break
+    return sample
+
+
+def _records(
+    parsed: Iterable[Parsed], decoders: _Decoders, clock: Clock
+) -> Iterator[Record | Message]:
+    """Parsed lines decoded into records, each followed by what the clock says of it."""
+    for item in parsed:
         if isinstance(item, Issue):
             yield item
             continue
@@ -84,7 +157,6 @@ def read_records(
         for record in decoders.decode(value, number):
             yield record
             yield from clock.check(record)
-    stats.note = decoders.primary.note
 
 
 def _detect(sample: Iterable[Any]) -> TranscriptFormat:
@@ -108,6 +180,8 @@ class _Decoders:
     sample: list[Any]
     stats: ReadStats
     strict: bool
+    stateless_only: bool = False
+    """Raise `NeedsOrder` rather than decode a record of a format with state (see `LaterLines`)."""
     primary: Decoder = field(init=False)
     others: dict[str, Decoder] = field(default_factory=dict)
 
@@ -130,6 +204,8 @@ class _Decoders:
             yield Issue(number, "unknown_envelope", f"not a {name} record: {excerpt(value)}")
 
     def _mixed(self, other: TranscriptFormat, value: Any, number: int) -> Iterator[Record]:
+        if self.stateless_only and not isinstance(other, Stateless):
+            raise NeedsOrder(other.name)
         if other.name not in self.stats.mixed_formats:
             self.stats.mixed_formats.add(other.name)
             message = f"a {other.name} record in a {self.chosen.name} transcript"
@@ -158,17 +234,25 @@ def _parse(lines: Iterable[RawLine], stats: ReadStats, hot: _HotPath) -> Iterato
             yield item
         elif not _blank(item, stats):
             if _opens_multiline_array(item):
+                stats.array = True
                 yield from _parse_elements(chain([item], stream))
                 return
             yield _parse_line(item)
-            for rest in stream:
-                if isinstance(rest, Issue):
-                    yield rest
-                elif not _blank(rest, stats):
-                    decoder = hot.decoder
-                    message = None if decoder is None else decoder.message(rest.data, rest.number)
-                    yield _parse_line(rest) if message is None else message
+            yield from _parse_rest(stream, stats, hot)
             return
+
+
+def _parse_rest(
+    stream: Iterable[RawLine | Issue], stats: ReadStats, hot: _HotPath
+) -> Iterator[Parsed]:
+    """The lines after the first: plain ones on the hot path once it is set, the rest parsed."""
+    for rest in stream:
+        if isinstance(rest, Issue):
+            yield rest
+        elif not _blank(rest, stats):
+            decoder = hot.decoder
+            message = None if decoder is None else decoder.message(rest.data, rest.number)
+            yield _parse_line(rest) if message is None else message
 
 
 def _numbered(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[RawLine | Issue]:
@@ -239,23 +323,61 @@ def _unparsable(raw: RawLine) -> Issue:
 
 
 @dataclass(slots=True)
-class _Clock:
+class Clock:
     """Notices timestamps that go backwards, per clock."""
 
     last_ts_ns: int | None = None
     last_mono_ns: int | None = None
+    probing: bool = False
+    """Read from the middle of an input: the first time of each clock cannot be judged here,
+    so a `TimeProbe` stands where its issue would be, for the caller to settle."""
 
     def check(self, record: Record | Message) -> Iterator[Issue]:
         """An issue when this record is earlier than the one before it."""
         if not isinstance(record, Envelope | RecorderEvent | Message):
             return
         if record.mono_ns is not None:
-            if self.last_mono_ns is not None and record.mono_ns < self.last_mono_ns:
-                yield Issue(
-                    record.line, "time_went_back", "mono_ns is earlier than the line before"
-                )
+            if self.last_mono_ns is None:
+                if self.probing:
+                    yield TimeProbe(record.line, "time_went_back", "", True, record.mono_ns)
+            elif record.mono_ns < self.last_mono_ns:
+                yield went_back(record.line, monotonic=True)
             self.last_mono_ns = record.mono_ns
         elif record.ts_ns is not None:
-            if self.last_ts_ns is not None and record.ts_ns < self.last_ts_ns:
-                yield Issue(record.line, "time_went_back", "ts is earlier than the line before")
+            if self.last_ts_ns is None:
+                if self.probing:
+                    yield TimeProbe(record.line, "time_went_back", "", False, record.ts_ns)
+            elif record.ts_ns < self.last_ts_ns:
+                yield went_back(record.line, monotonic=False)
             self.last_ts_ns = record.ts_ns
+
+    def settle(self, probe: TimeProbe) -> Issue | None:
+        """The issue a probe stands for, judged against this clock (the pieces before it)."""
+        last = self.last_mono_ns if probe.monotonic else self.last_ts_ns
+        if last is not None and probe.ns < last:
+            return went_back(probe.line, probe.monotonic)
+        return None
+
+    def advance(self, later: Clock) -> None:
+        """Move on to where a clock that read the next piece of the input stopped."""
+        if later.last_mono_ns is not None:
+            self.last_mono_ns = later.last_mono_ns
+        if later.last_ts_ns is not None:
+            self.last_ts_ns = later.last_ts_ns
+
+
+@dataclass(frozen=True, slots=True)
+class TimeProbe(Issue):
+    """The first time of one clock in a piece of the input: an issue only if it goes back from
+    the last time of the pieces before it, which only the one who joins the pieces knows."""
+
+    monotonic: bool
+    """Which clock: `mono_ns` (else the wall clock `ts`)."""
+    ns: int
+    """The time."""
+
+
+def went_back(line: int, monotonic: bool) -> Issue:
+    """A `time_went_back` issue for one clock."""
+    name = "mono_ns" if monotonic else "ts"
+    return Issue(line, "time_went_back", f"{name} is earlier than the line before")

@@ -181,3 +181,14 @@ def test_what_the_recorder_marks_becomes_issues() -> None:
         (6, "truncated_line"),
     ]
     assert analysis.source.events == 4  # open, gap and the two parts
+
+
+def test_wall_clock_going_back_is_reported_even_when_the_record_has_a_monotonic_clock() -> None:
+    t = Transcript()
+    t.c2a({"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": {}}, at_ms=100)
+    back = t.a2c({"jsonrpc": "2.0", "id": 1, "result": {}}, at_ms=200)
+    t.lines[-1] = t.lines[-1].replace(b'"ts":"2025-12-02T10:00:00.200000Z"',
+                                      b'"ts":"2025-12-02T09:59:00.000000Z"')  # fmt: skip
+    analysis = t.analyze()
+    assert issues(analysis) == [(back, "time_went_back")]
+    assert "ts" in analysis.issues[0].message
