@@ -168,9 +168,11 @@ def test_percentiles_and_outcomes_of_two_adapters_are_exact(release_1: Path) -> 
 
 def test_rules_broken_are_counted_by_rule_id(tmp_path: Path) -> None:
     t = transcript("gamma-acp", "1", complete(500))
+    t.lines.pop()  # reopen: traffic after the recorded close would not be analysed
     t.resume("sess_x", id=99, at_ms=GAP_MS * 3)
     t.update("user_message", "sess_x", at_ms=GAP_MS * 3 + 1)
     t.result(99, at_ms=GAP_MS * 3 + 10)  # no marker: RC-MISSING
+    t.close(at_ms=GAP_MS * 4)
     (tmp_path / "g.jsonl").write_bytes(t.text())
     report = build_report([str(tmp_path)], jobs=1)
     gamma = report.groups[0]
@@ -401,3 +403,19 @@ def test_gzipped_transcripts_and_globs_are_read(tmp_path: Path) -> None:
     plain.unlink()
     report = build_report([str(tmp_path / "*.gz")], jobs=1)
     assert [(g.name, g.connections, g.resumes) for g in report.groups] == [("beta-acp", 1, 7)]
+
+
+def test_report_reads_the_rule_selection_from_flags_and_config(tmp_path: Path) -> None:
+    t = transcript("gamma-acp", "1", complete(500))
+    t.lines.pop()
+    t.resume("sess_x", id=99, at_ms=GAP_MS * 3)
+    t.result(99, at_ms=GAP_MS * 3 + 10)  # RC-MISSING and RC-NO-SNAPSHOT
+    t.close(at_ms=GAP_MS * 4)
+    (tmp_path / "g.jsonl").write_bytes(t.text())
+    out = tmp_path / "r.json"
+    result = runner.invoke(
+        app, ["report", str(tmp_path / "g.jsonl"), "--ignore", "RC-NO", "-q", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "RC-NO-SNAPSHOT" not in out.read_text()
+    assert "RC-MISSING" in out.read_text()

@@ -14,9 +14,23 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from acptrace.cli.app import app
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.settings import (
+    AssumeClosedOption,
+    ChildRulesOption,
+    ConfigOption,
+    HistoryTagOption,
+    IgnoreOption,
+    InputFormatOption,
+    LinkOption,
+    LiveTagOption,
+    MarkerTagOption,
+    NoConfigOption,
+    ProtocolOption,
+    SelectOption,
+    policy_from,
+)
 from acptrace.errors import UsageError
 from acptrace.formats import format_named
-from acptrace.options import Options
 from acptrace.output import write_output
 from acptrace.render.text import inert
 from acptrace.report import analyze_files, assemble, gather
@@ -58,6 +72,7 @@ SUFFIXES = {
 
 @app.command("report")
 def report_command(
+    ctx: typer.Context,
     paths: Annotated[
         list[str],
         typer.Argument(metavar="PATH", help="Transcripts, directories or globs (`.gz` too)."),
@@ -101,28 +116,25 @@ def report_command(
         bool,
         typer.Option("--quiet", "-q", help="No progress bar and no summary on stdout."),
     ] = False,
-    assume_closed: Annotated[
-        bool,
-        typer.Option(
-            "--assume-closed", help="Treat a transcript that just stops as a recorded disconnect."
-        ),
-    ] = False,
-    input_format: Annotated[
-        str | None,
-        typer.Option(
-            metavar="NAME", help="Read every input as this format (see `acptrace formats`)."
-        ),
-    ] = None,
-    marker_tag: Annotated[
-        str, typer.Option(help="The sessionUpdate tag that marks the end of a replay.")
-    ] = "replay_complete",
+    assume_closed: AssumeClosedOption = None,
+    protocol: ProtocolOption = None,
+    child_rules: ChildRulesOption = None,
+    marker_tag: MarkerTagOption = None,
+    history_tag: HistoryTagOption = None,
+    live_tag: LiveTagOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    input_format: InputFormatOption = None,
+    link: LinkOption = None,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
 ) -> None:
     """Latency report over many transcripts: outcomes, findings and latency percentiles per
     group, with an optional comparison against an earlier report.json."""
     kinds = [_kind(path) for path in output or ()]
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])
-    options = Options(input_format=input_format, assume_closed=assume_closed, marker_tag=marker_tag)
+    options = policy_from(ctx).options
     if input_format is not None:
         try:
             format_named(input_format)
