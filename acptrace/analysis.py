@@ -26,9 +26,10 @@ from acptrace.observations import Observation, WindowClosed
 from acptrace.options import Options
 from acptrace.outcomes import rows_for
 from acptrace.read import ReadStats, read_records
-from acptrace.records import Envelope, RecorderEvent
+from acptrace.records import Envelope, Record, RecorderEvent
 from acptrace.rules import RULES
 from acptrace.source import iter_lines, open_input
+from acptrace.split import split_records
 
 
 def analyze(
@@ -79,6 +80,12 @@ class _Run:
     events: int = 0
     closed: bool = False
 
+    def after_close(self, line: int) -> Issue:
+        """Traffic after the recorded end of the connection: reported, not analysed."""
+        issue = Issue(line, "after_close", "a message after the recorded end of the connection")
+        self.issues.append(issue)
+        return issue
+
     def observe(self, observation: Observation) -> None:
         self.judge.observe(observation)
         if isinstance(observation, WindowClosed):
@@ -125,16 +132,15 @@ class Walk:
 
     def __iter__(self) -> Iterator[Item]:
         options = self.options
-        forced = format_named(options.input_format) if options.input_format else None
         rules = [r for r in RULES if options.wants(r.id, r.family)]
         run = _Run(options, Judge(rules))
         correlator = Correlator(options.tag_policy(), run.observe)
         classifier = Classifier()
         stats = ReadStats()
-        lines = iter_lines(self._stream, options.max_line_bytes)
-        settings = ReadSettings(link=options.link, fast=options.fast)
-        for record in read_records(lines, stats, forced, settings):
-            if isinstance(record, Message):
+        for record in _records(self._stream, options, stats):
+            if run.closed and isinstance(record, Message | Envelope):
+                yield run.after_close(record.line)
+            elif isinstance(record, Message):
                 run.messages += 1
                 yield correlator.on_message(record)
             elif isinstance(record, Envelope):
@@ -151,14 +157,16 @@ class Walk:
             else:
                 if isinstance(record, RecorderEvent):
                     run.events += 1
-                    run.closed = run.closed or record.is_close
                     correlator.on_event(record)
+                    if record.is_close and not run.closed:
+                        run.closed = True  # the connection ends here, whatever follows
+                        self._unanswered = correlator.finish(ConnectionEnd.RECORDED)
                 else:
                     run.issues.append(record)
                 yield record
         end = _connection_end(run.closed, options.assume_closed)
-        self._unanswered = tuple(p.request for p in correlator.pending.remaining())
-        correlator.finish(end)
+        if not run.closed:
+            self._unanswered = correlator.finish(end)
         version, protocol_source = correlator.protocol(options.protocol)
         self._analysis = Analysis(
             source=Source(
@@ -170,6 +178,18 @@ class Walk:
             issues=tuple(sorted(run.issues, key=lambda i: i.line)),
             sessions=tuple(correlator.sessions.infos()),
         )
+
+
+def _records(stream: BinaryIO, options: Options, stats: ReadStats) -> Iterator[Record | Message]:
+    """The input's records: decoded by several processes when the options ask for it and the
+    input is a big plain file (`acptrace.split`), else in this one."""
+    split = split_records(stream, options, stats)
+    if split is not None:
+        return split
+    forced = format_named(options.input_format) if options.input_format else None
+    lines = iter_lines(stream, options.max_line_bytes)
+    settings = ReadSettings(link=options.link, fast=options.fast)
+    return read_records(lines, stats, forced, settings)
 
 
 def _connection_end(recorded: bool, assume_closed: bool) -> ConnectionEnd:

@@ -1,15 +1,21 @@
-"""Many transcripts at once: one process per core, results in the order the paths were given."""
+"""Many transcripts at once: one process per core, results in the order the paths were given.
+
+One transcript alone gets the processes instead: a big one is split across them
+(`acptrace.split`).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 from acptrace.analysis import analyze
 from acptrace.errors import UnreadableInput
 from acptrace.model import Analysis
 from acptrace.options import Options
+from acptrace.split import USEFUL_PROCESSES
 
 
 def analyze_many(
@@ -17,9 +23,14 @@ def analyze_many(
 ) -> Iterator[Analysis | UnreadableInput]:
     """Analyse each path (in parallel when `jobs` > 1; 0 means one per core), in order.
 
-    A file that cannot be read yields its `UnreadableInput` instead of stopping the others.
+    With one path, the `jobs` processes go to that file (`Options.split`; 0 means one per
+    core up to `USEFUL_PROCESSES`). A file that cannot be read yields its `UnreadableInput`
+    instead of stopping the others.
     """
-    workers = min(jobs or os.cpu_count() or 1, len(paths))
+    cores = os.cpu_count() or 1
+    if len(paths) == 1:
+        options = replace(options, split=jobs or min(cores, USEFUL_PROCESSES))
+    workers = min(jobs or cores, len(paths))
     if workers <= 1:
         yield from (_analyze_one(path, options) for path in paths)
         return

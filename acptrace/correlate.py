@@ -97,14 +97,16 @@ class Correlator:
                 return self._response(message, payload)
         return Step(message, payload=payload)
 
-    def finish(self, end: ConnectionEnd) -> None:
-        """The transcript ended; judge what is still open."""
+    def finish(self, end: ConnectionEnd) -> tuple[Message, ...]:
+        """The connection ended; judge what is still open. Returns the requests left pending."""
+        pending_at_end = tuple(self.pending.remaining())
         if end is not ConnectionEnd.UNKNOWN:
-            for pending in self.pending.remaining():
+            for pending in pending_at_end:
                 self.emit(Unanswered(pending.request, pending.cancelled))
         known = end is not ConnectionEnd.UNKNOWN
         self.windows.finish(WindowEnd.DISCONNECT if known else WindowEnd.TRACE_END)
         self.sessions.finish()
+        return tuple(pending.request for pending in pending_at_end)
 
     def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
         """The protocol version the rules apply for, and where it came from."""

@@ -36,6 +36,13 @@ class Options:
     """Decode plain lines on the hot path; views that show payloads turn it off."""
     link: str | None = None
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
+    split: int = 1
+    """Processes for one file: from 2, a big file of a line-based format is decoded in pieces
+    by that many processes and correlated in order, with the same result (`acptrace.split`)."""
+    split_min_bytes: int = 32 * 1024 * 1024
+    """Smaller files are not split: what the processes save is small next to starting acptrace."""
+    split_piece_bytes: int = 0
+    """The size of the pieces handed out (ended at the next line end; 0: chosen by file size)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""

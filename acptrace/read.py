@@ -151,12 +151,14 @@ def _records(
             continue
         if isinstance(item, Message):
             yield item
-            yield from clock.check(item)
+            if (issue := clock.check(item)) is not None:
+                yield issue
             continue
         number, value = item
         for record in decoders.decode(value, number):
             yield record
-            yield from clock.check(record)
+            if (issue := clock.check(record)) is not None:
+                yield issue
 
 
 def _detect(sample: Iterable[Any]) -> TranscriptFormat:
@@ -324,39 +326,36 @@ def _unparsable(raw: RawLine) -> Issue:
 
 @dataclass(slots=True)
 class Clock:
-    """Notices timestamps that go backwards, per clock."""
+    """Notices timestamps that go backwards, each clock on its own (one issue per record)."""
 
     last_ts_ns: int | None = None
     last_mono_ns: int | None = None
     probing: bool = False
-    """Read from the middle of an input: the first time of each clock cannot be judged here,
-    so a `TimeProbe` stands where its issue would be, for the caller to settle."""
+    """Reading from the middle of an input: a record whose clock has no time before it in
+    this piece is not judged here; a `TimeProbe` stands where its issue would be, for the one
+    who joins the pieces to settle."""
 
-    def check(self, record: Record | Message) -> Iterator[Issue]:
-        """An issue when this record is earlier than the one before it."""
+    def check(self, record: Record | Message) -> Issue | None:
+        """An issue when this record is earlier than the one before it, on either clock."""
         if not isinstance(record, Envelope | RecorderEvent | Message):
-            return
-        if record.mono_ns is not None:
-            if self.last_mono_ns is None:
-                if self.probing:
-                    yield TimeProbe(record.line, "time_went_back", "", True, record.mono_ns)
-            elif record.mono_ns < self.last_mono_ns:
-                yield went_back(record.line, monotonic=True)
-            self.last_mono_ns = record.mono_ns
-        elif record.ts_ns is not None:
-            if self.last_ts_ns is None:
-                if self.probing:
-                    yield TimeProbe(record.line, "time_went_back", "", False, record.ts_ns)
-            elif record.ts_ns < self.last_ts_ns:
-                yield went_back(record.line, monotonic=False)
-            self.last_ts_ns = record.ts_ns
+            return None
+        mono, ts = record.mono_ns, record.ts_ns
+        last_mono, last_ts = self.last_mono_ns, self.last_ts_ns
+        if mono is not None:
+            self.last_mono_ns = mono
+        if ts is not None:
+            self.last_ts_ns = ts
+        if self.probing and (
+            (mono is not None and last_mono is None) or (ts is not None and last_ts is None)
+        ):
+            return TimeProbe(record.line, "time_went_back", "", mono, ts, last_mono, last_ts)
+        return _went_back(record.line, mono, ts, last_mono, last_ts)
 
     def settle(self, probe: TimeProbe) -> Issue | None:
-        """The issue a probe stands for, judged against this clock (the pieces before it)."""
-        last = self.last_mono_ns if probe.monotonic else self.last_ts_ns
-        if last is not None and probe.ns < last:
-            return went_back(probe.line, probe.monotonic)
-        return None
+        """The issue a probe stands for, judged with this clock's times where the piece had none."""
+        last_mono = self.last_mono_ns if probe.last_mono_ns is None else probe.last_mono_ns
+        last_ts = self.last_ts_ns if probe.last_ts_ns is None else probe.last_ts_ns
+        return _went_back(probe.line, probe.mono_ns, probe.ts_ns, last_mono, last_ts)
 
     def advance(self, later: Clock) -> None:
         """Move on to where a clock that read the next piece of the input stopped."""
@@ -368,16 +367,26 @@ class Clock:
 
 @dataclass(frozen=True, slots=True)
 class TimeProbe(Issue):
-    """The first time of one clock in a piece of the input: an issue only if it goes back from
-    the last time of the pieces before it, which only the one who joins the pieces knows."""
+    """A record's clock check, left open where the piece it was read in had no earlier time.
 
-    monotonic: bool
-    """Which clock: `mono_ns` (else the wall clock `ts`)."""
-    ns: int
-    """The time."""
+    An `Issue` only in type: whoever joins the pieces settles it (`Clock.settle`) into the
+    `time_went_back` issue it stands for, or into nothing; it never reaches an analysis.
+    """
+
+    mono_ns: int | None
+    ts_ns: int | None
+    last_mono_ns: int | None
+    """The piece's time before this record on the monotonic clock (None: from earlier pieces)."""
+    last_ts_ns: int | None
+    """The piece's time before this record on the wall clock (None: from earlier pieces)."""
 
 
-def went_back(line: int, monotonic: bool) -> Issue:
-    """A `time_went_back` issue for one clock."""
-    name = "mono_ns" if monotonic else "ts"
-    return Issue(line, "time_went_back", f"{name} is earlier than the line before")
+def _went_back(
+    line: int, mono: int | None, ts: int | None, last_mono: int | None, last_ts: int | None
+) -> Issue | None:
+    """A `time_went_back` issue when either clock is earlier than its time before (mono first)."""
+    if mono is not None and last_mono is not None and mono < last_mono:
+        return Issue(line, "time_went_back", "mono_ns is earlier than the line before")
+    if ts is not None and last_ts is not None and ts < last_ts:
+        return Issue(line, "time_went_back", "ts is earlier than the line before")
+    return None

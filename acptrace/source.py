@@ -79,12 +79,15 @@ READ_BLOCK = 1024 * 1024
 """Bytes read at a time; lines are cut out of blocks."""
 
 
-def iter_lines(stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[RawLine]:
+def iter_lines(
+    stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, first: int = 1
+) -> Iterator[RawLine]:
     """Yield every line of the stream, numbered; memory per line is bounded by `max_line_bytes`.
 
+    `first` is the number of the first line (a piece from the middle of a file starts later).
     Raises UnreadableInput if reading fails midway (a read error, a corrupt gzip stream).
     """
-    number = 0
+    number = first - 1
     held: list[bytes] = []  # the start of a line that continues past the last block
     held_bytes = 0
     try:

@@ -1,7 +1,10 @@
 """Time `acptrace analyze` against what a user would write instead, on the same file, in one run.
 
     python benchmarks/run.py --mb 1000 --reps 3            # one big transcript
-    python benchmarks/run.py --mb 1000 --files 8 --reps 3  # many files: --jobs 1 vs --jobs 2
+    python benchmarks/run.py --mb 1000 --files 8 --reps 3  # many files
+
+acptrace runs with `--jobs 1` (one process) and `--jobs 2` (one file: split across two
+processes; many files: two at a time).
 
 Each contender runs as its own process on a warm page cache; the table gives the median wall
 time, throughput, the peak resident memory of that process and the ratio to the bare orjson
@@ -96,7 +99,7 @@ def transcripts(mb: float, files: int, seed: int) -> list[Path]:
     return paths
 
 
-def contenders(paths: list[Path], files: int) -> list[Contender]:
+def contenders(paths: list[Path]) -> list[Contender]:
     """Everything to time, the tools that are not installed left out."""
     names = [str(p) for p in paths]
     acptrace = [PYTHON, "-m", "acptrace", "analyze", "--format", "json", "-o", os.devnull]
@@ -105,12 +108,9 @@ def contenders(paths: list[Path], files: int) -> list[Contender]:
         Contender("python line split", [PYTHON, "-c", LINE_SPLIT, *names]),
         Contender("orjson per line", [PYTHON, "-c", ORJSON_LOOP, *names]),
     ]
-    if files == 1:
-        found.append(Contender("acptrace analyze", [*acptrace, *names], (0, 1)))
-    else:
-        for jobs in ("1", "2"):
-            command = [*acptrace, "--jobs", jobs, *names]
-            found.append(Contender(f"acptrace --jobs {jobs}", command, (0, 1)))
+    for jobs in ("1", "2"):
+        command = [*acptrace, "--jobs", jobs, *names]
+        found.append(Contender(f"acptrace --jobs {jobs}", command, (0, 1)))
     if shutil.which("jq"):
         found.append(Contender("jq select", ["jq", "-c", JQ_FILTER, *names]))
     for module, script in (("duckdb", DUCKDB), ("polars", POLARS)):
@@ -143,11 +143,11 @@ def measure(contender: Contender) -> tuple[float, float]:
     return elapsed, peak_kb / 1024
 
 
-def run(paths: list[Path], files: int, reps: int) -> list[Result]:
+def run(paths: list[Path], reps: int) -> list[Result]:
     """Median of `reps` runs per contender, after one warm-up read of the files."""
     subprocess.run(["cat", *map(str, paths)], stdout=subprocess.DEVNULL, check=True)
     results = []
-    for contender in contenders(paths, files):
+    for contender in contenders(paths):
         runs = [measure(contender) for _ in range(reps)]
         seconds = statistics.median(r[0] for r in runs)
         results.append(Result(contender.name, seconds, max(r[1] for r in runs)))
@@ -180,7 +180,7 @@ def main() -> None:
     paths = transcripts(args.mb, args.files, args.seed)
     total_mb = sum(p.stat().st_size for p in paths) / 1e6
     print(f"{len(paths)} file(s), {total_mb:,.0f} MB, {os.cpu_count()} cores", file=sys.stderr)
-    results = run(paths, args.files, args.reps)
+    results = run(paths, args.reps)
     print(f"\n{len(paths)} file(s), {total_mb:,.0f} MB, median of {args.reps}\n")
     print(table(results, total_mb))
 

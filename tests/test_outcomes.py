@@ -246,3 +246,17 @@ def test_child_announced_outside_a_replay_is_live_and_gets_no_row() -> None:
     t.announce("child")
     t.update("agent_message_chunk", "child")
     assert t.analyze().resumes == ()
+
+
+def test_a_response_after_the_recorded_close_does_not_end_the_window() -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.marker()
+    t.close()
+    late = t.result(3)
+    analysis = t.analyze()
+    (row,) = analysis.resumes
+    assert (row.outcome, row.end) == (Outcome.COMPLETE_FAILED, WindowEnd.DISCONNECT)
+    assert [(i.line, i.kind) for i in analysis.issues] == [(late, "after_close")]

@@ -83,7 +83,14 @@ def analyze_command(
     link: LinkOption = None,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
-    jobs: Annotated[int, typer.Option(min=0, help="Files analysed at once (0: one per core).")] = 0,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Processes (0: one per core, up to 4 for one file): files analysed at once, "
+            "or the pieces of one big file decoded at once.",
+        ),
+    ] = 0,
 ) -> None:
     """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
     policy = policy_from(ctx)

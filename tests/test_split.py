@@ -1,0 +1,367 @@
+"""One file split across processes gives the very analysis one process gives, byte for byte."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import acptrace
+from acptrace import Options, split
+from acptrace.batch import analyze_many
+from acptrace.read import ReadStats
+from acptrace.render.json_report import dumps
+from acptrace.source import open_input
+from tests.golden import ROOT
+from tests.transcript import Transcript
+
+
+def one_pass(path: Path, **options: Any) -> bytes:
+    """The JSON report of one process's analysis."""
+    return dumps([acptrace.analyze(path, Options(**options))])
+
+
+def split_pass(path: Path, piece_bytes: int = 0, processes: int = 2, **options: Any) -> bytes:
+    """The JSON report of the analysis split across processes, whatever the file's size."""
+    settings = Options(split=processes, split_min_bytes=0, split_piece_bytes=piece_bytes, **options)
+    return dumps([acptrace.analyze(path, settings)])
+
+
+def is_split(path: Path, **options: Any) -> bool:
+    """Whether the walk would split this file (with any size allowed)."""
+    settings = Options(split=2, split_min_bytes=0, **options)
+    with path.open("rb") as stream:
+        records = split.split_records(stream, settings, ReadStats())
+        if records is None:
+            return False
+        for _ in records:
+            pass
+        return True
+
+
+# -- generated transcripts ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    from benchmarks.generate import generate
+
+    paths = []
+    for seed in (18, 19):  # about 1.1 MB and 1.4 MB, three kinds of marker findings
+        path = tmp_path_factory.mktemp("split") / f"faulty-{seed}.jsonl"
+        with path.open("wb") as out:
+            generate(out, mb=1, sessions=None, seed=seed, faults=0.3)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("piece_bytes", [0, 4096, 50_000])
+def test_a_generated_transcript_with_faults_splits_into_the_same_analysis(
+    generated: list[Path], piece_bytes: int
+) -> None:
+    for path in generated:
+        expected = one_pass(path)
+        assert orjson.loads(expected)["findings"]  # the faults are there to be found
+        assert split_pass(path, piece_bytes) == expected, (path.name, piece_bytes)
+
+
+def test_three_processes_give_the_same_analysis_too(generated: list[Path]) -> None:
+    path = generated[0]
+    assert split_pass(path, 8192, processes=3) == one_pass(path)
+
+
+def test_a_walk_over_a_split_file_yields_the_same_steps(generated: list[Path]) -> None:
+    path = generated[1]
+    settings = Options(split=2, split_min_bytes=0, split_piece_bytes=10_000)
+    with acptrace.open_walk(path) as walk:
+        alone = [_seen(item) for item in walk]
+    with acptrace.open_walk(path, settings) as walk:
+        split_up = [_seen(item) for item in walk]
+    assert split_up == alone
+
+
+def _seen(item: acptrace.analysis.Item) -> object:
+    """An item without the payload (a split walk carries none)."""
+    return (item.message, item.request) if isinstance(item, acptrace.Step) else item
+
+
+def test_one_file_given_to_analyze_many_is_split_across_the_jobs(generated: list[Path]) -> None:
+    path = generated[0]
+    (result,) = analyze_many([str(path)], Options(split_min_bytes=0), jobs=2)
+    assert isinstance(result, acptrace.Analysis)
+    assert dumps([result]) == one_pass(path)
+
+
+# -- what straddles the cut -----------------------------------------------------------------
+
+
+def straddling() -> Transcript:
+    """Something open across almost every line end: wherever the file is cut, it is cut."""
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.new_session()
+    t.request("session/prompt", {"sessionId": "sess_1", "prompt": []}, id=7)  # pending
+    t.update("agent_message_chunk")
+    t.resume(id=200)  # a replay window
+    t.history(count=3)
+    t.raw(b"")
+    t.raw(b"  ")
+    t.marker()
+    t.request("session/list", {}, id=300)
+    t.request("session/list", {}, id=300)  # the same id again, still pending
+    crlf = t.update("agent_message_chunk")
+    t.lines[crlf - 1] += b"\r"
+    t.update("plan", at_ms=t.now_ms - 500)  # both clocks go back
+    t.result(300, {"sessions": []})
+    crlf = t.update("agent_message_chunk")
+    t.lines[crlf - 1] += b"\r"  # reported once, not again
+    t.update("state_update")
+    t.result(200)
+    t.result(7, {"stopReason": "end_turn"})
+    for _ in range(2):  # another format, reported once
+        t.raw(b'{"ts": 1764669700.5, "dir": "client->agent", "msg": {"jsonrpc": "2.0", '
+              b'"method": "session/cancel", "params": {"sessionId": "sess_1"}}}')  # fmt: skip
+    for hop in ("Client", "Proxy(0)", "Client"):  # a format read with state, in order
+        t.raw(orjson.dumps({"type": "notification", "ts": 1.0, "protocol": "acp", "from": hop,
+                            "to": "Agent", "method": "session/cancel", "params": {}}))  # fmt: skip
+    for line in (t.request("session/list", {}, id=4242), t.result(4242, {"sessions": []})):
+        t.lines[line - 1] = t.lines[line - 1].replace(b"4242", str(2**70).encode())  # no msgpack
+    t.raw(b"not json")
+    t.update("agent_message_chunk", at_ms=t.now_ms - 1_000)
+    chunk = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "sess_1"}}
+    mono_back: dict[str, Any] = {"mono_ns": 1, "dir": "a2c", "msg": chunk}
+    wall_back: dict[str, Any] = {"ts": "2025-12-02T09:00:00.000000Z", "dir": "a2c", "msg": chunk}
+    for one_clock_only in ([mono_back, wall_back], [wall_back, mono_back]):
+        t.update("agent_message_chunk", at_ms=t.now_ms + 1_000)
+        t.timed = False  # one clock goes back, on a record without the other
+        for record in one_clock_only:
+            t.add(record)
+        t.timed = True
+        t.update("agent_message_chunk", at_ms=t.now_ms - 500)  # later than each clock's last
+    t.resume(id=201)
+    t.history(count=2)
+    t.close()
+    return t
+
+
+def write(tmp_path: Path, data: bytes, name: str = "cut.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_everything_open_across_the_cut_is_carried_over(tmp_path: Path) -> None:
+    data = straddling().text() + b'{"dir": "c2a", "msg": {"jsonrpc"'  # cut off at the end
+    path = write(tmp_path, data)
+    expected = one_pass(path)
+    analysis = orjson.loads(expected)
+    kinds = [issue["kind"] for issue in analysis["issues"]]
+    for kind in ("crlf", "time_went_back", "mixed_format", "not_json", "truncated_line"):
+        assert kind in kinds, kind
+    assert (kinds.count("crlf"), kinds.count("mixed_format")) == (1, 2)  # tee and conductor
+    assert "JR-DUPLICATE-ID" in {finding["rule"] for finding in analysis["findings"]}
+    assert analysis["resumes"]
+    assert analysis["source"]["messages"] > 30
+    line_ends = [i for i, byte in enumerate(data) if byte == ord("\n")]
+    for piece_bytes in sorted({1, *range(7, len(data), len(data) // 23)}):
+        assert split_pass(path, piece_bytes) == expected, piece_bytes
+    for cut in line_ends[::5]:  # the first piece ends exactly at one line end after another
+        assert split_pass(path, cut + 1) == expected, cut
+
+
+def test_a_bare_json_rpc_transcript_reports_each_unknown_direction_once(tmp_path: Path) -> None:
+    lines = []
+    for n in range(40):
+        method = f"x/custom{n % 3}"
+        lines.append(orjson.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": {}}))
+        lines.append(orjson.dumps({"jsonrpc": "2.0", "id": n, "result": {}}))
+    path = write(tmp_path, b"\n".join(lines) + b"\n")
+    expected = one_pass(path)
+    kinds = [issue["kind"] for issue in orjson.loads(expected)["issues"]]
+    assert kinds.count("unknown_direction") == 3
+    for piece_bytes in (1, 100, 500, 1000):
+        assert split_pass(path, piece_bytes) == expected, piece_bytes
+
+
+def test_a_forced_format_and_over_long_lines_are_read_as_in_one_pass(tmp_path: Path) -> None:
+    t = straddling()
+    t.lines.insert(20, b'{"dir": "a2c", "msg": {"pad": "' + b"x" * 3000 + b'"}}')
+    path = write(tmp_path, t.text())
+    for options in ({"input_format": "acptrace"}, {"max_line_bytes": 1000}):
+        expected = one_pass(path, **options)
+        for piece_bytes in (1, 600, 2500):
+            assert split_pass(path, piece_bytes, **options) == expected, (options, piece_bytes)
+
+
+def test_every_corpus_file_splits_into_the_same_analysis(tmp_path: Path) -> None:
+    files = sorted((ROOT / "sample_traces").glob("*.jsonl"))
+    assert files
+    for source in files:
+        path = write(tmp_path, source.read_bytes(), source.name)
+        expected = one_pass(path)
+        for piece_bytes in (1, 2000):
+            assert split_pass(path, piece_bytes) == expected, (source.name, piece_bytes)
+
+
+def test_the_pieces_a_worker_decodes_come_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path, straddling().text())
+    expected = one_pass(path)
+    main, decode, receive = os.getpid(), split._PieceReader.decode, split._Worker.receive
+    received: list[bool] = []
+
+    def slow_here(reader: split._PieceReader, piece: split._Piece) -> split._Decoded:
+        if os.getpid() == main:  # the worker gets most pieces
+            time.sleep(0.005)
+        return decode(reader, piece)
+
+    def counted(worker: split._Worker) -> split._Decoded | None:
+        got = receive(worker)
+        received.append(got is not None)
+        return got
+
+    monkeypatch.setattr(split._PieceReader, "decode", slow_here)
+    monkeypatch.setattr(split._Worker, "receive", counted)
+    assert split_pass(path, 1) == expected
+    assert sum(received) > len(received) // 2
+
+
+def _lost_worker(plan: split._Plan, cursor: split._Cursor, ends: object, taker: int) -> None:
+    """A worker that takes a few pieces, slowly, and dies without sending any."""
+    file = split._File.open(plan)
+    assert file is not None
+    for _ in range(4):
+        if cursor.take(file, taker) is None:
+            break
+        time.sleep(0.01)
+    os._exit(1)
+
+
+def test_the_pieces_of_a_worker_that_dies_are_decoded_by_the_main_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path, straddling().text())
+    expected = one_pass(path)
+    monkeypatch.setattr(split, "_work", _lost_worker)
+    for piece_bytes in (1, 700):
+        assert split_pass(path, piece_bytes, processes=3) == expected
+
+
+class _Gone:
+    """The main process's end of a worker that took pieces and went without sending any."""
+
+    def ready(self) -> bool:
+        return False
+
+    def receive(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        pass
+
+
+def test_pieces_decoded_again_are_decoded_in_order_whatever_was_decoded_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = straddling().text()
+    path = write(tmp_path, data)
+    expected = one_pass(path)
+    first_tee = data.index(b"client->agent")
+
+    def start(context: object, plan: split._Plan, cursor: split._Cursor, taker: int) -> _Gone:
+        """Take every piece up to the first record of another format, then go."""
+        file = split._File.open(plan)
+        assert file is not None
+        while (piece := cursor.take(file, taker)) is not None and piece.end <= first_tee:
+            pass
+        return _Gone()
+
+    monkeypatch.setattr(split._Worker, "start", start)
+    # The main process decodes the next piece (the second record of the other format) ahead,
+    # then the gone worker's pieces: its first record is still the one reported.
+    assert split_pass(path, 1) == expected
+
+
+class _Racer:
+    """A worker that takes a piece each time just before the main process takes one (the race
+    that matters: the piece the main process saw free is gone when it asks for it), and
+    decodes it in this process when the join asks for it."""
+
+    def __init__(self, plan: split._Plan) -> None:
+        file = split._File.open(plan)
+        assert file is not None
+        self.file, self.reader = file, split._PieceReader(plan, file)
+        self.taken: list[split._Piece] = []
+
+    def ready(self) -> bool:
+        return True
+
+    def receive(self) -> split._Decoded:
+        return self.reader.decode(self.taken.pop(0))
+
+    def stop(self) -> None:
+        self.file.close()
+
+
+def test_a_piece_taken_by_a_worker_while_the_main_process_asks_is_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    racers: list[_Racer] = []
+    take = split._Cursor.take
+
+    def start(context: object, plan: split._Plan, cursor: split._Cursor, taker: int) -> _Racer:
+        racers.append(_Racer(plan))
+        return racers[-1]
+
+    def racing(cursor: split._Cursor, file: split._File, taker: int) -> split._Piece | None:
+        if taker == split._MAIN and (piece := take(cursor, racers[-1].file, 2)) is not None:
+            racers[-1].taken.append(piece)
+        return take(cursor, file, taker)
+
+    monkeypatch.setattr(split._Worker, "start", start)
+    monkeypatch.setattr(split._Cursor, "take", racing)
+    t = straddling()
+    for extra in range(2):  # an odd and an even number of pieces: the last is taken away
+        path = write(tmp_path, t.text() + b"\n" * extra)
+        assert split_pass(path, 1) == one_pass(path), extra
+
+
+# -- what is not split ----------------------------------------------------------------------
+
+
+def test_only_big_plain_files_of_a_hot_path_format_are_split(tmp_path: Path) -> None:
+    t = straddling()
+    path = write(tmp_path, t.text())
+    assert is_split(path)
+    assert not is_split(path, fast=False)  # a walk that keeps payloads
+    with path.open("rb") as stream:
+        big = Options(split=2, split_min_bytes=len(t.text()) + 1)
+        assert split.split_records(stream, big, ReadStats()) is None
+    gz = write(tmp_path, gzip.compress(t.text()), "cut.jsonl.gz")
+    anything = Options(split=2, split_min_bytes=0)
+    with open_input(gz) as unzipped:
+        assert split.split_records(unzipped, anything, ReadStats()) is None
+    memory = io.BufferedReader(io.BytesIO(t.text()))
+    assert split.split_records(memory, anything, ReadStats()) is None
+    tee = b"\n".join(
+        b'{"ts": 1764669700.5, "dir": "client->agent", "msg": {"jsonrpc": "2.0", "id": %d, '
+        b'"method": "session/list", "params": {}}}' % n
+        for n in range(40)
+    )
+    assert not is_split(write(tmp_path, tee, "tee.jsonl"))
+    few = b"\n".join(t.lines[:10])  # too few records in the head to settle the format
+    assert not is_split(write(tmp_path, few, "few.jsonl"))
+    zed = b"[\n" + b",\n".join(
+        b'{"_direction": "outgoing", "_type": "notification", '
+        b'"method": "session/cancel", "params": {}}'
+        for _ in range(40)
+    )
+    assert not is_split(write(tmp_path, zed + b"\n]\n", "zed.json"))
