@@ -18,6 +18,7 @@ from acptrace.cli.common import (
     print_error,
     rich_bytes,
 )
+from acptrace.cli.progress import file_progress
 from acptrace.cli.settings import (
     AssumeClosedOption,
     ChildRulesOption,
@@ -91,6 +92,9 @@ def analyze_command(
             "or the pieces of one big file decoded at once.",
         ),
     ] = 0,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")
+    ] = False,
 ) -> None:
     """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
     policy = policy_from(ctx)
@@ -104,12 +108,14 @@ def analyze_command(
         else:
             paths.append(path)
     try:
-        for result in analyze_many(paths, policy.options, jobs):
-            if isinstance(result, UnreadableInput):
-                print_error(str(result))
-                exit_code = EXIT_ERROR
-            else:
-                analyses.append(result)
+        with file_progress(len(paths), "analysing", quiet) as advance:
+            for result in analyze_many(paths, policy.options, jobs):
+                advance()
+                if isinstance(result, UnreadableInput):
+                    print_error(str(result))
+                    exit_code = EXIT_ERROR
+                else:
+                    analyses.append(result)
     except UsageError as error:
         fail(str(error))
     for analysis in analyses:
