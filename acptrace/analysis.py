@@ -89,7 +89,7 @@ class _Run:
     def observe(self, observation: Observation) -> None:
         self.judge.observe(observation)
         if isinstance(observation, WindowClosed):
-            self.rows.extend(rows_for(observation, self.options.assume_closed))
+            self.rows.extend(rows_for(observation))
 
 
 def analyze_stream(stream: BinaryIO, options: Options, *, name: str) -> Analysis:

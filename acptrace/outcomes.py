@@ -9,18 +9,18 @@ from acptrace.observations import WindowClosed
 from acptrace.windows import Track, Window
 
 
-def rows_for(closed: WindowClosed, assume_closed: bool) -> Iterator[ResumeRow]:
+def rows_for(closed: WindowClosed) -> Iterator[ResumeRow]:
     """The requested session's row, then one per child announced in the window."""
     window = closed.window
     if not window.replaying:
-        yield _row(closed, window.requested, Role.REQUESTED, assume_closed)
+        yield _row(closed, window.requested, Role.REQUESTED)
         return
     for track in window.tracks():
         role = Role.REQUESTED if track is window.requested else Role.CHILD
-        yield _row(closed, track, role, assume_closed)
+        yield _row(closed, track, role)
 
 
-def classify(window: Window, track: Track, end: WindowEnd, assume_closed: bool) -> Outcome:
+def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
     """The outcome class of one session in one window (outcomes.md)."""
     open_at_unknown_end = end is WindowEnd.TRACE_END
     if window.method == "session/load":
@@ -39,7 +39,7 @@ def classify(window: Window, track: Track, end: WindowEnd, assume_closed: bool) 
     return Outcome.COMPLETE_FAILED if marked else Outcome.TRUNCATED
 
 
-def _row(closed: WindowClosed, track: Track, role: Role, assume_closed: bool) -> ResumeRow:
+def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
     window = closed.window
     request = Stamp.of(window.request)
     marker = track.markers[0] if track.markers else None
@@ -51,7 +51,7 @@ def _row(closed: WindowClosed, track: Track, role: Role, assume_closed: bool) ->
         parent_session_id=track.parent_id,
         method=window.method,
         replay_from=window.request.replay_from,
-        outcome=classify(window, track, closed.end, assume_closed),
+        outcome=classify(window, track, closed.end),
         end=closed.end,
         error_code=closed.error_code,
         cancelled=window.cancelled,
