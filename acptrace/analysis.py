@@ -134,7 +134,7 @@ class Walk:
         options = self.options
         rules = [r for r in RULES if options.wants(r.id, r.family)]
         run = _Run(options, Judge(rules))
-        correlator = Correlator(options.tag_policy(), run.observe)
+        correlator = Correlator(options.tag_policy(), run.observe, options.protocol)
         classifier = Classifier()
         stats = ReadStats()
         for record in _records(self._stream, options, stats):

@@ -56,6 +56,8 @@ class Correlator:
     """Which tags are history and which one is the marker."""
     emit: Callable[[Observation], None]
     """Where observations go."""
+    forced_protocol: int | None = None
+    """The protocol version the user asked for (`--protocol`), if any."""
     pending: PendingTable = field(default_factory=PendingTable)
     """Requests waiting for a response."""
     sessions: SessionBook = field(init=False)
@@ -108,6 +110,15 @@ class Correlator:
         self.sessions.finish()
         return tuple(pending.request for pending in pending_at_end)
 
+    def _known_v1(self) -> bool:
+        """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
+        if self.forced_protocol is not None:
+            return self.forced_protocol < 2
+        for peer in (self.agent, self.client):
+            if peer is not None and peer.protocol_version is not None:
+                return peer.protocol_version < 2
+        return False
+
     def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
         """The protocol version the rules apply for, and where it came from."""
         if forced is not None:
@@ -133,7 +144,7 @@ class Correlator:
             self.saw_load = self.saw_load or method == "session/load"
             self.saw_replaying_resume = self.saw_replaying_resume or message.replay_from is not None
             self.sessions.resume_sent(session_id, method or "", message.line)
-            pending.window = self.windows.open(message, session_id)
+            pending.window = self.windows.open(message, session_id, v1=self._known_v1())
             return
         self.sessions.bear(message)
         if method == "session/prompt":

@@ -36,6 +36,11 @@ class SessionRecord:
     resumed: bool = False
     inactive_reason: str | None = None
     closed_line: int | None = None
+    early_lines: list[int] | None = field(default_factory=list)
+    """Lines of messages bearing its ID while it was named but not yet announced as a child
+    (the first `TRAFFIC_LINES_KEPT`); None once announced."""
+    early_total: int = 0
+    """How many such messages there were."""
 
     def info(self) -> SessionInfo:
         """The public summary of this record."""
@@ -112,6 +117,12 @@ class SessionBook:
             self._settle_unnamed(session_id, by, line)
         elif parent_id is not None and record.parent_id is None:
             record.parent_id = parent_id
+        if by == "subagent_update" and record.early_lines is not None:
+            for early_line in record.early_lines:  # named before, announced only now
+                self.emit(
+                    ChildTrafficBeforeAnnounce(session_id, early_line, line, record.early_total)
+                )
+            record.early_lines = None
         return record
 
     def bear(self, message: Message, is_marker: bool = False) -> None:
@@ -128,6 +139,10 @@ class SessionBook:
             record.updates += 1
         elif message.method == "session/prompt":
             record.prompts += 1
+        if record.early_lines is not None and not is_marker:
+            record.early_total += 1
+            if len(record.early_lines) < TRAFFIC_LINES_KEPT:
+                record.early_lines.append(message.line)
 
     def is_active(self, session_id: str) -> bool:
         """Whether the transcript shows the session active now."""

@@ -136,9 +136,9 @@ class WindowBook:
     unclaimed: dict[str, list[Message]] = field(default_factory=dict)
     """Markers for unknown sessions that a later announcement may still claim."""
 
-    def open(self, request: Message, session_id: str) -> Window:
-        """Start following a resume or load request."""
-        replaying = request.method == "session/load" or request.replay_from is not None
+    def open(self, request: Message, session_id: str, *, v1: bool = False) -> Window:
+        """Start following a resume or load request (on v1 only `session/load` replays)."""
+        replaying = request.method == "session/load" or (request.replay_from is not None and not v1)
         track = Track(session_id, replaying, self.is_active(session_id))
         window = Window(request, session_id, replaying, track)
         siblings = self.by_session.setdefault(session_id, [])

@@ -260,3 +260,15 @@ def test_a_response_after_the_recorded_close_does_not_end_the_window() -> None:
     (row,) = analysis.resumes
     assert (row.outcome, row.end) == (Outcome.COMPLETE_FAILED, WindowEnd.DISCONNECT)
     assert [(i.line, i.kind) for i in analysis.issues] == [(late, "after_close")]
+
+
+def test_on_v1_a_resume_with_replay_from_is_not_a_replay() -> None:
+    t = Transcript()
+    t.initialize(version=1)
+    t.resume(id=3)
+    t.update("agent_message")
+    t.result(3)
+    (row,) = t.analyze().resumes
+    assert row.outcome is Outcome.NO_REPLAY  # v1 has no replayFrom: session/load replays
+    (row,) = t.analyze(protocol=2).resumes
+    assert row.outcome is Outcome.UNMARKED_SUCCESS

@@ -782,3 +782,18 @@ def test_a_resume_sent_by_the_agent_opens_no_window() -> None:
     t.result(3, agent=False)
     analysis = t.analyze()
     assert analysis.resumes == ()
+
+
+def test_child_traffic_before_announce_when_the_child_was_named_another_way_first() -> None:
+    t = started()
+    t.request("session/list", {}, id=5)
+    t.result(5, {"sessions": [{"sessionId": "child"}]})
+    t.resume(id=3)
+    early = t.update("agent_message_chunk", "child")
+    t.announce("child")
+    t.update("agent_message_chunk", "child")
+    t.marker("child")
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    assert findings(t.analyze()) == [("RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE", "error", early)]
