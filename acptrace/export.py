@@ -14,25 +14,18 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 import polars as pl
 
 from acptrace.analysis import open_walk
 from acptrace.errors import UsageError
+from acptrace.export_format import ExportFormat
 from acptrace.model import Analysis
 from acptrace.options import Options
 from acptrace.tables import BATCH_ROWS, TABLES, Table, walk_frames
 
-
-class ExportFormat(StrEnum):
-    """File formats of `export` (the file suffix is the same word)."""
-
-    PARQUET = "parquet"
-    CSV = "csv"
-    NDJSON = "ndjson"
-    JSON = "json"
+__all__ = ["ExportFormat", "Exported", "export_tables"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from acptrace.cli.settings import (
     policy_from,
 )
 from acptrace.errors import UnreadableInput, UsageError
-from acptrace.export import ExportFormat, export_tables
+from acptrace.export_format import ExportFormat
 from acptrace.inputs import Unmatched, expand
 
 
@@ -58,6 +58,8 @@ def export_command(
     One file per table in the output directory, each with a `file` column; written only when
     every transcript could be read.
     """
+    from acptrace.export import export_tables  # polars loads only for this command
+
     options = policy_from(ctx).options
     paths: list[str] = []
     for path in expand(files):
