@@ -168,14 +168,11 @@ class WindowBook:
             self._announce(message, session_id, message.update_session_id)
 
     def on_agent_request(self, message: Message) -> None:
-        """Note an Agent request that names a session."""
+        """Note an Agent request that names a requested session (RC-REQUEST-BEFORE-MARKER)."""
         session_id = message.session_id
         assert session_id is not None
         for window in self.by_session.get(session_id, ()):
             window.requested.record_request(message)
-        owner = self.child_owner.get(session_id)
-        if owner is not None:
-            owner[1].record_request(message)
 
     def close(self, window: Window, end: WindowEnd, response: Message | None) -> None:
         """End a window at its response (or at the end of the connection)."""
