@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from acptrace.classify import Classifier, message_objects
+from acptrace.classify import Classifier, Found
 from acptrace.correlate import Correlator, Step
 from acptrace.formats import ReadSettings, format_named
 from acptrace.judge import Judge
@@ -144,11 +144,10 @@ class Walk:
                 run.messages += 1
                 yield correlator.on_message(record)
             elif isinstance(record, Envelope):
-                objects = iter(message_objects(record.payload))
                 for item in classifier.classify(record):
-                    if isinstance(item, Message):
+                    if isinstance(item, Found):
                         run.messages += 1
-                        yield correlator.on_message(item, next(objects, None))
+                        yield correlator.on_message(item.message, item.payload)
                     elif isinstance(item, Issue):
                         run.issues.append(item)
                         yield item

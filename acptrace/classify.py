@@ -24,7 +24,16 @@ BATCH_LIFECYCLE_METHODS = frozenset(
 )
 """Methods that SHOULD NOT be batched (TR-BATCH-LIFECYCLE)."""
 
-Classified = Message | Issue | InvalidJsonRpc | EmptyBatch | BatchedLifecycle
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A message, with the JSON object it came from (for views that show payloads)."""
+
+    message: Message
+    payload: dict[str, Any]
+
+
+Classified = Found | Issue | InvalidJsonRpc | EmptyBatch | BatchedLifecycle
 
 
 @dataclass(slots=True)
@@ -70,7 +79,7 @@ class Classifier:
                 yield from self._report_unknown(message)
         if in_batch and message.method in BATCH_LIFECYCLE_METHODS:
             yield BatchedLifecycle(message)
-        yield message
+        yield Found(message, obj)
 
     def _infer(self, message: Message) -> Message:
         """The message with its direction inferred from its method, where the method tells."""
@@ -88,12 +97,6 @@ class Classifier:
             yield Issue(
                 message.line, "unknown_direction", f"direction of {excerpt(method)} is unknown"
             )
-
-
-def message_objects(payload: Any) -> list[dict[str, Any]]:
-    """The objects of an envelope's payload that become messages, in the order they do."""
-    members = payload if isinstance(payload, list) else [payload]
-    return [obj for obj in members if isinstance(obj, dict) and _is_message(obj)]
 
 
 def _is_message(obj: dict[str, Any]) -> bool:
