@@ -96,7 +96,7 @@ def cursor_rejected(closed: WindowClosed) -> Iterator[Verdict]:
         yield Verdict(
             closed.response.line,
             f"resume rejected with -32602, yet {len(track.markers)} replay_complete and "
-            f"{track.replayed + track.held} updates for {window.session_id} came first",
+            f"{_count(track.replayed + track.held, 'update')} for {window.session_id} came first",
             window.session_id,
             window.request.id,
         )
@@ -130,3 +130,7 @@ def _what_happened(closed: WindowClosed) -> str:
             return f"the Agent answered error {closed.error_code} ({markers} replay_complete)"
         case WindowEnd.DISCONNECT | WindowEnd.TRACE_END:
             return f"no response before the end ({markers} replay_complete)"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
