@@ -79,6 +79,24 @@ READ_BLOCK = 1024 * 1024
 """Bytes read at a time; lines are cut out of blocks."""
 
 
+class LineBlock(msgspec.Struct, frozen=True, gc=False):
+    """Whole lines cut from one read, kept together: the hot path decodes them in one loop."""
+
+    first: int
+    """The number of its first line."""
+    data: bytes
+    """The lines, each ended by `\\n` (the last one too)."""
+    count: int
+    """How many lines it holds."""
+
+    def lines(self, max_line_bytes: int) -> Iterator[RawLine]:
+        """Its lines one by one, as `iter_lines` gives them."""
+        pieces = self.data.split(b"\n")
+        pieces.pop()  # the empty rest after the last line end
+        for number, piece in enumerate(pieces, self.first):
+            yield _whole(number, piece, max_line_bytes)
+
+
 def iter_lines(
     stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, first: int = 1
 ) -> Iterator[RawLine]:
@@ -86,6 +104,20 @@ def iter_lines(
 
     `first` is the number of the first line (a piece from the middle of a file starts later).
     Raises UnreadableInput if reading fails midway (a read error, a corrupt gzip stream).
+    """
+    for item in iter_blocks(stream, max_line_bytes, first):
+        if isinstance(item, LineBlock):
+            yield from item.lines(max_line_bytes)
+        else:
+            yield item
+
+
+def iter_blocks(
+    stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, first: int = 1
+) -> Iterator[RawLine | LineBlock]:
+    """`iter_lines`, with the lines that lie wholly inside one read kept together in blocks.
+
+    A line that spans reads, is too long, or ends the input without a newline comes alone.
     """
     number = first - 1
     held: list[bytes] = []  # the start of a line that continues past the last block
@@ -104,11 +136,13 @@ def iter_lines(
                 continue
             number += 1
             yield _whole(number, b"".join([*held, block[:newline]]), max_line_bytes)
-            pieces = block[newline + 1 :].split(b"\n")
-            last = pieces.pop()
-            for piece in pieces:
-                number += 1
-                yield _whole(number, piece, max_line_bytes)
+            end = block.rfind(b"\n") + 1
+            if end > newline + 1:
+                data = block[newline + 1 : end]
+                lines = LineBlock(number + 1, data, data.count(b"\n"))
+                number += lines.count
+                yield lines
+            last = block[end:]
             held, held_bytes = ([last], len(last)) if last else ([], 0)
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None

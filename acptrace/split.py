@@ -47,19 +47,12 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from acptrace.clocks import Clock, TimeProbe
 from acptrace.formats import TranscriptFormat, format_named
 from acptrace.formats.base import ReadSettings
 from acptrace.model import Issue, Message
 from acptrace.options import Options
-from acptrace.read import (
-    FAST_FORMATS,
-    Clock,
-    LaterLines,
-    NeedsOrder,
-    ReadStats,
-    TimeProbe,
-    detect_format,
-)
+from acptrace.read import FAST_FORMATS, LaterLines, NeedsOrder, ReadStats, detect_format
 from acptrace.records import Record
 from acptrace.source import READ_BLOCK, RawLine, iter_lines
 

@@ -18,7 +18,7 @@ def wall_ns(value: Any) -> int | None:
         return seconds_ns(value)
     if not isinstance(value, str) or not value:
         return None
-    quick = _utc_microseconds_ns(value)
+    quick = utc_microseconds_ns(value)
     if quick is not None:
         return quick
     try:
@@ -31,27 +31,37 @@ def wall_ns(value: Any) -> int | None:
     return whole * _NS + moment.microsecond * 1000
 
 
-_MINUTES: dict[str, int] = {}
-_MINUTES_KEPT = 65_536
+_SECONDS: dict[str, int] = {}
+_SECONDS_KEPT = 65_536
 
 
-def _utc_microseconds_ns(value: str) -> int | None:
-    """The common `YYYY-MM-DDTHH:MM:SS.ffffffZ`, with each minute's start cached: a hot path."""
-    if len(value) != 27 or value[26] != "Z" or value[19] != "." or not value.isascii():
+def utc_microseconds_ns(value: str) -> int | None:
+    """The common `YYYY-MM-DDTHH:MM:SS.ffffffZ`, each second's start cached (a hot path);
+    None for any other string."""
+    if len(value) != 27 or value[26] != "Z" or value[19] != ".":
         return None
-    minute = value[:17]
-    base = _MINUTES.get(minute)
+    fraction = value[20:26]
+    if not (fraction.isdigit() and fraction.isascii()):
+        return None
+    second = value[:19]
+    base = _SECONDS.get(second)
     if base is None:
-        base = _minute_ns(minute)
+        base = _second_ns(second)
         if base is None:
             return None
-        if len(_MINUTES) >= _MINUTES_KEPT:
-            _MINUTES.clear()
-        _MINUTES[minute] = base
-    seconds, fraction = value[17:19], value[20:26]
-    if not (seconds.isdigit() and fraction.isdigit()) or seconds > "59":
+        if len(_SECONDS) >= _SECONDS_KEPT:
+            _SECONDS.clear()
+        _SECONDS[second] = base
+    return base + int(fraction) * 1000
+
+
+def _second_ns(second: str) -> int | None:
+    """`YYYY-MM-DDTHH:MM:SS` as nanoseconds since the epoch (UTC), or None if it is not one."""
+    seconds = second[17:19]
+    if not (second.isascii() and seconds.isdigit()) or seconds > "59":
         return None
-    return base + int(seconds) * _NS + int(fraction) * 1000
+    minute = _minute_ns(second[:17])
+    return None if minute is None else minute + int(seconds) * _NS
 
 
 def _minute_ns(minute: str) -> int | None:
