@@ -21,15 +21,17 @@ from acptrace.model import (
     ResumeRow,
     Role,
     Source,
+    UpdateRun,
 )
 from acptrace.observations import Observation, WindowClosed
 from acptrace.options import Options
 from acptrace.outcomes import rows_for
-from acptrace.read import ReadStats, read_records
-from acptrace.records import Envelope, Record, RecorderEvent
+from acptrace.read import Read, ReadStats, read_records
+from acptrace.records import Envelope, RecorderEvent
 from acptrace.rules import RULES
-from acptrace.source import iter_lines, open_input
+from acptrace.source import iter_blocks, open_input
 from acptrace.split import split_records
+from acptrace.tags import TagPolicy
 
 
 def analyze(
@@ -43,7 +45,7 @@ def analyze(
     Raises `UnreadableInput` when the input cannot be read at all; everything wrong inside it
     is reported in the result.
     """
-    with open_walk(source, options, name=name) as walk:
+    with open_walk(source, options, name=name, each_message=False) as walk:
         for _ in walk:
             pass
         return walk.analysis
@@ -55,6 +57,7 @@ def open_walk(
     options: Options | None = None,
     *,
     name: str | None = None,
+    each_message: bool = True,
 ) -> Iterator[Walk]:
     """A walk over a transcript (a path, `-`, or a binary stream), for views of every message.
 
@@ -63,9 +66,9 @@ def open_walk(
     options = options or Options()
     if isinstance(source, str | os.PathLike):
         with open_input(source) as stream:
-            yield Walk(stream, options, name=name or os.fspath(source))
+            yield Walk(stream, options, name=name or os.fspath(source), each_message=each_message)
     else:
-        yield Walk(source, options, name=name or "<stream>")
+        yield Walk(source, options, name=name or "<stream>", each_message=each_message)
 
 
 @dataclass(slots=True)
@@ -80,11 +83,14 @@ class _Run:
     events: int = 0
     closed: bool = False
 
-    def after_close(self, line: int) -> Issue:
+    def after_close(self, record: Message | Envelope | UpdateRun) -> Iterator[Issue]:
         """Traffic after the recorded end of the connection: reported, not analysed."""
-        issue = Issue(line, "after_close", "a message after the recorded end of the connection")
-        self.issues.append(issue)
-        return issue
+        first = record.first.line if isinstance(record, UpdateRun) else record.line
+        count = record.count if isinstance(record, UpdateRun) else 1
+        for line in range(first, first + count):
+            issue = Issue(line, "after_close", "a message after the recorded end of the connection")
+            self.issues.append(issue)
+            yield issue
 
     def observe(self, observation: Observation) -> None:
         self.judge.observe(observation)
@@ -94,7 +100,7 @@ class _Run:
 
 def analyze_stream(stream: BinaryIO, options: Options, *, name: str) -> Analysis:
     """Analyse a transcript from an open binary stream."""
-    walk = Walk(stream, options, name=name)
+    walk = Walk(stream, options, name=name, each_message=False)
     for _ in walk:
         pass
     return walk.analysis
@@ -108,12 +114,16 @@ class Walk:
     """The analysis as a stream: iterate it for every item in order; `analysis` is ready after.
 
     Views that show every message (timelines, exports) iterate the walk; the memory it holds
-    is still only what is open.
+    is still only what is open. A walk for the analysis alone (`each_message=False`) takes
+    runs of plain updates together (`UpdateRun`) and yields no step for them.
     """
 
-    def __init__(self, stream: BinaryIO, options: Options, *, name: str) -> None:
+    def __init__(
+        self, stream: BinaryIO, options: Options, *, name: str, each_message: bool = True
+    ) -> None:
         self.options = options
         self.name = name
+        self.each_message = each_message
         self._stream = stream
         self._analysis: Analysis | None = None
         self._unanswered: tuple[Message, ...] = ()
@@ -137,9 +147,13 @@ class Walk:
         correlator = Correlator(options.tag_policy(), run.observe, options.protocol)
         classifier = Classifier()
         stats = ReadStats()
-        for record in _records(self._stream, options, stats):
-            if run.closed and isinstance(record, Message | Envelope):
-                yield run.after_close(record.line)
+        runs_for = None if self.each_message else options.tag_policy()
+        for record in _records(self._stream, options, stats, runs_for):
+            if run.closed and isinstance(record, Message | Envelope | UpdateRun):
+                yield from run.after_close(record)
+            elif isinstance(record, UpdateRun):
+                run.messages += record.count
+                correlator.on_run(record)
             elif isinstance(record, Message):
                 run.messages += 1
                 yield correlator.on_message(record)
@@ -179,15 +193,17 @@ class Walk:
         )
 
 
-def _records(stream: BinaryIO, options: Options, stats: ReadStats) -> Iterator[Record | Message]:
+def _records(
+    stream: BinaryIO, options: Options, stats: ReadStats, runs_for: TagPolicy | None
+) -> Iterator[Read]:
     """The input's records: decoded by several processes when the options ask for it and the
     input is a big plain file (`acptrace.split`), else in this one."""
-    split = split_records(stream, options, stats)
+    split = split_records(stream, options, stats, runs_for)
     if split is not None:
         return split
     forced = format_named(options.input_format) if options.input_format else None
-    lines = iter_lines(stream, options.max_line_bytes)
-    settings = ReadSettings(link=options.link, fast=options.fast)
+    lines = iter_blocks(stream, options.max_line_bytes)
+    settings = ReadSettings(link=options.link, fast=options.fast, runs_for=runs_for)
     return read_records(lines, stats, forced, settings)
 
 

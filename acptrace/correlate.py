@@ -19,6 +19,7 @@ from acptrace.model import (
     MessageKind,
     PeerInfo,
     ProtocolSource,
+    UpdateRun,
     WindowEnd,
 )
 from acptrace.observations import (
@@ -98,6 +99,14 @@ class Correlator:
             case MessageKind.RESPONSE:
                 return self._response(message, payload)
         return Step(message, payload=payload)
+
+    def on_run(self, run: UpdateRun) -> None:
+        """Follow a run of plain updates as `on_message` would follow each of them."""
+        first = run.first
+        self.seen_message = True  # (a run never starts with `initialize`)
+        assert first.session_id is not None
+        self.sessions.bear(first, count=run.count)
+        self.windows.on_run(run)
 
     def finish(self, end: ConnectionEnd) -> tuple[Message, ...]:
         """The connection ended; judge what is still open. Returns the requests left pending."""

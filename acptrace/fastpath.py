@@ -10,13 +10,18 @@ is the reference: a test checks that both paths give the same analysis on every 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import msgspec
 
+from acptrace.clocks import Clock
 from acptrace.directions import infer_direction
-from acptrace.model import Direction, Message, MessageKind
-from acptrace.timestamps import wall_ns
+from acptrace.model import Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.source import LineBlock, RawLine
+from acptrace.tags import ANNOUNCE_TAG, SNAPSHOT_TAG, TagPolicy
+from acptrace.timestamps import utc_microseconds_ns, wall_ns
 
 UNSET: Any = msgspec.UNSET
 
@@ -61,31 +66,193 @@ class _Canonical(msgspec.Struct, gc=False):
     mono_ns: Any = None
 
 
+class _PlainUpdate(msgspec.Struct, gc=False):
+    sessionUpdate: str
+
+
+class _PlainUpdateParams(msgspec.Struct, gc=False):
+    sessionId: str
+    update: _PlainUpdate
+
+
+class _PlainUpdateMessage(msgspec.Struct, gc=False):
+    jsonrpc: Literal["2.0"]
+    method: Literal["session/update"]
+    params: _PlainUpdateParams
+    id: msgspec.UnsetType = UNSET
+    result: msgspec.UnsetType = UNSET
+    error: msgspec.UnsetType = UNSET
+
+
+class _PlainUpdateRecord(msgspec.Struct, gc=False):
+    """A canonical line that is a plain `session/update` with a usual time, or a failed decode:
+    msgspec checks the whole shape, so a run grows without a `Message` per update."""
+
+    dir: Literal["c2a", "a2c"]
+    msg: _PlainUpdateMessage
+    ts: str
+    mono_ns: int | None = None
+    timestamp: msgspec.UnsetType = UNSET
+    time: msgspec.UnsetType = UNSET
+
+
 _TRAFFIC = {"c2a": Direction.C2A, "a2c": Direction.A2C}
 _NOTHING: tuple[str, ...] = ()
 
 
 class FastDecoder:
-    """Decodes plain lines of the canonical or bare JSON-RPC format; None for anything else."""
+    """Decodes plain lines of the canonical or bare JSON-RPC format; None for anything else.
 
-    def __init__(self, format_name: str) -> None:
+    Given a tag policy (`runs_for`), a block of lines comes out with its runs of plain updates
+    for one session gathered into `UpdateRun`s (an analysis that shows no single message).
+    """
+
+    def __init__(self, format_name: str, runs_for: TagPolicy | None = None) -> None:
         self.canonical = format_name == "acptrace"
         self._record = msgspec.json.Decoder(_Canonical).decode
         self._bare = msgspec.json.Decoder(_Message).decode
+        self._policy = runs_for
+        self._plain = msgspec.json.Decoder(_PlainUpdateRecord).decode
+        self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
+        """Tags that never join a run: they mean more than a count (markers, announcements)."""
 
     def message(self, data: bytes, line: int) -> Message | None:
         """The message on this line, or None when the line needs the general path."""
-        if not data.isascii():
-            try:  # msgspec does not check the UTF-8 of what it skips; the general path does
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                return None
+        if not _utf8(data):  # msgspec does not check the UTF-8 of what it skips
+            return None
         try:
             if self.canonical:
                 return _canonical(self._record(data), line)
             return _message(self._bare(data), line, Direction.UNKNOWN, None, None)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
+
+    def block(
+        self, block: LineBlock, clock: Clock
+    ) -> Iterator[Message | UpdateRun | Issue | RawLine]:
+        """The block's records in order, each checked against `clock`: messages, runs, issues,
+        and each line the hot path does not take as a `RawLine` for the general path (which
+        must be read, and its times checked, before the next item is asked for)."""
+        lines = block.data.split(b"\n")
+        lines.pop()  # the empty rest after the last line end
+        grows = self.canonical and self._policy is not None
+        run: _Run | None = None
+        for number, data in enumerate(lines, block.first):
+            if run is not None and grows and self._grown(run, number, data, clock):
+                continue
+            message = self.message(data, number)
+            if message is None:
+                if run is not None:
+                    yield run.done()
+                    run = None
+                yield RawLine(number, data, ended=True)
+                continue
+            issue = clock.check(message)
+            if issue is None and run is not None and run.takes(message, self._breaks):
+                run.add(number, message.update_tag or "")
+                continue
+            if run is not None:
+                yield run.done()
+                run = None
+            if issue is None and self._policy is not None and self._starts_run(message):
+                run = _Run(message, self._policy.live_tags)
+                continue
+            yield message
+            if issue is not None:
+                yield issue
+        if run is not None:
+            yield run.done()
+
+    def _starts_run(self, message: Message) -> bool:
+        """The message is a plain update (one that may start a run)."""
+        return (
+            message.method == "session/update"
+            and message.kind is MessageKind.NOTIFICATION
+            and message.session_id is not None
+            and message.update_tag is not None
+            and message.update_tag not in self._breaks
+        )
+
+    def _grown(self, run: _Run, line: int, data: bytes, clock: Clock) -> bool:
+        """Whether the line was one more plain update of the run, on time: then the run and
+        the clock have taken it.
+
+        The common case, decoded and checked without a `Message`; anything else (another
+        session, a marker, a clock going back or yet unknown) is left to `message`.
+        """
+        if not _utf8(data):
+            return False
+        try:
+            record = self._plain(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return False
+        params = record.msg.params
+        tag: str = params.update.sessionUpdate
+        if params.sessionId != run.session or record.dir != run.direction or tag in self._breaks:
+            return False
+        ts_ns, mono = utc_microseconds_ns(record.ts), record.mono_ns
+        last_ts, last_mono = clock.last_ts_ns, clock.last_mono_ns
+        if ts_ns is None or last_ts is None or ts_ns < last_ts:
+            return False
+        if mono is not None:
+            if last_mono is None or mono < last_mono:
+                return False
+            clock.last_mono_ns = mono
+        clock.last_ts_ns = ts_ns
+        run.add(line, tag)
+        return True
+
+
+@dataclass(slots=True)
+class _Run:
+    """An `UpdateRun` while it grows."""
+
+    first: Message
+    live_tags: frozenset[str]
+    """Never-history tags (`state_update` among them: the snapshot)."""
+    session: str | None = None
+    direction: Direction = Direction.UNKNOWN
+    count: int = 1
+    snapshot: bool = False
+    live: list[tuple[int, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.session, self.direction = self.first.session_id, self.first.direction
+        self.count = 0
+        self.add(self.first.line, self.first.update_tag or "")
+
+    def takes(self, message: Message, breaks: frozenset[str]) -> bool:
+        """The message is one more plain update of this run's session, the same way."""
+        return (
+            message.method == "session/update"
+            and message.kind is MessageKind.NOTIFICATION
+            and message.session_id == self.session
+            and message.direction is self.direction
+            and message.update_tag is not None
+            and message.update_tag not in breaks
+        )
+
+    def add(self, line: int, tag: str) -> None:
+        """One more update, on the next line."""
+        self.count += 1
+        if tag in self.live_tags:
+            self.live.append((line, tag))
+        if tag == SNAPSHOT_TAG:
+            self.snapshot = True
+
+    def done(self) -> UpdateRun:
+        return UpdateRun(self.first, self.count, self.snapshot, tuple(self.live))
+
+
+def _utf8(data: bytes) -> bool:
+    """The bytes are UTF-8 (msgspec does not check what it skips)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _canonical(record: _Canonical, line: int) -> Message | None:

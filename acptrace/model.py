@@ -184,6 +184,25 @@ class Message(msgspec.Struct, frozen=True, gc=False):
     """Monotonic clock, nanoseconds."""
 
 
+class UpdateRun(msgspec.Struct, frozen=True, gc=False):
+    """Plain `session/update`s for one session on consecutive lines, taken together.
+
+    Most lines of a big transcript are such runs (a replay, a streamed answer). Following a
+    run needs its first update, how many there were and the few never-history ones among
+    them, not a `Message` for each; the analysis treats it as those messages one by one.
+    Markers and `subagent_update`s never join a run.
+    """
+
+    first: Message
+    """The first update (lines `first.line` to `first.line + count - 1`)."""
+    count: int
+    """How many updates, the first included."""
+    snapshot: bool = False
+    """A `state_update` was among them."""
+    live: tuple[tuple[int, str], ...] = ()
+    """(line, tag) of each never-history update, by the tag policy of the analysis."""
+
+
 @dataclass(frozen=True, slots=True)
 class PeerInfo:
     """What one side says about itself in `initialize`."""

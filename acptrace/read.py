@@ -20,9 +20,9 @@ from acptrace.fastpath import FastDecoder
 from acptrace.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
 from acptrace.formats.base import Stateless
 from acptrace.jsontext import JSONDecodeError, loads
-from acptrace.model import Issue, Message
+from acptrace.model import Issue, Message, UpdateRun
 from acptrace.records import Record
-from acptrace.source import RawLine
+from acptrace.source import LineBlock, RawLine
 
 DETECTION_SAMPLE = 16
 """How many parsed records the format is detected from."""
@@ -30,6 +30,8 @@ DETECTION_SAMPLE = 16
 _WHITESPACE = b" \t\r\n\f\v"
 
 Parsed = tuple[int, Any] | Issue | Message
+Read = Record | Message | UpdateRun
+"""What the reader yields."""
 FAST_FORMATS = ("acptrace", "jsonrpc")
 """Formats whose plain lines the hot path decodes straight to messages."""
 
@@ -53,11 +55,11 @@ class ReadStats:
 
 
 def read_records(
-    lines: Iterable[RawLine],
+    lines: Iterable[RawLine | LineBlock],
     stats: ReadStats,
     forced: TranscriptFormat | None = None,
     settings: ReadSettings | None = None,
-) -> Iterator[Record | Message]:
+) -> Iterator[Read]:
     """Decode every line into records; `stats` is filled in as the lines go by."""
     settings = settings or ReadSettings()
     hot = _HotPath()
@@ -66,11 +68,11 @@ def read_records(
     values = [p[1] for p in sample if isinstance(p, tuple)]
     chosen = forced or _detect(values)
     if settings.fast and chosen.name in FAST_FORMATS:
-        hot.decoder = FastDecoder(chosen.name)
+        hot.decoder = FastDecoder(chosen.name, settings.runs_for)
     decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
     stats.format = chosen.name
     stats.note = decoders.primary.note
-    yield from _records(chain(sample, parsed), decoders, Clock())
+    yield from _records(chain(sample, parsed), decoders, Clock(), hot)
     stats.note = decoders.primary.note
 
 
@@ -122,17 +124,18 @@ class LaterLines:
             self.chosen, self.settings, [], self.stats, self.strict, self.stateless_only
         )
         fast = self.settings.fast and self.chosen.name in FAST_FORMATS
-        self._hot = _HotPath(FastDecoder(self.chosen.name) if fast else None)
+        runs_for = self.settings.runs_for
+        self._hot = _HotPath(FastDecoder(self.chosen.name, runs_for) if fast else None)
 
-    def records(self, lines: Iterable[RawLine], clock: Clock) -> Iterator[Record | Message]:
+    def records(self, lines: Iterable[RawLine | LineBlock], clock: Clock) -> Iterator[Read]:
         """The records of these lines, as `read_records` gives them past its first lines."""
-        parsed = _parse_rest(_numbered(lines, self.stats), self.stats, self._hot)
-        return _records(parsed, self._decoders, clock)
+        parsed = _parse_rest(_numbered(lines, self.stats, self._hot), self.stats, self._hot)
+        return _records(parsed, self._decoders, clock, self._hot)
 
 
-def _sample(parsed: Iterator[Parsed]) -> list[Parsed]:
+def _sample(parsed: Iterator[Parsed | LineBlock]) -> list[Parsed | LineBlock]:
     """The first items, up to the `DETECTION_SAMPLE`th parsed record (consumed from `parsed`)."""
-    sample: list[Parsed] = []
+    sample: list[Parsed | LineBlock] = []
     records = 0
     for item in parsed:
         sample.append(item)
@@ -143,23 +146,37 @@ def _sample(parsed: Iterator[Parsed]) -> list[Parsed]:
 
 
 def _records(
-    parsed: Iterable[Parsed], decoders: _Decoders, clock: Clock
-) -> Iterator[Record | Message]:
-    """Parsed lines decoded into records, each followed by what the clock says of it."""
+    parsed: Iterable[Parsed | LineBlock], decoders: _Decoders, clock: Clock, hot: _HotPath
+) -> Iterator[Read]:
+    """Parsed lines decoded into records, each followed by what the clock says of it; blocks
+    of lines on the hot path."""
     for item in parsed:
-        if isinstance(item, Issue):
-            yield item
+        if not isinstance(item, LineBlock):
+            yield from _decoded(item, decoders, clock)
             continue
-        if isinstance(item, Message):
-            yield item
-            if (issue := clock.check(item)) is not None:
-                yield issue
-            continue
-        number, value = item
-        for record in decoders.decode(value, number):
-            yield record
-            if (issue := clock.check(record)) is not None:
-                yield issue
+        assert hot.decoder is not None, "blocks are kept together for the hot path only"
+        for found in hot.decoder.block(item, clock):
+            if not isinstance(found, RawLine):
+                yield found
+            elif not _blank(found, decoders.stats):
+                yield from _decoded(_parse_line(found), decoders, clock)
+
+
+def _decoded(item: Parsed, decoders: _Decoders, clock: Clock) -> Iterator[Record | Message]:
+    """One parsed line decoded into records, each followed by what the clock says of it."""
+    if isinstance(item, Issue):
+        yield item
+        return
+    if isinstance(item, Message):
+        yield item
+        if (issue := clock.check(item)) is not None:
+            yield issue
+        return
+    number, value = item
+    for record in decoders.decode(value, number):
+        yield record
+        if (issue := clock.check(record)) is not None:
+            yield issue
 
 
 def _detect(sample: Iterable[Any]) -> TranscriptFormat:
@@ -226,31 +243,43 @@ class _HotPath:
     decoder: FastDecoder | None = None
 
 
-def _parse(lines: Iterable[RawLine], stats: ReadStats, hot: _HotPath) -> Iterator[Parsed]:
+def _parse(
+    lines: Iterable[RawLine | LineBlock], stats: ReadStats, hot: _HotPath
+) -> Iterator[Parsed | LineBlock]:
     """Parse each line as JSON (or each element of a multi-line array); skip blank lines.
 
-    Once `hot.decoder` is set, plain lines come out as messages straight away.
+    Once `hot.decoder` is set, plain lines come out as messages straight away, and blocks of
+    lines are passed on whole for it.
     """
-    stream = _numbered(lines, stats)
+    stream = _numbered(lines, stats, hot)
     for item in stream:
-        if isinstance(item, Issue):
+        if isinstance(item, Issue | LineBlock):
             yield item
         elif not _blank(item, stats):
             if _opens_multiline_array(item):
-                stats.array = True
-                yield from _parse_elements(chain([item], stream))
+                stats.array = True  # (so `_numbered` passes no more blocks on)
+                yield from _parse_elements(chain([item], _unblocked(stream)))
                 return
             yield _parse_line(item)
             yield from _parse_rest(stream, stats, hot)
             return
 
 
+def _unblocked(items: Iterable[RawLine | LineBlock | Issue]) -> Iterator[RawLine | Issue]:
+    """The items with each block of lines taken apart."""
+    for item in items:
+        if isinstance(item, LineBlock):
+            yield from item.lines()
+        else:
+            yield item
+
+
 def _parse_rest(
-    stream: Iterable[RawLine | Issue], stats: ReadStats, hot: _HotPath
-) -> Iterator[Parsed]:
+    stream: Iterable[RawLine | LineBlock | Issue], stats: ReadStats, hot: _HotPath
+) -> Iterator[Parsed | LineBlock]:
     """The lines after the first: plain ones on the hot path once it is set, the rest parsed."""
     for rest in stream:
-        if isinstance(rest, Issue):
+        if isinstance(rest, Issue | LineBlock):
             yield rest
         elif not _blank(rest, stats):
             decoder = hot.decoder
@@ -258,15 +287,38 @@ def _parse_rest(
             yield _parse_line(rest) if message is None else message
 
 
-def _numbered(lines: Iterable[RawLine], stats: ReadStats) -> Iterator[RawLine | Issue]:
-    """The lines, counted in `stats`; CRLF line ends reported once, before their line."""
+def _numbered(
+    lines: Iterable[RawLine | LineBlock], stats: ReadStats, hot: _HotPath
+) -> Iterator[RawLine | LineBlock | Issue]:
+    """The lines, counted in `stats`; CRLF line ends reported once, before their line.
+
+    Blocks of lines go on whole to the hot path once it is set (the rest of the block being
+    read then included), unless they hold CRs (which line ends are CRLF is told line by line).
+    """
     crlf_reported = False
-    for raw in lines:
-        stats.lines = raw.number
-        if raw.crlf and not crlf_reported:
-            crlf_reported = True
-            yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
-        yield raw
+    for item in lines:
+        for raw in _for_hot_path(item, stats, hot):
+            if isinstance(raw, LineBlock):
+                stats.lines = raw.first + raw.count - 1
+                yield raw
+                continue
+            stats.lines = raw.number
+            if raw.crlf and not crlf_reported:
+                crlf_reported = True
+                yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
+            yield raw
+
+
+def _for_hot_path(
+    item: RawLine | LineBlock, stats: ReadStats, hot: _HotPath
+) -> Iterator[RawLine | LineBlock]:
+    """A block whole once the hot path takes it, else its lines; a line as it is."""
+    if isinstance(item, RawLine):
+        yield item
+    elif b"\r" in item.data:
+        yield from item.lines()
+    else:
+        yield from item.peel(lambda: hot.decoder is not None and not stats.array)
 
 
 def _blank(raw: RawLine, stats: ReadStats) -> bool:

@@ -75,14 +75,13 @@ class UnnamedTraffic:
     updates: int = 0
     """How many of them were `session/update`s."""
 
-    def add(self, line: int, is_update: bool, is_marker: bool = False) -> None:
-        """Count one more message."""
+    def add(self, line: int, is_update: bool, is_marker: bool = False, count: int = 1) -> None:
+        """Count one more message (or `count` of them, on consecutive lines from `line`)."""
         if not is_marker:
-            self.total += 1
-            if len(self.lines) < TRAFFIC_LINES_KEPT:
-                self.lines.append(line)
+            self.total += count
+            _keep_lines(self.lines, line, count)
         if is_update:
-            self.updates += 1
+            self.updates += count
             if self.first_update_line is None:
                 self.first_update_line = line
 
@@ -91,6 +90,13 @@ class UnnamedTraffic:
         if self.first_update_line is None:
             return None
         return UnknownSessionTraffic(session_id, self.first_update_line, self.updates, start_seen)
+
+
+def _keep_lines(kept: list[int], first: int, count: int) -> None:
+    """Keep lines `first` to `first + count - 1`, up to `TRAFFIC_LINES_KEPT` in all."""
+    room = TRAFFIC_LINES_KEPT - len(kept)
+    if room > 0:
+        kept.extend(range(first, first + min(count, room)))
 
 
 @dataclass(slots=True)
@@ -125,24 +131,24 @@ class SessionBook:
             record.early_lines = None
         return record
 
-    def bear(self, message: Message, is_marker: bool = False) -> None:
-        """A message that carries `params.sessionId`."""
+    def bear(self, message: Message, is_marker: bool = False, count: int = 1) -> None:
+        """A message that carries `params.sessionId` (or `count` alike on consecutive lines,
+        from `message`'s: a run of updates)."""
         session_id = message.session_id
         assert session_id is not None
         is_update = message.method == "session/update"
         record = self.records.get(session_id)
         if record is None:
             traffic = self.unnamed.setdefault(session_id, UnnamedTraffic())
-            traffic.add(message.line, is_update, is_marker)
+            traffic.add(message.line, is_update, is_marker, count)
             return
         if is_update:
-            record.updates += 1
+            record.updates += count
         elif message.method == "session/prompt":
-            record.prompts += 1
+            record.prompts += count
         if record.early_lines is not None and not is_marker:
-            record.early_total += 1
-            if len(record.early_lines) < TRAFFIC_LINES_KEPT:
-                record.early_lines.append(message.line)
+            record.early_total += count
+            _keep_lines(record.early_lines, message.line, count)
 
     def is_active(self, session_id: str) -> bool:
         """Whether the transcript shows the session active now."""

@@ -10,7 +10,7 @@ import gzip
 import os
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -89,12 +89,21 @@ class LineBlock(msgspec.Struct, frozen=True, gc=False):
     count: int
     """How many lines it holds."""
 
-    def lines(self, max_line_bytes: int) -> Iterator[RawLine]:
-        """Its lines one by one, as `iter_lines` gives them."""
-        pieces = self.data.split(b"\n")
-        pieces.pop()  # the empty rest after the last line end
-        for number, piece in enumerate(pieces, self.first):
-            yield _whole(number, piece, max_line_bytes)
+    def lines(self) -> Iterator[RawLine]:
+        """Its lines one by one, as `iter_lines` gives them (none is too long: see
+        `iter_blocks`)."""
+        return _cut(self.first, self.data, len(self.data))
+
+    def peel(self, ready: Callable[[], bool]) -> Iterator[RawLine | LineBlock]:
+        """Its lines one by one until `ready()` says the rest may go on as one block."""
+        data, at, number = self.data, 0, self.first
+        while at < len(data):
+            if ready():
+                yield LineBlock(number, data[at:], self.count - (number - self.first))
+                return
+            end = data.index(b"\n", at)
+            yield _whole(number, data[at:end], len(data))
+            at, number = end + 1, number + 1
 
 
 def iter_lines(
@@ -107,7 +116,7 @@ def iter_lines(
     """
     for item in iter_blocks(stream, max_line_bytes, first):
         if isinstance(item, LineBlock):
-            yield from item.lines(max_line_bytes)
+            yield from item.lines()
         else:
             yield item
 
@@ -117,7 +126,8 @@ def iter_blocks(
 ) -> Iterator[RawLine | LineBlock]:
     """`iter_lines`, with the lines that lie wholly inside one read kept together in blocks.
 
-    A line that spans reads, is too long, or ends the input without a newline comes alone.
+    A line that spans reads, is too long, or ends the input without a newline comes alone;
+    a block never holds a line longer than `max_line_bytes`.
     """
     number = first - 1
     held: list[bytes] = []  # the start of a line that continues past the last block
@@ -141,13 +151,24 @@ def iter_blocks(
                 data = block[newline + 1 : end]
                 lines = LineBlock(number + 1, data, data.count(b"\n"))
                 number += lines.count
-                yield lines
+                if len(data) <= max_line_bytes:
+                    yield lines
+                else:
+                    yield from _cut(lines.first, data, max_line_bytes)
             last = block[end:]
             held, held_bytes = ([last], len(last)) if last else ([], 0)
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
     if held:
         yield RawLine(number + 1, b"".join(held), ended=False)
+
+
+def _cut(first: int, data: bytes, max_line_bytes: int) -> Iterator[RawLine]:
+    """The lines of whole lines' bytes, numbered from `first`."""
+    pieces = data.split(b"\n")
+    pieces.pop()  # the empty rest after the last line end
+    for number, piece in enumerate(pieces, first):
+        yield _whole(number, piece, max_line_bytes)
 
 
 def _whole(number: int, data: bytes, max_line_bytes: int) -> RawLine:

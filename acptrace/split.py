@@ -50,11 +50,12 @@ import msgspec
 from acptrace.clocks import Clock, TimeProbe
 from acptrace.formats import TranscriptFormat, format_named
 from acptrace.formats.base import ReadSettings
-from acptrace.model import Issue, Message
+from acptrace.model import Issue, Message, UpdateRun
 from acptrace.options import Options
-from acptrace.read import FAST_FORMATS, LaterLines, NeedsOrder, ReadStats, detect_format
+from acptrace.read import FAST_FORMATS, LaterLines, NeedsOrder, Read, ReadStats, detect_format
 from acptrace.records import Record
-from acptrace.source import READ_BLOCK, RawLine, iter_lines
+from acptrace.source import READ_BLOCK, LineBlock, RawLine, iter_blocks, iter_lines
+from acptrace.tags import TagPolicy
 
 HEAD_BYTES = 1024 * 1024
 """Bytes read from the start of a file to settle its format before it is split."""
@@ -69,6 +70,8 @@ OUTBOX = 2
 USEFUL_PROCESSES = 4
 """More processes than this for one file only cost memory: the main process correlates every
 line in order, about a third of what reading a line costs in all, and is then the bottleneck."""
+HELD_BYTES = 2 * MAX_PIECE_BYTES
+"""A piece up to this size is read whole when its lines are counted, and decoded from there."""
 SCAN_BYTES = 64 * 1024
 """Bytes read at a time while looking for the line end that ends a piece."""
 
@@ -77,11 +80,13 @@ _UNTAKEN, _MAIN = 0, 1
 _FIELDS = 4
 """Per piece in shared memory: start offset, end offset, first line number, taker."""
 
-Joined = Record | Message
+Joined = Read
 """What the join yields: the records `read.read_records` would."""
 
 
-def split_records(stream: BinaryIO, options: Options, stats: ReadStats) -> Iterator[Joined] | None:
+def split_records(
+    stream: BinaryIO, options: Options, stats: ReadStats, runs_for: TagPolicy | None = None
+) -> Iterator[Joined] | None:
     """The records of a file as `read_records` gives them, decoded by `options.split` processes.
 
     None when the input is not split (one process asked, too small, not a plain file, not a
@@ -89,7 +94,7 @@ def split_records(stream: BinaryIO, options: Options, stats: ReadStats) -> Itera
     The workers start when the records are first asked for and stop when they are done or
     the iterator is closed.
     """
-    plan = _plan(stream, options)
+    plan = _plan(stream, options, runs_for)
     if plan is None:
         return None
     stats.format = plan.format
@@ -133,7 +138,7 @@ class _Plan:
     max_line_bytes: int
 
 
-def _plan(stream: BinaryIO, options: Options) -> _Plan | None:
+def _plan(stream: BinaryIO, options: Options, runs_for: TagPolicy | None) -> _Plan | None:
     """The split of this input, or None when it is not to be split."""
     if options.split < 2 or not options.fast or current_process().daemon:
         return None  # (a daemonic process may not start processes)
@@ -157,7 +162,7 @@ def _plan(stream: BinaryIO, options: Options) -> _Plan | None:
         processes=options.split,
         format=chosen.name,
         strict=forced is not None,
-        settings=ReadSettings(link=options.link, fast=True),
+        settings=ReadSettings(link=options.link, fast=True, runs_for=runs_for),
         max_line_bytes=options.max_line_bytes,
     )
 
@@ -210,6 +215,9 @@ class _File:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._scan = bytearray(READ_BLOCK)
+        self._held: tuple[int, LineBlock] | None = None
+        """(start, lines) of the piece counted last, when it was read whole and ends with a
+        line end: decoding it then takes no second read, nor a second count."""
 
     @classmethod
     def open(cls, plan: _Plan) -> _File | None:
@@ -241,6 +249,13 @@ class _File:
 
     def count_lines(self, start: int, end: int) -> int:
         """How many line ends the bytes from `start` to `end` hold."""
+        self._held = None
+        if end - start <= HELD_BYTES:
+            data = os.pread(self.fd, end - start, start)
+            count = data.count(b"\n")
+            if len(data) == end - start and data.endswith(b"\n"):
+                self._held = (start, LineBlock(0, data, count))
+            return count
         count = 0
         view = memoryview(self._scan)
         while start < end:
@@ -251,10 +266,14 @@ class _File:
             start += got
         return count
 
-    def lines(self, piece: _Piece, max_line_bytes: int) -> Iterator[RawLine]:
-        """The piece's lines, numbered from its first line, as `iter_lines` cuts them."""
+    def lines(self, piece: _Piece, max_line_bytes: int) -> Iterator[RawLine | LineBlock]:
+        """The piece's lines, numbered from its first line, as `iter_blocks` cuts them (in
+        one block when the piece was held)."""
+        held, self._held = self._held, None
+        if held is not None and held[0] == piece.start and len(held[1].data) <= max_line_bytes:
+            return iter((msgspec.structs.replace(held[1], first=piece.line),))
         stream = io.BufferedReader(_Range(self.fd, piece.start, piece.end), READ_BLOCK)
-        return iter_lines(stream, max_line_bytes, piece.line)
+        return iter_blocks(stream, max_line_bytes, piece.line)
 
 
 def _read_into(fd: int, view: memoryview, at: int) -> int:
@@ -346,7 +365,7 @@ class _Once:
     key: str
 
 
-Other = Record | _Once
+Other = Record | UpdateRun | _Once
 """A piece's records that are not messages (few), kept apart from the messages (most)."""
 
 
@@ -394,7 +413,7 @@ class _PieceReader:
             return _Decoded(piece, [], [], clock, 0, 0, in_order=True)
         return _Decoded(piece, messages, others, clock, stats.lines, stats.blank - blank)
 
-    def _other(self, record: Record) -> Other:
+    def _other(self, record: Record | UpdateRun) -> Other:
         """The record, an issue reported once marked with what it is once for."""
         if not isinstance(record, Issue) or record.kind not in _ONCE_KINDS:
             return record
@@ -627,7 +646,7 @@ class _Join:
         records.extend(messages[taken:])
         return records
 
-    def _kept(self, other: Other) -> Record | None:
+    def _kept(self, other: Other) -> Record | UpdateRun | None:
         """The record as one pass has it: a probe settled, a repeated once-issue dropped."""
         if isinstance(other, TimeProbe):
             return self._clock.settle(other)

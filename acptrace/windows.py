@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from acptrace.model import JsonId, Message, Stamp, WindowEnd
+from acptrace.model import JsonId, Message, Stamp, UpdateRun, WindowEnd
 from acptrace.observations import (
     ConcurrentResume,
     MisplacedMarker,
@@ -59,18 +59,22 @@ class Track:
 
     def record_update(self, message: Message, tag_class: TagClass) -> None:
         """Count a non-marker update for this session."""
+        tag = message.update_tag or ""
+        live = ((message.line, tag),) if tag_class is TagClass.LIVE else ()
+        self.record_updates(UpdateRun(message, 1, tag == SNAPSHOT_TAG, live))
+
+    def record_updates(self, run: UpdateRun) -> None:
+        """Count a run of non-marker updates for this session."""
         if self.first_update is None:
-            self.first_update = Stamp.of(message)
-        snapshot = message.update_tag == SNAPSHOT_TAG
-        self.snapshot_seen = self.snapshot_seen or snapshot
+            self.first_update = Stamp.of(run.first)
+        self.snapshot_seen = self.snapshot_seen or run.snapshot
         if self.markers or not self.replaying:
-            self.held += 1
+            self.held += run.count
             if self.markers:
-                self.snapshot_after_marker = self.snapshot_after_marker or snapshot
+                self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot
             return
-        self.replayed += 1
-        if tag_class is TagClass.LIVE:
-            self.live_before_marker.append((message.line, message.update_tag or ""))
+        self.replayed += run.count
+        self.live_before_marker.extend(run.live)
 
     def record_marker(self, message: Message) -> None:
         """Count a marker for this session."""
@@ -166,6 +170,16 @@ class WindowBook:
             owner[1].record_update(message, tag_class)
         if tag == ANNOUNCE_TAG and message.update_session_id is not None:
             self._announce(message, session_id, message.update_session_id)
+
+    def on_run(self, run: UpdateRun) -> None:
+        """Follow a run of plain updates (no marker, no announcement) as `on_update` would."""
+        session_id = run.first.session_id
+        assert session_id is not None
+        for window in self.by_session.get(session_id, ()):
+            window.requested.record_updates(run)
+        owner = self.child_owner.get(session_id)
+        if owner is not None:
+            owner[1].record_updates(run)
 
     def on_agent_request(self, message: Message) -> None:
         """Note an Agent request that names a requested session (RC-REQUEST-BEFORE-MARKER)."""

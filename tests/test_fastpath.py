@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import orjson
 from hypothesis import given
@@ -11,8 +12,14 @@ from hypothesis import strategies as st
 
 import acptrace
 from acptrace import Options
+from acptrace.formats import ReadSettings
+from acptrace.model import Issue, UpdateRun
+from acptrace.read import DETECTION_SAMPLE, ReadStats, read_records
+from acptrace.source import iter_blocks
+from acptrace.tags import TagPolicy
 from tests.golden import ROOT
 from tests.test_properties import CORPUS, mutate, mutation
+from tests.transcript import Transcript
 
 FILES = sorted((ROOT / "sample_traces").glob("*.jsonl")) + sorted(
     (ROOT.parent / "shared" / "real-world").glob("*.jsonl")
@@ -109,3 +116,111 @@ def test_numbers_beyond_a_double_are_json_on_both_paths() -> None:
     assert fast == general
     assert fast.source.messages == 1
     assert fast.issues == ()
+
+
+# -- runs of updates ------------------------------------------------------------------------
+
+SESSIONS = ("sess_1", "sess_2", "child_1")
+TAGS = ("agent_message_chunk", "user_message", "tool_call_update", "state_update",
+        "usage_update", "notice", "_custom", "replay_complete", "subagent_update")  # fmt: skip
+TEXTS = (b'"plain"', b'"caf\xc3\xa9 \\" \\u00e9"', b'"\xff"', b"1e400", b"[1, {}]")
+steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("updates"), st.sampled_from(SESSIONS),
+                  st.lists(st.sampled_from(TAGS), min_size=1, max_size=8),
+                  st.sampled_from(TEXTS)),
+        st.tuples(st.just("resume"), st.sampled_from(SESSIONS), st.booleans()),
+        st.tuples(st.just("answer"), st.booleans()),
+        st.tuples(st.just("new"), st.sampled_from(SESSIONS)),
+        st.tuples(st.just("clock"), st.sampled_from(["back", "untimed", "mono only", "offset"])),
+        st.tuples(st.just("odd"), st.sampled_from([b"", b"  ", b"not json", b"{}"])),
+    ),
+    max_size=60,
+)  # fmt: skip
+
+
+def with_runs(steps: list[tuple[Any, ...]]) -> bytes:
+    """A transcript of long runs of updates, broken by whatever may break one."""
+    t = padded()
+    t.initialize()
+    pending: list[int] = []
+    for step in steps:
+        match step:
+            case ("updates", session, tags, text):
+                for tag in tags:
+                    update = {"sessionUpdate": tag, "x": 0}
+                    if tag == "subagent_update":
+                        update["sessionId"] = "child_1"
+                    line = t.notify("session/update", {"sessionId": session, "update": update})
+                    t.lines[line - 1] = t.lines[line - 1].replace(b'"x":0', b'"x":' + text)
+            case ("resume", session, replay):
+                t.resume(session, replay=replay, id=t.next_id)
+                pending.append(t.next_id)
+                t.next_id += 1
+            case ("answer", success) if pending:
+                request_id = pending.pop(0)
+                t.result(request_id) if success else t.error(request_id, -32002)
+            case ("new", session):
+                t.new_session(session)
+            case ("clock", "back"):
+                t.update("agent_message_chunk", at_ms=t.now_ms - 100)
+            case ("clock", "untimed"):
+                t.timed = False
+                t.update("agent_message_chunk")
+                t.timed = True
+            case ("clock", "mono only"):
+                line = t.update("agent_message_chunk")
+                t.lines[line - 1] = t.lines[line - 1].replace(b'"ts":', b'"when":')
+            case ("clock", "offset"):
+                line = t.update("agent_message_chunk")
+                t.lines[line - 1] = t.lines[line - 1].replace(b'Z"', b'+00:00"', 1)
+            case ("odd", data):
+                t.raw(data)
+    return t.text()
+
+
+def each_message(data: bytes) -> acptrace.Analysis:
+    """The analysis of a walk that yields every message (so takes no run together)."""
+    with acptrace.open_walk(io.BytesIO(data)) as walk:
+        for _ in walk:
+            pass
+        return walk.analysis
+
+
+@given(steps)
+def test_runs_of_updates_are_analysed_as_their_messages_one_by_one(
+    steps: list[tuple[Any, ...]],
+) -> None:
+    data = with_runs(steps)
+    fast, general = both(data)
+    assert fast == general
+    assert each_message(data) == general
+
+
+def padded() -> Transcript:
+    """A transcript whose format is settled before its messages (the hot path starts after
+    the first records, which settle it)."""
+    t = Transcript()
+    t.open()
+    for _ in range(DETECTION_SAMPLE):
+        t.add({"dir": "stderr", "text": "starting"})
+    return t
+
+
+def test_runs_are_taken_together_and_broken_where_they_must_be() -> None:
+    t = padded()
+    t.initialize()
+    t.new_session()
+    t.resume(id=7)
+    first = t.history(count=5)[0]
+    live = t.update("usage_update")  # never history: listed in the run
+    t.marker()  # never in a run
+    back = t.update("agent_message_chunk", at_ms=t.now_ms - 50)  # the clock went back
+    t.history(count=3)  # a new run
+    t.result(7)
+    stats = ReadStats()
+    settings = ReadSettings(runs_for=TagPolicy.build())
+    records = list(read_records(iter_blocks(io.BytesIO(t.text())), stats, None, settings))
+    runs = [(r.first.line, r.count, r.live) for r in records if isinstance(r, UpdateRun)]
+    assert runs == [(first, 6, ((live, "usage_update"),)), (back + 1, 3, ())]
+    assert [(r.line, r.kind) for r in records if isinstance(r, Issue)] == [(back, "time_went_back")]

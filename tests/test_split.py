@@ -68,6 +68,7 @@ def test_a_generated_transcript_with_faults_splits_into_the_same_analysis(
     for path in generated:
         expected = one_pass(path)
         assert orjson.loads(expected)["findings"]  # the faults are there to be found
+        assert one_pass(path, fast=False) == expected  # (runs of updates taken together)
         assert split_pass(path, piece_bytes) == expected, (path.name, piece_bytes)
 
 
@@ -161,6 +162,7 @@ def test_everything_open_across_the_cut_is_carried_over(tmp_path: Path) -> None:
     data = straddling().text() + b'{"dir": "c2a", "msg": {"jsonrpc"'  # cut off at the end
     path = write(tmp_path, data)
     expected = one_pass(path)
+    assert one_pass(path, fast=False) == expected  # (runs of updates taken together)
     analysis = orjson.loads(expected)
     kinds = [issue["kind"] for issue in analysis["issues"]]
     for kind in ("crlf", "time_went_back", "mixed_format", "not_json", "truncated_line"):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from acptrace.records import Record
+from acptrace.tags import TagPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +18,9 @@ class ReadSettings:
     """For multi-hop traces (sacp-conductor): which link to analyse (None: the agent-facing one)."""
     fast: bool = True
     """Decode plain lines of line-based formats on the hot path (`acptrace.fastpath`)."""
+    runs_for: TagPolicy | None = None
+    """On the hot path, gather runs of plain updates into `UpdateRun`s, telling never-history
+    tags by this policy (None: every message on its own, for views that show each)."""
 
 
 class Decoder(Protocol):
