@@ -11,7 +11,6 @@ is the reference: a test checks that both paths give the same analysis on every 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import msgspec
@@ -21,7 +20,7 @@ from acptrace.directions import infer_direction
 from acptrace.model import Direction, Issue, Message, MessageKind, UpdateRun
 from acptrace.source import LineBlock, RawLine
 from acptrace.tags import ANNOUNCE_TAG, SNAPSHOT_TAG, TagPolicy
-from acptrace.timestamps import utc_microseconds_ns, wall_ns
+from acptrace.timestamps import usual_text, utc_microseconds_ns, wall_ns
 
 UNSET: Any = msgspec.UNSET
 
@@ -68,6 +67,7 @@ class _Canonical(msgspec.Struct, gc=False):
 
 class _PlainUpdate(msgspec.Struct, gc=False):
     sessionUpdate: str
+    sessionId: Any = None
 
 
 class _PlainUpdateParams(msgspec.Struct, gc=False):
@@ -133,14 +133,18 @@ class FastDecoder:
         """The block's records in order, each checked against `clock`: messages, runs, issues,
         and each line the hot path does not take as a `RawLine` for the general path (which
         must be read, and its times checked, before the next item is asked for)."""
-        lines = block.data.split(b"\n")
-        lines.pop()  # the empty rest after the last line end
-        grows = self.canonical and self._policy is not None
+        quick = self.canonical and self._policy is not None
         run: _Run | None = None
-        for number, data in enumerate(lines, block.first):
-            if run is not None and grows and self._grown(run, number, data, clock):
-                continue
-            message = self.message(data, number)
+        for number, data in enumerate(block.lines, block.first):
+            plain = self._plain_update(data) if quick else None
+            if run is not None:
+                if plain is not None and run.grown(plain, number):
+                    continue
+                run.sync(clock)
+            if plain is not None:
+                message = _update_message(plain, number)
+            else:
+                message = self.message(data, number)
             if message is None:
                 if run is not None:
                     yield run.done()
@@ -148,19 +152,20 @@ class FastDecoder:
                 yield RawLine(number, data, ended=True)
                 continue
             issue = clock.check(message)
-            if issue is None and run is not None and run.takes(message, self._breaks):
-                run.add(number, message.update_tag or "")
+            if issue is None and run is not None and run.takes(message, clock):
                 continue
             if run is not None:
                 yield run.done()
                 run = None
             if issue is None and self._policy is not None and self._starts_run(message):
-                run = _Run(message, self._policy.live_tags)
+                ts_text = plain.ts if plain is not None else None
+                run = _Run(message, self._breaks, self._policy.live_tags, clock, ts_text)
                 continue
             yield message
             if issue is not None:
                 yield issue
         if run is not None:
+            run.sync(clock)
             yield run.done()
 
     def _starts_run(self, message: Message) -> bool:
@@ -173,74 +178,163 @@ class FastDecoder:
             and message.update_tag not in self._breaks
         )
 
-    def _grown(self, run: _Run, line: int, data: bytes, clock: Clock) -> bool:
-        """Whether the line was one more plain update of the run, on time: then the run and
-        the clock have taken it.
-
-        The common case, decoded and checked without a `Message`; anything else (another
-        session, a marker, a clock going back or yet unknown) is left to `message`.
-        """
-        if not _utf8(data):
-            return False
+    def _plain_update(self, data: bytes) -> _PlainUpdateRecord | None:
+        """The line decoded as a plain update, or None when it is not one (or not UTF-8)."""
+        if not data.isascii() and not _utf8(data):
+            return None
         try:
-            record = self._plain(data)
+            return self._plain(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
-            return False
-        params = record.msg.params
+            return None
+
+
+def _update_message(plain: _PlainUpdateRecord, line: int) -> Message | None:
+    """The `Message` of a plain update line, as `FastDecoder.message` makes it."""
+    ts_ns = wall_ns(plain.ts)
+    if ts_ns is None:
+        return None  # the general path reports the time
+    params = plain.msg.params
+    child = params.update.sessionId
+    return Message(
+        line,
+        _TRAFFIC[plain.dir],
+        MessageKind.NOTIFICATION,
+        method="session/update",
+        session_id=params.sessionId,
+        update_tag=params.update.sessionUpdate,
+        update_session_id=child if type(child) is str else None,
+        ts_ns=ts_ns,
+        mono_ns=plain.mono_ns,
+    )
+
+
+_NEVER = "\U0010ffff"
+"""Later than any timestamp as text: no update is taken on the quick path after it."""
+
+
+class _Run:
+    """An `UpdateRun` while it grows, and the clock's times as of its last update."""
+
+    __slots__ = (
+        "breaks",
+        "count",
+        "direction",
+        "first",
+        "last_mono",
+        "last_ts",
+        "live",
+        "live_tags",
+        "second",
+        "session",
+        "snapshot",
+        "stale",
+    )
+
+    def __init__(
+        self,
+        first: Message,
+        breaks: frozenset[str],
+        live_tags: frozenset[str],
+        clock: Clock,
+        ts_text: str | None = None,
+    ) -> None:
+        self.first = first
+        self.breaks = breaks
+        """Tags that end a run."""
+        self.live_tags = live_tags
+        """Never-history tags (`state_update` among them, always)."""
+        self.session, self.direction = first.session_id, first.direction
+        self.count = 0
+        self.snapshot = False
+        self.live: list[tuple[int, str]] = []
+        self.second = ""
+        """The last second (`YYYY-MM-DDTHH:MM:SS`) known to be a valid time."""
+        self.stale = False
+        """The clock is behind the run's last update (the quick path moves the run only)."""
+        self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
+        self.takes(first, clock, ts_text)
+
+    def grown(self, plain: _PlainUpdateRecord, line: int) -> bool:
+        """Whether the plain update on this line was one more of the run, on time: the run
+        took it (and the clock is stale).
+
+        The loop most lines of a big transcript go through, without a `Message`: a canonical
+        timestamp is checked against the one before as text, which orders such timestamps
+        as their times. Anything else (another session, a marker, an unusual time, a clock
+        going back) is left to the caller.
+        """
+        params = plain.msg.params
         tag: str = params.update.sessionUpdate
-        if params.sessionId != run.session or record.dir != run.direction or tag in self._breaks:
+        ts: str = plain.ts
+        mono = plain.mono_ns
+        if (
+            params.sessionId != self.session
+            or plain.dir != self.direction
+            or tag in self.breaks
+            or ts < self.last_ts
+            or len(ts) != 27
+            or ts[19] != "."
+            or ts[26] != "Z"
+            or not (ts[:19] == self.second or self.new_second(ts))
+        ):
             return False
-        ts_ns, mono = utc_microseconds_ns(record.ts), record.mono_ns
-        last_ts, last_mono = clock.last_ts_ns, clock.last_mono_ns
-        if ts_ns is None or last_ts is None or ts_ns < last_ts:
+        fraction = ts[20:26]
+        if not (fraction.isdigit() and fraction.isascii()):
             return False
         if mono is not None:
-            if last_mono is None or mono < last_mono:
+            if self.last_mono is None or mono < self.last_mono:
                 return False
-            clock.last_mono_ns = mono
-        clock.last_ts_ns = ts_ns
-        run.add(line, tag)
-        return True
-
-
-@dataclass(slots=True)
-class _Run:
-    """An `UpdateRun` while it grows."""
-
-    first: Message
-    live_tags: frozenset[str]
-    """Never-history tags (`state_update` among them: the snapshot)."""
-    session: str | None = None
-    direction: Direction = Direction.UNKNOWN
-    count: int = 1
-    snapshot: bool = False
-    live: list[tuple[int, str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.session, self.direction = self.first.session_id, self.first.direction
-        self.count = 0
-        self.add(self.first.line, self.first.update_tag or "")
-
-    def takes(self, message: Message, breaks: frozenset[str]) -> bool:
-        """The message is one more plain update of this run's session, the same way."""
-        return (
-            message.method == "session/update"
-            and message.kind is MessageKind.NOTIFICATION
-            and message.session_id == self.session
-            and message.direction is self.direction
-            and message.update_tag is not None
-            and message.update_tag not in breaks
-        )
-
-    def add(self, line: int, tag: str) -> None:
-        """One more update, on the next line."""
+            self.last_mono = mono
+        self.last_ts = ts
+        self.stale = True
         self.count += 1
         if tag in self.live_tags:
             self.live.append((line, tag))
-        if tag == SNAPSHOT_TAG:
-            self.snapshot = True
+            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+        return True
+
+    def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:
+        """Take the message when it is one more plain update of this run's session, the same
+        way (already checked against `clock`, which is up to date). `ts_text` is its
+        timestamp as written, when at hand."""
+        tag = message.update_tag
+        if (
+            message.method != "session/update"
+            or message.kind is not MessageKind.NOTIFICATION
+            or message.session_id != self.session
+            or message.direction is not self.direction
+            or tag is None
+            or tag in self.breaks
+        ):
+            return False
+        self.count += 1
+        if tag in self.live_tags:
+            self.live.append((message.line, tag))
+            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+        ts_ns = clock.last_ts_ns
+        if ts_text is None or utc_microseconds_ns(ts_text) != ts_ns:
+            ts_text = usual_text(ts_ns) if ts_ns is not None else None
+        self.last_ts = ts_text or _NEVER
+        self.last_mono = clock.last_mono_ns
+        return True
+
+    def new_second(self, ts: str) -> bool:
+        """Whether the timestamp's second is a valid time (it is then the run's last)."""
+        if utc_microseconds_ns(ts) is None:
+            return False
+        self.second = ts[:19]
+        return True
+
+    def sync(self, clock: Clock) -> None:
+        """Bring the clock to the run's last update."""
+        if self.stale:
+            clock.last_ts_ns = utc_microseconds_ns(self.last_ts)
+            clock.last_mono_ns = self.last_mono
+            self.stale = False
 
     def done(self) -> UpdateRun:
+        """The run (the clock synced)."""
+        assert not self.stale
         return UpdateRun(self.first, self.count, self.snapshot, tuple(self.live))
 
 

@@ -269,7 +269,7 @@ def _unblocked(items: Iterable[RawLine | LineBlock | Issue]) -> Iterator[RawLine
     """The items with each block of lines taken apart."""
     for item in items:
         if isinstance(item, LineBlock):
-            yield from item.lines()
+            yield from item.raw_lines()
         else:
             yield item
 
@@ -315,8 +315,8 @@ def _for_hot_path(
     """A block whole once the hot path takes it, else its lines; a line as it is."""
     if isinstance(item, RawLine):
         yield item
-    elif b"\r" in item.data:
-        yield from item.lines()
+    elif item.cr:
+        yield from item.raw_lines()
     else:
         yield from item.peel(lambda: hot.decoder is not None and not stats.array)
 

@@ -84,26 +84,36 @@ class LineBlock(msgspec.Struct, frozen=True, gc=False):
 
     first: int
     """The number of its first line."""
-    data: bytes
-    """The lines, each ended by `\\n` (the last one too)."""
-    count: int
-    """How many lines it holds."""
+    lines: list[bytes]
+    """The lines, without their `\\n`."""
+    cr: bool
+    """Some line holds a `\\r` (a CRLF line end, maybe)."""
 
-    def lines(self) -> Iterator[RawLine]:
-        """Its lines one by one, as `iter_lines` gives them (none is too long: see
-        `iter_blocks`)."""
-        return _cut(self.first, self.data, len(self.data))
+    @classmethod
+    def cut(cls, first: int, data: bytes) -> LineBlock:
+        """The block of the whole lines in `data` (which ends with a line end)."""
+        lines = data.split(b"\n")
+        lines.pop()  # the empty rest after the last line end
+        return cls(first, lines, b"\r" in data)
+
+    @property
+    def count(self) -> int:
+        """How many lines it holds."""
+        return len(self.lines)
+
+    def raw_lines(self, max_line_bytes: int | None = None) -> Iterator[RawLine]:
+        """Its lines one by one, as `iter_lines` gives them."""
+        for number, data in enumerate(self.lines, self.first):
+            yield _whole(number, data, len(data) if max_line_bytes is None else max_line_bytes)
 
     def peel(self, ready: Callable[[], bool]) -> Iterator[RawLine | LineBlock]:
         """Its lines one by one until `ready()` says the rest may go on as one block."""
-        data, at, number = self.data, 0, self.first
-        while at < len(data):
+        for index, data in enumerate(self.lines):
             if ready():
-                yield LineBlock(number, data[at:], self.count - (number - self.first))
+                rest = self.lines[index:] if index else self.lines
+                yield LineBlock(self.first + index, rest, self.cr)
                 return
-            end = data.index(b"\n", at)
-            yield _whole(number, data[at:end], len(data))
-            at, number = end + 1, number + 1
+            yield _whole(self.first + index, data, len(data))
 
 
 def iter_lines(
@@ -116,7 +126,7 @@ def iter_lines(
     """
     for item in iter_blocks(stream, max_line_bytes, first):
         if isinstance(item, LineBlock):
-            yield from item.lines()
+            yield from item.raw_lines()
         else:
             yield item
 
@@ -144,31 +154,22 @@ def iter_blocks(
                     held, held_bytes = [], 0
                     yield RawLine(number, b"", ended=ended, too_long=length)
                 continue
+            pieces = block.split(b"\n")
+            last = pieces.pop()  # (the start of the next line, maybe empty)
             number += 1
-            yield _whole(number, b"".join([*held, block[:newline]]), max_line_bytes)
-            end = block.rfind(b"\n") + 1
-            if end > newline + 1:
-                data = block[newline + 1 : end]
-                lines = LineBlock(number + 1, data, data.count(b"\n"))
-                number += lines.count
-                if len(data) <= max_line_bytes:
+            yield _whole(number, b"".join([*held, pieces[0]]), max_line_bytes)
+            if len(pieces) > 1:
+                lines = LineBlock(number + 1, pieces[1:], b"\r" in block)
+                if len(block) <= max_line_bytes:
                     yield lines
                 else:
-                    yield from _cut(lines.first, data, max_line_bytes)
-            last = block[end:]
+                    yield from lines.raw_lines(max_line_bytes)
+                number += lines.count
             held, held_bytes = ([last], len(last)) if last else ([], 0)
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
     if held:
         yield RawLine(number + 1, b"".join(held), ended=False)
-
-
-def _cut(first: int, data: bytes, max_line_bytes: int) -> Iterator[RawLine]:
-    """The lines of whole lines' bytes, numbered from `first`."""
-    pieces = data.split(b"\n")
-    pieces.pop()  # the empty rest after the last line end
-    for number, piece in enumerate(pieces, first):
-        yield _whole(number, piece, max_line_bytes)
 
 
 def _whole(number: int, data: bytes, max_line_bytes: int) -> RawLine:

@@ -215,9 +215,9 @@ class _File:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._scan = bytearray(READ_BLOCK)
-        self._held: tuple[int, LineBlock] | None = None
-        """(start, lines) of the piece counted last, when it was read whole and ends with a
-        line end: decoding it then takes no second read, nor a second count."""
+        self._held: tuple[int, LineBlock, int] | None = None
+        """(start, lines, length) of the piece counted last, when it was read whole and ends
+        with a line end: decoding it then takes no second read, nor a second cut."""
 
     @classmethod
     def open(cls, plan: _Plan) -> _File | None:
@@ -252,10 +252,11 @@ class _File:
         self._held = None
         if end - start <= HELD_BYTES:
             data = os.pread(self.fd, end - start, start)
-            count = data.count(b"\n")
             if len(data) == end - start and data.endswith(b"\n"):
-                self._held = (start, LineBlock(0, data, count))
-            return count
+                block = LineBlock.cut(0, data)  # (cut here, not counted: that would cost as much)
+                self._held = (start, block, len(data))
+                return block.count
+            return data.count(b"\n")
         count = 0
         view = memoryview(self._scan)
         while start < end:
@@ -270,7 +271,7 @@ class _File:
         """The piece's lines, numbered from its first line, as `iter_blocks` cuts them (in
         one block when the piece was held)."""
         held, self._held = self._held, None
-        if held is not None and held[0] == piece.start and len(held[1].data) <= max_line_bytes:
+        if held is not None and held[0] == piece.start and held[2] <= max_line_bytes:
             return iter((msgspec.structs.replace(held[1], first=piece.line),))
         stream = io.BufferedReader(_Range(self.fd, piece.start, piece.end), READ_BLOCK)
         return iter_blocks(stream, max_line_bytes, piece.line)

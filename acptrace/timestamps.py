@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 _NS = 1_000_000_000
@@ -53,6 +53,21 @@ def utc_microseconds_ns(value: str) -> int | None:
             _SECONDS.clear()
         _SECONDS[second] = base
     return base + int(fraction) * 1000
+
+
+def usual_text(ts_ns: int) -> str | None:
+    """The time as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (which `utc_microseconds_ns` reads back to
+    the same value); None when that cannot be (a finer fraction, a year beyond four digits)."""
+    seconds, rest = divmod(ts_ns, _NS)
+    if rest % 1000:
+        return None
+    try:
+        moment = datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    if not 1000 <= moment.year <= 9999:
+        return None
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{rest // 1000:06d}Z"
 
 
 def _second_ns(second: str) -> int | None:
