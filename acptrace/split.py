@@ -22,7 +22,7 @@ the file alone. The little that does depend on earlier lines is carried across p
   all.
 
 Everything after decoding (classification, correlation, the rules) stays in the main process,
-in order. Only plain files in a format with a hot path are split (not stdin, gzip, a Zed
+in order; for an analysis, a worker sends each run of plain updates as one `UpdateRun`. Only plain files in a format with a hot path are split (not stdin, gzip, a Zed
 array, or a walk that keeps payloads), and only from `Options.split_min_bytes`. A worker that
 fails loses nothing: the join decodes the pieces it took itself.
 """
@@ -68,8 +68,9 @@ OUTBOX = 2
 """Decoded pieces a worker keeps ready for the join: it runs ahead, in bounded memory."""
 
 USEFUL_PROCESSES = 4
-"""More processes than this for one file only cost memory: the main process correlates every
-line in order, about a third of what reading a line costs in all, and is then the bottleneck."""
+"""The default cap on processes for one file. The main process correlates everything in order
+(for an analysis, runs of updates come as one record each, a small share of the work) and
+joins the pieces; more than this was never measured (the machines here have two cores)."""
 HELD_BYTES = 2 * MAX_PIECE_BYTES
 """A piece up to this size is read whole when its lines are counted, and decoded from there."""
 SCAN_BYTES = 64 * 1024
