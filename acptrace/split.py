@@ -22,9 +22,10 @@ the file alone. The little that does depend on earlier lines is carried across p
   all.
 
 Everything after decoding (classification, correlation, the rules) stays in the main process,
-in order; for an analysis, a worker sends each run of plain updates as one `UpdateRun`. Only plain files in a format with a hot path are split (not stdin, gzip, a Zed
-array, or a walk that keeps payloads), and only from `Options.split_min_bytes`. A worker that
-fails loses nothing: the join decodes the pieces it took itself.
+in order; for an analysis, a worker sends each run of plain updates as one `UpdateRun`. Only
+plain files in a format with a hot path are split (not stdin, gzip, a Zed array, or a walk
+that keeps payloads), and only from `Options.split_min_bytes`. A worker that fails loses
+nothing: the join decodes the pieces it took itself.
 """
 
 from __future__ import annotations

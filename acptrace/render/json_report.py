@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 import orjson
@@ -44,10 +43,11 @@ def report(analysis: Analysis) -> dict[str, Any]:
                 for severity in Severity
             },
         },
-        "resumes": [asdict(row) for row in analysis.resumes],
-        "findings": [asdict(finding) for finding in analysis.findings],
-        "issues": [asdict(issue) for issue in analysis.issues],
-        "sessions": [asdict(session) for session in analysis.sessions],
+        # (dataclasses: orjson writes them as objects, field by field, much faster than asdict)
+        "resumes": list(analysis.resumes),
+        "findings": list(analysis.findings),
+        "issues": list(analysis.issues),
+        "sessions": list(analysis.sessions),
     }
 
 
