@@ -29,6 +29,10 @@ _AGENT_TO_CLIENT = frozenset(
 _AGENT_TO_CLIENT_PREFIXES = ("mcp/", "fs/", "terminal/")
 
 
+TRAFFIC = {"c2a": Direction.C2A, "a2c": Direction.A2C}
+"""The directions of traffic as the canonical format writes them."""
+
+
 def infer_direction(method: str) -> Direction:
     """The direction a request or notification of this method travels; UNKNOWN when it varies."""
     if method in _CLIENT_TO_AGENT:

@@ -6,21 +6,24 @@ declared below and skips the rest without building Python objects for it. A line
 in the plain shape (a batch, a recorder event, anything invalid or unusual, `initialize`,
 `session/list` results) returns None and takes the general path (`read` + `classify`), which
 is the reference: a test checks that both paths give the same analysis on every corpus.
+For an analysis, runs of plain updates for one session come out as one `UpdateRun` each
+(`acptrace.runs`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
 from acptrace.clocks import Clock
-from acptrace.directions import infer_direction
+from acptrace.directions import TRAFFIC, infer_direction
 from acptrace.model import Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.runs import PLAIN_UPDATE, PlainUpdate, Run, update_message
 from acptrace.source import LineBlock, RawLine
-from acptrace.tags import ANNOUNCE_TAG, SNAPSHOT_TAG, TagPolicy
-from acptrace.timestamps import usual_text, utc_microseconds_ns, wall_ns
+from acptrace.tags import ANNOUNCE_TAG, TagPolicy
+from acptrace.timestamps import wall_ns
 
 UNSET: Any = msgspec.UNSET
 
@@ -65,38 +68,6 @@ class _Canonical(msgspec.Struct, gc=False):
     mono_ns: Any = None
 
 
-class _PlainUpdate(msgspec.Struct, gc=False):
-    sessionUpdate: str
-    sessionId: Any = None
-
-
-class _PlainUpdateParams(msgspec.Struct, gc=False):
-    sessionId: str
-    update: _PlainUpdate
-
-
-class _PlainUpdateMessage(msgspec.Struct, gc=False):
-    jsonrpc: Literal["2.0"]
-    method: Literal["session/update"]
-    params: _PlainUpdateParams
-    id: msgspec.UnsetType = UNSET
-    result: msgspec.UnsetType = UNSET
-    error: msgspec.UnsetType = UNSET
-
-
-class _PlainUpdateRecord(msgspec.Struct, gc=False):
-    """A canonical line that is a plain `session/update` with a usual time, or a failed decode:
-    msgspec checks the whole shape, so a run grows without a `Message` per update."""
-
-    dir: Literal["c2a", "a2c"]
-    msg: _PlainUpdateMessage
-    ts: str
-    mono_ns: int | None = None
-    timestamp: msgspec.UnsetType = UNSET
-    time: msgspec.UnsetType = UNSET
-
-
-_TRAFFIC = {"c2a": Direction.C2A, "a2c": Direction.A2C}
 _NOTHING: tuple[str, ...] = ()
 
 
@@ -112,7 +83,6 @@ class FastDecoder:
         self._record = msgspec.json.Decoder(_Canonical).decode
         self._bare = msgspec.json.Decoder(_Message).decode
         self._policy = runs_for
-        self._plain = msgspec.json.Decoder(_PlainUpdateRecord).decode
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
 
@@ -134,7 +104,7 @@ class FastDecoder:
         and each line the hot path does not take as a `RawLine` for the general path (which
         must be read, and its times checked, before the next item is asked for)."""
         quick = self.canonical and self._policy is not None
-        run: _Run | None = None
+        run: Run | None = None
         for number, data in enumerate(block.lines, block.first):
             plain = self._plain_update(data) if quick else None
             if run is not None:
@@ -142,7 +112,7 @@ class FastDecoder:
                     continue
                 run.sync(clock)
             if plain is not None:
-                message = _update_message(plain, number)
+                message = update_message(plain, number)
             else:
                 message = self.message(data, number)
             if message is None:
@@ -159,7 +129,7 @@ class FastDecoder:
                 run = None
             if issue is None and self._policy is not None and self._starts_run(message):
                 ts_text = plain.ts if plain is not None else None
-                run = _Run(message, self._breaks, self._policy.live_tags, clock, ts_text)
+                run = Run(message, self._breaks, self._policy.live_tags, clock, ts_text)
                 continue
             yield message
             if issue is not None:
@@ -178,164 +148,14 @@ class FastDecoder:
             and message.update_tag not in self._breaks
         )
 
-    def _plain_update(self, data: bytes) -> _PlainUpdateRecord | None:
+    def _plain_update(self, data: bytes) -> PlainUpdate | None:
         """The line decoded as a plain update, or None when it is not one (or not UTF-8)."""
         if not data.isascii() and not _utf8(data):
             return None
         try:
-            return self._plain(data)
+            return PLAIN_UPDATE(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
-
-
-def _update_message(plain: _PlainUpdateRecord, line: int) -> Message | None:
-    """The `Message` of a plain update line, as `FastDecoder.message` makes it."""
-    ts_ns = wall_ns(plain.ts)
-    if ts_ns is None:
-        return None  # the general path reports the time
-    params = plain.msg.params
-    child = params.update.sessionId
-    return Message(
-        line,
-        _TRAFFIC[plain.dir],
-        MessageKind.NOTIFICATION,
-        method="session/update",
-        session_id=params.sessionId,
-        update_tag=params.update.sessionUpdate,
-        update_session_id=child if type(child) is str else None,
-        ts_ns=ts_ns,
-        mono_ns=plain.mono_ns,
-    )
-
-
-_NEVER = "\U0010ffff"
-"""Later than any timestamp as text: no update is taken on the quick path after it."""
-
-
-class _Run:
-    """An `UpdateRun` while it grows, and the clock's times as of its last update."""
-
-    __slots__ = (
-        "breaks",
-        "count",
-        "direction",
-        "first",
-        "last_mono",
-        "last_ts",
-        "live",
-        "live_tags",
-        "second",
-        "session",
-        "snapshot",
-        "stale",
-    )
-
-    def __init__(
-        self,
-        first: Message,
-        breaks: frozenset[str],
-        live_tags: frozenset[str],
-        clock: Clock,
-        ts_text: str | None = None,
-    ) -> None:
-        self.first = first
-        self.breaks = breaks
-        """Tags that end a run."""
-        self.live_tags = live_tags
-        """Never-history tags (`state_update` among them, always)."""
-        self.session, self.direction = first.session_id, first.direction
-        self.count = 0
-        self.snapshot = False
-        self.live: list[tuple[int, str]] = []
-        self.second = ""
-        """The last second (`YYYY-MM-DDTHH:MM:SS`) known to be a valid time."""
-        self.stale = False
-        """The clock is behind the run's last update (the quick path moves the run only)."""
-        self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
-        self.takes(first, clock, ts_text)
-
-    def grown(self, plain: _PlainUpdateRecord, line: int) -> bool:
-        """Whether the plain update on this line was one more of the run, on time: the run
-        took it (and the clock is stale).
-
-        The loop most lines of a big transcript go through, without a `Message`: a canonical
-        timestamp is checked against the one before as text, which orders such timestamps
-        as their times. Anything else (another session, a marker, an unusual time, a clock
-        going back) is left to the caller.
-        """
-        params = plain.msg.params
-        tag: str = params.update.sessionUpdate
-        ts: str = plain.ts
-        mono = plain.mono_ns
-        if (
-            params.sessionId != self.session
-            or plain.dir != self.direction
-            or tag in self.breaks
-            or ts < self.last_ts
-            or len(ts) != 27
-            or ts[19] != "."
-            or ts[26] != "Z"
-            or not (ts[:19] == self.second or self.new_second(ts))
-        ):
-            return False
-        fraction = ts[20:26]
-        if not (fraction.isdigit() and fraction.isascii()):
-            return False
-        if mono is not None:
-            if self.last_mono is None or mono < self.last_mono:
-                return False
-            self.last_mono = mono
-        self.last_ts = ts
-        self.stale = True
-        self.count += 1
-        if tag in self.live_tags:
-            self.live.append((line, tag))
-            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-        return True
-
-    def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:
-        """Take the message when it is one more plain update of this run's session, the same
-        way (already checked against `clock`, which is up to date). `ts_text` is its
-        timestamp as written, when at hand."""
-        tag = message.update_tag
-        if (
-            message.method != "session/update"
-            or message.kind is not MessageKind.NOTIFICATION
-            or message.session_id != self.session
-            or message.direction is not self.direction
-            or tag is None
-            or tag in self.breaks
-        ):
-            return False
-        self.count += 1
-        if tag in self.live_tags:
-            self.live.append((message.line, tag))
-            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-        ts_ns = clock.last_ts_ns
-        if ts_text is None or utc_microseconds_ns(ts_text) != ts_ns:
-            ts_text = usual_text(ts_ns) if ts_ns is not None else None
-        self.last_ts = ts_text or _NEVER
-        self.last_mono = clock.last_mono_ns
-        return True
-
-    def new_second(self, ts: str) -> bool:
-        """Whether the timestamp's second is a valid time (it is then the run's last)."""
-        if utc_microseconds_ns(ts) is None:
-            return False
-        self.second = ts[:19]
-        return True
-
-    def sync(self, clock: Clock) -> None:
-        """Bring the clock to the run's last update."""
-        if self.stale:
-            clock.last_ts_ns = utc_microseconds_ns(self.last_ts)
-            clock.last_mono_ns = self.last_mono
-            self.stale = False
-
-    def done(self) -> UpdateRun:
-        """The run (the clock synced)."""
-        assert not self.stale
-        return UpdateRun(self.first, self.count, self.snapshot, tuple(self.live))
 
 
 def _utf8(data: bytes) -> bool:
@@ -350,7 +170,7 @@ def _utf8(data: bytes) -> bool:
 
 
 def _canonical(record: _Canonical, line: int) -> Message | None:
-    direction = _TRAFFIC.get(record.dir) if isinstance(record.dir, str) else None
+    direction = TRAFFIC.get(record.dir) if isinstance(record.dir, str) else None
     if direction is None or record.msg is None:
         return None
     if record.ts is UNSET or record.timestamp is not UNSET or record.time is not UNSET:

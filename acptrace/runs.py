@@ -1,0 +1,207 @@
+"""Runs of plain updates: consecutive `session/update`s for one session, checked and counted
+on the hot path without a `Message` each (`FastDecoder.block` drives them).
+
+A run ends at anything that means more than a count: another session or direction, a marker
+or an announcement, a timestamp that is not in the usual form or goes back, a line that is
+not a plain update. What it was is an `UpdateRun`; the analysis follows it as the messages one
+by one (a test compares both).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from acptrace.clocks import Clock
+from acptrace.directions import TRAFFIC
+from acptrace.model import Message, MessageKind, UpdateRun
+from acptrace.tags import SNAPSHOT_TAG
+from acptrace.timestamps import usual_text, utc_microseconds_ns, wall_ns
+
+UNSET: Any = msgspec.UNSET
+
+
+class _PlainUpdate(msgspec.Struct, gc=False):
+    sessionUpdate: str
+    sessionId: Any = None
+
+
+class _PlainUpdateParams(msgspec.Struct, gc=False):
+    sessionId: str
+    update: _PlainUpdate
+
+
+class _PlainUpdateMessage(msgspec.Struct, gc=False):
+    jsonrpc: Literal["2.0"]
+    method: Literal["session/update"]
+    params: _PlainUpdateParams
+    id: msgspec.UnsetType = UNSET
+    result: msgspec.UnsetType = UNSET
+    error: msgspec.UnsetType = UNSET
+
+
+class PlainUpdate(msgspec.Struct, gc=False):
+    """A canonical line that is a plain `session/update` with a usual time, or a failed decode:
+    msgspec checks the whole shape, so a run grows without a `Message` per update."""
+
+    dir: Literal["c2a", "a2c"]
+    msg: _PlainUpdateMessage
+    ts: str
+    mono_ns: int | None = None
+    timestamp: msgspec.UnsetType = UNSET
+    time: msgspec.UnsetType = UNSET
+
+
+PLAIN_UPDATE = msgspec.json.Decoder(PlainUpdate).decode
+"""Decodes a canonical line in the plain update shape; raises for any other line."""
+
+
+def update_message(plain: PlainUpdate, line: int) -> Message | None:
+    """The `Message` of a plain update line, as `FastDecoder.message` makes it."""
+    ts_ns = wall_ns(plain.ts)
+    if ts_ns is None:
+        return None  # the general path reports the time
+    params = plain.msg.params
+    child = params.update.sessionId
+    return Message(
+        line,
+        TRAFFIC[plain.dir],
+        MessageKind.NOTIFICATION,
+        method="session/update",
+        session_id=params.sessionId,
+        update_tag=params.update.sessionUpdate,
+        update_session_id=child if type(child) is str else None,
+        ts_ns=ts_ns,
+        mono_ns=plain.mono_ns,
+    )
+
+
+_NEVER = "\U0010ffff"
+"""Later than any timestamp as text: no update is taken on the quick path after it."""
+
+
+class Run:
+    """An `UpdateRun` while it grows, and the clock's times as of its last update."""
+
+    __slots__ = (
+        "breaks",
+        "count",
+        "direction",
+        "first",
+        "last_mono",
+        "last_ts",
+        "live",
+        "live_tags",
+        "second",
+        "session",
+        "snapshot",
+        "stale",
+    )
+
+    def __init__(
+        self,
+        first: Message,
+        breaks: frozenset[str],
+        live_tags: frozenset[str],
+        clock: Clock,
+        ts_text: str | None = None,
+    ) -> None:
+        self.first = first
+        self.breaks = breaks
+        """Tags that end a run."""
+        self.live_tags = live_tags
+        """Never-history tags (`state_update` among them, always)."""
+        self.session, self.direction = first.session_id, first.direction
+        self.count = 0
+        self.snapshot = False
+        self.live: list[tuple[int, str]] = []
+        self.second = ""
+        """The last second (`YYYY-MM-DDTHH:MM:SS`) known to be a valid time."""
+        self.stale = False
+        """The clock is behind the run's last update (the quick path moves the run only)."""
+        self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
+        self.takes(first, clock, ts_text)
+
+    def grown(self, plain: PlainUpdate, line: int) -> bool:
+        """Whether the plain update on this line was one more of the run, on time: the run
+        took it (and the clock is stale).
+
+        The loop most lines of a big transcript go through, without a `Message`: a canonical
+        timestamp is checked against the one before as text, which orders such timestamps
+        as their times. Anything else (another session, a marker, an unusual time, a clock
+        going back) is left to the caller.
+        """
+        params = plain.msg.params
+        tag: str = params.update.sessionUpdate
+        ts: str = plain.ts
+        mono = plain.mono_ns
+        if (
+            params.sessionId != self.session
+            or plain.dir != self.direction
+            or tag in self.breaks
+            or ts < self.last_ts
+            or len(ts) != 27
+            or ts[19] != "."
+            or ts[26] != "Z"
+            or not (ts[:19] == self.second or self.new_second(ts))
+        ):
+            return False
+        fraction = ts[20:26]
+        if not (fraction.isdigit() and fraction.isascii()):
+            return False
+        if mono is not None:
+            if self.last_mono is None or mono < self.last_mono:
+                return False
+            self.last_mono = mono
+        self.last_ts = ts
+        self.stale = True
+        self.count += 1
+        if tag in self.live_tags:
+            self.live.append((line, tag))
+            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+        return True
+
+    def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:
+        """Take the message when it is one more plain update of this run's session, the same
+        way (already checked against `clock`, which is up to date). `ts_text` is its
+        timestamp as written, when at hand."""
+        tag = message.update_tag
+        if (
+            message.method != "session/update"
+            or message.kind is not MessageKind.NOTIFICATION
+            or message.session_id != self.session
+            or message.direction is not self.direction
+            or tag is None
+            or tag in self.breaks
+        ):
+            return False
+        self.count += 1
+        if tag in self.live_tags:
+            self.live.append((message.line, tag))
+            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+        ts_ns = clock.last_ts_ns
+        if ts_text is None or utc_microseconds_ns(ts_text) != ts_ns:
+            ts_text = usual_text(ts_ns) if ts_ns is not None else None
+        self.last_ts = ts_text or _NEVER
+        self.last_mono = clock.last_mono_ns
+        return True
+
+    def new_second(self, ts: str) -> bool:
+        """Whether the timestamp's second is a valid time (it is then the run's last)."""
+        if utc_microseconds_ns(ts) is None:
+            return False
+        self.second = ts[:19]
+        return True
+
+    def sync(self, clock: Clock) -> None:
+        """Bring the clock to the run's last update."""
+        if self.stale:
+            clock.last_ts_ns = utc_microseconds_ns(self.last_ts)
+            clock.last_mono_ns = self.last_mono
+            self.stale = False
+
+    def done(self) -> UpdateRun:
+        """The run (the clock synced)."""
+        assert not self.stale
+        return UpdateRun(self.first, self.count, self.snapshot, tuple(self.live))
