@@ -86,11 +86,14 @@ def policy_from(ctx: typer.Context) -> Policy:
     """
     params: dict[str, Any] = ctx.params
     try:
-        base = _file_settings(params.get("config"), bool(params.get("no_config")))
+        config = params.get("config")  # (typer before 0.29 leaves the path's text here)
+        base = _file_settings(
+            None if config is None else Path(config), bool(params.get("no_config"))
+        )
         flags = Settings(
             select=_tuple(params.get("select")),
             ignore=_tuple(params.get("ignore")),
-            fail_on=params.get("fail_on"),
+            fail_on=_fail_on(params.get("fail_on")),
             strict=params.get("strict"),
             assume_closed=params.get("assume_closed"),
             child_rules=params.get("child_rules"),
@@ -111,6 +114,11 @@ def _file_settings(path: Path | None, no_config: bool) -> Settings:
         return load_config(path)
     found = None if no_config else find_config(Path.cwd())
     return load_config(found) if found is not None else Settings()
+
+
+def _fail_on(value: FailOn | str | None) -> FailOn | None:
+    """`--fail-on` as given (typer before 0.29 leaves the choice's text in the parameters)."""
+    return None if value is None else FailOn(value)
 
 
 def _tuple(values: list[str] | None) -> tuple[str, ...] | None:
