@@ -20,12 +20,13 @@ import msgspec
 from acptrace.clocks import Clock
 from acptrace.directions import TRAFFIC, infer_direction
 from acptrace.model import Direction, Issue, Message, MessageKind, UpdateRun
-from acptrace.runs import PLAIN_UPDATE, PlainUpdate, Run, update_message
+from acptrace.runs import PLAIN_UPDATE, Run, update_message
 from acptrace.source import LineBlock, RawLine
 from acptrace.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.timestamps import wall_ns
 
 UNSET: Any = msgspec.UNSET
+_NOT_PLAIN = (msgspec.ValidationError, msgspec.DecodeError)
 
 
 class _Update(msgspec.Struct, gc=False):
@@ -103,10 +104,15 @@ class FastDecoder:
         """The block's records in order, each checked against `clock`: messages, runs, issues,
         and each line the hot path does not take as a `RawLine` for the general path (which
         must be read, and its times checked, before the next item is asked for)."""
-        quick = self.canonical and self._policy is not None
+        decode = PLAIN_UPDATE if self.canonical and self._policy is not None else None
         run: Run | None = None
         for number, data in enumerate(block.lines, block.first):
-            plain = self._plain_update(data) if quick else None
+            plain = None  # the line as a plain update, if it is one (inlined: the hot loop)
+            if decode is not None and (data.isascii() or _utf8(data)):
+                try:
+                    plain = decode(data)
+                except _NOT_PLAIN:
+                    plain = None  # not a plain update: `message` decodes it below
             if run is not None:
                 if plain is not None and run.grown(plain, number):
                     continue
@@ -147,15 +153,6 @@ class FastDecoder:
             and message.update_tag is not None
             and message.update_tag not in self._breaks
         )
-
-    def _plain_update(self, data: bytes) -> PlainUpdate | None:
-        """The line decoded as a plain update, or None when it is not one (or not UTF-8)."""
-        if not data.isascii() and not _utf8(data):
-            return None
-        try:
-            return PLAIN_UPDATE(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
 
 
 def _utf8(data: bytes) -> bool:
