@@ -242,3 +242,41 @@ def test_output_files_follow_the_umask_not_0600(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_the_console_entry_registers_only_the_command_it_runs() -> None:
+    import subprocess
+    import sys
+
+    from acptrace.cli import _command
+
+    assert _command(["--version", "analyze", "x.jsonl"]) == "analyze"
+    assert _command(["redact", "-o", "out"]) == "redact"
+    assert _command(["analyz", "x.jsonl"]) is None  # unknown: every command, for the message
+    assert _command(["--help"]) is None
+    probe = (
+        "import sys; from acptrace.cli import main; sys.argv = ['acptrace', 'rules', '-f', "
+        "'json']; main()\n"
+    )
+    loaded = (
+        "import sys; print(sorted(m for m in sys.modules if m.startswith('acptrace.cli.')), "
+        "file=sys.stderr)"
+    )
+    script = f"import atexit; atexit.register(lambda: exec({loaded!r}))\n{probe}"
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert '"RC-MISSING"' in run.stdout
+    modules = run.stderr.strip()
+    assert "acptrace.cli.catalogue" in modules
+    assert "acptrace.cli.report" not in modules
+    assert "acptrace.cli.record" not in modules
+    everything = subprocess.run(
+        [sys.executable, "-m", "acptrace", "--help"], capture_output=True, text=True, check=False
+    )
+    for command in ("analyze", "rules", "formats", "export", "record", "redact", "report"):
+        assert command in everything.stdout

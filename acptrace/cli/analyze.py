@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from acptrace.batch import analyze_many
-from acptrace.cli.app import app
 from acptrace.cli.common import (
     EXIT_ERROR,
     EXIT_FINDINGS,
@@ -19,6 +18,7 @@ from acptrace.cli.common import (
     rich_bytes,
 )
 from acptrace.cli.progress import file_progress
+from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
     ChildRulesOption,

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.app import app
 from acptrace.cli.common import OutputOption, rich_bytes
+from acptrace.cli.root import app
 from acptrace.formats import FORMATS
 from acptrace.output import write_output
 from acptrace.render.rules_view import rules_json, rules_markdown, rules_table

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.app import app
 from acptrace.cli.common import EXIT_ERROR, fail, print_error
+from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
     ChildRulesOption,

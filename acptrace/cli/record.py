@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.app import app
 from acptrace.cli.common import EXIT_OK, fail, print_error
+from acptrace.cli.root import app
 from acptrace.errors import UnreadableInput, UsageError
 from acptrace.record import (
     AgentNotStarted,

@@ -12,8 +12,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from acptrace.cli.app import app
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
     ChildRulesOption,

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from acptrace.analysis import analyze, open_walk
-from acptrace.cli.app import app
 from acptrace.cli.common import EXIT_ERROR, OutputOption, fail, print_error, rich_bytes
+from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
     ChildRulesOption,

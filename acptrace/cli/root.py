@@ -1,4 +1,4 @@
-"""The typer application every command module registers on, and the console-script entry."""
+"""The typer application every command module registers on, and running it."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def main_callback(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the app with the commands registered so far (`acptrace.cli.main` registers them)."""
     try:
         app()
     except AcptraceError as error:  # commands handle their own; this is the last net
