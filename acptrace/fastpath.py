@@ -20,13 +20,12 @@ import msgspec
 from acptrace.clocks import Clock
 from acptrace.directions import TRAFFIC, infer_direction
 from acptrace.model import Direction, Issue, Message, MessageKind, UpdateRun
-from acptrace.runs import PLAIN_UPDATE, Run, update_message
+from acptrace.runs import NOT_PLAIN, PLAIN_UPDATE, Run, is_utf8, update_message
 from acptrace.source import LineBlock, RawLine
 from acptrace.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.timestamps import wall_ns
 
 UNSET: Any = msgspec.UNSET
-_NOT_PLAIN = (msgspec.ValidationError, msgspec.DecodeError)
 
 
 class _Update(msgspec.Struct, gc=False):
@@ -89,7 +88,7 @@ class FastDecoder:
 
     def message(self, data: bytes, line: int) -> Message | None:
         """The message on this line, or None when the line needs the general path."""
-        if not _utf8(data):  # msgspec does not check the UTF-8 of what it skips
+        if not is_utf8(data):  # msgspec does not check the UTF-8 of what it skips
             return None
         try:
             if self.canonical:
@@ -104,19 +103,24 @@ class FastDecoder:
         """The block's records in order, each checked against `clock`: messages, runs, issues,
         and each line the hot path does not take as a `RawLine` for the general path (which
         must be read, and its times checked, before the next item is asked for)."""
-        decode = PLAIN_UPDATE if self.canonical and self._policy is not None else None
+        quick = self.canonical and self._policy is not None
+        lines, index, end = block.lines, 0, len(block.lines)
         run: Run | None = None
-        for number, data in enumerate(block.lines, block.first):
-            plain = None  # the line as a plain update, if it is one (inlined: the hot loop)
-            if decode is not None and (data.isascii() or _utf8(data)):
-                try:
-                    plain = decode(data)
-                except _NOT_PLAIN:
-                    plain = None  # not a plain update: `message` decodes it below
+        while index < end:
+            plain = None  # the line as a plain update, if it is one
+            if run is not None and quick:
+                index, plain = run.grow(lines, index, block.first)
+                if index == end:
+                    break
+            data, number = lines[index], block.first + index
+            index += 1
             if run is not None:
-                if plain is not None and run.grown(plain, number):
-                    continue
                 run.sync(clock)
+            elif quick and is_utf8(data):
+                try:
+                    plain = PLAIN_UPDATE(data)
+                except NOT_PLAIN:
+                    plain = None  # not a plain update: `message` decodes it below
             if plain is not None:
                 message = update_message(plain, number)
             else:
@@ -153,17 +157,6 @@ class FastDecoder:
             and message.update_tag is not None
             and message.update_tag not in self._breaks
         )
-
-
-def _utf8(data: bytes) -> bool:
-    """The bytes are UTF-8 (msgspec does not check what it skips)."""
-    if data.isascii():
-        return True
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _canonical(record: _Canonical, line: int) -> Message | None:

@@ -55,6 +55,18 @@ class PlainUpdate(msgspec.Struct, gc=False):
 
 PLAIN_UPDATE = msgspec.json.Decoder(PlainUpdate).decode
 """Decodes a canonical line in the plain update shape; raises for any other line."""
+NOT_PLAIN = (msgspec.ValidationError, msgspec.DecodeError)
+
+
+def is_utf8(data: bytes) -> bool:
+    """The bytes are UTF-8 (msgspec does not check what it skips)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def update_message(plain: PlainUpdate, line: int) -> Message | None:
@@ -123,44 +135,69 @@ class Run:
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
         self.takes(first, clock, ts_text)
 
-    def grown(self, plain: PlainUpdate, line: int) -> bool:
-        """Whether the plain update on this line was one more of the run, on time: the run
-        took it (and the clock is stale).
+    def grow(self, lines: list[bytes], start: int, first: int) -> tuple[int, PlainUpdate | None]:
+        """Take the plain updates of the run among `lines` from `start` (line `first` is
+        `lines[0]`), as long as they come; the index of the first line not taken, and that line
+        decoded as a plain update if it is one. The clock is then stale.
 
-        The loop most lines of a big transcript go through, without a `Message`: a canonical
-        timestamp is checked against the one before as text, which orders such timestamps
-        as their times. Anything else (another session, a marker, an unusual time, a clock
-        going back) is left to the caller.
+        The loop most lines of a big transcript go through, in locals and without a `Message`:
+        a canonical timestamp is checked against the one before as text, which orders such
+        timestamps as their times. Anything else (another session, a marker, an unusual time,
+        a clock going back) ends it, for the caller to read.
         """
-        params = plain.msg.params
-        tag: str = params.update.sessionUpdate
-        ts: str = plain.ts
-        mono = plain.mono_ns
-        if (
-            params.sessionId != self.session
-            or plain.dir != self.direction
-            or tag in self.breaks
-            or ts < self.last_ts
-            or len(ts) != 27
-            or ts[19] != "."
-            or ts[26] != "Z"
-            or not (ts[:19] == self.second or self.new_second(ts))
-        ):
-            return False
-        fraction = ts[20:26]
-        if not (fraction.isdigit() and fraction.isascii()):
-            return False
-        if mono is not None:
-            if self.last_mono is None or mono < self.last_mono:
-                return False
-            self.last_mono = mono
-        self.last_ts = ts
-        self.stale = True
-        self.count += 1
-        if tag in self.live_tags:
-            self.live.append((line, tag))
-            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-        return True
+        session, direction, breaks, live_tags = (
+            self.session, self.direction, self.breaks, self.live_tags
+        )  # fmt: skip
+        last_ts, last_mono, second = self.last_ts, self.last_mono, self.second
+        index, end = start, len(lines)
+        plain = None
+        while index < end:
+            data = lines[index]
+            if not data.isascii() and not is_utf8(data):
+                plain = None
+                break
+            try:
+                plain = PLAIN_UPDATE(data)
+            except NOT_PLAIN:
+                plain = None
+                break
+            params = plain.msg.params
+            tag: str = params.update.sessionUpdate
+            ts: str = plain.ts
+            mono = plain.mono_ns
+            if (
+                params.sessionId != session
+                or plain.dir != direction
+                or tag in breaks
+                or ts < last_ts
+                or len(ts) != 27
+                or ts[19] != "."
+                or ts[26] != "Z"
+            ):
+                break
+            if ts[:19] != second:
+                if utc_microseconds_ns(ts) is None:
+                    break
+                second = ts[:19]
+            fraction = ts[20:26]
+            if not (fraction.isdigit() and fraction.isascii()):
+                break
+            if mono is not None:
+                if last_mono is None or mono < last_mono:
+                    break
+                last_mono = mono
+            last_ts = ts
+            if tag in live_tags:
+                self.live.append((first + index, tag))
+                self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+            index += 1
+        else:
+            plain = None
+        if index > start:
+            self.count += index - start
+            self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
+        self.second = second
+        return index, plain
 
     def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
@@ -185,13 +222,6 @@ class Run:
             ts_text = usual_text(ts_ns) if ts_ns is not None else None
         self.last_ts = ts_text or _NEVER
         self.last_mono = clock.last_mono_ns
-        return True
-
-    def new_second(self, ts: str) -> bool:
-        """Whether the timestamp's second is a valid time (it is then the run's last)."""
-        if utc_microseconds_ns(ts) is None:
-            return False
-        self.second = ts[:19]
         return True
 
     def sync(self, clock: Clock) -> None:
