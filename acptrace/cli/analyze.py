@@ -41,12 +41,6 @@ from acptrace.errors import UnreadableInput, UsageError
 from acptrace.inputs import Unmatched, expand
 from acptrace.model import Analysis
 from acptrace.output import write_output
-from acptrace.render import json_report
-from acptrace.render.github import github_annotations
-from acptrace.render.junit import junit_xml
-from acptrace.render.markdown import markdown_summary
-from acptrace.render.sarif import sarif_bytes
-from acptrace.render.summary import summary
 
 
 class AnalyzeFormat(StrEnum):
@@ -126,16 +120,29 @@ def analyze_command(
 
 
 def _render(analyses: list[Analysis], output_format: AnalyzeFormat, policy: Policy) -> bytes:
+    # (each renderer imported when asked for: a run pays for the one it uses)
     match output_format:
         case AnalyzeFormat.JSON:
+            from acptrace.render import json_report
+
             return json_report.dumps(analyses)
         case AnalyzeFormat.RICH:
+            from acptrace.render.summary import summary
+
             return rich_bytes(*(summary(a) for a in analyses))
         case AnalyzeFormat.JUNIT:
+            from acptrace.render.junit import junit_xml
+
             return junit_xml(analyses, policy)
         case AnalyzeFormat.SARIF:
+            from acptrace.render.sarif import sarif_bytes
+
             return sarif_bytes(analyses)
         case AnalyzeFormat.GITHUB:
+            from acptrace.render.github import github_annotations
+
             return github_annotations(analyses)
         case AnalyzeFormat.MARKDOWN:
+            from acptrace.render.markdown import markdown_summary
+
             return markdown_summary(analyses, policy)

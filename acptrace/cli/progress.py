@@ -6,16 +6,6 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
 Advance = Callable[[], None]
 """Call once per file done."""
 
@@ -26,6 +16,16 @@ def file_progress(total: int, what: str, quiet: bool) -> Iterator[Advance]:
     if quiet or total == 0 or not sys.stderr.isatty():
         yield lambda: None
         return
+    from rich.console import Console  # (only when a bar is shown: rich.progress takes ~6 ms)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     columns = (
         SpinnerColumn(),
         TextColumn(what),
