@@ -7,7 +7,6 @@ import os
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -21,6 +20,8 @@ OutputOption = Annotated[
 
 def rich_bytes(*renderables: object) -> bytes:
     """Render for the terminal when stdout is one, as plain text otherwise."""
+    from rich.console import Console  # (here: a run writing JSON never needs rich, ~14 ms)
+
     terminal = Console()
     buffer = io.StringIO()
     console = Console(
