@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 _NS = 1_000_000_000
@@ -79,6 +80,7 @@ def _second_ns(second: str) -> int | None:
     return None if minute is None else minute + int(seconds) * _NS
 
 
+@lru_cache(maxsize=4096)
 def _minute_ns(minute: str) -> int | None:
     """`YYYY-MM-DDTHH:MM:` as nanoseconds since the epoch (UTC), or None if it is not one."""
     if minute[10] != "T" or minute[13] != ":" or minute[16] != ":":
