@@ -42,8 +42,8 @@ class _PlainUpdateMessage(msgspec.Struct, gc=False):
 
 
 class PlainUpdate(msgspec.Struct, gc=False):
-    """A canonical line that is a plain `session/update` with a usual time, or a failed decode:
-    msgspec checks the whole shape, so a run grows without a `Message` per update."""
+    """A canonical line in the shape of a plain `session/update` (decoding any other line
+    fails): msgspec checks the whole shape, so a run grows without a `Message` per update."""
 
     dir: Literal["c2a", "a2c"]
     msg: _PlainUpdateMessage
