@@ -20,7 +20,7 @@ import msgspec
 from acptrace.clocks import Clock
 from acptrace.directions import TRAFFIC, infer_direction
 from acptrace.model import Direction, Issue, Message, MessageKind, UpdateRun
-from acptrace.runs import NOT_PLAIN, PLAIN_UPDATE, Run, is_utf8, update_message
+from acptrace.runs import NOT_PLAIN, PLAIN_UPDATE, Run, is_utf8, plain_update, update_message
 from acptrace.source import LineBlock, RawLine
 from acptrace.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.timestamps import wall_ns
@@ -137,7 +137,7 @@ class FastDecoder:
             if run is not None:
                 yield run.done()
                 run = None
-            if issue is None and self._policy is not None and self._starts_run(message):
+            if issue is None and self._policy is not None and plain_update(message, self._breaks):
                 ts_text = plain.ts if plain is not None else None
                 run = Run(message, self._breaks, self._policy.live_tags, clock, ts_text)
                 continue
@@ -147,16 +147,6 @@ class FastDecoder:
         if run is not None:
             run.sync(clock)
             yield run.done()
-
-    def _starts_run(self, message: Message) -> bool:
-        """The message is a plain update (one that may start a run)."""
-        return (
-            message.method == "session/update"
-            and message.kind is MessageKind.NOTIFICATION
-            and message.session_id is not None
-            and message.update_tag is not None
-            and message.update_tag not in self._breaks
-        )
 
 
 def _canonical(record: _Canonical, line: int) -> Message | None:

@@ -89,6 +89,17 @@ def update_message(plain: PlainUpdate, line: int) -> Message | None:
     )
 
 
+def plain_update(message: Message, breaks: frozenset[str]) -> bool:
+    """The message is a plain update: one that may start or join a run."""
+    return (
+        message.method == "session/update"
+        and message.kind is MessageKind.NOTIFICATION
+        and message.session_id is not None
+        and message.update_tag is not None
+        and message.update_tag not in breaks
+    )
+
+
 _NEVER = "\U0010ffff"
 """Later than any timestamp as text: no update is taken on the quick path after it."""
 
@@ -205,12 +216,10 @@ class Run:
         timestamp as written, when at hand."""
         tag = message.update_tag
         if (
-            message.method != "session/update"
-            or message.kind is not MessageKind.NOTIFICATION
+            not plain_update(message, self.breaks)
             or message.session_id != self.session
             or message.direction is not self.direction
-            or tag is None
-            or tag in self.breaks
+            or tag is None  # (for the type checker: `plain_update` saw to it)
         ):
             return False
         self.count += 1

@@ -57,12 +57,6 @@ class Track:
     early_markers: int = 0
     """Markers for a child that came before its announcement."""
 
-    def record_update(self, message: Message, tag_class: TagClass) -> None:
-        """Count a non-marker update for this session."""
-        tag = message.update_tag or ""
-        live = ((message.line, tag),) if tag_class is TagClass.LIVE else ()
-        self.record_updates(UpdateRun(message, 1, tag == SNAPSHOT_TAG, live))
-
     def record_updates(self, run: UpdateRun) -> None:
         """Count a run of non-marker updates for this session."""
         if self.first_update is None:
@@ -162,17 +156,14 @@ class WindowBook:
         if tag == self.policy.marker_tag:
             self._place_marker(message, session_id)
             return
-        tag_class = self.policy.classify(tag)
-        for window in self.by_session.get(session_id, ()):
-            window.requested.record_update(message, tag_class)
-        owner = self.child_owner.get(session_id)
-        if owner is not None:
-            owner[1].record_update(message, tag_class)
+        live = ((message.line, tag),) if self.policy.classify(tag) is TagClass.LIVE else ()
+        self.on_run(UpdateRun(message, 1, tag == SNAPSHOT_TAG, live))
         if tag == ANNOUNCE_TAG and message.update_session_id is not None:
             self._announce(message, session_id, message.update_session_id)
 
     def on_run(self, run: UpdateRun) -> None:
-        """Follow a run of plain updates (no marker, no announcement) as `on_update` would."""
+        """Follow updates that are no marker into every window their session's track is in
+        (a run of them, or one: `on_update`); an announcement is `on_update`'s to make."""
         session_id = run.first.session_id
         assert session_id is not None
         for window in self.by_session.get(session_id, ()):
