@@ -135,8 +135,3 @@ def ms_text(value: float | None) -> str:
     if value >= 1000:
         return f"{value / 1000:.2f} s"
     return f"{value:.1f} ms"
-
-
-def plural(n: int, noun: str) -> str:
-    """`1 finding`, `2 findings`."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 
 from acptrace.config import Policy
 from acptrace.model import Analysis, Finding, PeerInfo, Severity
-from acptrace.render.ci import count, id_text, ms_text, plural
-from acptrace.render.text import printable
+from acptrace.render.ci import count, id_text, ms_text
+from acptrace.render.text import plural, printable
 
 FINDINGS_SHOWN = 50
 """Findings listed per file before the rest are only counted (comments have a size limit)."""

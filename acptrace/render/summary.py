@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from acptrace.model import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
-from acptrace.render.text import inert, short_id
+from acptrace.render.text import inert, plural, short_id
 
 ISSUES_SHOWN = 10
 """Issues listed one by one before the rest are only counted."""
@@ -121,7 +121,7 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         group = [f for f in findings if f.severity is severity]
         if not group:
             continue
-        title = _plural(len(group), severity.value)
+        title = plural(len(group), severity.value)
         table = Table(
             title=title,
             title_justify="left",
@@ -162,12 +162,8 @@ def _verdict(analysis: Analysis) -> Text:
     if not analysis.findings:
         return Text("No findings.", "green")
     counts = ", ".join(
-        _plural(sum(1 for f in analysis.findings if f.severity is s), s.value)
+        plural(sum(1 for f in analysis.findings if f.severity is s), s.value)
         for s in Severity
         if any(f.severity is s for f in analysis.findings)
     )
     return Text(f"Findings: {counts}.")
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

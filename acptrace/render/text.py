@@ -23,3 +23,8 @@ def short_id(value: str, limit: int = 20) -> str:
     if len(value) <= limit:
         return value
     return f"{value[:8]}…{value[-4:]}"
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 finding`, `2 findings`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -27,9 +27,9 @@ from acptrace.model import (
     Role,
     Stamp,
 )
-from acptrace.render.ci import id_text, ms_text, plural, same_id
+from acptrace.render.ci import id_text, ms_text, same_id
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
-from acptrace.render.text import inert, short_id
+from acptrace.render.text import inert, plural, short_id
 from acptrace.tags import ANNOUNCE_TAG
 from acptrace.timeline import Entry, TimelineBuilder, View, session_depths
 
