@@ -47,8 +47,9 @@ def _header(analysis: Analysis) -> Text:
     header.append_text(inert(source.path, "bold"))
     link = f" (link {source.link})" if source.link else ""
     header.append(
-        f"  {source.format}{link} · {source.lines} lines · {source.messages} messages · "
-        f"{len(analysis.issues)} issues · end {source.connection_end}\n"
+        f"  {source.format}{link} · {plural(source.lines, 'line')} · "
+        f"{plural(source.messages, 'message')} · {plural(len(analysis.issues), 'issue')} · "
+        f"end {source.connection_end}\n"
     )
     header.append(f"ACP v{connection.protocol_version} ({connection.protocol_source})")
     header.append("  agent ")

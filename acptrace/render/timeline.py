@@ -207,7 +207,8 @@ def _header(builder: TimelineBuilder, analysis: Analysis, shown: int) -> Iterato
     header = Text()
     header.append_text(inert(source.path, "bold"))
     header.append(
-        f"  {source.format} · {source.lines} lines · {source.messages} messages · "
+        f"  {source.format} · {plural(source.lines, 'line')} · "
+        f"{plural(source.messages, 'message')} · "
         f"end {source.connection_end.value}"
     )
     yield header
