@@ -1,14 +1,15 @@
 """Time `acptrace analyze` against what a user would write instead, on the same file, in one run.
 
-    python benchmarks/run.py --mb 1000 --reps 3            # one big transcript
-    python benchmarks/run.py --mb 1000 --files 8 --reps 3  # many files
+    python benchmarks/run.py --mb 1000 --reps 5            # one big transcript
+    python benchmarks/run.py --mb 1000 --files 8 --reps 5  # many files
 
 acptrace runs with `--jobs 1` (one process) and `--jobs 2` (one file: split across two
 processes; many files: two at a time).
 
-Each contender runs as its own process on a warm page cache; the table gives the median wall
-time, throughput, the peak resident memory of that process and the ratio to the bare orjson
-loop (`for line in f: orjson.loads(line)`). jq, DuckDB and polars are timed only when they are
+Each contender runs as its own process on a warm page cache, once per round; the table gives
+the median and best wall time, throughput, the peak resident memory of that process and the
+ratio to the bare orjson loop (`for line in f: orjson.loads(line)`) of the same round, median
+over the rounds. jq, DuckDB and polars are timed only when they are
 installed. Transcripts come from `benchmarks/generate.py` and are cached in `benchmarks/out/`.
 """
 
@@ -58,6 +59,7 @@ for path in sys.argv[1:]:
         "columns={'dir': 'VARCHAR', 'msg': 'JSON'})", params=[path]
     ).fetchall()
 """
+BASELINE = "orjson per line"
 JQ_FILTER = 'select(.msg.params.update.sessionUpdate? == "replay_complete") | .msg.params.sessionId'
 
 
@@ -77,7 +79,11 @@ class Result:
 
     name: str
     seconds: float
+    """The median wall time."""
+    best_seconds: float
     peak_rss_mb: float
+    ratio: float
+    """The median, over the rounds, of its time divided by the orjson loop's in that round."""
 
 
 def transcripts(mb: float, files: int, seed: int) -> list[Path]:
@@ -106,7 +112,7 @@ def contenders(paths: list[Path]) -> list[Contender]:
     found = [
         Contender("cat", ["cat", *names]),
         Contender("python line split", [PYTHON, "-c", LINE_SPLIT, *names]),
-        Contender("orjson per line", [PYTHON, "-c", ORJSON_LOOP, *names]),
+        Contender(BASELINE, [PYTHON, "-c", ORJSON_LOOP, *names]),
     ]
     for jobs in ("1", "2"):
         command = [*acptrace, "--jobs", jobs, *names]
@@ -144,28 +150,44 @@ def measure(contender: Contender) -> tuple[float, float]:
 
 
 def run(paths: list[Path], reps: int) -> list[Result]:
-    """Median of `reps` runs per contender, after one warm-up read of the files."""
+    """`reps` rounds, each timing every contender once, after one warm-up read of the files.
+
+    The machine's speed drifts (by up to 2x within seconds on shared cloud machines), so each
+    contender is compared with the orjson loop of the same round, and the order of the
+    contenders turns by one every round: no contender always runs first after a pause.
+    """
     subprocess.run(["cat", *map(str, paths)], stdout=subprocess.DEVNULL, check=True)
-    results = []
-    for contender in contenders(paths):
-        runs = [measure(contender) for _ in range(reps)]
-        seconds = statistics.median(r[0] for r in runs)
-        results.append(Result(contender.name, seconds, max(r[1] for r in runs)))
-        print(f"  {contender.name}: {seconds:.2f} s", file=sys.stderr)
-    return results
+    found = contenders(paths)
+    timings: dict[str, list[tuple[float, float]]] = {c.name: [] for c in found}
+    for round_index in range(reps):
+        turn = round_index % len(found)
+        for contender in found[turn:] + found[:turn]:
+            timings[contender.name].append(measure(contender))
+        line = ", ".join(f"{name} {runs[-1][0]:.2f}" for name, runs in timings.items())
+        print(f"  round {round_index + 1}: {line}", file=sys.stderr)
+    baseline = [seconds for seconds, _ in timings[BASELINE]]
+    return [
+        Result(
+            name,
+            statistics.median(seconds for seconds, _ in runs),
+            min(seconds for seconds, _ in runs),
+            max(rss for _, rss in runs),
+            statistics.median(r[0] / base for r, base in zip(runs, baseline, strict=True)),
+        )
+        for name, runs in timings.items()
+    ]
 
 
 def table(results: list[Result], total_mb: float) -> str:
     """The results as a Markdown table, with ratios to the orjson loop."""
-    baseline = next(r.seconds for r in results if r.name == "orjson per line")
     lines = [
-        "| contender | median s | MB/s | peak RSS MB | x orjson loop |",
-        "|---|---:|---:|---:|---:|",
+        "| contender | median s | best s | MB/s | peak RSS MB | x orjson loop |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
-            f"| {r.name} | {r.seconds:.2f} | {total_mb / r.seconds:,.0f} | "
-            f"{r.peak_rss_mb:,.0f} | {r.seconds / baseline:.2f} |"
+            f"| {r.name} | {r.seconds:.2f} | {r.best_seconds:.2f} | {total_mb / r.seconds:,.0f} "
+            f"| {r.peak_rss_mb:,.0f} | {r.ratio:.2f} |"
         )
     return "\n".join(lines)
 
@@ -174,14 +196,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=100, help="total size in MB (10**6 bytes)")
     parser.add_argument("--files", type=int, default=1, help="split the size over this many")
-    parser.add_argument("--reps", type=int, default=3, help="runs per contender (median)")
+    parser.add_argument("--reps", type=int, default=5, help="rounds (medians over them)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     paths = transcripts(args.mb, args.files, args.seed)
     total_mb = sum(p.stat().st_size for p in paths) / 1e6
     print(f"{len(paths)} file(s), {total_mb:,.0f} MB, {os.cpu_count()} cores", file=sys.stderr)
     results = run(paths, args.reps)
-    print(f"\n{len(paths)} file(s), {total_mb:,.0f} MB, median of {args.reps}\n")
+    print(f"\n{len(paths)} file(s), {total_mb:,.0f} MB, {args.reps} rounds\n")
     print(table(results, total_mb))
 
 
