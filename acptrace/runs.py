@@ -17,7 +17,7 @@ from acptrace.clocks import Clock
 from acptrace.directions import TRAFFIC
 from acptrace.model import Message, MessageKind, UpdateRun
 from acptrace.tags import SNAPSHOT_TAG
-from acptrace.timestamps import usual_text, utc_microseconds_ns, wall_ns
+from acptrace.timestamps import second_start_ns, usual_text, utc_microseconds_ns, wall_ns
 
 UNSET: Any = msgspec.UNSET
 
@@ -140,7 +140,7 @@ class Run:
         self.snapshot = False
         self.live: list[tuple[int, str]] = []
         self.second = ""
-        """The last second (`YYYY-MM-DDTHH:MM:SS`) known to be a valid time."""
+        """The start (`YYYY-MM-DDTHH:MM:SS.`) of the last time known to be valid."""
         self.stale = False
         """The clock is behind the run's last update (the quick path moves the run only)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
@@ -160,13 +160,16 @@ class Run:
             self.session, self.direction, self.breaks, self.live_tags
         )  # fmt: skip
         last_ts, last_mono, second = self.last_ts, self.last_mono, self.second
-        index, end = start, len(lines)
+        index = start
         plain = None
-        while index < end:
+        for index in range(start, len(lines)):
             data = lines[index]
-            if not data.isascii() and not is_utf8(data):
-                plain = None
-                break
+            if not data.isascii():
+                try:
+                    data.decode()  # (msgspec does not check the UTF-8 of what it skips)
+                except UnicodeDecodeError:
+                    plain = None
+                    break
             try:
                 plain = PLAIN_UPDATE(data)
             except NOT_PLAIN:
@@ -175,24 +178,21 @@ class Run:
             params = plain.msg.params
             tag: str = params.update.sessionUpdate
             ts: str = plain.ts
-            mono = plain.mono_ns
             if (
                 params.sessionId != session
                 or plain.dir != direction
                 or tag in breaks
                 or ts < last_ts
-                or len(ts) != 27
-                or ts[19] != "."
-                or ts[26] != "Z"
             ):
                 break
-            if ts[:19] != second:
-                if utc_microseconds_ns(ts) is None:
+            if ts[:20] != second:  # a new second: is it a time?
+                if len(ts) != 27 or ts[19] != "." or second_start_ns(ts[:19]) is None:
                     break
-                second = ts[:19]
-            fraction = ts[20:26]
-            if not (fraction.isdigit() and fraction.isascii()):
+                second = ts[:20]
+            # the same valid second: six ASCII digits and a Z must follow
+            if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
                 break
+            mono = plain.mono_ns
             if mono is not None:
                 if last_mono is None or mono < last_mono:
                     break
@@ -201,9 +201,8 @@ class Run:
             if tag in live_tags:
                 self.live.append((first + index, tag))
                 self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-            index += 1
         else:
-            plain = None
+            index, plain = len(lines), None
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True

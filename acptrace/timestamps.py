@@ -44,7 +44,13 @@ def utc_microseconds_ns(value: str) -> int | None:
     fraction = value[20:26]
     if not (fraction.isdigit() and fraction.isascii()):
         return None
-    second = value[:19]
+    base = second_start_ns(value[:19])
+    return None if base is None else base + int(fraction) * 1000
+
+
+def second_start_ns(second: str) -> int | None:
+    """`YYYY-MM-DDTHH:MM:SS` as nanoseconds since the epoch (UTC), cached; None if it is not
+    one."""
     base = _SECONDS.get(second)
     if base is None:
         base = _second_ns(second)
@@ -53,7 +59,7 @@ def utc_microseconds_ns(value: str) -> int | None:
         if len(_SECONDS) >= _SECONDS_KEPT:
             _SECONDS.clear()
         _SECONDS[second] = base
-    return base + int(fraction) * 1000
+    return base
 
 
 def usual_text(ts_ns: int) -> str | None:
