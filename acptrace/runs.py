@@ -116,7 +116,6 @@ class Run:
         "last_ts",
         "live",
         "live_tags",
-        "second",
         "session",
         "snapshot",
         "stale",
@@ -139,11 +138,10 @@ class Run:
         self.count = 0
         self.snapshot = False
         self.live: list[tuple[int, str]] = []
-        self.second = ""
-        """The start (`YYYY-MM-DDTHH:MM:SS.`) of the last time known to be valid."""
         self.stale = False
         """The clock is behind the run's last update (the quick path moves the run only)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
+        """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock, ts_text)
 
     def grow(self, lines: list[bytes], start: int, first: int) -> tuple[int, PlainUpdate | None]:
@@ -159,7 +157,11 @@ class Run:
         session, direction, breaks, live_tags = (
             self.session, self.direction, self.breaks, self.live_tags
         )  # fmt: skip
-        last_ts, last_mono, second = self.last_ts, self.last_mono, self.second
+        last_ts, last_mono = self.last_ts, self.last_mono
+        # Every usual time in the second of `last_ts` sorts from that second's start to
+        # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
+        # second, and only its fraction is left to check.
+        second_end = last_ts[:19] + "/"
         index = start
         plain = None
         for index in range(start, len(lines)):
@@ -178,18 +180,15 @@ class Run:
             params = plain.msg.params
             tag: str = params.update.sessionUpdate
             ts: str = plain.ts
-            if (
-                params.sessionId != session
-                or plain.dir != direction
-                or tag in breaks
-                or ts < last_ts
-            ):
+            if params.sessionId != session or plain.dir != direction or tag in breaks:
                 break
-            if ts[:20] != second:  # a new second: is it a time?
-                if len(ts) != 27 or ts[19] != "." or second_start_ns(ts[:19]) is None:
+            if not last_ts <= ts < second_end:  # not in the second of the last one
+                if ts < last_ts or len(ts) != 27 or ts[19] != ".":
                     break
-                second = ts[:20]
-            # the same valid second: six ASCII digits and a Z must follow
+                if second_start_ns(ts[:19]) is None:  # a new second: is it a time?
+                    break
+                second_end = ts[:19] + "/"
+            # a known second: six ASCII digits and a Z must follow
             if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
                 break
             mono = plain.mono_ns
@@ -206,7 +205,6 @@ class Run:
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
-        self.second = second
         return index, plain
 
     def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:

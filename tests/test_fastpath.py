@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -124,6 +126,19 @@ SESSIONS = ("sess_1", "sess_2", "child_1")
 TAGS = ("agent_message_chunk", "user_message", "tool_call_update", "state_update",
         "usage_update", "notice", "_custom", "replay_complete", "subagent_update")  # fmt: skip
 TEXTS = (b'"plain"', b'"caf\xc3\xa9 \\" \\u00e9"', b'"\xff"', b"1e400", b"[1, {}]")
+ODD_TIMES = {  # edits of a time's text: none leaves a usual time (`YYYY-MM-DDTHH:MM:SS.ffffffZ`)
+    "a letter in the fraction": (rb'\d(Z")', rb"x\1"),
+    "a non-ASCII digit in the fraction": (rb'\d(Z")', "\u0663".encode() + rb"\1"),
+    "three digits": (rb'\d\d\d(Z")', rb"\1"),
+    "seven digits": (rb'(Z")', rb"1\1"),
+    "a comma": (rb'\.(\d{6}Z")', rb",\1"),
+    "a colon": (rb'\.(\d{6}Z")', rb":\1"),
+    "a letter for the dot": (rb'\.(\d{6}Z")', rb"x\1"),
+    "a lowercase z": (rb'Z"', rb'z"'),
+    "second 60": (rb':\d\d\.(\d{6}Z")', rb":60.\1"),
+    "a letter in the second": (rb':\d(\d\.\d{6}Z")', rb":x\1"),
+    "a space for the T": (rb"T(\d\d:)", rb" \1"),
+}
 steps = st.lists(
     st.one_of(
         st.tuples(st.just("updates"), st.sampled_from(SESSIONS),
@@ -134,6 +149,7 @@ steps = st.lists(
         st.tuples(st.just("new"), st.sampled_from(SESSIONS)),
         st.tuples(st.just("clock"), st.sampled_from(["back", "untimed", "mono only", "offset"])),
         st.tuples(st.just("odd"), st.sampled_from([b"", b"  ", b"not json", b"{}"])),
+        st.tuples(st.just("odd time"), st.sampled_from(sorted(ODD_TIMES))),
     ),
     max_size=60,
 )  # fmt: skip
@@ -176,7 +192,16 @@ def with_runs(steps: list[tuple[Any, ...]]) -> bytes:
                 t.lines[line - 1] = t.lines[line - 1].replace(b'Z"', b'+00:00"', 1)
             case ("odd", data):
                 t.raw(data)
+            case ("odd time", variant):
+                _odd_time(t, t.update("agent_message_chunk"), variant)
     return t.text()
+
+
+def _odd_time(t: Transcript, line: int, variant: str) -> None:
+    pattern, replacement = ODD_TIMES[variant]
+    edited = re.sub(pattern, replacement, t.lines[line - 1], count=1)
+    assert edited != t.lines[line - 1]
+    t.lines[line - 1] = edited
 
 
 def each_message(data: bytes) -> acptrace.Analysis:
@@ -224,3 +249,23 @@ def test_runs_are_taken_together_and_broken_where_they_must_be() -> None:
     runs = [(r.first.line, r.count, r.live) for r in records if isinstance(r, UpdateRun)]
     assert runs == [(first, 6, ((live, "usage_update"),)), (back + 1, 3, ())]
     assert [(r.line, r.kind) for r in records if isinstance(r, Issue)] == [(back, "time_went_back")]
+
+
+@pytest.mark.parametrize("variant", sorted(ODD_TIMES))
+def test_a_time_in_an_odd_form_in_a_run_is_read_as_the_general_path_reads_it(
+    variant: str,
+) -> None:
+    t = padded()
+    t.initialize()
+    t.new_session()
+    first = t.history(count=4)[0]
+    odd = t.update("agent_message_chunk")  # in the same second as the run's last update
+    _odd_time(t, odd, variant)
+    t.history(count=2)
+    stats = ReadStats()
+    settings = ReadSettings(runs_for=TagPolicy.build())
+    records = list(read_records(iter_blocks(io.BytesIO(t.text())), stats, None, settings))
+    assert next(r for r in records if isinstance(r, UpdateRun)).first.line == first
+    fast, general = both(t.text())
+    assert fast == general
+    assert each_message(t.text()) == general
