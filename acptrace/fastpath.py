@@ -129,7 +129,7 @@ class FastDecoder:
                 if run is not None:
                     yield run.done()
                     run = None
-                yield RawLine(number, data, ended=True)
+                yield RawLine(number, data[:-1], ended=True)
                 continue
             issue = clock.check(message)
             if issue is None and run is not None and run.takes(message, clock):
