@@ -100,6 +100,8 @@ def plain_update(message: Message, breaks: frozenset[str]) -> bool:
     )
 
 
+_SECONDS = frozenset(f"{second:02d}" for second in range(60))
+"""The seconds of a minute (a new second in the minute of a time is a time)."""
 _NEVER = "\U0010ffff"
 """Later than any timestamp as text: no update is taken on the quick path after it."""
 
@@ -185,7 +187,8 @@ class Run:
             if not last_ts <= ts < second_end:  # not in the second of the last one
                 if ts < last_ts or len(ts) != 27 or ts[19] != ".":
                     break
-                if second_start_ns(ts[:19]) is None:  # a new second: is it a time?
+                in_minute = ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS
+                if not in_minute and second_start_ns(ts[:19]) is None:  # is it a time?
                     break
                 second_end = ts[:19] + "/"
             # a known second: six ASCII digits and a Z must follow
