@@ -9,6 +9,7 @@ by one (a test compares both).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
@@ -151,63 +152,18 @@ class Run:
         `lines[0]`), as long as they come; the index of the first line not taken, and that line
         decoded as a plain update if it is one. The clock is then stale.
 
-        The loop most lines of a big transcript go through, in locals and without a `Message`:
-        a canonical timestamp is checked against the one before as text, which orders such
-        timestamps as their times. Anything else (another session, a marker, an unusual time,
-        a clock going back) ends it, for the caller to read.
+        The loop most lines of a big transcript go through (`GROW`): anything else (another
+        session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
         """
-        session, direction, breaks, live_tags = (
-            self.session, self.direction, self.breaks, self.live_tags
+        index, plain, last_ts, last_mono, snapshot = GROW(
+            lines, start, first, PLAIN_UPDATE, NOT_PLAIN, self.session, self.direction,
+            self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
+            second_start_ns, self.live,
         )  # fmt: skip
-        last_ts, last_mono = self.last_ts, self.last_mono
-        # Every usual time in the second of `last_ts` sorts from that second's start to
-        # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
-        # second, and only its fraction is left to check.
-        second_end = last_ts[:19] + "/"
-        index = start
-        plain = None
-        for index in range(start, len(lines)):
-            data = lines[index]
-            if not data.isascii():
-                try:
-                    data.decode()  # (msgspec does not check the UTF-8 of what it skips)
-                except UnicodeDecodeError:
-                    plain = None
-                    break
-            try:
-                plain = PLAIN_UPDATE(data)
-            except NOT_PLAIN:
-                plain = None
-                break
-            params = plain.msg.params
-            tag: str = params.update.sessionUpdate
-            ts: str = plain.ts
-            if params.sessionId != session or plain.dir != direction or tag in breaks:
-                break
-            if not last_ts <= ts < second_end:  # not in the second of the last one
-                if ts < last_ts or len(ts) != 27 or ts[19] != ".":
-                    break
-                in_minute = ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS
-                if not in_minute and second_start_ns(ts[:19]) is None:  # is it a time?
-                    break
-                second_end = ts[:19] + "/"
-            # a known second: six ASCII digits and a Z must follow
-            if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
-                break
-            mono = plain.mono_ns
-            if mono is not None:
-                if last_mono is None or mono < last_mono:
-                    break
-                last_mono = mono
-            last_ts = ts
-            if tag in live_tags:
-                self.live.append((first + index, tag))
-                self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-        else:
-            index, plain = len(lines), None
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
+        self.snapshot = self.snapshot or snapshot
         return index, plain
 
     def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:
@@ -244,3 +200,84 @@ class Run:
         """The run (the clock synced)."""
         assert not self.stale
         return UpdateRun(self.first, self.count, self.snapshot, tuple(self.live))
+
+
+def grow_in_python(
+    lines: list[bytes],
+    start: int,
+    first: int,
+    decode: Callable[[bytes], PlainUpdate],
+    not_plain: tuple[type[Exception], ...],
+    session: str | None,
+    direction: str,
+    breaks: frozenset[str],
+    live_tags: frozenset[str],
+    snapshot_tag: str,
+    last_ts: str,
+    last_mono: int | None,
+    second_start: Callable[[str], int | None],
+    live: list[tuple[int, str]],
+) -> tuple[int, PlainUpdate | None, str, int | None, bool]:
+    """The run loop, in locals and without a `Message` per line: the plain updates of one
+    session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
+    come. Returns the index of the first line not taken, that line decoded as a plain update
+    if it is one, the last time (`last_ts`, a usual time's text or `_NEVER`) and monotonic
+    time of the lines taken, and whether one was a `snapshot_tag`; never-history tags taken
+    are appended to `live`.
+
+    A usual time's text is checked against the one before as text, which orders such times as
+    they are. `acptrace._runloop.grow` is this loop compiled (tests run both).
+    """
+    # Every usual time in the second of `last_ts` sorts from that second's start to
+    # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
+    # second, and only its fraction is left to check.
+    second_end = last_ts[:19] + "/"
+    snapshot = False
+    index = start
+    plain = None
+    for index in range(start, len(lines)):
+        data = lines[index]
+        if not data.isascii():
+            try:
+                data.decode()  # (msgspec does not check the UTF-8 of what it skips)
+            except UnicodeDecodeError:
+                plain = None
+                break
+        try:
+            plain = decode(data)
+        except not_plain:
+            plain = None
+            break
+        params = plain.msg.params
+        tag: str = params.update.sessionUpdate
+        ts: str = plain.ts
+        if params.sessionId != session or plain.dir != direction or tag in breaks:
+            break
+        if not last_ts <= ts < second_end:  # not in the second of the last one
+            if ts < last_ts or len(ts) != 27 or ts[19] != ".":
+                break
+            in_minute = ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS
+            if not in_minute and second_start(ts[:19]) is None:  # is it a time?
+                break
+            second_end = ts[:19] + "/"
+        # a known second: six ASCII digits and a Z must follow
+        if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
+            break
+        mono = plain.mono_ns
+        if mono is not None:
+            if last_mono is None or mono < last_mono:
+                break
+            last_mono = mono
+        last_ts = ts
+        if tag in live_tags:
+            live.append((first + index, tag))
+            snapshot = snapshot or tag == snapshot_tag
+    else:
+        index, plain = len(lines), None
+    return index, plain, last_ts, last_mono, snapshot
+
+
+try:
+    from acptrace._runloop import grow as GROW
+except ImportError:  # not built (no compiler where it was installed): the same loop in Python
+    GROW = grow_in_python
