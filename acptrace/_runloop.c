@@ -169,6 +169,7 @@ done:
 static PyObject *
 grow(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     if (nargs != 14) {
         PyErr_SetString(PyExc_TypeError, "grow() takes 14 arguments");
         return NULL;
