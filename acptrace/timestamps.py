@@ -88,10 +88,15 @@ def _second_ns(second: str) -> int | None:
 
 @lru_cache(maxsize=4096)
 def _minute_ns(minute: str) -> int | None:
-    """`YYYY-MM-DDTHH:MM:` as nanoseconds since the epoch (UTC), or None if it is not one."""
-    if minute[10] != "T" or minute[13] != ":" or minute[16] != ":":
+    """`YYYY-MM-DDTHH:MM:` as nanoseconds since the epoch (UTC), or None if it is not one.
+
+    Only this layout: `fromisoformat` also reads ISO week dates (`2025-W01-1`), whose text
+    does not sort as their time, and usual times are compared as text."""
+    if minute[4] != "-" or minute[7] != "-" or minute[10] != "T":
         return None
-    if not (minute[11:13] + minute[14:16]).isdigit():
+    if minute[13] != ":" or minute[16] != ":":
+        return None
+    if not (minute[:4] + minute[5:7] + minute[8:10] + minute[11:13] + minute[14:16]).isdigit():
         return None
     try:
         moment = datetime.fromisoformat(minute[:16] + ":00+00:00")

@@ -142,6 +142,7 @@ ODD_TIMES = {  # edits of a time's text: none leaves a usual time (`YYYY-MM-DDTH
     "second 60": (rb':\d\d\.(\d{6}Z")', rb":60.\1"),
     "a letter in the second": (rb':\d(\d\.\d{6}Z")', rb":x\1"),
     "a space for the T": (rb"T(\d\d:)", rb" \1"),
+    "an ISO week date": (rb"-\d\d-\d\dT", rb"-W01-1T"),  # (a time, but one that sorts wrong)
 }
 steps = st.lists(
     st.one_of(
