@@ -182,8 +182,9 @@ grow(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *breaks = args[7], *live_tags = args[8], *snapshot_tag = args[9];
     PyObject *second_start = args[12], *live = args[13];
     if (!PyList_Check(lines) || !PyList_Check(live) || !PyAnySet_Check(breaks)
-        || !PyAnySet_Check(live_tags)) {
-        PyErr_SetString(PyExc_TypeError, "grow(): lines and live must be lists, tags sets");
+        || !PyAnySet_Check(live_tags) || !PyUnicode_Check(args[10])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "grow(): lines and live must be lists, tags sets, last_ts a str");
         return NULL;
     }
     PyObject *last_ts = Py_NewRef(args[10]), *last_mono = Py_NewRef(args[11]);
