@@ -91,9 +91,9 @@ class LineBlock(msgspec.Struct, frozen=True, gc=False):
     """Some line holds a `\\r` (a CRLF line end, maybe)."""
 
     @classmethod
-    def cut(cls, first: int, data: bytes, start: int = 0) -> LineBlock:
-        """The block of the whole lines in `data` from `start` (`data` ends with a line end)."""
-        return cls(first, _lines(data, start), b"\r" in data)
+    def cut(cls, first: int, data: bytes) -> LineBlock:
+        """The block of the whole lines in `data` (which ends with a line end)."""
+        return cls(first, _lines(data, 0), b"\r" in data)
 
     @property
     def count(self) -> int:

@@ -324,6 +324,12 @@ def _as_plain(line: bytes) -> runs.PlainUpdate | None:
         return None
 
 
+def records_with_runs(data: bytes) -> list[Any]:
+    """What the reader gives an analysis: runs of plain updates taken together."""
+    settings = ReadSettings(runs_for=TagPolicy.build())
+    return list(read_records(iter_blocks(io.BytesIO(data)), ReadStats(), None, settings))
+
+
 def padded() -> Transcript:
     """A transcript whose format is settled before its messages (the hot path starts after
     the first records, which settle it)."""
@@ -346,10 +352,8 @@ def test_runs_are_taken_together_and_broken_where_they_must_be(grow: Any) -> Non
     back = t.update("agent_message_chunk", at_ms=t.now_ms - 50)  # the clock went back
     t.history(count=3)  # a new run
     t.result(7)
-    stats = ReadStats()
-    settings = ReadSettings(runs_for=TagPolicy.build())
     with run_loop(grow):
-        records = list(read_records(iter_blocks(io.BytesIO(t.text())), stats, None, settings))
+        records = records_with_runs(t.text())
     taken = [(r.first.line, r.count, r.live) for r in records if isinstance(r, UpdateRun)]
     assert taken == [(first, 6, ((live, "usage_update"),)), (back + 1, 3, ())]
     assert [(r.line, r.kind) for r in records if isinstance(r, Issue)] == [(back, "time_went_back")]
@@ -367,10 +371,8 @@ def test_a_time_in_an_odd_form_in_a_run_is_read_as_the_general_path_reads_it(
     odd = t.update("agent_message_chunk")  # in the same second as the run's last update
     _odd_time(t, odd, variant)
     t.history(count=2)
-    stats = ReadStats()
-    settings = ReadSettings(runs_for=TagPolicy.build())
     with run_loop(grow):
-        records = list(read_records(iter_blocks(io.BytesIO(t.text())), stats, None, settings))
+        records = records_with_runs(t.text())
         fast, general = both(t.text())
     assert next(r for r in records if isinstance(r, UpdateRun)).first.line == first
     assert fast == general
