@@ -5,10 +5,8 @@
 >>> [row.outcome for row in result.resumes]
 """
 
-from acptrace.analysis import Walk, analyze, analyze_stream, open_walk
-from acptrace.correlate import Step
-from acptrace.errors import AcptraceError, UnreadableInput, UsageError
-from acptrace.model import (
+from acptrace.correlate.correlator import Step
+from acptrace.model.domain import (
     Analysis,
     Connection,
     ConnectionEnd,
@@ -26,9 +24,10 @@ from acptrace.model import (
     Source,
     WindowEnd,
 )
-from acptrace.options import Options
-
-__version__ = "0.1.0"
+from acptrace.model.errors import AcptraceError, UnreadableInput, UsageError
+from acptrace.model.options import Options
+from acptrace.model.version import __version__
+from acptrace.pipeline.analysis import Walk, analyze, analyze_stream, open_walk
 
 __all__ = [
     "AcptraceError",

@@ -272,9 +272,9 @@ def test_the_console_entry_registers_only_the_command_it_runs() -> None:
     assert run.returncode == 0, run.stderr
     assert '"RC-MISSING"' in run.stdout
     modules = run.stderr.strip()
-    assert "acptrace.cli.catalogue" in modules
-    assert "acptrace.cli.report" not in modules
-    assert "acptrace.cli.record" not in modules
+    assert "acptrace.cli.catalogue_command" in modules
+    assert "acptrace.cli.report_command" not in modules
+    assert "acptrace.cli.record_command" not in modules
     everything = subprocess.run(
         [sys.executable, "-m", "acptrace", "--help"], capture_output=True, text=True, check=False
     )

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.config import FailOn, Settings, find_config, load_config, settings_from_table
-from acptrace.errors import UsageError
-from acptrace.model import Severity
+from acptrace.judge.policy import FailOn, Settings, find_config, load_config, settings_from_table
+from acptrace.model.domain import Severity
+from acptrace.model.errors import UsageError
 from tests.transcript import Transcript
 
 runner = CliRunner()

@@ -7,9 +7,9 @@ import re
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.formats import FORMATS
+from acptrace.judge.rules import REGISTRY, RULES
+from acptrace.read.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
-from acptrace.rules import REGISTRY, RULES
 from tests.golden import ROOT, check_block
 
 SPEC_RULES = ROOT.parent / "shared" / "spec" / "rules.md"

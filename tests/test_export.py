@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.export import ExportFormat, export_tables
-from acptrace.tables import TABLES, type_name
+from acptrace.export.exporter import ExportFormat, export_tables
+from acptrace.tables.builder import TABLES, type_name
 from tests.golden import ROOT, check_block
 from tests.transcript import Transcript
 

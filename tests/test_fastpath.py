@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import io
-import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +13,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acptrace
-from acptrace import Options, runs
-from acptrace.formats import ReadSettings
-from acptrace.model import Direction, Issue, UpdateRun
-from acptrace.read import DETECTION_SAMPLE, ReadStats, read_records
-from acptrace.source import iter_blocks
-from acptrace.tags import TagPolicy
-from acptrace.timestamps import utc_microseconds_ns
+from acptrace import Options
+from acptrace.decode import runs
+from acptrace.decode.stream import DETECTION_SAMPLE, ReadStats, read_records
+from acptrace.model.domain import Direction, Issue, UpdateRun
+from acptrace.model.tags import TagPolicy
+from acptrace.read.formats import ReadSettings
+from acptrace.read.source import iter_blocks
 from tests.golden import ROOT
 from tests.test_properties import CORPUS, mutate, mutation
 from tests.transcript import Transcript
@@ -217,75 +214,14 @@ def each_message(data: bytes) -> acptrace.Analysis:
         return walk.analysis
 
 
-try:
-    from acptrace._runloop import grow as compiled_grow
-except ImportError:  # (not built here: only the Python loop is tested)
-    compiled_grow = None
-LOOPS = [
-    pytest.param(runs.grow_in_python, id="python"),
-    pytest.param(
-        compiled_grow,
-        id="compiled",
-        marks=pytest.mark.skipif(compiled_grow is None, reason="acptrace._runloop not built"),
-    ),
-]
-
-
-@contextmanager
-def run_loop(grow: Any) -> Iterator[None]:
-    """Runs grow with this loop (the compiled one or the Python reference) for a while."""
-    before, runs.GROW = runs.GROW, grow
-    try:
-        yield
-    finally:
-        runs.GROW = before
-
-
-def test_the_run_loop_is_compiled_where_ci_runs() -> None:
-    # The benchmark figures count on it; a build that silently fell back would hide here.
-    if os.environ.get("CI"):
-        assert runs.GROW is compiled_grow is not None
-
-
-@pytest.mark.parametrize("grow", LOOPS)
 @given(steps)
 def test_runs_of_updates_are_analysed_as_their_messages_one_by_one(
-    grow: Any, steps: list[tuple[Any, ...]]
+    steps: list[tuple[Any, ...]],
 ) -> None:
     data = with_runs(steps)
-    with run_loop(grow):
-        fast, general = both(data)
+    fast, general = both(data)
     assert fast == general
     assert each_message(data) == general
-
-
-@pytest.mark.skipif(compiled_grow is None, reason="acptrace._runloop not built")
-@given(steps, st.lists(st.binary(max_size=6), max_size=4))
-def test_the_compiled_run_loop_takes_what_the_python_loop_takes(
-    steps: list[tuple[Any, ...]], payloads: list[bytes]
-) -> None:
-    lines = io.BytesIO(with_runs(steps)).readlines()
-    for index, payload in enumerate(payloads):  # arbitrary bytes: UTF-8 or not, JSON or not
-        at = (index * 7919) % len(lines)
-        lines[at] = lines[at].replace(b'"x":', b'"x":"' + payload + b'",', 1)
-    # (a run's last time is always a usual time, or none)
-    usual = [
-        plain.ts
-        for plain in map(_as_plain, lines)
-        if plain and utc_microseconds_ns(plain.ts) is not None
-    ] or ["\U0010ffff"]
-    for start in range(len(lines)):
-        for session, direction in (("sess_1", Direction.A2C), ("child_1", Direction.A2C)):
-            last_ts = usual[start % len(usual)]
-            args = (lines, start, 1, runs.PLAIN_UPDATE, runs.NOT_PLAIN, session, direction,
-                    frozenset({"replay_complete", "subagent_update"}),
-                    frozenset({"state_update", "usage_update"}), "state_update", last_ts,
-                    start * 10_000_000 if start % 3 else None, runs.second_start_ns)  # fmt: skip
-            python_live: list[tuple[int, str]] = []
-            compiled_live: list[tuple[int, str]] = []
-            assert compiled_grow is not None
-            assert compiled_grow(*args, compiled_live) == runs.grow_in_python(*args, python_live)
-            assert compiled_live == python_live
 
 
 UTF8_EDGES = [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf",  # UTF-8
@@ -296,9 +232,8 @@ UTF8_EDGES = [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\
               b"\xe2\x82", b"\xe2\x82x", b"\x80", b"\xc3\xa9\xa9", b"12345678\xc3"]  # fmt: skip
 
 
-@pytest.mark.parametrize("grow", LOOPS)
 @pytest.mark.parametrize("payload", UTF8_EDGES, ids=lambda payload: payload.hex())
-def test_a_run_takes_a_line_only_when_it_is_utf8(grow: Any, payload: bytes) -> None:
+def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
     t = Transcript()
     first = t.update("agent_message_chunk", text="a")
     t.update("agent_message_chunk", text="ab" * 10)  # (the payload ends in a word or not)
@@ -306,7 +241,7 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(grow: Any, payload: bytes) -> N
     lines = io.BytesIO(t.text()).readlines()
     before = _as_plain(lines[0])
     assert before is not None
-    index, *_ = grow(lines, 1, first, runs.PLAIN_UPDATE, runs.NOT_PLAIN, "sess_1",
+    index, *_ = runs.grow_run(lines, 1, first, runs.PLAIN_UPDATE, runs.NOT_PLAIN, "sess_1",
                      Direction.A2C, frozenset(), frozenset(), "state_update", before.ts,
                      before.mono_ns, runs.second_start_ns, [])  # fmt: skip
     try:
@@ -340,8 +275,7 @@ def padded() -> Transcript:
     return t
 
 
-@pytest.mark.parametrize("grow", LOOPS)
-def test_runs_are_taken_together_and_broken_where_they_must_be(grow: Any) -> None:
+def test_runs_are_taken_together_and_broken_where_they_must_be() -> None:
     t = padded()
     t.initialize()
     t.new_session()
@@ -352,18 +286,14 @@ def test_runs_are_taken_together_and_broken_where_they_must_be(grow: Any) -> Non
     back = t.update("agent_message_chunk", at_ms=t.now_ms - 50)  # the clock went back
     t.history(count=3)  # a new run
     t.result(7)
-    with run_loop(grow):
-        records = records_with_runs(t.text())
+    records = records_with_runs(t.text())
     taken = [(r.first.line, r.count, r.live) for r in records if isinstance(r, UpdateRun)]
     assert taken == [(first, 6, ((live, "usage_update"),)), (back + 1, 3, ())]
     assert [(r.line, r.kind) for r in records if isinstance(r, Issue)] == [(back, "time_went_back")]
 
 
-@pytest.mark.parametrize("grow", LOOPS)
 @pytest.mark.parametrize("variant", sorted(ODD_TIMES))
-def test_a_time_in_an_odd_form_in_a_run_is_read_as_the_general_path_reads_it(
-    variant: str, grow: Any
-) -> None:
+def test_a_time_in_an_odd_form_in_a_run_is_read_as_the_general_path_reads_it(variant: str) -> None:
     t = padded()
     t.initialize()
     t.new_session()
@@ -371,9 +301,8 @@ def test_a_time_in_an_odd_form_in_a_run_is_read_as_the_general_path_reads_it(
     odd = t.update("agent_message_chunk")  # in the same second as the run's last update
     _odd_time(t, odd, variant)
     t.history(count=2)
-    with run_loop(grow):
-        records = records_with_runs(t.text())
-        fast, general = both(t.text())
+    records = records_with_runs(t.text())
+    fast, general = both(t.text())
     assert next(r for r in records if isinstance(r, UpdateRun)).first.line == first
     assert fast == general
     assert each_message(t.text()) == general

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import acptrace
 from acptrace import Options, Outcome
 from acptrace.cli import app
-from acptrace.formats import FORMATS
+from acptrace.read.formats import FORMATS
 from tests.golden import ROOT
 
 REAL_WORLD = ROOT.parent / "shared" / "real-world"
@@ -215,9 +215,9 @@ def test_zed_error_response_and_null_id_notifications() -> None:
     ]  # fmt: skip
     data = orjson.dumps(entries, option=orjson.OPT_INDENT_2)
     walk_items = []
-    with acptrace.analysis.open_walk(io.BytesIO(data)) as walk:
+    with acptrace.open_walk(io.BytesIO(data)) as walk:
         walk_items = list(walk)
-    messages = [item.message for item in walk_items if isinstance(item, acptrace.correlate.Step)]
+    messages = [item.message for item in walk_items if isinstance(item, acptrace.Step)]
     starts = [n for n, text in enumerate(data.split(b"\n"), 1) if text == b"  {"]
     assert len(starts) == 3
     assert [(m.kind.value, m.line) for m in messages] == [

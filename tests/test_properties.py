@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import acptrace
 from acptrace import Issue, Options, Outcome, Step
-from acptrace.records import RecorderEvent
+from acptrace.read.envelopes import RecorderEvent
 from tests.golden import ROOT
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))

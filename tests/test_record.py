@@ -29,15 +29,15 @@ from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
-from acptrace.model import ConnectionEnd, Outcome
+from acptrace.model.domain import ConnectionEnd, Outcome
+from acptrace.read.timestamps import wall_ns
 from acptrace.record import RecordSettings, Stdio, default_transcript_path, record
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Captured, Gap, Line, Opened, Stream
 from acptrace.record.lines import LineSplitter, utf8_boundary
 from acptrace.record.process import exit_status
+from acptrace.record.redact import RedactionPolicy, redact_message
 from acptrace.record.transcript import encode, rfc3339
-from acptrace.redact import RedactionPolicy, redact_message
-from acptrace.timestamps import wall_ns
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 

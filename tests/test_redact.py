@@ -1,4 +1,4 @@
-"""Redaction: the pure functions (acptrace/redact.py) and `acptrace redact` on transcripts."""
+"""Redaction: the pure functions (acptrace/record/redact.py) and `acptrace redact` on files."""
 
 from __future__ import annotations
 
@@ -16,11 +16,9 @@ from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
-from acptrace.errors import UsageError
+from acptrace.model.errors import UsageError
 from acptrace.record.events import Captured, Line, Stream
-from acptrace.record.rewrite import redact_transcript
-from acptrace.record.transcript import encode
-from acptrace.redact import (
+from acptrace.record.redact import (
     REDACTED,
     RedactionPolicy,
     redact_argv,
@@ -29,6 +27,8 @@ from acptrace.redact import (
     redact_message,
     redact_text,
 )
+from acptrace.record.rewrite import redact_transcript
+from acptrace.record.transcript import encode
 
 FIXTURE = Path(__file__).resolve().parent / "acp_peers" / "secrets.jsonl"
 MARK = b"S3CR3T"

@@ -12,14 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.model import Outcome
-from acptrace.options import Options
+from acptrace.model.domain import Outcome
+from acptrace.model.options import Options
 from acptrace.report import GroupBy, Metric, build_report
 from acptrace.report.baseline import compare, load_baseline, parse_thresholds
 from acptrace.report.collect import analyze_file, analyze_files
 from acptrace.report.document import document
-from acptrace.report.model import FileError, Group, Report
 from acptrace.report.stats import Distribution
+from acptrace.report.summaries import FileError, Group, Report
 from tests.transcript import Transcript
 
 runner = CliRunner()

@@ -13,11 +13,12 @@ import orjson
 import pytest
 
 import acptrace
-from acptrace import Options, split
-from acptrace.batch import analyze_many
-from acptrace.read import ReadStats
+from acptrace import Options
+from acptrace.decode.stream import ReadStats
+from acptrace.pipeline import pieces as split
+from acptrace.pipeline.pool import analyze_many
+from acptrace.read.source import open_input
 from acptrace.render.json_report import dumps
-from acptrace.source import open_input
 from tests.golden import ROOT
 from tests.transcript import Transcript
 
@@ -87,7 +88,7 @@ def test_a_walk_over_a_split_file_yields_the_same_steps(generated: list[Path]) -
     assert split_up == alone
 
 
-def _seen(item: acptrace.analysis.Item) -> object:
+def _seen(item: acptrace.pipeline.analysis.Item) -> object:
     """An item without the payload (a split walk carries none)."""
     return (item.message, item.request) if isinstance(item, acptrace.Step) else item
 

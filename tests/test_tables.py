@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from acptrace.analysis import open_walk
-from acptrace.model import Finding, Issue, ResumeRow, SessionInfo
-from acptrace.tables import (
+from acptrace.model.domain import Finding, Issue, ResumeRow, SessionInfo
+from acptrace.pipeline.analysis import open_walk
+from acptrace.tables.builder import (
     FINDINGS,
     ISSUES,
     MESSAGES,

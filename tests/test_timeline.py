@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace import Options
-from acptrace.analysis import open_walk
 from acptrace.cli import app
-from acptrace.timeline import PAYLOAD_CHARS, TimelineBuilder, View, session_tree
+from acptrace.pipeline.analysis import open_walk
+from acptrace.render.entries import PAYLOAD_CHARS, TimelineBuilder, View, session_tree
 from tests.golden import ROOT, check_block
 from tests.transcript import Transcript
 

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 import acptrace
-from acptrace.model import Analysis
+from acptrace.model.domain import Analysis
 
 START_NS = 1_764_669_600_000_000_000  # 2025-12-02T10:00:00Z
 SESSION = "sess_1"

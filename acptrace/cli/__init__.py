@@ -16,14 +16,14 @@ from acptrace.cli.root import app as _app
 from acptrace.cli.root import main as _run
 
 MODULES = {
-    "analyze": "analyze",
-    "rules": "catalogue",
-    "formats": "catalogue",
-    "export": "export",
-    "record": "record",
-    "redact": "record",
-    "report": "report",
-    "timeline": "timeline",
+    "analyze": "analyze_command",
+    "rules": "catalogue_command",
+    "formats": "catalogue_command",
+    "export": "export_command",
+    "record": "record_command",
+    "redact": "record_command",
+    "report": "report_command",
+    "timeline": "timeline_command",
 }
 """Each command, and the module that registers it."""
 

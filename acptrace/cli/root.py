@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from acptrace import __version__
 from acptrace.cli.common import fail
-from acptrace.errors import AcptraceError
+from acptrace.model.errors import AcptraceError
+from acptrace.model.version import __version__
 
 app = typer.Typer(
     name="acptrace",

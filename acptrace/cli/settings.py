@@ -12,8 +12,8 @@ from typing import Annotated, Any
 import typer
 
 from acptrace.cli.common import fail
-from acptrace.config import FailOn, Policy, Settings, find_config, load_config
-from acptrace.errors import UsageError
+from acptrace.judge.policy import FailOn, Policy, Settings, find_config, load_config
+from acptrace.model.errors import UsageError
 
 AssumeClosedOption = Annotated[
     bool | None,

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 from types import FrameType, TracebackType
 
-from acptrace.errors import AcptraceError
+from acptrace.model.errors import AcptraceError
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Signals acptrace passes on to the Agent instead of acting on them itself."""

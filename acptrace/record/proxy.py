@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from acptrace import __version__
-from acptrace.errors import AcptraceError
+from acptrace.model.errors import AcptraceError
+from acptrace.model.version import __version__
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Closed, CloseReason, Item, Opened, Stream
 from acptrace.record.fdio import retire
 from acptrace.record.process import SignalForwarder, exit_status, signal_name, spawn
 from acptrace.record.pump import Pump, PumpEnd
+from acptrace.record.redact import RedactionPolicy
 from acptrace.record.writer import TranscriptWriter, open_transcript
-from acptrace.redact import RedactionPolicy
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 """Longer lines are recorded in parts of at most this size (never held whole)."""

@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 import orjson
 
-from acptrace.redact import RedactionPolicy, redact_bytes, redact_message
+from acptrace.record.redact import RedactionPolicy, redact_bytes, redact_message
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are not parsed but redacted piece by piece as text."""

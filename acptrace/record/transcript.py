@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from acptrace.record.events import Captured, Closed, Gap, Item, Opened, Stream
-from acptrace.redact import (
+from acptrace.record.redact import (
     RedactionPolicy,
     redact_argv,
     redact_bytes,

@@ -17,8 +17,8 @@ import time
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Item
 from acptrace.record.fdio import write_all
+from acptrace.record.redact import RedactionPolicy
 from acptrace.record.transcript import encode
-from acptrace.redact import RedactionPolicy
 
 BATCH_BYTES = 1024 * 1024
 """About how much line data one write holds (fewer syscalls under load, bounded copies)."""

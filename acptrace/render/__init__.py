@@ -1,1 +1,1 @@
-"""Presenters: each turns an `Analysis` (or the rule registry) into one output format."""
+"""Render: analyses and timelines as terminal views, JSON, Markdown, JUnit, SARIF, annotations."""

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from acptrace.model import Analysis, Finding, JsonId, ResumeRow, Role, Severity
-from acptrace.options import Options
+from acptrace.judge.rules import MARKER_RULE_PREFIX, RULES, Rule
+from acptrace.judge.rules.registry import REGISTRY
+from acptrace.model.domain import Analysis, Finding, JsonId, ResumeRow, Role, Severity
+from acptrace.model.options import Options
 from acptrace.render.text import printable
-from acptrace.rules import MARKER_RULE_PREFIX, RULES, Rule
-from acptrace.rules.registry import REGISTRY
 
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(rule.family for rule in RULES))
 """Rule families in catalogue order."""

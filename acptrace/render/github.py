@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acptrace.model import Analysis, Severity
+from acptrace.model.domain import Analysis, Severity
 from acptrace.render.text import printable
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}

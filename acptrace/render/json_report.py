@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from acptrace.model import Analysis, PeerInfo, Severity
+from acptrace.model.domain import Analysis, PeerInfo, Severity
 
 SCHEMA_VERSION = 1
 """Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""

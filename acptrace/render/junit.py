@@ -11,8 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from acptrace.config import Policy
-from acptrace.model import Analysis, Finding, ResumeRow, Role
+from acptrace.judge.policy import Policy
+from acptrace.model.domain import Analysis, Finding, ResumeRow, Role
 from acptrace.render.ci import attribute, finding_text, judged, row_facts, row_title
 from acptrace.render.text import printable
 

@@ -11,8 +11,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from acptrace.config import Policy
-from acptrace.model import Analysis, Finding, PeerInfo, Severity
+from acptrace.judge.policy import Policy
+from acptrace.model.domain import Analysis, Finding, PeerInfo, Severity
 from acptrace.render.ci import count, id_text, ms_text
 from acptrace.render.text import plural, printable
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import orjson
 from rich.table import Table
 
-from acptrace.rules import Rule
+from acptrace.judge.rules import Rule
 
 
 def rules_table(rules: Iterable[Rule]) -> Table:

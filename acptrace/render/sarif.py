@@ -14,10 +14,10 @@ from urllib.parse import quote
 
 import orjson
 
-from acptrace import __version__
-from acptrace.model import Analysis, Finding, Issue, Severity
+from acptrace.judge.rules import Rule
+from acptrace.model.domain import Analysis, Finding, Issue, Severity
+from acptrace.model.version import __version__
 from acptrace.render.ci import CHECKED_RULES
-from acptrace.rules import Rule
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from acptrace.model import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.model.domain import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
 from acptrace.render.text import inert, plural, short_id
 
 ISSUES_SHOWN = 10

@@ -17,7 +17,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
-from acptrace.model import (
+from acptrace.model.domain import (
     Analysis,
     Direction,
     Finding,
@@ -27,11 +27,11 @@ from acptrace.model import (
     Role,
     Stamp,
 )
+from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.render.ci import id_text, ms_text, same_id
+from acptrace.render.entries import Entry, TimelineBuilder, View, session_depths
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert, plural, short_id
-from acptrace.tags import ANNOUNCE_TAG
-from acptrace.timeline import Entry, TimelineBuilder, View, session_depths
 
 ARROW = {Direction.C2A: "→", Direction.A2C: "←", Direction.UNKNOWN: "?"}
 LEGEND = (

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acptrace.inputs import Unmatched, expand
-from acptrace.options import Options
+from acptrace.model.options import Options
+from acptrace.read.inputs import Unmatched, expand
 from acptrace.report.collect import Collection, Progress, analyze_files
 from acptrace.report.groups import build_groups
-from acptrace.report.model import FileError, Group, GroupBy, Metric, Report
+from acptrace.report.summaries import FileError, Group, GroupBy, Metric, Report
 
 
 def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:

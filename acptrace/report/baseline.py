@@ -23,10 +23,10 @@ from typing import Any
 
 import orjson
 
-from acptrace.errors import AcptraceError
-from acptrace.model import Outcome
-from acptrace.report.model import Group, GroupBy, Metric, Report
+from acptrace.model.domain import Outcome
+from acptrace.model.errors import AcptraceError
 from acptrace.report.stats import DIGITS, PERCENTILES
+from acptrace.report.summaries import Group, GroupBy, Metric, Report
 
 KIND = "acptrace-report"
 """The `kind` field of report.json."""

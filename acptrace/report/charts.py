@@ -16,10 +16,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from acptrace.model import Outcome
+from acptrace.model.domain import Outcome
 from acptrace.render.text import printable
-from acptrace.report.model import Group, Metric
 from acptrace.report.stats import ecdf
+from acptrace.report.summaries import Group, Metric
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

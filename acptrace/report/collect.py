@@ -14,11 +14,11 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from acptrace.analysis import analyze
-from acptrace.errors import UnreadableInput, UsageError
-from acptrace.model import Analysis
-from acptrace.options import Options
-from acptrace.report.model import FileError, FileSummary
+from acptrace.model.domain import Analysis
+from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.model.options import Options
+from acptrace.pipeline.analysis import analyze
+from acptrace.report.summaries import FileError, FileSummary
 
 Outcome = FileSummary | FileError
 """What analysing one file gives."""

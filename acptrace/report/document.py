@@ -10,11 +10,11 @@ from typing import Any
 
 import orjson
 
-from acptrace import __version__
-from acptrace.model import Outcome
+from acptrace.model.domain import Outcome
+from acptrace.model.version import __version__
 from acptrace.report.baseline import KIND, SCHEMA_VERSION, Comparison, Delta, Threshold
-from acptrace.report.model import Group, Report, ResumeRef, RuleCount
 from acptrace.report.stats import PERCENTILE_METHOD, STATS, Distribution
+from acptrace.report.summaries import Group, Report, ResumeRef, RuleCount
 
 
 def document(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:

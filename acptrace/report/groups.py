@@ -6,8 +6,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 
-from acptrace.model import Outcome, PeerInfo, ResumeRow, Role, Severity
-from acptrace.report.model import (
+from acptrace.model.domain import Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.report.stats import DIGITS, describe, log_edges
+from acptrace.report.summaries import (
     INCOMPLETE,
     UNKNOWN,
     FileSummary,
@@ -17,7 +18,6 @@ from acptrace.report.model import (
     ResumeRef,
     RuleCount,
 )
-from acptrace.report.stats import DIGITS, describe, log_edges
 
 SLOWEST_SHOWN = 10
 """Slowest resumes listed per group."""

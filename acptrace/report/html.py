@@ -13,13 +13,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acptrace import __version__
-from acptrace.model import Outcome, Severity
+from acptrace.model.domain import Outcome, Severity
+from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import shared_edges
-from acptrace.report.model import INCOMPLETE, Group, Metric, Report, ResumeRef
 from acptrace.report.numbers import (
     change_text,
     count_text,
@@ -32,6 +31,7 @@ from acptrace.report.numbers import (
     verdict_text,
 )
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
+from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report, ResumeRef
 
 HEADLINE = Metric.MARKER_TO_RESPONSE
 """The metric the charts show: the RFD's headline figure."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from acptrace.model import Outcome
+from acptrace.model.domain import Outcome
 from acptrace.report.baseline import Delta
-from acptrace.report.model import Metric
+from acptrace.report.summaries import Metric
 
 NONE = "—"
 """Shown for a missing value."""

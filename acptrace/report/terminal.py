@@ -9,12 +9,11 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from acptrace.model import Outcome, Severity
+from acptrace.model.domain import Outcome, Severity
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert
 from acptrace.report.baseline import Comparison
 from acptrace.report.groups import shared_edges
-from acptrace.report.model import INCOMPLETE, Group, Metric, Report
 from acptrace.report.numbers import (
     change_text,
     count_text,
@@ -26,6 +25,7 @@ from acptrace.report.numbers import (
     verdict_text,
 )
 from acptrace.report.stats import STATS, histogram
+from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report
 
 HEADLINE = Metric.MARKER_TO_RESPONSE
 """The metric of the histogram column."""

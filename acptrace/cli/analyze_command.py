@@ -1,0 +1,148 @@
+"""`acptrace analyze`: resume outcomes, replay latencies and rule findings for transcripts."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from acptrace.cli.common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    OutputOption,
+    fail,
+    print_error,
+    rich_bytes,
+)
+from acptrace.cli.output import write_output
+from acptrace.cli.progress import file_progress
+from acptrace.cli.root import app
+from acptrace.cli.settings import (
+    AssumeClosedOption,
+    ChildRulesOption,
+    ConfigOption,
+    FailOnOption,
+    HistoryTagOption,
+    IgnoreOption,
+    InputFormatOption,
+    LinkOption,
+    LiveTagOption,
+    MarkerTagOption,
+    NoConfigOption,
+    ProtocolOption,
+    SelectOption,
+    StrictOption,
+    policy_from,
+)
+from acptrace.judge.policy import Policy
+from acptrace.model.domain import Analysis
+from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.pipeline.pool import analyze_many
+from acptrace.read.inputs import Unmatched, expand
+
+
+class AnalyzeFormat(StrEnum):
+    """Output formats of `analyze`."""
+
+    RICH = "rich"
+    JSON = "json"
+    JUNIT = "junit"
+    SARIF = "sarif"
+    GITHUB = "github"
+    MARKDOWN = "markdown"
+
+
+@app.command("analyze")
+def analyze_command(
+    ctx: typer.Context,
+    files: Annotated[
+        list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
+    ],
+    output_format: Annotated[
+        AnalyzeFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = AnalyzeFormat.RICH,
+    output: OutputOption = None,
+    fail_on: FailOnOption = None,
+    strict: StrictOption = None,
+    assume_closed: AssumeClosedOption = None,
+    protocol: ProtocolOption = None,
+    child_rules: ChildRulesOption = None,
+    marker_tag: MarkerTagOption = None,
+    history_tag: HistoryTagOption = None,
+    live_tag: LiveTagOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    input_format: InputFormatOption = None,
+    link: LinkOption = None,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Processes (0: one per core, up to 4 for one file): files analysed at once, "
+            "or the pieces of one big file decoded at once.",
+        ),
+    ] = 0,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")
+    ] = False,
+) -> None:
+    """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
+    policy = policy_from(ctx)
+    analyses: list[Analysis] = []
+    exit_code = EXIT_OK
+    paths: list[str] = []
+    for path in expand(files):
+        if isinstance(path, Unmatched):
+            print_error(f"{path.argument}: {path.reason}")
+            exit_code = EXIT_ERROR
+        else:
+            paths.append(path)
+    try:
+        with file_progress(len(paths), "analysing", quiet) as advance:
+            for result in analyze_many(paths, policy.options, jobs):
+                advance()
+                if isinstance(result, UnreadableInput):
+                    print_error(str(result))
+                    exit_code = EXIT_ERROR
+                else:
+                    analyses.append(result)
+    except UsageError as error:
+        fail(str(error))
+    for analysis in analyses:
+        exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
+    if analyses:
+        write_output(_render(analyses, output_format, policy), output)
+    raise typer.Exit(exit_code)
+
+
+def _render(analyses: list[Analysis], output_format: AnalyzeFormat, policy: Policy) -> bytes:
+    # (each renderer imported when asked for: a run pays for the one it uses)
+    match output_format:
+        case AnalyzeFormat.JSON:
+            from acptrace.render import json_report
+
+            return json_report.dumps(analyses)
+        case AnalyzeFormat.RICH:
+            from acptrace.render.summary import summary
+
+            return rich_bytes(*(summary(a) for a in analyses))
+        case AnalyzeFormat.JUNIT:
+            from acptrace.render.junit import junit_xml
+
+            return junit_xml(analyses, policy)
+        case AnalyzeFormat.SARIF:
+            from acptrace.render.sarif import sarif_bytes
+
+            return sarif_bytes(analyses)
+        case AnalyzeFormat.GITHUB:
+            from acptrace.render.github import github_annotations
+
+            return github_annotations(analyses)
+        case AnalyzeFormat.MARKDOWN:
+            from acptrace.render.markdown import markdown_summary
+
+            return markdown_summary(analyses, policy)

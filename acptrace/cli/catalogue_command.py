@@ -1,0 +1,48 @@
+"""`acptrace rules` and `acptrace formats`: what acptrace checks and what it reads."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from acptrace.cli.common import OutputOption, rich_bytes
+from acptrace.cli.output import write_output
+from acptrace.cli.root import app
+from acptrace.judge.rules import RULES
+from acptrace.read.formats import FORMATS
+from acptrace.render.rules_view import rules_json, rules_markdown, rules_table
+
+
+class RulesFormat(StrEnum):
+    """Output formats of `rules`."""
+
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+@app.command("rules")
+def rules_command(
+    output_format: Annotated[
+        RulesFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = RulesFormat.TABLE,
+    output: OutputOption = None,
+) -> None:
+    """List every rule with its ID, level, source and one-line help."""
+    match output_format:
+        case RulesFormat.TABLE:
+            data = rich_bytes(rules_table(RULES))
+        case RulesFormat.MARKDOWN:
+            data = rules_markdown(RULES).encode()
+        case RulesFormat.JSON:
+            data = rules_json(RULES)
+    write_output(data, output)
+
+
+@app.command("formats")
+def formats_command() -> None:
+    """List the input formats acptrace reads, with one example line each."""
+    lines = [f"{known.name}: {known.summary}\n    {known.example}\n" for known in FORMATS]
+    write_output("".join(lines).encode(), None)

@@ -1,0 +1,237 @@
+"""`acptrace report`: latency, outcome and finding statistics over many transcripts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.output import write_output
+from acptrace.cli.root import app
+from acptrace.cli.settings import (
+    AssumeClosedOption,
+    ChildRulesOption,
+    ConfigOption,
+    HistoryTagOption,
+    IgnoreOption,
+    InputFormatOption,
+    LinkOption,
+    LiveTagOption,
+    MarkerTagOption,
+    NoConfigOption,
+    ProtocolOption,
+    SelectOption,
+    policy_from,
+)
+from acptrace.model.errors import UsageError
+from acptrace.read.formats import format_named
+from acptrace.render.text import inert
+from acptrace.report import analyze_files, assemble, gather
+from acptrace.report.baseline import (
+    Baseline,
+    BaselineError,
+    Comparison,
+    Threshold,
+    check_grouping,
+    compare,
+    load_baseline,
+    parse_thresholds,
+)
+from acptrace.report.collect import Progress as OnDone
+from acptrace.report.document import dumps
+from acptrace.report.html import render_html
+from acptrace.report.markdown_page import render_markdown
+from acptrace.report.summaries import FileError, GroupBy, Report
+from acptrace.report.terminal import terminal_report
+
+
+class Kind(StrEnum):
+    """What `-o` writes."""
+
+    JSON = "json"
+    MARKDOWN = "markdown"
+    HTML = "html"
+
+
+SUFFIXES = {
+    ".json": Kind.JSON,
+    ".md": Kind.MARKDOWN,
+    ".markdown": Kind.MARKDOWN,
+    ".html": Kind.HTML,
+    ".htm": Kind.HTML,
+}
+"""What `-o` writes, by the file's suffix."""
+
+
+@app.command("report")
+def report_command(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[str],
+        typer.Argument(metavar="PATH", help="Transcripts, directories or globs (`.gz` too)."),
+    ],
+    by: Annotated[GroupBy, typer.Option("--by", help="What makes a group.")] = GroupBy.AGENT,
+    output: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Also write the report here; the suffix picks the kind: .json, .md, .html "
+            "(repeatable).",
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            metavar="OLD.json", help="An earlier report.json to compare with (per-group deltas)."
+        ),
+    ] = None,
+    max_regression: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="LIMIT",
+            help="Exit 1 when a group got worse than this against --baseline: "
+            "[METRIC.]STAT=N%|Nms|Ns or OUTCOME=Npp, e.g. p90=20%, complete=1pp (repeatable).",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            metavar="N",
+            help="Processes analysing files (default: all cores).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No progress bar and no summary on stdout."),
+    ] = False,
+    assume_closed: AssumeClosedOption = None,
+    protocol: ProtocolOption = None,
+    child_rules: ChildRulesOption = None,
+    marker_tag: MarkerTagOption = None,
+    history_tag: HistoryTagOption = None,
+    live_tag: LiveTagOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    input_format: InputFormatOption = None,
+    link: LinkOption = None,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+) -> None:
+    """Latency report over many transcripts: outcomes, findings and latency percentiles per
+    group, with an optional comparison against an earlier report.json."""
+    kinds = [_kind(path) for path in output or ()]
+    old = _baseline(baseline, by, max_regression or [])
+    thresholds = _thresholds(max_regression or [])
+    options = policy_from(ctx).options
+    if input_format is not None:
+        try:
+            format_named(input_format)
+        except UsageError as error:
+            fail(str(error))
+    files, unmatched = gather(paths)
+    for missing in unmatched:
+        print_error(f"{missing.path}: {missing.message}")
+    with _progress(len(files), quiet) as on_done:
+        collection = analyze_files(files, options, jobs=jobs, progress=on_done)
+    report = assemble(by, collection, unmatched)
+    if not report.files:
+        fail("no transcript could be analysed; nothing written")
+    comparison = None
+    if old is not None:
+        try:
+            comparison = compare(report, old, thresholds)
+        except BaselineError as error:
+            fail(str(error))
+    for path, kind in zip(output or (), kinds, strict=True):
+        write_output(_render(kind, report, comparison), path)
+    if not quiet:
+        write_output(rich_bytes(*terminal_report(report, comparison)), None)
+    raise typer.Exit(_exit_code(report, comparison))
+
+
+def _kind(path: str) -> Kind:
+    kind = SUFFIXES.get(Path(path).suffix.lower())
+    if kind is None:
+        fail(f"-o {path}: the suffix must be one of {', '.join(sorted(SUFFIXES))}")
+    return kind
+
+
+def _baseline(path: str | None, by: GroupBy, limits: list[str]) -> Baseline | None:
+    if path is None:
+        if limits:
+            fail("--max-regression needs --baseline OLD_REPORT.json to compare with")
+        return None
+    try:
+        old = load_baseline(path)
+        check_grouping(old, by)
+    except BaselineError as error:
+        fail(str(error))
+    return old
+
+
+def _thresholds(texts: list[str]) -> tuple[Threshold, ...]:
+    try:
+        return parse_thresholds(texts)
+    except ValueError as error:
+        fail(f"--max-regression {error}")
+
+
+@contextmanager
+def _progress(total: int, quiet: bool) -> Iterator[OnDone]:
+    """A progress bar on stderr when it is a terminal (and not --quiet); errors as they come."""
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal or total < 2:
+        yield _report_error
+        return
+    columns = (
+        TextColumn("analysing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("analysing", total=total)
+
+        def on_done(path: str, error: FileError | None) -> None:
+            if error is not None:  # above the bar, not through it
+                bar.console.print(inert(f"acptrace: error: {error.path}: {error.message}"))
+            bar.advance(task)
+
+        yield on_done
+
+
+def _report_error(path: str, error: FileError | None) -> None:
+    del path
+    if error is not None:
+        print_error(f"{error.path}: {error.message}")
+
+
+def _render(kind: Kind, report: Report, comparison: Comparison | None) -> bytes:
+    match kind:
+        case Kind.JSON:
+            return dumps(report, comparison)
+        case Kind.MARKDOWN:
+            return render_markdown(report, comparison)
+        case Kind.HTML:
+            return render_html(report, comparison)
+
+
+def _exit_code(report: Report, comparison: Comparison | None) -> int:
+    """2 when a file could not be read (the report is still written), else 1 on a regression."""
+    if report.errors:
+        return EXIT_ERROR
+    if comparison is not None and comparison.regressions:
+        return EXIT_FINDINGS
+    return EXIT_OK

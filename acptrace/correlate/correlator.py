@@ -1,0 +1,227 @@
+"""One pass over the messages: pair requests with responses, follow sessions and replay windows.
+
+The correlator keeps only what is still open (pending requests, open windows, sessions) and
+reports what it sees as observations; rules judge them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from acptrace.correlate.observations import (
+    CancelledAnswered,
+    DuplicateRequestId,
+    Observation,
+    OrphanResponse,
+    PromptAnswered,
+    Unanswered,
+)
+from acptrace.correlate.pairing import Pending, PendingTable
+from acptrace.correlate.sessions import SessionBook
+from acptrace.correlate.windows import REPLAYING_METHODS, WindowBook
+from acptrace.model.domain import (
+    ConnectionEnd,
+    Direction,
+    Message,
+    MessageKind,
+    PeerInfo,
+    ProtocolSource,
+    UpdateRun,
+    WindowEnd,
+)
+from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
+from acptrace.read.envelopes import RecorderEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One message as the correlator understood it: a response knows its request."""
+
+    message: Message
+    """The message (a response's direction resolved from its request)."""
+    request: Message | None = None
+    """For a response: the request it answers (None for an orphan)."""
+    payload: Any = None
+    """The message's JSON object as recorded (for views that show it; the analysis never does)."""
+
+
+@dataclass(slots=True)
+class Correlator:
+    """The state of one connection as the transcript unfolds."""
+
+    policy: TagPolicy
+    """Which tags are history and which one is the marker."""
+    emit: Callable[[Observation], None]
+    """Where observations go."""
+    forced_protocol: int | None = None
+    """The protocol version the user asked for (`--protocol`), if any."""
+    pending: PendingTable = field(default_factory=PendingTable)
+    """Requests waiting for a response."""
+    sessions: SessionBook = field(init=False)
+    """Every session the connection named."""
+    windows: WindowBook = field(init=False)
+    """Open replay windows."""
+    client: PeerInfo | None = None
+    """What the Client said of itself in `initialize`."""
+    agent: PeerInfo | None = None
+    """What the Agent said of itself in its `initialize` result."""
+    seen_message: bool = False
+    """Any message was seen yet."""
+    saw_load: bool = False
+    """A `session/load` request was seen (for protocol inference)."""
+    saw_replaying_resume: bool = False
+    """A `session/resume` with `replayFrom` was seen (for protocol inference)."""
+
+    def __post_init__(self) -> None:
+        self.sessions = SessionBook(self.emit)
+        self.windows = WindowBook(self.policy, self.emit, self.sessions.is_active)
+
+    def on_event(self, event: RecorderEvent) -> None:
+        """A recorder event: an `open` before any message marks the connection's start."""
+        if event.kind == "open" and not self.seen_message:
+            self.sessions.start_seen = True
+
+    def on_message(self, message: Message, payload: Any = None) -> Step:
+        """Follow one message (`payload`, its JSON object, is only passed on in the step)."""
+        if not self.seen_message:
+            self.seen_message = True
+            if message.method == "initialize" and message.kind is MessageKind.REQUEST:
+                self.sessions.start_seen = True
+        match message.kind:
+            case MessageKind.REQUEST:
+                self._request(message)
+            case MessageKind.NOTIFICATION:
+                self._notification(message)
+            case MessageKind.RESPONSE:
+                return self._response(message, payload)
+        return Step(message, payload=payload)
+
+    def on_run(self, run: UpdateRun) -> None:
+        """Follow a run of plain updates as `on_message` would follow each of them."""
+        first = run.first
+        self.seen_message = True  # (a run never starts with `initialize`)
+        assert first.session_id is not None
+        self.sessions.bear(first, count=run.count)
+        self.windows.on_run(run)
+
+    def finish(self, end: ConnectionEnd) -> tuple[Message, ...]:
+        """The connection ended; judge what is still open. Returns the requests left pending."""
+        pending_at_end = tuple(self.pending.remaining())
+        if end is not ConnectionEnd.UNKNOWN:
+            for pending in pending_at_end:
+                self.emit(Unanswered(pending.request, pending.cancelled))
+        known = end is not ConnectionEnd.UNKNOWN
+        self.windows.finish(WindowEnd.DISCONNECT if known else WindowEnd.TRACE_END)
+        self.sessions.finish()
+        return tuple(pending.request for pending in pending_at_end)
+
+    def _known_v1(self) -> bool:
+        """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
+        if self.forced_protocol is not None:
+            return self.forced_protocol < 2
+        for peer in (self.agent, self.client):
+            if peer is not None and peer.protocol_version is not None:
+                return peer.protocol_version < 2
+        return False
+
+    def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
+        """The protocol version the rules apply for, and where it came from."""
+        if forced is not None:
+            return forced, ProtocolSource.OPTION
+        for peer in (self.agent, self.client):
+            if peer is not None and peer.protocol_version is not None:
+                return peer.protocol_version, ProtocolSource.INITIALIZE
+        inferred = 1 if self.saw_load and not self.saw_replaying_resume else 2
+        return inferred, ProtocolSource.INFERRED
+
+    def _request(self, message: Message) -> None:
+        pending = Pending(message)
+        earlier = self.pending.add(pending)
+        if earlier is not None:
+            self.emit(DuplicateRequestId(message, earlier.request.line))
+        method = message.method
+        session_id = message.session_id
+        if method == "initialize":
+            self.client = message.peer
+        if session_id is None:
+            return
+        if method in REPLAYING_METHODS and message.direction is not Direction.A2C:
+            self.saw_load = self.saw_load or method == "session/load"
+            self.saw_replaying_resume = self.saw_replaying_resume or message.replay_from is not None
+            self.sessions.resume_sent(session_id, method or "", message.line)
+            pending.window = self.windows.open(message, session_id, v1=self._known_v1())
+            return
+        self.sessions.bear(message)
+        if method == "session/prompt":
+            pending.prompt_state = self.sessions.prompt_state(session_id)
+        if message.direction is Direction.A2C:
+            self.windows.on_agent_request(message)
+
+    def _notification(self, message: Message) -> None:
+        session_id = message.session_id
+        if message.method == "$/cancel_request":
+            self._cancel(message)
+        elif message.method == "session/update" and session_id is not None:
+            self.sessions.bear(message, is_marker=message.update_tag == self.policy.marker_tag)
+            self.windows.on_update(message)
+            child = message.update_session_id
+            if message.update_tag == ANNOUNCE_TAG and child is not None:
+                self.sessions.name(child, ANNOUNCE_TAG, message.line, parent_id=session_id)
+        elif session_id is not None:
+            self.sessions.bear(message)
+
+    def _cancel(self, message: Message) -> None:
+        """A `$/cancel_request`: the requester names one of its own pending requests."""
+        sides: tuple[Direction, ...]
+        if message.direction is Direction.UNKNOWN:
+            sides = (Direction.C2A, Direction.A2C, Direction.UNKNOWN)
+        else:
+            sides = (message.direction, Direction.UNKNOWN)
+        pending = self.pending.find(message.cancel_target, sides)
+        if pending is None:
+            return
+        pending.cancelled = True
+        if pending.window is not None:
+            pending.window.cancelled = True
+
+    def _response(self, message: Message, payload: Any) -> Step:
+        pending = self.pending.take(message)
+        if pending is None:
+            self.emit(OrphanResponse(message))
+            return Step(message, payload=payload)
+        request = pending.request
+        if message.direction is Direction.UNKNOWN and request.direction is not Direction.UNKNOWN:
+            message = msgspec.structs.replace(message, direction=request.direction.opposite())
+        if pending.cancelled:
+            self.emit(CancelledAnswered(request, message))
+        self._answered(pending, message)
+        return Step(message, request, payload)
+
+    def _answered(self, pending: Pending, response: Message) -> None:
+        """What a response means for the connection, by the method it answers."""
+        request = pending.request
+        success = not response.is_error
+        method = request.method
+        if pending.window is not None:
+            window = pending.window
+            self.sessions.resume_answered(window.session_id, success)
+            end = WindowEnd.SUCCESS if success else WindowEnd.ERROR
+            self.windows.close(window, end, response)
+        elif method == "session/prompt" and pending.prompt_state is not None:
+            state, why = pending.prompt_state
+            self.emit(PromptAnswered(request, response, state, why))
+        elif not success:
+            return
+        elif method == "initialize":
+            self.agent = response.peer
+        elif method == "session/new" and response.result_session_ids:
+            self.sessions.created(response.result_session_ids[0], response.line)
+        elif method == "session/list":
+            for session_id in response.result_session_ids:
+                self.sessions.name(session_id, "session/list", response.line)
+        elif method == "session/close" and request.session_id is not None:
+            self.sessions.closed(request.session_id, response.line)

@@ -1,0 +1,164 @@
+"""Facts the correlator reports as it walks a transcript; rules turn them into findings.
+
+Each observation is a small frozen record of something that happened (a response nobody asked
+for, a window that closed, a marker nobody expected). The correlator decides *what happened*;
+the rules in `acptrace.judge.rules` decide *whether it breaks the protocol*, and how badly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from acptrace.correlate.tracks import Window
+from acptrace.model.domain import JsonId, Message, Stamp, WindowEnd
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidJsonRpc:
+    """An object meant as JSON-RPC that breaks JSON-RPC 2.0."""
+
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyBatch:
+    """An empty batch array."""
+
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchedLifecycle:
+    """A lifecycle request (`initialize`, `session/new`, …) inside a batch array."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanResponse:
+    """A response whose id matches no pending request from the other side."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateRequestId:
+    """A request id reused by the same side while the first request with it is pending."""
+
+    message: Message
+    first_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unanswered:
+    """A request with no response at the (recorded or assumed) connection end."""
+
+    request: Message
+    cancelled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CancelledAnswered:
+    """A request cancelled with `$/cancel_request` that got a response."""
+
+    request: Message
+    response: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ConcurrentResume:
+    """A replaying resume of a session sent while another replaying resume of it is pending."""
+
+    request: Message
+    pending_request: Message
+
+
+class Misplacement(StrEnum):
+    """Why a marker belongs to no replay window."""
+
+    WITHOUT_CURSOR = "without_cursor"
+    AFTER_RESPONSE = "after_response"
+    UNSOLICITED = "unsolicited"
+    BEFORE_ANNOUNCE = "before_announce"
+
+
+@dataclass(frozen=True, slots=True)
+class MisplacedMarker:
+    """A marker outside the place the RFD allows for it."""
+
+    message: Message
+    placement: Misplacement
+    request_id: JsonId = None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowClosed:
+    """A replay window (or a non-replaying resume's window) ended."""
+
+    window: Window
+    end: WindowEnd
+    response: Stamp | None
+    error_code: int | None
+
+
+class PromptState(StrEnum):
+    """What the transcript shows of a session when a prompt for it was sent."""
+
+    ACTIVE = "active"
+    RESUMED = "resumed"
+    RESUME_PENDING = "resume_pending"
+    INACTIVE = "inactive"
+    NEVER_ACTIVATED = "never_activated"
+    UNSEEN = "unseen"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptAnswered:
+    """A `session/prompt` got its response."""
+
+    request: Message
+    response: Message
+    state: PromptState
+    why_inactive: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownSessionTraffic:
+    """Updates for a session that nothing on the connection had named before them."""
+
+    session_id: str
+    first_line: int
+    count: int
+    start_seen: bool
+    """The transcript starts at the connection's start (else it cannot tell what was named)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildTrafficBeforeAnnounce:
+    """A message bearing a child's session ID before the child's first announcement."""
+
+    session_id: str
+    line: int
+    announce_line: int
+    total: int
+    """How many messages bore the ID before the announcement (only some lines are reported)."""
+
+
+Observation = (
+    InvalidJsonRpc
+    | EmptyBatch
+    | BatchedLifecycle
+    | OrphanResponse
+    | DuplicateRequestId
+    | Unanswered
+    | CancelledAnswered
+    | ConcurrentResume
+    | MisplacedMarker
+    | WindowClosed
+    | PromptAnswered
+    | UnknownSessionTraffic
+    | ChildTrafficBeforeAnnounce
+)
+"""Everything rules can observe."""

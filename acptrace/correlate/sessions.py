@@ -1,0 +1,229 @@
+"""Session lifecycle: which sessions the connection named, which are active, who their parent is.
+
+Active (rules.md): from a `session/new` response that created it or a successful resume/load,
+until a successful `session/close`. Traffic for a session nobody named yet is held per session
+until it is named (a child's announcement makes it RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE, anything
+else LC-UNKNOWN-SESSION) or the transcript ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from acptrace.correlate.observations import (
+    ChildTrafficBeforeAnnounce,
+    Observation,
+    PromptState,
+    UnknownSessionTraffic,
+)
+from acptrace.model.domain import Message, SessionInfo
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    """What is known of one session so far."""
+
+    session_id: str
+    first_line: int
+    named_by: str
+    parent_id: str | None = None
+    updates: int = 0
+    resumes: int = 0
+    prompts: int = 0
+    pending_resumes: int = 0
+    active: bool = False
+    resumed: bool = False
+    inactive_reason: str | None = None
+    closed_line: int | None = None
+    early_lines: list[int] | None = field(default_factory=list)
+    """Lines of messages bearing its ID while it was named but not yet announced as a child
+    (the first `TRAFFIC_LINES_KEPT`); None once announced."""
+    early_total: int = 0
+    """How many such messages there were."""
+
+    def info(self) -> SessionInfo:
+        """The public summary of this record."""
+        return SessionInfo(
+            session_id=self.session_id,
+            parent_session_id=self.parent_id,
+            first_line=self.first_line,
+            named_by=self.named_by,
+            updates=self.updates,
+            resumes=self.resumes,
+            prompts=self.prompts,
+            active_at_end=self.active,
+            closed_line=self.closed_line,
+        )
+
+
+TRAFFIC_LINES_KEPT = 50
+"""Lines of early traffic kept per unnamed session (the rest is counted, not listed)."""
+
+
+@dataclass(slots=True)
+class UnnamedTraffic:
+    """Messages bearing a session ID that nothing on the connection has named yet."""
+
+    lines: list[int] = field(default_factory=list)
+    """The first `TRAFFIC_LINES_KEPT` lines of such messages (markers left out: a child's
+    early marker is RC-CHILD-BEFORE-ANNOUNCE only)."""
+    total: int = 0
+    """How many messages bore the ID."""
+    first_update_line: int | None = None
+    """The first `session/update` among them."""
+    updates: int = 0
+    """How many of them were `session/update`s."""
+
+    def add(self, line: int, is_update: bool, is_marker: bool = False, count: int = 1) -> None:
+        """Count one more message (or `count` of them, on consecutive lines from `line`)."""
+        if not is_marker:
+            self.total += count
+            _keep_lines(self.lines, line, count)
+        if is_update:
+            self.updates += count
+            if self.first_update_line is None:
+                self.first_update_line = line
+
+    def as_unknown(self, session_id: str, start_seen: bool) -> UnknownSessionTraffic | None:
+        """The updates among this traffic as one observation (None without updates)."""
+        if self.first_update_line is None:
+            return None
+        return UnknownSessionTraffic(session_id, self.first_update_line, self.updates, start_seen)
+
+
+def _keep_lines(kept: list[int], first: int, count: int) -> None:
+    """Keep lines `first` to `first + count - 1`, up to `TRAFFIC_LINES_KEPT` in all."""
+    room = TRAFFIC_LINES_KEPT - len(kept)
+    if room > 0:
+        kept.extend(range(first, first + min(count, room)))
+
+
+@dataclass(slots=True)
+class SessionBook:
+    """Every session named on the connection, and traffic for sessions not named yet."""
+
+    emit: Callable[[Observation], None]
+    """Where observations go."""
+    records: dict[str, SessionRecord] = field(default_factory=dict)
+    """Named sessions, in order of first appearance."""
+    unnamed: dict[str, UnnamedTraffic] = field(default_factory=dict)
+    """Messages bearing a session ID nothing has named yet."""
+    start_seen: bool = False
+    """The transcript starts at the connection's start: `initialize` or a recorder `open` first."""
+
+    def name(
+        self, session_id: str, by: str, line: int, parent_id: str | None = None
+    ) -> SessionRecord:
+        """Record that something on the connection named the session (first naming wins)."""
+        record = self.records.get(session_id)
+        if record is None:
+            record = SessionRecord(session_id, line, by, parent_id)
+            self.records[session_id] = record
+            self._settle_unnamed(session_id, by, line)
+        elif parent_id is not None and record.parent_id is None:
+            record.parent_id = parent_id
+        if by == "subagent_update" and record.early_lines is not None:
+            for early_line in record.early_lines:  # named before, announced only now
+                self.emit(
+                    ChildTrafficBeforeAnnounce(session_id, early_line, line, record.early_total)
+                )
+            record.early_lines = None
+        return record
+
+    def bear(self, message: Message, is_marker: bool = False, count: int = 1) -> None:
+        """A message that carries `params.sessionId` (or `count` alike on consecutive lines,
+        from `message`'s: a run of updates)."""
+        session_id = message.session_id
+        assert session_id is not None
+        is_update = message.method == "session/update"
+        record = self.records.get(session_id)
+        if record is None:
+            traffic = self.unnamed.setdefault(session_id, UnnamedTraffic())
+            traffic.add(message.line, is_update, is_marker, count)
+            return
+        if is_update:
+            record.updates += count
+        elif message.method == "session/prompt":
+            record.prompts += count
+        if record.early_lines is not None and not is_marker:
+            record.early_total += count
+            _keep_lines(record.early_lines, message.line, count)
+
+    def is_active(self, session_id: str) -> bool:
+        """Whether the transcript shows the session active now."""
+        record = self.records.get(session_id)
+        return record is not None and record.active
+
+    def prompt_state(self, session_id: str) -> tuple[PromptState, str]:
+        """What the transcript shows of a session a prompt is sent for, and why it is inactive."""
+        record = self.records.get(session_id)
+        if record is not None and record.active:
+            return (PromptState.RESUMED if record.resumed else PromptState.ACTIVE), ""
+        if record is not None and record.pending_resumes:
+            return PromptState.RESUME_PENDING, "its resume is still pending"
+        if record is not None and record.inactive_reason:
+            return PromptState.INACTIVE, record.inactive_reason
+        if self.start_seen:
+            return PromptState.NEVER_ACTIVATED, "it was never activated on this connection"
+        return PromptState.UNSEEN, ""
+
+    def resume_sent(self, session_id: str, method: str, line: int) -> None:
+        """A `session/resume` or `session/load` request for the session."""
+        record = self.name(session_id, method, line)
+        record.resumes += 1
+        record.pending_resumes += 1
+
+    def resume_answered(self, session_id: str, success: bool) -> None:
+        """The response to a resume or load: success activates, failure leaves it inactive."""
+        record = self.records[session_id]
+        record.pending_resumes = max(0, record.pending_resumes - 1)
+        if success:
+            self._activate(record)
+            record.resumed = True
+        elif not record.active:
+            record.inactive_reason = "its resume failed"
+
+    def created(self, session_id: str, line: int) -> None:
+        """A `session/new` response created the session."""
+        self._activate(self.name(session_id, "session/new", line))
+
+    def closed(self, session_id: str, line: int) -> None:
+        """A successful `session/close` response (closing does not name a session)."""
+        record = self.records.get(session_id)
+        if record is None:
+            return
+        record.active = False
+        record.inactive_reason = "it was closed"
+        record.closed_line = line
+
+    def finish(self) -> None:
+        """Report traffic for sessions that were never named."""
+        for session_id, traffic in self.unnamed.items():
+            unknown = traffic.as_unknown(session_id, self.start_seen)
+            if unknown is not None:
+                self.emit(unknown)
+        self.unnamed.clear()
+
+    def infos(self) -> Iterator[SessionInfo]:
+        """The summary of every named session, in order of first appearance."""
+        return (record.info() for record in self.records.values())
+
+    def _activate(self, record: SessionRecord) -> None:
+        record.active = True
+        record.resumed = False
+        record.inactive_reason = None
+
+    def _settle_unnamed(self, session_id: str, by: str, line: int) -> None:
+        """Traffic held for a session that has just been named."""
+        traffic = self.unnamed.pop(session_id, None)
+        if traffic is None:
+            return
+        self.records[session_id].updates += traffic.updates
+        if by == "subagent_update":
+            for early_line in traffic.lines:
+                self.emit(ChildTrafficBeforeAnnounce(session_id, early_line, line, traffic.total))
+        else:
+            unknown = traffic.as_unknown(session_id, self.start_seen)
+            if unknown is not None:
+                self.emit(unknown)

@@ -1,0 +1,97 @@
+"""What a replay window has seen so far: the window, and one track per session it follows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from acptrace.model.domain import JsonId, Message, Stamp, UpdateRun
+
+
+@dataclass(slots=True, eq=False)
+class Track:
+    """One session's progress inside a window: the requested session or an announced child."""
+
+    session_id: str
+    """The session followed."""
+    replaying: bool
+    """Whether history is expected (a marker, replayed updates) for it."""
+    active_at_request: bool
+    """The session was active when the request was sent (RC-INFLIGHT demotion)."""
+    parent_id: str | None = None
+    """For a child: the session whose `subagent_update` announced it."""
+    announce: Stamp | None = None
+    """For a child: its announcement."""
+    markers: list[Stamp] = field(default_factory=list)
+    """Every marker for the session in the window, in order."""
+    first_update: Stamp | None = None
+    """The first update for the session in the window (a marker included)."""
+    replayed: int = 0
+    """Updates before the marker."""
+    held: int = 0
+    """Updates after the marker (every update, when not replaying)."""
+    live_before_marker: list[tuple[int, str]] = field(default_factory=list)
+    """(line, tag) of never-history updates before the first marker."""
+    requests_before_marker: list[tuple[int, str, JsonId]] = field(default_factory=list)
+    """(line, method, id) of Agent requests naming the session before the first marker."""
+    snapshot_after_marker: bool = False
+    """A `state_update` came after the first marker."""
+    snapshot_seen: bool = False
+    """A `state_update` came at all."""
+    early_markers: int = 0
+    """Markers for a child that came before its announcement."""
+
+    def record_updates(self, run: UpdateRun) -> None:
+        """Count a run of non-marker updates for this session."""
+        if self.first_update is None:
+            self.first_update = Stamp.of(run.first)
+        self.snapshot_seen = self.snapshot_seen or run.snapshot
+        if self.markers or not self.replaying:
+            self.held += run.count
+            if self.markers:
+                self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot
+            return
+        self.replayed += run.count
+        self.live_before_marker.extend(run.live)
+
+    def record_marker(self, message: Message) -> None:
+        """Count a marker for this session."""
+        stamp = Stamp.of(message)
+        if self.first_update is None:
+            self.first_update = stamp
+        self.markers.append(stamp)
+
+    def record_request(self, message: Message) -> None:
+        """Note an Agent request naming this session, if it came before the marker."""
+        if self.replaying and not self.markers:
+            self.requests_before_marker.append((message.line, message.method or "", message.id))
+
+
+@dataclass(slots=True, eq=False)
+class Window:
+    """One resume or load request and what the transcript shows until it ended."""
+
+    request: Message
+    """The `session/resume` or `session/load` request."""
+    session_id: str
+    """The session the request names."""
+    replaying: bool
+    """`session/load`, or `session/resume` with a non-null `replayFrom`."""
+    requested: Track
+    """The requested session's track."""
+    children: dict[str, Track] = field(default_factory=dict)
+    """Children announced in the window, in order of announcement."""
+    ambiguous: bool = False
+    """Another replaying resume of the session overlapped it (RC-CONCURRENT)."""
+    cancelled: bool = False
+    """The Client cancelled it with `$/cancel_request`."""
+
+    @property
+    def method(self) -> str:
+        """`session/resume` or `session/load`."""
+        return self.request.method or ""
+
+    def tracks(self) -> Iterator[Track]:
+        """The requested session's track, then each child's."""
+        yield self.requested
+        yield from self.children.values()

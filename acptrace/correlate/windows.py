@@ -1,0 +1,181 @@
+"""Replay windows: from each `session/resume` / `session/load` to its response or the end.
+
+A window follows the requested session and every child announced in it (at any depth): where
+each session's marker falls, what came before and after it, and what the Agent asked meanwhile.
+Markers that fit no window are reported as misplaced. Memory holds open windows only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from acptrace.correlate.observations import (
+    ConcurrentResume,
+    MisplacedMarker,
+    Misplacement,
+    Observation,
+    WindowClosed,
+)
+from acptrace.correlate.tracks import Track, Window
+from acptrace.model.domain import Message, Stamp, UpdateRun, WindowEnd
+from acptrace.model.tags import ANNOUNCE_TAG, SNAPSHOT_TAG, TagClass, TagPolicy
+
+REPLAYING_METHODS = frozenset({"session/resume", "session/load"})
+"""Requests that open a window."""
+
+
+@dataclass(slots=True)
+class WindowBook:
+    """Every open window, the children they announced, and markers waiting for an owner."""
+
+    policy: TagPolicy
+    """Which tags are history and which one is the marker."""
+    emit: Callable[[Observation], None]
+    """Where observations go."""
+    is_active: Callable[[str], bool]
+    """Whether the transcript shows a session active right now."""
+    by_session: dict[str, list[Window]] = field(default_factory=dict)
+    """Open windows by the session their request names."""
+    child_owner: dict[str, tuple[Window, Track]] = field(default_factory=dict)
+    """Children of open windows, with the window and track that follow them."""
+    announced: set[str] = field(default_factory=set)
+    """Every child announced on the connection (only the first announcement counts)."""
+    answered: set[str] = field(default_factory=set)
+    """Sessions whose replaying window got its response (for RC-AFTER-RESPONSE)."""
+    unclaimed: dict[str, list[Message]] = field(default_factory=dict)
+    """Markers for unknown sessions that a later announcement may still claim."""
+
+    def open(self, request: Message, session_id: str, *, v1: bool = False) -> Window:
+        """Start following a resume or load request (on v1 only `session/load` replays)."""
+        replaying = request.method == "session/load" or (request.replay_from is not None and not v1)
+        track = Track(session_id, replaying, self.is_active(session_id))
+        window = Window(request, session_id, replaying, track)
+        siblings = self.by_session.setdefault(session_id, [])
+        if replaying:
+            for other in siblings:
+                if other.replaying:
+                    other.ambiguous = window.ambiguous = True
+                    self.emit(ConcurrentResume(request, other.request))
+        siblings.append(window)
+        return window
+
+    def on_update(self, message: Message) -> None:
+        """Follow one `session/update` into every window it concerns."""
+        session_id = message.session_id
+        assert session_id is not None
+        tag = message.update_tag or ""
+        if tag == self.policy.marker_tag:
+            self._place_marker(message, session_id)
+            return
+        live = ((message.line, tag),) if self.policy.classify(tag) is TagClass.LIVE else ()
+        self.on_run(UpdateRun(message, 1, tag == SNAPSHOT_TAG, live))
+        if tag == ANNOUNCE_TAG and message.update_session_id is not None:
+            self._announce(message, session_id, message.update_session_id)
+
+    def on_run(self, run: UpdateRun) -> None:
+        """Follow updates that are no marker into every window their session's track is in
+        (a run of them, or one: `on_update`); an announcement is `on_update`'s to make."""
+        session_id = run.first.session_id
+        assert session_id is not None
+        for window in self.by_session.get(session_id, ()):
+            window.requested.record_updates(run)
+        owner = self.child_owner.get(session_id)
+        if owner is not None:
+            owner[1].record_updates(run)
+
+    def on_agent_request(self, message: Message) -> None:
+        """Note an Agent request that names a requested session (RC-REQUEST-BEFORE-MARKER)."""
+        session_id = message.session_id
+        assert session_id is not None
+        for window in self.by_session.get(session_id, ()):
+            window.requested.record_request(message)
+
+    def close(self, window: Window, end: WindowEnd, response: Message | None) -> None:
+        """End a window at its response (or at the end of the connection)."""
+        siblings = self.by_session.get(window.session_id, [])
+        if window in siblings:
+            siblings.remove(window)
+        if not siblings:
+            self.by_session.pop(window.session_id, None)
+        for child in window.children:
+            self.child_owner.pop(child, None)
+        if window.replaying and response is not None:
+            self.answered.add(window.session_id)
+            self.answered.update(window.children)
+        error_code = response.error_code if response is not None else None
+        stamp = Stamp.of(response) if response is not None else None
+        self.emit(WindowClosed(window, end, stamp, error_code))
+        if not self.by_session:
+            self._flush_unclaimed()
+
+    def finish(self, end: WindowEnd) -> None:
+        """Close every window still open when the transcript ends."""
+        for windows in list(self.by_session.values()):
+            for window in list(windows):
+                self.close(window, end, None)
+        self._flush_unclaimed()
+
+    def _place_marker(self, message: Message, session_id: str) -> None:
+        """Give a marker to the window it belongs to, or report where it should not be."""
+        windows = self.by_session.get(session_id, [])
+        replaying = [w for w in windows if w.replaying]
+        for window in replaying:
+            window.requested.record_marker(message)
+        if replaying:
+            return
+        owner = self.child_owner.get(session_id)
+        if owner is not None:
+            owner[1].record_marker(message)
+            return
+        if windows:
+            windows[0].requested.record_marker(message)
+            placement, request_id = Misplacement.WITHOUT_CURSOR, windows[0].request.id
+            self.emit(MisplacedMarker(message, placement, request_id))
+        elif session_id in self.answered:
+            self.emit(MisplacedMarker(message, Misplacement.AFTER_RESPONSE))
+        elif self.by_session:
+            self.unclaimed.setdefault(session_id, []).append(message)
+        else:
+            self.emit(MisplacedMarker(message, Misplacement.UNSOLICITED))
+
+    def _announce(self, message: Message, parent_id: str, child_id: str) -> None:
+        """A `subagent_update` on a session: the first one for a child announces it."""
+        if child_id in self.announced:
+            return
+        self.announced.add(child_id)
+        window = self._replaying_window_of(parent_id)
+        if window is None:
+            return
+        track = Track(
+            child_id,
+            replaying=True,
+            active_at_request=self.is_active(child_id),
+            parent_id=parent_id,
+            announce=Stamp.of(message),
+        )
+        window.children[child_id] = track
+        self.child_owner[child_id] = (window, track)
+        for early in self.unclaimed.pop(child_id, []):
+            if early.line >= window.request.line:
+                track.record_marker(early)
+                track.early_markers += 1
+                placement = Misplacement.BEFORE_ANNOUNCE
+                self.emit(MisplacedMarker(early, placement, window.request.id))
+            else:
+                self.emit(MisplacedMarker(early, Misplacement.UNSOLICITED))
+
+    def _replaying_window_of(self, session_id: str) -> Window | None:
+        """The open replaying window whose tree holds the session, if any."""
+        for window in self.by_session.get(session_id, ()):
+            if window.replaying:
+                return window
+        owner = self.child_owner.get(session_id)
+        return owner[0] if owner is not None else None
+
+    def _flush_unclaimed(self) -> None:
+        """Markers no window can claim any more are unsolicited."""
+        for markers in self.unclaimed.values():
+            for marker in markers:
+                self.emit(MisplacedMarker(marker, Misplacement.UNSOLICITED))
+        self.unclaimed.clear()

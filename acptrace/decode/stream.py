@@ -1,0 +1,377 @@
+"""Lines in, records out: the only place that parses JSON (with the formats it drives).
+
+The reader detects the format from the first records (or takes the one it is told), decodes
+every line into envelopes, recorder events and issues, and accounts for every line. An input
+whose first line opens a JSON array that does not close on it (Zed's pretty-printed log) is
+split into the array's elements, each at the line where it starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+from acptrace.decode.fastpath import FastDecoder
+from acptrace.model.domain import Issue, Message, UpdateRun
+from acptrace.model.excerpt import excerpt
+from acptrace.read.arrays import split_array
+from acptrace.read.clocks import Clock
+from acptrace.read.envelopes import Record
+from acptrace.read.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
+from acptrace.read.formats.base import Stateless
+from acptrace.read.jsontext import JSONDecodeError, loads
+from acptrace.read.source import LineBlock, RawLine
+
+DETECTION_SAMPLE = 16
+"""How many parsed records the format is detected from."""
+
+_WHITESPACE = b" \t\r\n\f\v"
+
+Parsed = tuple[int, Any] | Issue | Message
+Read = Record | Message | UpdateRun
+"""What the reader yields."""
+FAST_FORMATS = ("acptrace", "jsonrpc")
+"""Formats whose plain lines the hot path decodes straight to messages."""
+
+
+@dataclass(slots=True)
+class ReadStats:
+    """What the reader saw, filled in while it runs."""
+
+    format: str = DEFAULT_FORMAT.name
+    """The format used for the input."""
+    note: str | None = None
+    """What the format's decoder chose that the user should know (a conductor trace's link)."""
+    lines: int = 0
+    """Every line of the input, blank ones included."""
+    blank: int = 0
+    """Lines with nothing but white space."""
+    mixed_formats: set[str] = field(default_factory=set)
+    """Other formats that records of the input had (reported once each)."""
+    array: bool = False
+    """The input is one JSON array spread over many lines (its elements are read instead)."""
+
+
+def read_records(
+    lines: Iterable[RawLine | LineBlock],
+    stats: ReadStats,
+    forced: TranscriptFormat | None = None,
+    settings: ReadSettings | None = None,
+) -> Iterator[Read]:
+    """Decode every line into records; `stats` is filled in as the lines go by."""
+    settings = settings or ReadSettings()
+    hot = _HotPath()
+    parsed = _parse(lines, stats, hot)
+    sample = [] if forced is not None else _sample(parsed)
+    values = [p[1] for p in sample if isinstance(p, tuple)]
+    chosen = forced or _detect(values)
+    if settings.fast and chosen.name in FAST_FORMATS:
+        hot.decoder = FastDecoder(chosen.name, settings.runs_for)
+    decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
+    stats.format = chosen.name
+    stats.note = decoders.primary.note
+    yield from _records(chain(sample, parsed), decoders, Clock(), hot)
+    stats.note = decoders.primary.note
+
+
+def detect_format(
+    lines: Iterable[RawLine], forced: TranscriptFormat | None = None
+) -> TranscriptFormat | None:
+    """The format `read_records` chooses for an input that starts with these lines.
+
+    None when they do not settle it: fewer than `DETECTION_SAMPLE` records, or a first line
+    that opens a multi-line array (an input that cannot be cut at line ends). The caller can
+    then read a head of the input only, and know the format before reading the rest.
+    """
+    stats = ReadStats()
+    sample = _sample(_parse(lines, stats, _HotPath()))
+    values = [p[1] for p in sample if isinstance(p, tuple)]
+    if stats.array or len(values) < DETECTION_SAMPLE:
+        return None
+    return forced or _detect(values)
+
+
+class NeedsOrder(Exception):
+    """A record of a format that decodes with state, met by a reader allowed only stateless ones."""
+
+
+@dataclass
+class LaterLines:
+    """Reads lines from inside an input whose format is known: the pieces of a split file.
+
+    Nothing is detected and no multi-line array is looked for (`detect_format` settled both);
+    each piece is read with its own clock, whose first times are left to the caller to check
+    (`Clock(probing=True)`). The state that spans pieces (the decoders of other formats met,
+    the counts in `stats`) is kept here, so one reader reads its pieces in order.
+    """
+
+    chosen: TranscriptFormat
+    settings: ReadSettings
+    strict: bool
+    """The format was forced: records of other formats are not decoded."""
+    stateless_only: bool
+    """Raise `NeedsOrder` at a record of another format that decodes with state (conductor's
+    link): only a reader that sees every such record in order decodes them as one pass would."""
+    stats: ReadStats = field(default_factory=ReadStats)
+    _decoders: _Decoders = field(init=False)
+    _hot: _HotPath = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.stats.format = self.chosen.name
+        self._decoders = _Decoders(
+            self.chosen, self.settings, [], self.stats, self.strict, self.stateless_only
+        )
+        fast = self.settings.fast and self.chosen.name in FAST_FORMATS
+        runs_for = self.settings.runs_for
+        self._hot = _HotPath(FastDecoder(self.chosen.name, runs_for) if fast else None)
+
+    def records(self, lines: Iterable[RawLine | LineBlock], clock: Clock) -> Iterator[Read]:
+        """The records of these lines, as `read_records` gives them past its first lines."""
+        parsed = _parse_rest(_numbered(lines, self.stats, self._hot), self.stats, self._hot)
+        return _records(parsed, self._decoders, clock, self._hot)
+
+
+def _sample(parsed: Iterator[Parsed | LineBlock]) -> list[Parsed | LineBlock]:
+    """The first items, up to the `DETECTION_SAMPLE`th parsed record (consumed from `parsed`)."""
+    sample: list[Parsed | LineBlock] = []
+    records = 0
+    for item in parsed:
+        sample.append(item)
+        records += isinstance(item, tuple)
+        if records >= DETECTION_SAMPLE:
+            break
+    return sample
+
+
+def _records(
+    parsed: Iterable[Parsed | LineBlock], decoders: _Decoders, clock: Clock, hot: _HotPath
+) -> Iterator[Read]:
+    """Parsed lines decoded into records, each followed by what the clock says of it; blocks
+    of lines on the hot path."""
+    for item in parsed:
+        if not isinstance(item, LineBlock):
+            yield from _decoded(item, decoders, clock)
+            continue
+        assert hot.decoder is not None, "blocks are kept together for the hot path only"
+        for found in hot.decoder.block(item, clock):
+            if not isinstance(found, RawLine):
+                yield found
+            elif not _blank(found, decoders.stats):
+                yield from _decoded(_parse_line(found), decoders, clock)
+
+
+def _decoded(item: Parsed, decoders: _Decoders, clock: Clock) -> Iterator[Record | Message]:
+    """One parsed line decoded into records, each followed by what the clock says of it."""
+    if isinstance(item, Issue):
+        yield item
+        return
+    if isinstance(item, Message):
+        yield item
+        if (issue := clock.check(item)) is not None:
+            yield issue
+        return
+    number, value = item
+    for record in decoders.decode(value, number):
+        yield record
+        if (issue := clock.check(record)) is not None:
+            yield issue
+
+
+def _detect(sample: Iterable[Any]) -> TranscriptFormat:
+    """The format that most sampled records have; registry order breaks ties."""
+    votes = [0] * len(FORMATS)
+    for record in sample:
+        for index, candidate in enumerate(FORMATS):
+            if candidate.detect(record):
+                votes[index] += 1
+                break
+    best = max(range(len(FORMATS)), key=lambda index: (votes[index], -index))
+    return FORMATS[best] if votes[best] else DEFAULT_FORMAT
+
+
+@dataclass
+class _Decoders:
+    """The chosen format's decoder, and others' for records of another format (reported)."""
+
+    chosen: TranscriptFormat
+    settings: ReadSettings
+    sample: list[Any]
+    stats: ReadStats
+    strict: bool
+    stateless_only: bool = False
+    """Raise `NeedsOrder` rather than decode a record of a format with state (see `LaterLines`)."""
+    primary: Decoder = field(init=False)
+    others: dict[str, Decoder] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.primary = self.chosen.decoder(self.sample, self.settings)
+
+    def decode(self, value: Any, number: int) -> Iterator[Record]:
+        """Decode with the chosen format, or (unless forced) another one that fits."""
+        if self.chosen.detect(value):
+            yield from self.primary.decode(value, number)
+            return
+        for other in () if self.strict else FORMATS:
+            if other is not self.chosen and other.detect(value):
+                yield from self._mixed(other, value, number)
+                return
+        if self.chosen is DEFAULT_FORMAT:
+            yield from self.primary.decode(value, number)
+        else:
+            name = self.chosen.name
+            yield Issue(number, "unknown_envelope", f"not a {name} record: {excerpt(value)}")
+
+    def _mixed(self, other: TranscriptFormat, value: Any, number: int) -> Iterator[Record]:
+        if self.stateless_only and not isinstance(other, Stateless):
+            raise NeedsOrder(other.name)
+        if other.name not in self.stats.mixed_formats:
+            self.stats.mixed_formats.add(other.name)
+            message = f"a {other.name} record in a {self.chosen.name} transcript"
+            yield Issue(number, "mixed_format", message)
+        decoder = self.others.get(other.name)
+        if decoder is None:
+            decoder = self.others[other.name] = other.decoder([value], self.settings)
+        yield from decoder.decode(value, number)
+
+
+@dataclass(slots=True)
+class _HotPath:
+    """The fast decoder, once the format is known to be one it handles."""
+
+    decoder: FastDecoder | None = None
+
+
+def _parse(
+    lines: Iterable[RawLine | LineBlock], stats: ReadStats, hot: _HotPath
+) -> Iterator[Parsed | LineBlock]:
+    """Parse each line as JSON (or each element of a multi-line array); skip blank lines.
+
+    Once `hot.decoder` is set, plain lines come out as messages straight away, and blocks of
+    lines are passed on whole for it.
+    """
+    stream = _numbered(lines, stats, hot)
+    for item in stream:
+        if isinstance(item, Issue | LineBlock):
+            yield item
+        elif not _blank(item, stats):
+            if _opens_multiline_array(item):
+                stats.array = True  # (so `_numbered` passes no more blocks on)
+                yield from _parse_elements(chain([item], _unblocked(stream)))
+                return
+            yield _parse_line(item)
+            yield from _parse_rest(stream, stats, hot)
+            return
+
+
+def _unblocked(items: Iterable[RawLine | LineBlock | Issue]) -> Iterator[RawLine | Issue]:
+    """The items with each block of lines taken apart."""
+    for item in items:
+        if isinstance(item, LineBlock):
+            yield from item.raw_lines()
+        else:
+            yield item
+
+
+def _parse_rest(
+    stream: Iterable[RawLine | LineBlock | Issue], stats: ReadStats, hot: _HotPath
+) -> Iterator[Parsed | LineBlock]:
+    """The lines after the first: plain ones on the hot path once it is set, the rest parsed."""
+    for rest in stream:
+        if isinstance(rest, Issue | LineBlock):
+            yield rest
+        elif not _blank(rest, stats):
+            decoder = hot.decoder
+            message = None if decoder is None else decoder.message(rest.data, rest.number)
+            yield _parse_line(rest) if message is None else message
+
+
+def _numbered(
+    lines: Iterable[RawLine | LineBlock], stats: ReadStats, hot: _HotPath
+) -> Iterator[RawLine | LineBlock | Issue]:
+    """The lines, counted in `stats`; CRLF line ends reported once, before their line.
+
+    Blocks of lines go on whole to the hot path once it is set (the rest of the block being
+    read then included), unless they hold CRs (which line ends are CRLF is told line by line).
+    """
+    crlf_reported = False
+    for item in lines:
+        for raw in _for_hot_path(item, stats, hot):
+            if isinstance(raw, LineBlock):
+                stats.lines = raw.first + raw.count - 1
+                yield raw
+                continue
+            stats.lines = raw.number
+            if raw.crlf and not crlf_reported:
+                crlf_reported = True
+                yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
+            yield raw
+
+
+def _for_hot_path(
+    item: RawLine | LineBlock, stats: ReadStats, hot: _HotPath
+) -> Iterator[RawLine | LineBlock]:
+    """A block whole once the hot path takes it, else its lines; a line as it is."""
+    if isinstance(item, RawLine):
+        yield item
+    elif item.cr:
+        yield from item.raw_lines()
+    else:
+        yield from item.peel(lambda: hot.decoder is not None and not stats.array)
+
+
+def _blank(raw: RawLine, stats: ReadStats) -> bool:
+    """A line of white space only (counted as blank)."""
+    if raw.too_long or raw.data.strip(_WHITESPACE):
+        return False
+    stats.blank += 1
+    return True
+
+
+def _opens_multiline_array(raw: RawLine) -> bool:
+    """The line starts a JSON array that does not end on it."""
+    if raw.too_long or not raw.data.lstrip(_WHITESPACE).startswith(b"["):
+        return False
+    try:
+        loads(raw.data)
+    except JSONDecodeError:
+        return True
+    return False
+
+
+def _parse_elements(items: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
+    """Each element of a multi-line array, parsed, at the line where it starts."""
+    for item in split_array(items):
+        if isinstance(item, Issue):
+            yield item
+            continue
+        number, data = item
+        try:
+            yield number, loads(data)
+        except JSONDecodeError:
+            text = excerpt(data.decode("utf-8", errors="replace"))
+            yield Issue(number, "not_json", f"array element is not JSON: {text}")
+
+
+def _parse_line(raw: RawLine) -> Parsed:
+    """One line as JSON, or the issue that says why it is not."""
+    if raw.too_long:
+        return Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
+    try:
+        return raw.number, loads(raw.data)
+    except JSONDecodeError:
+        return _unparsable(raw)
+
+
+def _unparsable(raw: RawLine) -> Issue:
+    """Say why a line is not JSON: cut off, not UTF-8, NUL bytes, or just not JSON."""
+    if not raw.ended:
+        return Issue(raw.number, "truncated_line", "last line is cut off (no newline, not JSON)")
+    try:
+        text = raw.data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Issue(raw.number, "not_utf8", f"invalid UTF-8 at byte {error.start}")
+    if "\x00" in text:
+        return Issue(raw.number, "not_json", "line contains NUL bytes")
+    return Issue(raw.number, "not_json", f"line is not JSON: {excerpt(text)}")

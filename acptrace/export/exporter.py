@@ -1,0 +1,132 @@
+"""Writing the tables of many transcripts to a directory: parquet, csv, ndjson or json.
+
+Batches are spooled to Arrow IPC files in a scratch directory beside the output, then each
+table is streamed into its final file (`scan_ipc(...).sink_*`), so memory holds one batch, not
+a whole transcript (`json`, one array per table, is the exception: it is collected first).
+Nothing is written unless every transcript was read: the tables are staged in the scratch
+directory and moved into place at the end (a new directory appears whole; in an existing one
+each file is replaced atomically).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from acptrace.export.file_formats import ExportFormat
+from acptrace.model.domain import Analysis
+from acptrace.model.errors import UsageError
+from acptrace.model.options import Options
+from acptrace.pipeline.analysis import open_walk
+from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
+
+__all__ = ["ExportFormat", "Exported", "export_tables"]
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """What an export wrote."""
+
+    files: tuple[Path, ...]
+    """One file per table, in `TABLES` order."""
+    rows: dict[str, int]
+    """Rows per table."""
+    analyses: tuple[Analysis, ...]
+    """The analysis of each transcript."""
+
+
+def export_tables(
+    sources: Sequence[str],
+    directory: str | os.PathLike[str],
+    output_format: ExportFormat,
+    options: Options | None = None,
+    *,
+    batch_rows: int = BATCH_ROWS,
+) -> Exported:
+    """Export every table of these transcripts into `directory` (created when missing).
+
+    Raises `UnreadableInput` (nothing is written) when a transcript cannot be read.
+    """
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} exists and is not a directory")
+    scratch_parent = target if target.is_dir() else target.parent
+    scratch_parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".acptrace-export-", dir=scratch_parent) as scratch:
+        spool = _Spool(Path(scratch))
+        analyses = []
+        for source in sources:
+            with open_walk(source, options) as walk:
+                for table, frame in walk_frames(walk, batch_rows):
+                    spool.add(table, frame)
+                analyses.append(walk.analysis)
+        staged = Path(scratch) / "tables"
+        staged.mkdir()
+        names = [f"{table.name}.{output_format.value}" for table in TABLES]
+        for table, name in zip(TABLES, names, strict=True):
+            spool.write(table, staged / name, output_format)
+        _publish(staged, target, names)
+    return Exported(tuple(target / n for n in names), dict(spool.rows), tuple(analyses))
+
+
+class _Spool:
+    """Frames of each table, parked on disk as Arrow IPC until the table is written."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.parts: dict[str, list[Path]] = {table.name: [] for table in TABLES}
+        self.rows: dict[str, int] = {table.name: 0 for table in TABLES}
+
+    def add(self, table: Table, frame: pl.DataFrame) -> None:
+        if frame.height == 0:
+            return
+        parts = self.parts[table.name]
+        path = self.directory / f"{table.name}-{len(parts):06d}.arrow"
+        frame.write_ipc(path)
+        parts.append(path)
+        self.rows[table.name] += frame.height
+
+    def write(self, table: Table, path: Path, output_format: ExportFormat) -> None:
+        parts = self.parts[table.name]
+        if not parts:
+            _write_frame(table.empty(), path, output_format)
+            return
+        lazy = pl.scan_ipc(parts)
+        match output_format:
+            case ExportFormat.PARQUET:
+                lazy.sink_parquet(path)
+            case ExportFormat.CSV:
+                lazy.sink_csv(path)
+            case ExportFormat.NDJSON:
+                lazy.sink_ndjson(path)
+            case ExportFormat.JSON:
+                lazy.collect().write_json(path)
+
+
+def _write_frame(frame: pl.DataFrame, path: Path, output_format: ExportFormat) -> None:
+    match output_format:
+        case ExportFormat.PARQUET:
+            frame.write_parquet(path)
+        case ExportFormat.CSV:
+            frame.write_csv(path)
+        case ExportFormat.NDJSON:
+            frame.write_ndjson(path)
+        case ExportFormat.JSON:
+            frame.write_json(path)
+
+
+def _publish(staged: Path, target: Path, names: Sequence[str]) -> None:
+    """Move the staged tables into place: the whole directory when new, else file by file."""
+    if not target.exists():
+        try:
+            os.rename(staged, target)
+            return
+        except OSError:  # created meanwhile, or another file system: fall back to files
+            target.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        os.replace(staged / name, target / name)

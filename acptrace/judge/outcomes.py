@@ -1,0 +1,77 @@
+"""Outcome rows: each closed window classified by the RFD's outcome table, with latencies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from acptrace.correlate.observations import WindowClosed
+from acptrace.correlate.tracks import Track, Window
+from acptrace.model.domain import Outcome, ResumeRow, Role, Stamp, WindowEnd
+
+
+def rows_for(closed: WindowClosed) -> Iterator[ResumeRow]:
+    """The requested session's row, then one per child announced in the window."""
+    window = closed.window
+    if not window.replaying:
+        yield _row(closed, window.requested, Role.REQUESTED)
+        return
+    for track in window.tracks():
+        role = Role.REQUESTED if track is window.requested else Role.CHILD
+        yield _row(closed, track, role)
+
+
+def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
+    """The outcome class of one session in one window (outcomes.md)."""
+    open_at_unknown_end = end is WindowEnd.TRACE_END
+    if window.method == "session/load":
+        if end is WindowEnd.SUCCESS:
+            return Outcome.LOADED
+        return Outcome.UNKNOWN if open_at_unknown_end else Outcome.TRUNCATED
+    if not window.replaying:
+        return Outcome.UNKNOWN if open_at_unknown_end else Outcome.NO_REPLAY
+    if window.ambiguous and track is window.requested:
+        return Outcome.AMBIGUOUS
+    if open_at_unknown_end:
+        return Outcome.UNKNOWN
+    marked = bool(track.markers)
+    if end is WindowEnd.SUCCESS:
+        return Outcome.COMPLETE if marked else Outcome.UNMARKED_SUCCESS
+    return Outcome.COMPLETE_FAILED if marked else Outcome.TRUNCATED
+
+
+def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
+    window = closed.window
+    request = Stamp.of(window.request)
+    marker = track.markers[0] if track.markers else None
+    response = closed.response
+    return ResumeRow(
+        request_id=window.request.id,
+        session_id=track.session_id,
+        role=role,
+        parent_session_id=track.parent_id,
+        method=window.method,
+        replay_from=window.request.replay_from,
+        outcome=classify(window, track, closed.end),
+        end=closed.end,
+        error_code=closed.error_code,
+        cancelled=window.cancelled,
+        marker_count=len(track.markers),
+        replayed_updates=track.replayed,
+        held_updates=track.held,
+        request_line=request.line,
+        marker_line=marker.line if marker else None,
+        response_line=response.line if response else None,
+        request_to_first_update_ms=_ms(request, track.first_update),
+        request_to_marker_ms=_ms(request, marker),
+        marker_to_response_ms=_ms(marker, response),
+        request_to_response_ms=_ms(request, response),
+        announce_line=track.announce.line if track.announce else None,
+    )
+
+
+def _ms(start: Stamp | None, end: Stamp | None) -> float | None:
+    """Milliseconds between two stamps, rounded to the microsecond; None when either is missing."""
+    if start is None:
+        return None
+    elapsed = start.ms_until(end)
+    return None if elapsed is None else round(elapsed, 3)

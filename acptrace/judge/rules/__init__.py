@@ -1,0 +1,48 @@
+"""Every rule of the catalogue (rules.md), registered by the modules below, in catalogue order."""
+
+from __future__ import annotations
+
+from acptrace.judge.rules import children, history, jsonrpc, lifecycle, marker  # noqa: F401  (register)
+from acptrace.judge.rules.registry import REGISTRY, Rule, Verdict
+
+CATALOGUE_ORDER = (
+    "RC-DUPLICATE",
+    "RC-MISSING",
+    "RC-AFTER-RESPONSE",
+    "RC-WITHOUT-CURSOR",
+    "RC-UNSOLICITED",
+    "RC-CURSOR-REJECTED",
+    "RC-UNKNOWN-CURSOR",
+    "RC-NOT-HISTORY",
+    "RC-REQUEST-BEFORE-MARKER",
+    "RC-NO-SNAPSHOT",
+    "RC-INFLIGHT",
+    "RC-CHILD-MISSING",
+    "RC-CHILD-DUPLICATE",
+    "RC-CHILD-BEFORE-ANNOUNCE",
+    "RC-CHILD-NOT-HISTORY",
+    "RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE",
+    "RC-CONCURRENT",
+    "LC-PROMPT-INACTIVE",
+    "LC-ACTIVE-REJECTED",
+    "LC-UNKNOWN-SESSION",
+    "CX-NO-RESPONSE",
+    "CX-WRONG-CODE",
+    "JR-INVALID",
+    "JR-ORPHAN-RESPONSE",
+    "JR-DUPLICATE-ID",
+    "JR-UNANSWERED",
+    "TR-BATCH-LIFECYCLE",
+    "TR-EMPTY-BATCH",
+)
+
+RULES: tuple[Rule, ...] = tuple(REGISTRY[rule_id] for rule_id in CATALOGUE_ORDER)
+"""Every rule, in the order of rules.md."""
+
+MARKER_RULE_PREFIX = "RC-"
+"""Rules that apply to ACP v2 connections only (rules.md §7)."""
+
+CHILD_RULES = frozenset(r.id for r in RULES if r.family == "child")
+"""Rules that `--no-child-rules` turns off."""
+
+__all__ = ["CHILD_RULES", "MARKER_RULE_PREFIX", "RULES", "Rule", "Verdict"]

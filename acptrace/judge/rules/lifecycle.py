@@ -1,0 +1,117 @@
+"""Rules on Client behaviour, session lifecycle and cancellation (rules.md §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from acptrace.correlate.observations import (
+    CancelledAnswered,
+    ConcurrentResume,
+    PromptAnswered,
+    PromptState,
+    Unanswered,
+    UnknownSessionTraffic,
+)
+from acptrace.judge.rules.registry import Verdict, rule
+from acptrace.model.domain import Severity
+
+SESSION_NOT_ACTIVE = -32002
+REQUEST_CANCELLED = -32800
+
+
+@rule("RC-CONCURRENT", Severity.WARNING, "client", 'RFD FAQ "SHOULD NOT"', ConcurrentResume)
+def concurrent_resume(observed: ConcurrentResume) -> Iterator[Verdict]:
+    """A second replaying resume of a session while a replaying one is pending."""
+    request = observed.request
+    yield Verdict(
+        request.line,
+        f"replaying session/resume of {request.session_id} while the one at line "
+        f"{observed.pending_request.line} is pending: both outcomes are ambiguous",
+        request.session_id,
+        request.id,
+    )
+
+
+@rule("LC-PROMPT-INACTIVE", Severity.ERROR, "lifecycle", "ERR; RFD", PromptAnswered)
+def prompt_inactive(observed: PromptAnswered) -> Iterator[Verdict]:
+    """session/prompt succeeded although the transcript shows the session inactive."""
+    if observed.response.is_error:
+        return
+    request = observed.request
+    text = f"session/prompt for {request.session_id} succeeded although {observed.why_inactive}"
+    match observed.state:
+        case PromptState.INACTIVE | PromptState.NEVER_ACTIVATED:
+            yield Verdict(observed.response.line, text, request.session_id, request.id)
+        case PromptState.RESUME_PENDING:
+            crossing = "the prompt crossed the pending resume"
+            yield Verdict(
+                observed.response.line,
+                text,
+                request.session_id,
+                request.id,
+                crossing,
+                Severity.NOTE,
+            )
+        case PromptState.ACTIVE | PromptState.RESUMED | PromptState.UNSEEN:
+            return
+
+
+@rule("LC-ACTIVE-REJECTED", Severity.ERROR, "lifecycle", "ERR", PromptAnswered)
+def active_rejected(observed: PromptAnswered) -> Iterator[Verdict]:
+    """A -32002 answer to session/prompt sent after the session's resume succeeded."""
+    if observed.state is PromptState.RESUMED and observed.response.error_code == SESSION_NOT_ACTIVE:
+        request = observed.request
+        yield Verdict(
+            observed.response.line,
+            f"session/prompt for {request.session_id} rejected with -32002 after its resume "
+            "succeeded",
+            request.session_id,
+            request.id,
+        )
+
+
+@rule(
+    "LC-UNKNOWN-SESSION",
+    Severity.WARNING,
+    "lifecycle",
+    "SETUP; openclaw#110455 in the wild",
+    UnknownSessionTraffic,
+)
+def unknown_session(observed: UnknownSessionTraffic) -> Iterator[Verdict]:
+    """A session/update for a session ID nothing on the connection has named yet."""
+    if not observed.start_seen:
+        return  # a transcript that starts mid-connection cannot tell what was named before
+    yield Verdict(
+        observed.first_line,
+        f"{observed.count} session/update for {observed.session_id}, which no session/new, "
+        "session/resume, session/list or announcement had named",
+        observed.session_id,
+    )
+
+
+@rule("CX-NO-RESPONSE", Severity.ERROR, "cancel", 'CX "still gets a response"', Unanswered)
+def cancelled_unanswered(observed: Unanswered) -> Iterator[Verdict]:
+    """A request cancelled with $/cancel_request has no response by the connection end."""
+    if observed.cancelled:
+        request = observed.request
+        yield Verdict(
+            request.line,
+            f"cancelled {request.method} (id {request.id!r}) never got a response",
+            request.session_id,
+            request.id,
+        )
+
+
+@rule("CX-WRONG-CODE", Severity.NOTE, "cancel", "CX", CancelledAnswered)
+def cancelled_wrong_code(observed: CancelledAnswered) -> Iterator[Verdict]:
+    """A cancelled request answered with an error other than -32800."""
+    response = observed.response
+    if response.is_error and response.error_code != REQUEST_CANCELLED:
+        request = observed.request
+        yield Verdict(
+            response.line,
+            f"cancelled {request.method} (id {request.id!r}) answered with error "
+            f"{response.error_code}, not -32800",
+            request.session_id,
+            request.id,
+        )

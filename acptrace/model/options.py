@@ -1,0 +1,60 @@
+"""The settings one analysis runs with (the CLI's options, the library's keyword arguments)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acptrace.model.tags import MARKER_TAG, TagPolicy
+
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Longer lines are reported and skipped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How to read and judge a transcript."""
+
+    input_format: str | None = None
+    """Force an input format by name (None: detect it)."""
+    assume_closed: bool = False
+    """Treat a transcript that simply stops as a recorded disconnect."""
+    protocol: int | None = None
+    """Apply the rules of this ACP version (None: from `initialize`, else inferred)."""
+    child_rules: bool = True
+    """Judge the child-session rules (RC-CHILD-*)."""
+    marker_tag: str = MARKER_TAG
+    """The `sessionUpdate` tag that marks the end of a replay."""
+    history_tags: tuple[str, ...] = ()
+    """By-default never-history tags to treat as history."""
+    live_tags: tuple[str, ...] = ()
+    """Further tags to treat as never history."""
+    select: tuple[str, ...] = ()
+    """Only these rule IDs (or prefixes such as `RC-CHILD`); empty for all."""
+    ignore: tuple[str, ...] = ()
+    """Rule IDs (or prefixes) to leave out."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longer lines are reported and skipped."""
+    fast: bool = True
+    """Decode plain lines on the hot path; views that show payloads turn it off."""
+    link: str | None = None
+    """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
+    split: int = 1
+    """Processes for one file: from 2, a big file of a line-based format is decoded in pieces
+    by that many processes and correlated in order, with the same result
+    (`acptrace.pipeline.pieces`)."""
+    split_min_bytes: int = 32 * 1024 * 1024
+    """Smaller files are not split: what the processes save is small next to starting acptrace."""
+    split_piece_bytes: int = 0
+    """The size of the pieces handed out (ended at the next line end; 0: chosen by file size)."""
+
+    def tag_policy(self) -> TagPolicy:
+        """The tag classification these options ask for."""
+        return TagPolicy.build(self.marker_tag, self.history_tags, self.live_tags)
+
+    def wants(self, rule_id: str, family: str) -> bool:
+        """Whether findings of this rule are reported."""
+        if family == "child" and not self.child_rules:
+            return False
+        if self.select and not any(rule_id.startswith(p) for p in self.select):
+            return False
+        return not any(rule_id.startswith(p) for p in self.ignore)

@@ -1,0 +1,3 @@
+"""The version of acptrace: written here only (pyproject.toml reads it from here)."""
+
+__version__ = "0.1.0"

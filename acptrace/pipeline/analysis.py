@@ -1,0 +1,219 @@
+"""The library entry point: one streaming pass from a transcript to an `Analysis`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from acptrace.correlate.correlator import Correlator, Step
+from acptrace.correlate.observations import Observation, WindowClosed
+from acptrace.decode.classify import Classifier, Found
+from acptrace.decode.stream import Read, ReadStats, read_records
+from acptrace.judge.dispatch import Judge
+from acptrace.judge.outcomes import rows_for
+from acptrace.judge.rules import RULES
+from acptrace.model.domain import (
+    Analysis,
+    Connection,
+    ConnectionEnd,
+    Issue,
+    Message,
+    ResumeRow,
+    Role,
+    Source,
+    UpdateRun,
+)
+from acptrace.model.options import Options
+from acptrace.model.tags import TagPolicy
+from acptrace.pipeline.pieces import split_records
+from acptrace.read.envelopes import Envelope, RecorderEvent
+from acptrace.read.formats import ReadSettings, format_named
+from acptrace.read.source import iter_blocks, open_input
+
+
+def analyze(
+    source: str | os.PathLike[str] | BinaryIO,
+    options: Options | None = None,
+    *,
+    name: str | None = None,
+) -> Analysis:
+    """Analyse one transcript: a path (`-` for stdin, `.gz` transparently) or a binary stream.
+
+    Raises `UnreadableInput` when the input cannot be read at all; everything wrong inside it
+    is reported in the result.
+    """
+    with open_walk(source, options, name=name, each_message=False) as walk:
+        for _ in walk:
+            pass
+        return walk.analysis
+
+
+@contextmanager
+def open_walk(
+    source: str | os.PathLike[str] | BinaryIO,
+    options: Options | None = None,
+    *,
+    name: str | None = None,
+    each_message: bool = True,
+) -> Iterator[Walk]:
+    """A walk over a transcript (a path, `-`, or a binary stream), for views of every message.
+
+    Raises `UnreadableInput` when the input cannot be read at all.
+    """
+    options = options or Options()
+    if isinstance(source, str | os.PathLike):
+        with open_input(source) as stream:
+            yield Walk(stream, options, name=name or os.fspath(source), each_message=each_message)
+    else:
+        yield Walk(source, options, name=name or "<stream>", each_message=each_message)
+
+
+@dataclass(slots=True)
+class _Run:
+    """What one analysis accumulates while the transcript streams by."""
+
+    options: Options
+    judge: Judge
+    rows: list[ResumeRow] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+    messages: int = 0
+    events: int = 0
+    closed: bool = False
+
+    def after_close(self, record: Message | Envelope | UpdateRun) -> Iterator[Issue]:
+        """Traffic after the recorded end of the connection: reported, not analysed."""
+        first = record.first.line if isinstance(record, UpdateRun) else record.line
+        count = record.count if isinstance(record, UpdateRun) else 1
+        for line in range(first, first + count):
+            issue = Issue(line, "after_close", "a message after the recorded end of the connection")
+            self.issues.append(issue)
+            yield issue
+
+    def observe(self, observation: Observation) -> None:
+        self.judge.observe(observation)
+        if isinstance(observation, WindowClosed):
+            self.rows.extend(rows_for(observation))
+
+
+def analyze_stream(stream: BinaryIO, options: Options, *, name: str) -> Analysis:
+    """Analyse a transcript from an open binary stream."""
+    walk = Walk(stream, options, name=name, each_message=False)
+    for _ in walk:
+        pass
+    return walk.analysis
+
+
+Item = Step | RecorderEvent | Issue
+"""What a walk yields: each message as correlated, recorder events and input issues."""
+
+
+class Walk:
+    """The analysis as a stream: iterate it for every item in order; `analysis` is ready after.
+
+    Views that show every message (timelines, exports) iterate the walk; the memory it holds
+    is still only what is open. A walk for the analysis alone (`each_message=False`) takes
+    runs of plain updates together (`UpdateRun`) and yields no step for them.
+    """
+
+    def __init__(
+        self, stream: BinaryIO, options: Options, *, name: str, each_message: bool = True
+    ) -> None:
+        self.options = options
+        self.name = name
+        self.each_message = each_message
+        self._stream = stream
+        self._analysis: Analysis | None = None
+        self._unanswered: tuple[Message, ...] = ()
+
+    @property
+    def analysis(self) -> Analysis:
+        """The finished analysis (only once the walk has been iterated to its end)."""
+        if self._analysis is None:
+            raise RuntimeError("the walk has not been iterated to its end yet")
+        return self._analysis
+
+    @property
+    def unanswered(self) -> tuple[Message, ...]:
+        """Requests still pending when the transcript ended, in order (after the walk)."""
+        return self._unanswered
+
+    def __iter__(self) -> Iterator[Item]:
+        options = self.options
+        rules = [r for r in RULES if options.wants(r.id, r.family)]
+        run = _Run(options, Judge(rules))
+        correlator = Correlator(options.tag_policy(), run.observe, options.protocol)
+        classifier = Classifier()
+        stats = ReadStats()
+        runs_for = None if self.each_message else options.tag_policy()
+        for record in _records(self._stream, options, stats, runs_for):
+            if run.closed and isinstance(record, Message | Envelope | UpdateRun):
+                yield from run.after_close(record)
+            elif isinstance(record, UpdateRun):
+                run.messages += record.count
+                correlator.on_run(record)
+            elif isinstance(record, Message):
+                run.messages += 1
+                yield correlator.on_message(record)
+            elif isinstance(record, Envelope):
+                for item in classifier.classify(record):
+                    if isinstance(item, Found):
+                        run.messages += 1
+                        yield correlator.on_message(item.message, item.payload)
+                    elif isinstance(item, Issue):
+                        run.issues.append(item)
+                        yield item
+                    else:
+                        run.observe(item)
+            else:
+                if isinstance(record, RecorderEvent):
+                    run.events += 1
+                    correlator.on_event(record)
+                    if record.is_close and not run.closed:
+                        run.closed = True  # the connection ends here, whatever follows
+                        self._unanswered = correlator.finish(ConnectionEnd.RECORDED)
+                else:
+                    run.issues.append(record)
+                yield record
+        end = _connection_end(run.closed, options.assume_closed)
+        if not run.closed:
+            self._unanswered = correlator.finish(end)
+        version, protocol_source = correlator.protocol(options.protocol)
+        self._analysis = Analysis(
+            source=Source(
+                self.name, stats.format, stats.lines, run.messages, run.events, end, stats.note
+            ),
+            connection=Connection(version, protocol_source, correlator.agent, correlator.client),
+            resumes=tuple(sorted(run.rows, key=_row_order)),
+            findings=run.judge.verdict(version),
+            issues=tuple(sorted(run.issues, key=lambda i: i.line)),
+            sessions=tuple(correlator.sessions.infos()),
+        )
+
+
+def _records(
+    stream: BinaryIO, options: Options, stats: ReadStats, runs_for: TagPolicy | None
+) -> Iterator[Read]:
+    """The input's records: decoded by several processes when the options ask for it and the
+    input is a big plain file (`acptrace.pipeline.pieces`), else in this one."""
+    split = split_records(stream, options, stats, runs_for)
+    if split is not None:
+        return split
+    forced = format_named(options.input_format) if options.input_format else None
+    lines = iter_blocks(stream, options.max_line_bytes)
+    settings = ReadSettings(link=options.link, fast=options.fast, runs_for=runs_for)
+    return read_records(lines, stats, forced, settings)
+
+
+def _connection_end(recorded: bool, assume_closed: bool) -> ConnectionEnd:
+    if recorded:
+        return ConnectionEnd.RECORDED
+    return ConnectionEnd.ASSUMED if assume_closed else ConnectionEnd.UNKNOWN
+
+
+def _row_order(row: ResumeRow) -> tuple[int, int, int]:
+    """Requests in line order; each request's own row before its children's."""
+    child = row.role is Role.CHILD
+    return (row.request_line, int(child), row.announce_line or 0)

@@ -1,0 +1,76 @@
+"""Clocks that go backwards: each record's times against the record before it, per clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acptrace.model.domain import Issue, Message
+from acptrace.read.envelopes import Envelope, Record, RecorderEvent
+
+
+@dataclass(slots=True)
+class Clock:
+    """Notices timestamps that go backwards, each clock on its own (one issue per record)."""
+
+    last_ts_ns: int | None = None
+    last_mono_ns: int | None = None
+    probing: bool = False
+    """Reading from the middle of an input: a record whose clock has no time before it in
+    this piece is not judged here; a `TimeProbe` stands where its issue would be, for the one
+    who joins the pieces to settle."""
+
+    def check(self, record: Record | Message) -> Issue | None:
+        """An issue when this record is earlier than the one before it, on either clock."""
+        if not isinstance(record, Envelope | RecorderEvent | Message):
+            return None
+        mono, ts = record.mono_ns, record.ts_ns
+        last_mono, last_ts = self.last_mono_ns, self.last_ts_ns
+        if mono is not None:
+            self.last_mono_ns = mono
+        if ts is not None:
+            self.last_ts_ns = ts
+        if self.probing and (
+            (mono is not None and last_mono is None) or (ts is not None and last_ts is None)
+        ):
+            return TimeProbe(record.line, "time_went_back", "", mono, ts, last_mono, last_ts)
+        return _went_back(record.line, mono, ts, last_mono, last_ts)
+
+    def settle(self, probe: TimeProbe) -> Issue | None:
+        """The issue a probe stands for, judged with this clock's times where the piece had none."""
+        last_mono = self.last_mono_ns if probe.last_mono_ns is None else probe.last_mono_ns
+        last_ts = self.last_ts_ns if probe.last_ts_ns is None else probe.last_ts_ns
+        return _went_back(probe.line, probe.mono_ns, probe.ts_ns, last_mono, last_ts)
+
+    def advance(self, later: Clock) -> None:
+        """Move on to where a clock that read the next piece of the input stopped."""
+        if later.last_mono_ns is not None:
+            self.last_mono_ns = later.last_mono_ns
+        if later.last_ts_ns is not None:
+            self.last_ts_ns = later.last_ts_ns
+
+
+@dataclass(frozen=True, slots=True)
+class TimeProbe(Issue):
+    """A record's clock check, left open where the piece it was read in had no earlier time.
+
+    An `Issue` only in type: whoever joins the pieces settles it (`Clock.settle`) into the
+    `time_went_back` issue it stands for, or into nothing; it never reaches an analysis.
+    """
+
+    mono_ns: int | None
+    ts_ns: int | None
+    last_mono_ns: int | None
+    """The piece's time before this record on the monotonic clock (None: from earlier pieces)."""
+    last_ts_ns: int | None
+    """The piece's time before this record on the wall clock (None: from earlier pieces)."""
+
+
+def _went_back(
+    line: int, mono: int | None, ts: int | None, last_mono: int | None, last_ts: int | None
+) -> Issue | None:
+    """A `time_went_back` issue when either clock is earlier than its time before (mono first)."""
+    if mono is not None and last_mono is not None and mono < last_mono:
+        return Issue(line, "time_went_back", "mono_ns is earlier than the line before")
+    if ts is not None and last_ts is not None and ts < last_ts:
+        return Issue(line, "time_went_back", "ts is earlier than the line before")
+    return None

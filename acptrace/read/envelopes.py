@@ -1,0 +1,49 @@
+"""What a format turns a transcript record into, before JSON-RPC classification."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from acptrace.model.domain import Direction, Issue
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A JSON-RPC message or batch as recorded, with where and when it was seen."""
+
+    line: int
+    """Input line."""
+    direction: Direction
+    """Direction from the envelope; UNKNOWN when the format has none."""
+    payload: Any
+    """The parsed message (an object) or batch (an array)."""
+    ts_ns: int | None = None
+    """Wall clock, nanoseconds since the Unix epoch."""
+    mono_ns: int | None = None
+    """Monotonic clock, nanoseconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderEvent:
+    """Something the recorder noted that is not protocol traffic (`meta` or `stderr`)."""
+
+    line: int
+    """Input line."""
+    kind: str
+    """`open`, `close`, `stderr`, or another `meta` event name."""
+    ts_ns: int | None = None
+    """Wall clock, nanoseconds since the Unix epoch."""
+    mono_ns: int | None = None
+    """Monotonic clock, nanoseconds."""
+    detail: dict[str, Any] = field(default_factory=dict)
+    """The rest of the record (`reason`, `exit_code`, `text`, `argv`…)."""
+
+    @property
+    def is_close(self) -> bool:
+        """Whether this is the recorded end of the connection."""
+        return self.kind == "close"
+
+
+Record = Envelope | RecorderEvent | Issue
+"""Everything the reader yields: traffic, recorder events and input issues."""

@@ -1,0 +1,54 @@
+"""The registry of transcript formats: each one detects itself and decodes its records.
+
+Adding a format is one module with a `FORMAT` object that satisfies `TranscriptFormat`, listed
+in `FORMATS` below.
+"""
+
+from __future__ import annotations
+
+from acptrace.model.errors import UsageError
+from acptrace.read.formats import (
+    bare,
+    canonical,
+    conductor,
+    inspector,
+    mcpsnoop,
+    openhands,
+    tee,
+    zed,
+)
+from acptrace.read.formats.base import Decoder, ReadSettings, TranscriptFormat
+
+FORMATS: tuple[TranscriptFormat, ...] = (
+    canonical.FORMAT,
+    openhands.FORMAT,
+    inspector.FORMAT,
+    mcpsnoop.FORMAT,
+    tee.FORMAT,
+    conductor.FORMAT,
+    zed.FORMAT,
+    bare.FORMAT,
+)
+"""Every format acptrace reads, in detection priority order (bare JSON-RPC last)."""
+
+DEFAULT_FORMAT = bare.FORMAT
+"""What an input with nothing recognisable is read as."""
+
+
+def format_named(name: str) -> TranscriptFormat:
+    """The format with this name; UsageError for an unknown name."""
+    for candidate in FORMATS:
+        if candidate.name == name:
+            return candidate
+    known = ", ".join(f.name for f in FORMATS)
+    raise UsageError(f"unknown input format {name!r} (known: {known})")
+
+
+__all__ = [
+    "DEFAULT_FORMAT",
+    "FORMATS",
+    "Decoder",
+    "ReadSettings",
+    "TranscriptFormat",
+    "format_named",
+]

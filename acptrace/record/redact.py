@@ -1,0 +1,399 @@
+"""Redaction: secret values in parsed JSON-RPC messages (and text) replaced by a marker.
+
+Pure functions on parsed JSON values; `acptrace record` applies them to what it writes (never
+to what it forwards) and `acptrace redact` to an existing transcript. Every function returns
+the redacted value and how many values it replaced; the input is never modified.
+
+What counts as secret:
+
+- known places: every `value` of `mcpServers[].env[]` and `mcpServers[].headers[]` (list or
+  map form), `--name value` / `--name=value` in `mcpServers[].args` with a secret-like name,
+  and every string or number in the `params` of credential-bearing methods (`authenticate`,
+  `auth/*`, `providers/set`) except the identifiers that name the method;
+- secret-like names anywhere: a member whose name (case-, `-`- and `_`-insensitive) ends in one
+  of `SECRET_SUFFIXES` or equals a `--redact-key`, and the `value` of a `{"name", "value"}`
+  pair whose name is secret-like (HTTP headers, environment variables);
+- patterns: well-known token shapes (`DEFAULT_PATTERNS`, where they start a word) and
+  every `--redact-pattern` (wherever it matches), replaced in every string (a pattern with a
+  group replaces only its first group); strings that hold JSON (envelopes that carry the
+  message as a string) are parsed, redacted and serialised again when something changed.
+
+Booleans and nulls are never replaced; objects keep their shape (each leaf is replaced).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from acptrace.model.errors import UsageError
+
+REDACTED = "[REDACTED]"
+"""What a secret value is replaced with."""
+
+SECRET_SUFFIXES = (
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "credential",
+    "credentials",
+    "authorization",
+    "cookie",
+)
+"""A member or header name ending in one of these (normalised) is secret-like."""
+
+CREDENTIAL_METHODS = ("authenticate", "providers/set")
+"""Methods (besides `auth/*`) whose params carry credentials."""
+
+CREDENTIAL_IDENTIFIERS = frozenset({"methodid", "providerid", "apitype", "baseurl", "sessionid"})
+"""Members of credential-bearing params that name things and are kept."""
+
+DEFAULT_PATTERNS = (
+    ("sk-", r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),  # OpenAI, Anthropic
+    *((f"gh{kind}_", rf"gh{kind}_[A-Za-z0-9]{{30,}}") for kind in "pousr"),  # GitHub tokens
+    ("github_pat_", r"github_pat_[A-Za-z0-9_]{30,}"),  # GitHub fine-grained tokens
+    ("glpat-", r"glpat-[A-Za-z0-9_-]{20,}"),  # GitLab
+    ("xox", r"xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
+    ("AKIA", r"AKIA[0-9A-Z]{16}"),  # AWS access key id
+    ("AIza", r"AIza[0-9A-Za-z_-]{35}"),  # Google API key
+    ("Bearer", r"Bearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),  # bearer credentials in text
+    ("-----BEGIN", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+)
+"""Token shapes redacted by default, each with the literal it starts with (a fast pre-check)."""
+
+_SEPARATOR = re.compile(r"[=:]")
+_NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]{0,100})(\"?)\s*\Z")
+_TEXT_VALUE = re.compile(r"\s*+((?:Bearer|Basic|Token)\s++[^\s\"',;&]++|[^\s\"',;&]++)")
+_QUOTED_VALUE = re.compile(r'\s*+"((?:[^"\\]++|\\.)*+)"')
+_NAME_WINDOW = 110
+_WORD_CHAR = re.compile(r"\w")
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionPolicy:
+    """What to redact: secret-like names and the patterns to search strings for."""
+
+    keys: frozenset[str] = frozenset()
+    """Extra member names (normalised) whose values are secret, besides `SECRET_SUFFIXES`."""
+    shapes: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    """Token shapes and their literal start, replaced where they do not start inside a word."""
+    patterns: tuple[re.Pattern[str], ...] = ()
+    """The caller's patterns, replaced in every string wherever they match."""
+
+    @classmethod
+    def build(
+        cls, keys: Iterable[str] = (), patterns: Iterable[str] = (), *, defaults: bool = True
+    ) -> RedactionPolicy:
+        """`DEFAULT_PATTERNS` (unless not `defaults`) and these; UsageError for a bad regex."""
+        shapes = tuple((start, re.compile(p)) for start, p in DEFAULT_PATTERNS) if defaults else ()
+        compiled: list[re.Pattern[str]] = []
+        for source in patterns:
+            try:
+                compiled.append(re.compile(source))
+            except re.error as error:
+                message = f"--redact-pattern {source!r} is not a valid regex: {error}"
+                raise UsageError(message) from None
+        return cls(frozenset(normalize_name(k) for k in keys), shapes, tuple(compiled))
+
+    def is_secret_name(self, name: str) -> bool:
+        """Whether a member, header or variable with this name holds a secret."""
+        return _is_secret_name(name, self.keys)
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_secret_name(name: str, keys: frozenset[str]) -> bool:
+    normal = normalize_name(name)
+    return normal in keys or normal.endswith(SECRET_SUFFIXES)
+
+
+def normalize_name(name: str) -> str:
+    """Names compare case-insensitively and ignore `-`, `_`, `.` and spaces."""
+    return name.lower().translate(_NAME_NOISE)
+
+
+_NAME_NOISE = str.maketrans("", "", "-_. ")
+
+
+def redact_message(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
+    """A JSON-RPC message, batch, or any record holding them, with its secrets replaced."""
+    return _walk(value, policy)
+
+
+def redact_text(text: str, policy: RedactionPolicy) -> tuple[str, int]:
+    """Text that is not JSON (a raw line, stderr): patterns, `"name": "value"`, `name=value`."""
+    text, count = _sub_patterns(text, policy)
+    text, n = _sub_assignments(text, policy)
+    return text, count + n
+
+
+def redact_bytes(data: bytes, policy: RedactionPolicy) -> tuple[bytes, int]:
+    """Bytes that may not be UTF-8: redacted as text, undecodable bytes kept as they were."""
+    text, count = redact_text(data.decode("utf-8", "surrogateescape"), policy)
+    return (text.encode("utf-8", "surrogateescape"), count) if count else (data, 0)
+
+
+def redact_base64(encoded: str, policy: RedactionPolicy) -> tuple[str, int]:
+    """Base64 of bytes that may not be UTF-8, redacted inside; unchanged if not valid base64."""
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except ValueError:
+        return redact_text(encoded, policy)
+    redacted, count = redact_bytes(data, policy)
+    return (base64.b64encode(redacted).decode("ascii"), count) if count else (encoded, 0)
+
+
+def redact_argv(argv: Sequence[str], policy: RedactionPolicy) -> tuple[list[str], int]:
+    """A command line: the value after `--secret-name` or in `--secret-name=value`, patterns."""
+    out: list[str] = []
+    count = 0
+    secret_next = False
+    for arg in argv:
+        if secret_next and not (arg.startswith("-") and len(arg) > 1):
+            out.append(REDACTED)
+            count += 1
+            secret_next = False
+            continue
+        secret_next = False
+        flag, equals, value = arg.partition("=")
+        if flag.startswith("-") and policy.is_secret_name(flag.lstrip("-")):
+            if equals:
+                out.append(f"{flag}={REDACTED}" if value else arg)
+                count += bool(value)
+                continue
+            secret_next = True
+        text, n = redact_text(arg, policy)
+        out.append(text)
+        count += n
+    return out, count
+
+
+def _walk(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
+    if isinstance(value, dict):
+        return _walk_object(value, policy)
+    if isinstance(value, list):
+        return _walk_list(value, policy)
+    if isinstance(value, str):
+        return _walk_string(value, policy)
+    return value, 0
+
+
+def _walk_list(items: list[Any], policy: RedactionPolicy) -> tuple[list[Any], int]:
+    """Copied only when something in it changes (most messages have no secret)."""
+    count = 0
+    out: list[Any] | None = None
+    for index, item in enumerate(items):
+        new, n = _walk(item, policy)
+        if n:
+            out = list(items) if out is None else out
+            out[index] = new
+            count += n
+    return (items, 0) if out is None else (out, count)
+
+
+def _walk_object(obj: dict[str, Any], policy: RedactionPolicy) -> tuple[dict[str, Any], int]:
+    credentials = _is_credential_method(obj.get("method"))
+    pair_secret = isinstance(obj.get("name"), str) and policy.is_secret_name(obj["name"])
+    base64_payload = obj.get("encoding") == "base64"
+    stderr = obj.get("dir") == "stderr"
+    count = 0
+    changed: dict[str, Any] = {}
+    for key, item in obj.items():
+        if policy.is_secret_name(key) or (key == "value" and pair_secret):
+            new, n = _blank(item)
+        elif key == "mcpServers":
+            new, n = _mcp_servers(item, policy)
+        elif key == "params" and credentials:
+            new, n = _credential_params(item, policy)
+        elif key in ("raw", "text") and base64_payload and isinstance(item, str):
+            new, n = redact_base64(item, policy)
+        elif isinstance(item, str) and (key == "raw" or (key == "text" and stderr)):
+            new, n = _walk_string(item, policy, free_text=True)
+        elif key == "argv" and _is_strings(item):
+            new, n = redact_argv(item, policy)
+        else:
+            new, n = _walk(item, policy)
+        if n:
+            changed[key] = new
+            count += n
+    return ({**obj, **changed}, count) if count else (obj, 0)
+
+
+def _walk_string(text: str, policy: RedactionPolicy, *, free_text: bool = False) -> tuple[Any, int]:
+    """A string holding a JSON object or array is redacted as JSON; others by the patterns
+    (and, for `free_text` such as raw lines, by `redact_text`'s name rules too)."""
+    if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
+        try:
+            inner = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            new, count = _walk(inner, policy)
+            return (orjson.dumps(new).decode(), count) if count else (text, 0)
+    if free_text:
+        return redact_text(text, policy)
+    return _sub_patterns(text, policy)
+
+
+def _blank(value: Any) -> tuple[Any, int]:
+    """Every string and number in the value replaced; booleans, nulls and shape kept."""
+    if isinstance(value, dict):
+        pairs = {k: _blank(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in pairs.items()}, sum(n for _, n in pairs.values())
+    if isinstance(value, list):
+        items = [_blank(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    if isinstance(value, bool) or value is None or value in ("", REDACTED):
+        return value, 0
+    if isinstance(value, str | int | float):
+        return REDACTED, 1
+    return value, 0
+
+
+def _mcp_servers(servers: Any, policy: RedactionPolicy) -> tuple[Any, int]:
+    """Each server: all env and header values, secret-named args; the rest walked as usual."""
+    if not isinstance(servers, list):
+        return _walk(servers, policy)
+    count = 0
+    out: list[Any] = []
+    for server in servers:
+        if not isinstance(server, dict):
+            new, n = _walk(server, policy)
+        else:
+            new, n = _mcp_server(server, policy)
+        out.append(new)
+        count += n
+    return (out, count) if count else (servers, 0)
+
+
+def _mcp_server(server: dict[str, Any], policy: RedactionPolicy) -> tuple[dict[str, Any], int]:
+    count = 0
+    out: dict[str, Any] = {}
+    for key, item in server.items():
+        if key in ("env", "headers"):
+            new, n = _all_values(item)
+        elif key == "args" and _is_strings(item):
+            new, n = redact_argv(item, policy)
+        else:
+            new, n = _walk(item, policy)
+        out[key] = new
+        count += n
+    return (out, count) if count else (server, 0)
+
+
+def _all_values(entries: Any) -> tuple[Any, int]:
+    """`[{"name", "value"}]` or `{name: value}`: every value replaced, names kept."""
+    if isinstance(entries, dict):
+        return _blank(entries)
+    if not isinstance(entries, list):
+        return _blank(entries)
+    count = 0
+    out: list[Any] = []
+    for entry in entries:
+        if isinstance(entry, dict) and "value" in entry:
+            value, n = _blank(entry["value"])
+            out.append({**entry, "value": value})
+        else:
+            new, n = _blank(entry)
+            out.append(new)
+        count += n
+    return (out, count) if count else (entries, 0)
+
+
+def _credential_params(params: Any, policy: RedactionPolicy) -> tuple[Any, int]:
+    """Params of `authenticate`, `auth/*`, `providers/set`: all but the identifiers replaced."""
+    if not isinstance(params, dict):
+        return _blank(params)
+    count = 0
+    out: dict[str, Any] = {}
+    for key, item in params.items():
+        if normalize_name(key) in CREDENTIAL_IDENTIFIERS:
+            new, n = _walk(item, policy)
+        else:
+            new, n = _blank(item)
+        out[key] = new
+        count += n
+    return (out, count) if count else (params, 0)
+
+
+def _is_credential_method(method: Any) -> bool:
+    return isinstance(method, str) and (method.startswith("auth/") or method in CREDENTIAL_METHODS)
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _sub_patterns(text: str, policy: RedactionPolicy) -> tuple[str, int]:
+    count = 0
+    for start, shape in policy.shapes:
+        if start in text:
+            text, n = _sub_pattern(shape, text, word_start=True)
+            count += n
+    for pattern in policy.patterns:
+        text, n = _sub_pattern(pattern, text, word_start=False)
+        count += n
+    return text, count
+
+
+def _sub_pattern(pattern: re.Pattern[str], text: str, *, word_start: bool) -> tuple[str, int]:
+    """Replace each match (or its first group); with `word_start`, not those inside a word."""
+    if pattern.search(text) is None:
+        return text, 0
+    count = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal count
+        start = match.start()
+        inside = start and _WORD_CHAR.match(text, start - 1) and _WORD_CHAR.match(text, start)
+        if word_start and inside:
+            return match.group(0)
+        count += 1
+        if pattern.groups and match.group(1) is not None:
+            whole = match.group(0)
+            begin, end = match.start(1) - start, match.end(1) - start
+            return whole[:begin] + REDACTED + whole[end:]
+        return REDACTED
+
+    return pattern.sub(replace, text), count
+
+
+def _sub_assignments(text: str, policy: RedactionPolicy) -> tuple[str, int]:
+    """`"name": "value"`, `name=value`, `name: value` with a secret-like name: value replaced.
+
+    Finds separators first and looks at the name before each, so a long text with few
+    separators costs one fast scan (no regex walks every word).
+    """
+    if "=" not in text and ":" not in text:
+        return text, 0
+    pieces: list[str] = []
+    done = 0
+    count = 0
+    for separator in _SEPARATOR.finditer(text):
+        at = separator.start()
+        if at < done:
+            continue
+        name = _NAME_BEFORE.search(text, max(done, at - _NAME_WINDOW), at)
+        if name is None or not policy.is_secret_name(name.group(1)):
+            continue
+        quoted = name.group(2) == '"'
+        value = (_QUOTED_VALUE if quoted else _TEXT_VALUE).match(text, at + 1)
+        if value is None or not value.group(1) or REDACTED in value.group(1):
+            continue
+        pieces += (text[done : value.start(1)], REDACTED)
+        done = value.end(1)
+        count += 1
+    if not count:
+        return text, 0
+    pieces.append(text[done:])
+    return "".join(pieces), count

@@ -1,0 +1,263 @@
+"""What `acptrace timeline` shows: the entries of one connection, session, request or stretch.
+
+`TimelineBuilder` follows a walk and keeps the entries a `View` asks for (the whole connection,
+a session tree, a request and what came while it was pending, lines around one), with each
+payload cut to `PAYLOAD_CHARS` unless the view is full; `acptrace.render.timeline` lays them
+out. Memory holds the entries kept, not the transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from acptrace.correlate.correlator import Step
+from acptrace.model.domain import Direction, Issue, JsonId, Message, MessageKind, SessionInfo, Stamp
+from acptrace.model.tags import ANNOUNCE_TAG, MARKER_TAG
+from acptrace.read.envelopes import RecorderEvent
+from acptrace.read.formats.envelope_fields import DIRECTION_KEYS, TIME_KEYS
+
+PAYLOAD_CHARS = 72
+"""Payloads and other transcript text longer than this are cut (`…`) unless `full`."""
+DEFAULT_CONTEXT = 10
+"""Lines shown either side of `--around LINE`."""
+
+_ENVELOPE = frozenset({*TIME_KEYS, *DIRECTION_KEYS, "mono_ns", "t_rel", "event"})
+"""Recorder-event fields the row already shows (time, direction, event name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Which part of the connection to show (all of it when nothing is set)."""
+
+    session: str | None = None
+    """Only this session, the sessions it announces, and the answers to their requests."""
+    request: str | None = None
+    """Only requests with this id (`3`, `abc` or `"abc"`), their answers and what came between."""
+    around: int | None = None
+    """Only lines within `context` of this one."""
+    context: int = DEFAULT_CONTEXT
+    """How many lines either side of `around`."""
+    full: bool = False
+    """Show payloads and identifiers whole instead of cut."""
+
+    @property
+    def focused(self) -> bool:
+        """Whether the view follows a session or a request (not just lines)."""
+        return self.session is not None or self.request is not None
+
+    def in_lines(self, line: int) -> bool:
+        """Whether the line is in the stretch the view shows."""
+        return self.around is None or abs(line - self.around) <= self.context
+
+    def describe(self) -> str:
+        """The view in words, for the header."""
+        parts = []
+        if self.session is not None:
+            parts.append(f"session {self.session}")
+        if self.request is not None:
+            parts.append(f"request {self.request}")
+        if self.around is not None:
+            parts.append(f"lines {max(1, self.around - self.context)}-{self.around + self.context}")
+        return ", ".join(parts) or "whole connection"
+
+
+@dataclass(slots=True)
+class Entry:
+    """One row of the timeline: a message, a recorder event or an input issue."""
+
+    line: int
+    """Input line."""
+    kind: str
+    """`request`, `notification`, `response`, `event` or `issue`."""
+    label: str
+    """Method, update tag, event or issue kind."""
+    stamp: Stamp | None = None
+    """When it happened (None for issues)."""
+    direction: Direction | None = None
+    """Which way a message travelled."""
+    message: Message | None = None
+    """The message, for message rows."""
+    session_id: str | None = None
+    """The session it concerns (a response: its request's)."""
+    detail: str = ""
+    """The payload (or event text), cut unless the view is full."""
+    request: Message | None = None
+    """For a response: the request it answers."""
+    answered_by: Message | None = None
+    """For a request: its response, once seen."""
+    marker: bool = False
+    """A replay marker (`replay_complete`)."""
+
+
+@dataclass(slots=True)
+class TimelineBuilder:
+    """Follows a walk, keeping the entries the view selects."""
+
+    view: View
+    """What to show."""
+    marker_tag: str = MARKER_TAG
+    """The update tag that ends a replay (drawn ◆)."""
+    entries: list[Entry] = field(default_factory=list)
+    """The entries kept, in transcript order."""
+    origin: Stamp | None = None
+    """The first timestamp of the transcript (relative times count from it)."""
+    focus: set[str] = field(default_factory=set)
+    """Sessions in view: the session and its descendants (known ahead from `session_tree`, or
+    learnt from announcements as they stream by)."""
+    open_requests: list[Message] = field(default_factory=list)
+    """Requests with the viewed id still waiting for their answer."""
+    shown_requests: dict[int, Entry] = field(default_factory=dict)
+    """Request entries kept, by `id()` of their message, to link their answers to."""
+
+    def __post_init__(self) -> None:
+        if self.view.session is not None:
+            self.focus.add(self.view.session)
+
+    def add(self, item: Step | RecorderEvent | Issue) -> None:
+        """Follow one item of the walk."""
+        if isinstance(item, Step):
+            self._note_time(Stamp.of(item.message))
+            self._step(item)
+            return
+        unfocused = not self.view.focused
+        if isinstance(item, RecorderEvent):
+            stamp = Stamp(item.line, item.ts_ns, item.mono_ns)
+            self._note_time(stamp)
+            if unfocused and self.view.in_lines(item.line):
+                detail = self._event(item)
+                event = Entry(item.line, "event", self._cut(item.kind), stamp, detail=detail)
+                self.entries.append(event)
+        elif unfocused and self.view.in_lines(item.line):
+            issue = Entry(item.line, "issue", self._cut(item.kind), detail=self._cut(item.message))
+            self.entries.append(issue)
+
+    def _note_time(self, stamp: Stamp) -> None:
+        if self.origin is None and (stamp.ts_ns is not None or stamp.mono_ns is not None):
+            self.origin = stamp
+
+    def _step(self, step: Step) -> None:
+        message, request, view = step.message, step.request, self.view
+        child = message.update_session_id if message.update_tag == ANNOUNCE_TAG else None
+        if child is not None and message.session_id in self.focus:
+            self.focus.add(child)
+        if (
+            view.request is not None
+            and message.kind is MessageKind.REQUEST
+            and _id_matches(message.id, view.request)
+        ):
+            self.open_requests.append(message)
+        linked = self.shown_requests.pop(id(request), None) if request is not None else None
+        if linked is not None:
+            linked.answered_by = message
+        if self.view.in_lines(message.line) and (linked is not None or self._wanted(step)):
+            self._append(step)
+        if request is not None and any(r is request for r in self.open_requests):
+            self.open_requests = [r for r in self.open_requests if r is not request]
+
+    def _wanted(self, step: Step) -> bool:
+        message, view = step.message, self.view
+        if view.session is not None:
+            about = step.request.session_id if step.request is not None else message.session_id
+            named = (*message.result_session_ids, message.update_session_id)
+            if about not in self.focus and not any(s in self.focus for s in named if s):
+                return False
+        return view.request is None or bool(self.open_requests)
+
+    def _append(self, step: Step) -> None:
+        message = step.message
+        session = step.request.session_id if step.request is not None else message.session_id
+        entry = Entry(
+            message.line,
+            message.kind.value,
+            self._cut(_label(message)),
+            Stamp.of(message),
+            message.direction,
+            message,
+            session,
+            self._cut(_payload_text(message, step.payload)),
+            step.request,
+            marker=message.update_tag == self.marker_tag,
+        )
+        if message.kind is MessageKind.REQUEST:
+            self.shown_requests[id(message)] = entry
+        self.entries.append(entry)
+
+    def _event(self, event: RecorderEvent) -> str:
+        detail = {k: v for k, v in event.detail.items() if v is not None and k not in _ENVELOPE}
+        if not detail:
+            return ""
+        text = detail.pop("text", None)
+        shown = " ".join(f"{k}={_json(v)}" for k, v in detail.items())
+        return self._cut(f"{text} {shown}".strip() if text is not None else shown)
+
+    def _cut(self, text: str) -> str:
+        if self.view.full or len(text) <= PAYLOAD_CHARS:
+            return text
+        return text[: PAYLOAD_CHARS - 1] + "…"
+
+
+def session_tree(sessions: Sequence[SessionInfo], root: str) -> set[str]:
+    """A session and every session announced under it, at any depth."""
+    tree = {root}
+    grew = True
+    while grew:
+        children = {s.session_id for s in sessions if s.parent_session_id in tree}
+        grew = not children <= tree
+        tree |= children
+    return tree
+
+
+def _id_matches(value: JsonId, wanted: str) -> bool:
+    """`3` matches id 3; `abc` and `"abc"` match id "abc"."""
+    return _json(value) == wanted or (isinstance(value, str) and value == wanted)
+
+
+def _label(message: Message) -> str:
+    match message.kind:
+        case MessageKind.RESPONSE:
+            return "error" if message.is_error else "result"
+        case MessageKind.REQUEST | MessageKind.NOTIFICATION:
+            if message.method == "session/update" and message.update_tag is not None:
+                return message.update_tag
+            return message.method or ""
+
+
+def _payload_text(message: Message, payload: Any) -> str:
+    """The part of the JSON object worth reading: params (an update's body), result or error."""
+    if not isinstance(payload, dict):
+        return ""
+    match message.kind:
+        case MessageKind.RESPONSE:
+            body = payload.get("error") if message.is_error else payload.get("result")
+        case MessageKind.REQUEST | MessageKind.NOTIFICATION:
+            body = payload.get("params")
+            update = body.get("update") if isinstance(body, dict) else None
+            if message.update_tag is not None and isinstance(update, dict):
+                body = {k: v for k, v in update.items() if k != "sessionUpdate"}
+            elif isinstance(body, dict) and message.session_id is not None:
+                body = {k: v for k, v in body.items() if k != "sessionId"}
+    return "" if body in (None, {}) else _json(body)
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
+
+
+def session_depths(sessions: Sequence[SessionInfo]) -> dict[str, int]:
+    """How deep each session is in the tree of announcements (0 for a top-level session)."""
+    parents = {s.session_id: s.parent_session_id for s in sessions}
+    depths: dict[str, int] = {}
+    for session_id in parents:
+        depth, current, seen = 0, parents.get(session_id), {session_id}
+        while current is not None and current not in seen:
+            depth, seen = depth + 1, seen | {current}
+            current = parents.get(current)
+        depths[session_id] = depth
+    return depths

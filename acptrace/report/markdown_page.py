@@ -1,0 +1,168 @@
+"""report.md: the report as a pull-request comment (GitHub-flavoured Markdown).
+
+Transcript text (group names, paths, rule IDs) is untrusted: every Markdown punctuation character
+is escaped, `@` mentions are broken and line breaks flattened, so it cannot add links, images,
+HTML, mentions or table cells to the comment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from acptrace.model.domain import Outcome, Severity
+from acptrace.render.text import printable
+from acptrace.report.baseline import Comparison
+from acptrace.report.numbers import (
+    change_text,
+    count_text,
+    measure_label,
+    measure_text,
+    metric_text,
+    ms_text,
+    share_text,
+    verdict_text,
+)
+from acptrace.report.stats import STATS
+from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report
+
+TEXT_CHARS = 120
+"""Longer untrusted text is shortened (`…`)."""
+SLOWEST_SHOWN = 5
+"""Slowest resumes listed per group."""
+INCOMPLETE_SHOWN = 10
+"""Truncated and failed resumes listed per group."""
+_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
+
+
+def escape(value: object) -> str:
+    """Untrusted text as literal Markdown, safe inside a table cell."""
+    text = printable(value)
+    if len(text) > TEXT_CHARS:
+        text = text[: TEXT_CHARS - 1] + "…"
+    return _PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u200b")
+
+
+def render_markdown(report: Report, comparison: Comparison | None = None) -> bytes:
+    """The whole comment."""
+    return ("\n".join(_lines(report, comparison)) + "\n").encode()
+
+
+def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
+    yield from _title(report, comparison)
+    yield ""
+    yield from _overview(report)
+    if comparison is not None:
+        yield ""
+        yield from _comparison(comparison)
+    for group in report.groups:
+        yield ""
+        yield from _details(group)
+    if report.errors:
+        yield ""
+        yield f"**{count_text(len(report.errors), 'file')} skipped:**"
+        yield ""
+        for error in report.errors:
+            yield f"- {escape(error.path)}: {escape(error.message)}"
+
+
+def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
+    if comparison is None:
+        yield "## acptrace latency report"
+    elif comparison.regressions:
+        yield f"## ❌ acptrace: {count_text(len(comparison.regressions), 'regression')}"
+    else:
+        yield "## ✅ acptrace: no regression beyond the limits"
+    yield ""
+    line = f"{count_text(report.files, 'transcript')}, {count_text(len(report.groups), 'group')}"
+    yield f"{line} by `{report.group_by.value}`."
+
+
+def _overview(report: Report) -> Iterator[str]:
+    yield (
+        "| group | connections | resumes | complete | truncated | other | errors | warnings "
+        "| marker→response p50 | p90 | p99 | throughput p50 |"
+    )
+    yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for group in report.groups:
+        other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
+        headline = group.metrics[Metric.MARKER_TO_RESPONSE]
+        cells = [
+            escape(group.name),
+            str(group.connections),
+            str(group.resumes),
+            share_text(group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)),
+            str(group.replay_outcomes[Outcome.TRUNCATED]),
+            str(other),
+            str(group.severities[Severity.ERROR]),
+            str(group.severities[Severity.WARNING]),
+            ms_text(headline.p50),
+            ms_text(headline.p90),
+            ms_text(headline.p99),
+            metric_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT].p50),
+        ]
+        yield "| " + " | ".join(cells) + " |"
+
+
+def _comparison(comparison: Comparison) -> Iterator[str]:
+    yield f"### Compared with {escape(comparison.baseline)}"
+    yield ""
+    for title, names in (
+        ("Not in the baseline", comparison.only_new),
+        ("Only in the baseline", comparison.only_baseline),
+    ):
+        if names:
+            yield f"{title}: {', '.join(escape(n) for n in names)}."
+            yield ""
+    yield "| group | measure | baseline | new | change | limit | verdict |"
+    yield "|---|---|---:|---:|---:|---|---|"
+    for delta in comparison.deltas:
+        verdict = verdict_text(delta)
+        mark = "❌ " if delta.regressed else "✅ " if verdict == "ok" else ""
+        cells = [
+            escape(delta.group),
+            measure_label(delta.measure),
+            measure_text(delta.measure, delta.old),
+            measure_text(delta.measure, delta.new),
+            change_text(delta),
+            escape(delta.threshold.text) if delta.threshold is not None else "",
+            f"{mark}{verdict}",
+        ]
+        yield "| " + " | ".join(cells) + " |"
+
+
+def _details(group: Group) -> Iterator[str]:
+    yield f"#### {escape(group.name)}"
+    yield ""
+    yield "<details><summary>Latencies, findings, slowest and failed resumes</summary>"
+    yield ""
+    yield "| metric | " + " | ".join(STATS) + " |"
+    yield "|---|" + "---:|" * len(STATS)
+    for metric in Metric:
+        distribution = group.metrics[metric]
+        cells = [str(distribution.count)]
+        cells += [metric_text(metric, distribution.stat(stat)) for stat in STATS[1:]]
+        yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
+    if group.findings:
+        yield ""
+        yield "| rule | level | count | first at |"
+        yield "|---|---|---:|---|"
+        for count in group.findings:
+            path, line = count.first[0]
+            yield (
+                f"| {escape(count.rule)} | {count.severity.value} | {count.count} "
+                f"| {escape(path)}:{line} |"
+            )
+    refs = [("slowest", ref) for ref in group.slowest[:SLOWEST_SHOWN]]
+    refs += [("incomplete", ref) for ref in group.incomplete[:INCOMPLETE_SHOWN]]
+    if refs:
+        yield ""
+        yield "| list | file:line | outcome | marker→response | total |"
+        yield "|---|---|---|---:|---:|"
+        for kind, ref in refs:
+            yield (
+                f"| {kind} | {escape(ref.path)}:{ref.line} | {ref.outcome.value} "
+                f"| {ms_text(ref.marker_to_response_ms)} | {ms_text(ref.request_to_response_ms)} |"
+            )
+    yield ""
+    yield "</details>"

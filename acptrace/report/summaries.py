@@ -1,0 +1,186 @@
+"""What a latency report is made of: per-file summaries from the workers, groups, the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from acptrace.model.domain import Finding, Outcome, PeerInfo, ResumeRow, Severity, WindowEnd
+from acptrace.report.stats import Distribution
+
+
+class GroupBy(StrEnum):
+    """What puts files into one group."""
+
+    AGENT = "agent"
+    AGENT_VERSION = "agent-version"
+    CLIENT = "client"
+    FILE = "file"
+    DIRECTORY = "directory"
+
+
+class Metric(StrEnum):
+    """A per-resume number whose distribution a group reports."""
+
+    MARKER_TO_RESPONSE = "marker_to_response_ms"
+    REQUEST_TO_MARKER = "request_to_marker_ms"
+    REQUEST_TO_RESPONSE = "request_to_response_ms"
+    THROUGHPUT = "replay_updates_per_s"
+
+    @property
+    def label(self) -> str:
+        """A short human name."""
+        match self:
+            case Metric.MARKER_TO_RESPONSE:
+                return "marker → response"
+            case Metric.REQUEST_TO_MARKER:
+                return "request → marker"
+            case Metric.REQUEST_TO_RESPONSE:
+                return "request → response"
+            case Metric.THROUGHPUT:
+                return "replay throughput"
+
+    @property
+    def unit(self) -> str:
+        """`ms` or `updates/s`."""
+        return "updates/s" if self is Metric.THROUGHPUT else "ms"
+
+    @property
+    def higher_is_worse(self) -> bool:
+        """Latencies regress upwards, throughput downwards."""
+        return self is not Metric.THROUGHPUT
+
+
+UNKNOWN = "unknown"
+"""The group of a file whose `initialize` does not name what the grouping asks for."""
+
+INCOMPLETE = (
+    Outcome.TRUNCATED,
+    Outcome.COMPLETE_FAILED,
+    Outcome.UNMARKED_SUCCESS,
+    Outcome.AMBIGUOUS,
+    Outcome.UNKNOWN,
+)
+"""Outcomes of a replaying resume that did not end with a certified, successful replay."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    """What a worker sends back for one transcript: small, picklable, no transcript text kept."""
+
+    path: str
+    """The path as given."""
+    agent: PeerInfo | None
+    """The Agent's `initialize` result."""
+    client: PeerInfo | None
+    """The Client's `initialize` request."""
+    resumes: tuple[ResumeRow, ...]
+    """Every outcome row."""
+    findings: tuple[Finding, ...]
+    """Every finding."""
+    issues: int
+    """How many input issues the file had."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileError:
+    """A file that could not be analysed; the report goes on without it."""
+
+    path: str
+    """The path as given."""
+    message: str
+    """Why, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeRef:
+    """One resume, pointed at by file and line, for the slowest and incomplete lists."""
+
+    path: str
+    """The transcript."""
+    line: int
+    """The line of the request."""
+    session_id: str
+    """The session the row judges."""
+    outcome: Outcome
+    """The outcome class."""
+    end: WindowEnd
+    """How the window closed."""
+    error_code: int | None
+    """The error response's code."""
+    replayed_updates: int
+    """Updates before the marker."""
+    marker_to_response_ms: float | None
+    """Marker -> response."""
+    request_to_response_ms: float | None
+    """Request -> response."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCount:
+    """How often one rule fired in a group, and where first."""
+
+    rule: str
+    """The rule ID."""
+    severity: Severity
+    """The worst level it was reported at."""
+    count: int
+    """How many findings."""
+    first: tuple[tuple[str, int], ...]
+    """(path, line) of the first few findings."""
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Everything reported for one group of transcripts."""
+
+    name: str
+    """The group's key (an agent name, a path, …; `unknown` when the transcript does not say)."""
+    connections: int
+    """Transcripts (one connection each)."""
+    issues: int
+    """Input issues over all its transcripts."""
+    resumes: int
+    """Rows for requested sessions (children are counted apart)."""
+    replaying: int
+    """Of those, the replaying ones (`replayFrom` given, or a v1 `session/load`)."""
+    outcomes: dict[Outcome, int]
+    """Requested rows by outcome, every outcome present (0 when none)."""
+    replay_outcomes: dict[Outcome, int]
+    """Replaying requested rows by outcome: what the rates are shares of."""
+    child_outcomes: dict[Outcome, int]
+    """Rows for announced child sessions by outcome."""
+    findings: tuple[RuleCount, ...]
+    """Findings by rule ID, most frequent first."""
+    severities: dict[Severity, int]
+    """Findings by level."""
+    metrics: dict[Metric, Distribution]
+    """The distribution of each metric over the replaying requested rows that have it."""
+    samples: dict[Metric, tuple[float, ...]]
+    """The values behind each distribution (for charts; not written to report.json)."""
+    slowest: tuple[ResumeRef, ...]
+    """The replaying resumes with the longest marker -> response, slowest first."""
+    incomplete: tuple[ResumeRef, ...]
+    """The first replaying resumes with an outcome in `INCOMPLETE`, in file and line order."""
+    incomplete_total: int
+    """How many there are in all."""
+
+    def rate(self, outcome: Outcome) -> float | None:
+        """The share of replaying resumes with this outcome (None without replaying resumes)."""
+        if not self.replaying:
+            return None
+        return self.replay_outcomes[outcome] / self.replaying
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A latency report over many transcripts."""
+
+    group_by: GroupBy
+    """How files were grouped."""
+    groups: tuple[Group, ...]
+    """The groups, by name (`unknown` last)."""
+    files: int
+    """Transcripts analysed."""
+    errors: tuple[FileError, ...]
+    """Files that could not be analysed."""

@@ -1,0 +1,356 @@
+"""The analysis as tables: one long message table and views derived from it (polars frames).
+
+The only module that builds frames. Every table has a fixed schema (`TABLES`), so an empty
+transcript still gives typed, headed tables, and a `file` column, so tables of many
+transcripts can be concatenated. Messages and requests stream from a walk in batches of
+`BATCH_ROWS` rows; sessions, resumes, findings and issues come from the finished analysis.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from enum import Enum
+from typing import Any, BinaryIO
+
+import orjson
+import polars as pl
+
+from acptrace.correlate.correlator import Step
+from acptrace.judge.rules.registry import REGISTRY
+from acptrace.model.domain import Finding, Issue, JsonId, Message, ResumeRow, SessionInfo, Stamp
+from acptrace.model.options import Options
+from acptrace.pipeline.analysis import Walk, open_walk
+
+BATCH_ROWS = 50_000
+"""Rows of the streamed tables (messages, requests) per frame."""
+
+UTC_MICROSECONDS = pl.Datetime("us", "UTC")
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a table."""
+
+    name: str
+    """Column name."""
+    dtype: Any
+    """Its polars type."""
+    doc: str
+    """What it holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table's fixed schema."""
+
+    name: str
+    """Table name (and file name when exported)."""
+    doc: str
+    """One row is …"""
+    columns: tuple[Column, ...]
+    """Columns in order."""
+
+    @property
+    def schema(self) -> pl.Schema:
+        """The polars schema."""
+        return pl.Schema([(c.name, c.dtype) for c in self.columns])
+
+    def empty(self) -> pl.DataFrame:
+        """A typed frame with no rows."""
+        return pl.DataFrame(schema=self.schema)
+
+    def frame(self, rows: Iterable[dict[str, Any]]) -> pl.DataFrame:
+        """A frame of these rows (dicts with every column)."""
+        columns: dict[str, list[Any]] = {c.name: [] for c in self.columns}
+        for row in rows:
+            for name, values in columns.items():
+                values.append(row[name])
+        return pl.DataFrame(columns, schema=self.schema)
+
+
+def _c(name: str, dtype: Any, doc: str) -> Column:
+    return Column(name, dtype, doc)
+
+
+_FILE = _c("file", pl.String, "The transcript's path as given (`-` for stdin).")
+
+MESSAGES = Table(
+    "messages",
+    "one JSON-RPC message (a batch line gives one row per member)",
+    (
+        _FILE,
+        _c("seq", pl.Int64, "0-based position of the message in the transcript."),
+        _c("line", pl.Int64, "Input line (batch members share it)."),
+        _c("direction", pl.String, "`c2a`, `a2c` or `unknown`."),
+        _c("kind", pl.String, "`request`, `notification` or `response`."),
+        _c("id", pl.String, 'JSON-RPC id as text (`1` and `"1"` both read `1`); null if none.'),
+        _c("method", pl.String, "Method of a request or notification."),
+        _c("session_id", pl.String, "`params.sessionId`."),
+        _c("update_tag", pl.String, "`params.update.sessionUpdate` of a `session/update`."),
+        _c("update_session_id", pl.String, "The child a `subagent_update` announces."),
+        _c("in_batch", pl.Boolean, "Sent inside a batch array."),
+        _c("is_error", pl.Boolean, "A response carrying `error`."),
+        _c("error_code", pl.Int64, "`error.code` of an error response."),
+        _c("ts", UTC_MICROSECONDS, "Wall clock (UTC, microseconds); null without one."),
+        _c("mono_ns", pl.Int64, "Monotonic clock, nanoseconds; null without one."),
+    ),
+)
+
+REQUESTS = Table(
+    "requests",
+    "one request with its response (in the order answered; unanswered requests last)",
+    (
+        _FILE,
+        _c("request_line", pl.Int64, "Line of the request."),
+        _c("response_line", pl.Int64, "Line of its response; null when unanswered."),
+        _c("id", pl.String, "JSON-RPC id as text."),
+        _c("method", pl.String, "The request's method."),
+        _c("direction", pl.String, "Which way the request travelled."),
+        _c("session_id", pl.String, "The request's `params.sessionId`."),
+        _c("outcome", pl.String, "`success`, `error` or `unanswered` (by the transcript's end)."),
+        _c("error_code", pl.Int64, "`error.code` of an error response."),
+        _c("ts", UTC_MICROSECONDS, "Wall clock of the request."),
+        _c("duration_ms", pl.Float64, "Request to response (monotonic clock where both have it)."),
+    ),
+)
+
+SESSIONS = Table(
+    "sessions",
+    "one session the transcript names (`SessionInfo`)",
+    (
+        _FILE,
+        _c("session_id", pl.String, "The session ID."),
+        _c("parent_session_id", pl.String, "For a child: the session that announced it."),
+        _c("first_line", pl.Int64, "The first line that names it."),
+        _c("named_by", pl.String, "How it became known: `session/new`, `subagent_update`, …"),
+        _c("updates", pl.Int64, "`session/update` notifications for it."),
+        _c("resumes", pl.Int64, "`session/resume` / `session/load` requests for it."),
+        _c("prompts", pl.Int64, "`session/prompt` requests for it."),
+        _c("active_at_end", pl.Boolean, "Active when the transcript ended."),
+        _c("closed_line", pl.Int64, "Line of the last successful `session/close` response."),
+    ),
+)
+
+RESUMES = Table(
+    "resumes",
+    "one outcome row (`ResumeRow`): a replaying request, a non-replaying resume, or a child",
+    (
+        _FILE,
+        _c("request_id", pl.String, "The resume / load request's id as text."),
+        _c("session_id", pl.String, "The session the row judges."),
+        _c("role", pl.String, "`requested` or `child`."),
+        _c("parent_session_id", pl.String, "For a child: the announcing session."),
+        _c("method", pl.String, "`session/resume` or `session/load`."),
+        _c("replay_from", pl.String, "`replayFrom` as JSON text; null when absent."),
+        _c("outcome", pl.String, "`complete`, `truncated`, … (see Outcomes)."),
+        _c("end", pl.String, "`success`, `error`, `disconnect` or `trace_end`."),
+        _c("error_code", pl.Int64, "The error response's code."),
+        _c("cancelled", pl.Boolean, "Cancelled by the Client with `$/cancel_request`."),
+        _c("marker_count", pl.Int64, "Markers for the session in the window."),
+        _c("replayed_updates", pl.Int64, "Updates for the session before the marker."),
+        _c("held_updates", pl.Int64, "Updates after the marker, before the response."),
+        _c("request_line", pl.Int64, "Line of the request."),
+        _c("marker_line", pl.Int64, "Line of the first marker."),
+        _c("response_line", pl.Int64, "Line of the response."),
+        _c("request_to_first_update_ms", pl.Float64, "Request to first update."),
+        _c("request_to_marker_ms", pl.Float64, "Request to marker."),
+        _c("marker_to_response_ms", pl.Float64, "Marker to response."),
+        _c("request_to_response_ms", pl.Float64, "Request to response."),
+        _c("announce_line", pl.Int64, "For a child: the line of its announcement."),
+    ),
+)
+
+FINDINGS = Table(
+    "findings",
+    "one rule violation (`Finding`)",
+    (
+        _FILE,
+        _c("rule", pl.String, "Rule ID."),
+        _c("severity", pl.String, "`error`, `warning` or `note` (after any demotion)."),
+        _c("family", pl.String, "The rule's family (`marker`, `history`, …)."),
+        _c("line", pl.Int64, "The line that shows the violation."),
+        _c("message", pl.String, "What happened."),
+        _c("session_id", pl.String, "The session concerned."),
+        _c("request_id", pl.String, "The request concerned, id as text."),
+    ),
+)
+
+ISSUES = Table(
+    "issues",
+    "one input problem (`Issue`)",
+    (
+        _FILE,
+        _c("line", pl.Int64, "Input line."),
+        _c("kind", pl.String, "`not_json`, `truncated_line`, …"),
+        _c("message", pl.String, "What is wrong."),
+    ),
+)
+
+TABLES: tuple[Table, ...] = (MESSAGES, REQUESTS, SESSIONS, RESUMES, FINDINGS, ISSUES)
+"""Every table, in the order they are documented and exported."""
+
+
+# -- rows ------------------------------------------------------------------------------------------
+
+
+def id_value(value: JsonId) -> str | None:
+    """A JSON-RPC id as a string column value: strings as they are, numbers as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+def _us(ts_ns: int | None) -> int | None:
+    return None if ts_ns is None else ts_ns // 1000
+
+
+def message_row(file: str, seq: int, message: Message) -> dict[str, Any]:
+    """The `messages` row of one message."""
+    return {
+        "file": file,
+        "seq": seq,
+        "line": message.line,
+        "direction": message.direction.value,
+        "kind": message.kind.value,
+        "id": id_value(message.id),
+        "method": message.method,
+        "session_id": message.session_id,
+        "update_tag": message.update_tag,
+        "update_session_id": message.update_session_id,
+        "in_batch": message.in_batch,
+        "is_error": message.is_error,
+        "error_code": message.error_code,
+        "ts": _us(message.ts_ns),
+        "mono_ns": message.mono_ns,
+    }
+
+
+def request_row(file: str, request: Message, response: Message | None) -> dict[str, Any]:
+    """The `requests` row of a request and its response (None: unanswered)."""
+    outcome = "unanswered" if response is None else "error" if response.is_error else "success"
+    return {
+        "file": file,
+        "request_line": request.line,
+        "response_line": response.line if response is not None else None,
+        "id": id_value(request.id),
+        "method": request.method,
+        "direction": request.direction.value,
+        "session_id": request.session_id,
+        "outcome": outcome,
+        "error_code": response.error_code if response is not None else None,
+        "ts": _us(request.ts_ns),
+        "duration_ms": Stamp.of(request).ms_until(Stamp.of(response)) if response else None,
+    }
+
+
+def session_row(file: str, session: SessionInfo) -> dict[str, Any]:
+    """The `sessions` row of one session."""
+    return {"file": file, **_fields(session)}
+
+
+def resume_row(file: str, row: ResumeRow) -> dict[str, Any]:
+    """The `resumes` row of one outcome row."""
+    values = _fields(row)
+    replay_from = row.replay_from
+    values["request_id"] = id_value(row.request_id)
+    values["replay_from"] = None if replay_from is None else orjson.dumps(replay_from).decode()
+    return {"file": file, **values}
+
+
+def finding_row(file: str, finding: Finding) -> dict[str, Any]:
+    """The `findings` row of one finding."""
+    rule = REGISTRY.get(finding.rule)
+    values = _fields(finding)
+    values["request_id"] = id_value(finding.request_id)
+    return {"file": file, "family": rule.family if rule else None, **values}
+
+
+def issue_row(file: str, issue: Issue) -> dict[str, Any]:
+    """The `issues` row of one input issue."""
+    return {"file": file, **_fields(issue)}
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    """A dataclass's fields, enums as their values."""
+    values = {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
+
+
+# -- frames from a walk ------------------------------------------------------------------------
+
+
+class _Buffer:
+    """Rows of one streamed table, handed out as a frame every `size` rows."""
+
+    def __init__(self, table: Table, size: int) -> None:
+        self.table, self.size, self.rows = table, size, list[dict[str, Any]]()
+
+    def add(self, row: dict[str, Any]) -> pl.DataFrame | None:
+        self.rows.append(row)
+        return self.take() if len(self.rows) >= self.size else None
+
+    def take(self) -> pl.DataFrame:
+        frame, self.rows = self.table.frame(self.rows), []
+        return frame
+
+
+def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Table, pl.DataFrame]]:
+    """Iterate a walk, yielding each table's rows as frames (the streamed ones in batches).
+
+    Only the current batch is in memory; `walk.analysis` is ready once this is exhausted.
+    """
+    file = walk.name
+    messages, requests = _Buffer(MESSAGES, batch_rows), _Buffer(REQUESTS, batch_rows)
+    seq = 0
+    for item in walk:
+        if not isinstance(item, Step):
+            continue
+        if (frame := messages.add(message_row(file, seq, item.message))) is not None:
+            yield MESSAGES, frame
+        seq += 1
+        if item.request is None:
+            continue
+        if (frame := requests.add(request_row(file, item.request, item.message))) is not None:
+            yield REQUESTS, frame
+    for request in walk.unanswered:
+        if (frame := requests.add(request_row(file, request, None))) is not None:
+            yield REQUESTS, frame
+    yield MESSAGES, messages.take()
+    yield REQUESTS, requests.take()
+    analysis = walk.analysis
+    yield SESSIONS, SESSIONS.frame(session_row(file, s) for s in analysis.sessions)
+    yield RESUMES, RESUMES.frame(resume_row(file, r) for r in analysis.resumes)
+    yield FINDINGS, FINDINGS.frame(finding_row(file, f) for f in analysis.findings)
+    yield ISSUES, ISSUES.frame(issue_row(file, i) for i in analysis.issues)
+
+
+def frames(
+    sources: Sequence[str | os.PathLike[str] | BinaryIO], options: Options | None = None
+) -> dict[str, pl.DataFrame]:
+    """Every table of these transcripts, in memory (for notebooks; `export` streams to disk)."""
+    parts: dict[str, list[pl.DataFrame]] = {table.name: [table.empty()] for table in TABLES}
+    for source in sources:
+        with open_walk(source, options) as walk:
+            for table, frame in walk_frames(walk):
+                parts[table.name].append(frame)
+    return {name: pl.concat(found, how="vertical") for name, found in parts.items()}
+
+
+def schema_markdown() -> str:
+    """Every table's columns as Markdown (the README embeds exactly this)."""
+    out = []
+    for table in TABLES:
+        out += [f"`{table.name}`: {table.doc}.", "", "| column | type | meaning |", "|---|---|---|"]
+        for column in table.columns:
+            out.append(f"| `{column.name}` | {type_name(column.dtype)} | {column.doc} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def type_name(dtype: Any) -> str:
+    """A column type in words: `Int64`, `String`, `Datetime(µs, UTC)`."""
+    if dtype == UTC_MICROSECONDS:
+        return "Datetime(µs, UTC)"
+    return str(dtype)
