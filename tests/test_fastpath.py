@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import acptrace
 from acptrace import Options
 from acptrace.decode import runs
+from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
 from acptrace.decode.stream import DETECTION_SAMPLE, ReadStats, read_records
 from acptrace.model.domain import Direction, Issue, UpdateRun
 from acptrace.model.tags import TagPolicy
@@ -241,7 +242,7 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
     lines = io.BytesIO(t.text()).readlines()
     before = _as_plain(lines[0])
     assert before is not None
-    index, *_ = runs.grow_run(lines, 1, first, runs.PLAIN_UPDATE, runs.NOT_PLAIN, "sess_1",
+    index, *_ = runs.grow_run(lines, 1, first, "sess_1",
                      Direction.A2C, frozenset(), frozenset(), "state_update", before.ts,
                      before.mono_ns, runs.second_start_ns, [])  # fmt: skip
     try:
@@ -252,10 +253,10 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
         assert index == 2
 
 
-def _as_plain(line: bytes) -> runs.PlainUpdate | None:
+def _as_plain(line: bytes) -> CanonicalLine | None:
     try:
-        return runs.PLAIN_UPDATE(line)
-    except runs.NOT_PLAIN:
+        return decode_line(line)
+    except NOT_DECODED:
         return None
 
 

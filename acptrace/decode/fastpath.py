@@ -1,13 +1,13 @@
 """The hot path: one line of the common shapes straight to a `Message`, decoding only what counts.
 
 Most lines of a big transcript are plain `session/update` notifications whose payload (chunks
-of text, tool output) the analysis never reads. msgspec decodes a line into the few fields
-declared below and skips the rest without building Python objects for it. A line that is not
-in the plain shape (a batch, a recorder event, anything invalid or unusual, `initialize`,
-`session/list` results) returns None and takes the general path (`read` + `classify`), which
-is the reference: a test checks that both paths give the same analysis on every corpus.
-For an analysis, runs of plain updates for one session come out as one `UpdateRun` each
-(`acptrace.decode.runs`).
+of text, tool output) the analysis never reads. The line is decoded into the wire shapes of
+`acptrace.decode.shapes`, which skip the rest without building Python objects for it, and
+`acptrace.decode.message` makes the `Message`, as on the general path. A line that is not plain
+(a batch, a recorder event, anything invalid or unusual) returns None and takes the general
+path (`stream` + `classify`), which reports what is wrong with it: a test checks that both
+paths give the same analysis on every corpus. For an analysis, runs of plain updates for one
+session come out as one `UpdateRun` each (`acptrace.decode.runs`).
 """
 
 from __future__ import annotations
@@ -15,60 +15,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
-
 from acptrace.decode.directions import TRAFFIC, infer_direction
-from acptrace.decode.runs import NOT_PLAIN, PLAIN_UPDATE, Run, is_utf8, plain_update, update_message
-from acptrace.model.domain import Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.decode.message import message_of, problems
+from acptrace.decode.runs import Run, is_utf8, plain_update
+from acptrace.decode.shapes import (
+    NOT_DECODED,
+    UNSET,
+    CanonicalLine,
+    WireMessage,
+    WireParams,
+    decode_line,
+    decode_message,
+)
+from acptrace.model.domain import Direction, Issue, Message, UpdateRun
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.source import LineBlock, RawLine
 from acptrace.read.timestamps import wall_ns
-
-UNSET: Any = msgspec.UNSET
-
-
-class _Update(msgspec.Struct, gc=False):
-    sessionUpdate: Any = None
-    sessionId: Any = None
-
-
-class _Params(msgspec.Struct, gc=False):
-    sessionId: Any = None
-    update: _Update | None = None
-    replayFrom: Any = None
-    requestId: Any = UNSET
-
-
-class _Result(msgspec.Struct, gc=False):
-    sessionId: Any = None
-    sessions: Any = UNSET
-    protocolVersion: Any = UNSET
-
-
-class _Error(msgspec.Struct, gc=False):
-    code: Any = None
-
-
-class _Message(msgspec.Struct, gc=False):
-    jsonrpc: Any = None
-    id: Any = UNSET
-    method: Any = UNSET
-    params: _Params | None = None
-    result: _Result | None = UNSET
-    error: _Error | None = UNSET
-
-
-class _Canonical(msgspec.Struct, gc=False):
-    dir: Any = None
-    msg: _Message | None = None
-    ts: Any = UNSET
-    timestamp: Any = UNSET
-    time: Any = UNSET
-    mono_ns: Any = None
-
-
-_NOTHING: tuple[str, ...] = ()
 
 
 class FastDecoder:
@@ -80,8 +43,6 @@ class FastDecoder:
 
     def __init__(self, format_name: str, runs_for: TagPolicy | None = None) -> None:
         self.canonical = format_name == "acptrace"
-        self._record = msgspec.json.Decoder(_Canonical).decode
-        self._bare = msgspec.json.Decoder(_Message).decode
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
@@ -92,9 +53,9 @@ class FastDecoder:
             return None
         try:
             if self.canonical:
-                return _canonical(self._record(data), line)
-            return _message(self._bare(data), line, Direction.UNKNOWN, None, None)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+                return canonical_message(decode_line(data), line)
+            return plain_message(decode_message(data), line, Direction.UNKNOWN, None, None)
+        except NOT_DECODED:
             return None
 
     def block(
@@ -107,22 +68,17 @@ class FastDecoder:
         lines, index, end = block.lines, 0, len(block.lines)
         run: Run | None = None
         while index < end:
-            plain = None  # the line as a plain update, if it is one
+            decoded = None  # the line as the run loop decoded it, if it did
             if run is not None and quick:
-                index, plain = run.grow(lines, index, block.first)
+                index, decoded = run.grow(lines, index, block.first)
                 if index == end:
                     break
             data, number = lines[index], block.first + index
             index += 1
             if run is not None:
                 run.sync(clock)
-            elif quick and is_utf8(data):
-                try:
-                    plain = PLAIN_UPDATE(data)
-                except NOT_PLAIN:
-                    plain = None  # not a plain update: `message` decodes it below
-            if plain is not None:
-                message = update_message(plain, number)
+            if decoded is not None:
+                message = canonical_message(decoded, number)
             else:
                 message = self.message(data, number)
             if message is None:
@@ -138,8 +94,7 @@ class FastDecoder:
                 yield run.done()
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
-                ts_text = plain.ts if plain is not None else None
-                run = Run(message, self._breaks, self._policy.live_tags, clock, ts_text)
+                run = Run(message, self._breaks, self._policy.live_tags, clock)
                 continue
             yield message
             if issue is not None:
@@ -149,110 +104,46 @@ class FastDecoder:
             yield run.done()
 
 
-def _canonical(record: _Canonical, line: int) -> Message | None:
-    direction = TRAFFIC.get(record.dir) if isinstance(record.dir, str) else None
-    if direction is None or record.msg is None:
+def canonical_message(line: CanonicalLine, number: int) -> Message | None:
+    """The message of a plain canonical line; None for anything the general path must read."""
+    direction = TRAFFIC.get(line.dir) if type(line.dir) is str else None
+    if direction is None or type(line.msg) is not WireMessage:
         return None
-    if record.ts is UNSET or record.timestamp is not UNSET or record.time is not UNSET:
+    if type(line.ts) is not str or line.timestamp is not UNSET or line.time is not UNSET:
         return None  # a missing or unusual time field: the general path reports it
-    ts_ns = wall_ns(record.ts)
+    ts_ns = wall_ns(line.ts)
     if ts_ns is None:
         return None
-    mono = record.mono_ns
-    mono_ns = mono if type(mono) is int else None
-    return _message(record.msg, line, direction, ts_ns, mono_ns)
+    mono = line.mono_ns
+    return plain_message(line.msg, number, direction, ts_ns, mono if type(mono) is int else None)
 
 
-def _message(
-    msg: _Message, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
+def plain_message(
+    wire: WireMessage, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
 ) -> Message | None:
-    """A plain, valid request, notification or response; None for anything else."""
-    if msg.jsonrpc != "2.0":
+    """The message of a plain, valid request, notification or response; None for anything the
+    general path reports on (invalid JSON-RPC, an unknown direction, an unusual id)."""
+    if not _plain_id(wire.id) or problems(wire):
         return None
-    msg_id = msg.id
-    if msg_id is not UNSET and not _plain_id(msg_id):
-        return None
-    method = msg.method
-    if method is not UNSET:
-        if type(method) is not str or method == "initialize" or msg.result is not UNSET:
+    method = wire.method
+    if method is UNSET:
+        if wire.id is UNSET or wire.id is None:
             return None
-        if msg.error is not UNSET:
-            return None
+    else:
         if direction is Direction.UNKNOWN:
             direction = infer_direction(method)
             if direction is Direction.UNKNOWN:
                 return None  # the general path reports the unknown direction
-        return _call(msg, line, direction, ts_ns, mono_ns)
-    if msg_id is UNSET or msg_id is None:
-        return None
-    return _response(msg, line, direction, ts_ns, mono_ns)
-
-
-def _call(
-    msg: _Message, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
-) -> Message | None:
-    method: str = msg.method
-    kind = MessageKind.NOTIFICATION if msg.id is UNSET else MessageKind.REQUEST
-    params = msg.params
-    if params is None:
-        return Message(line, direction, kind, None if msg.id is UNSET else msg.id, method,
-                       ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
-    session_id = params.sessionId if type(params.sessionId) is str else None
-    update_tag = update_session_id = replay_from = cancel_target = None
-    if method == "session/update":
-        update = params.update
-        if update is not None:
-            tag, child = update.sessionUpdate, update.sessionId
-            update_tag = tag if type(tag) is str else None
-            update_session_id = child if type(child) is str else None
-    elif method == "session/resume":
-        replay_from = params.replayFrom
-    elif method == "$/cancel_request":
-        target = params.requestId
-        if target is UNSET or not _plain_id(target):
-            return None
-        cancel_target = target
-    return Message(
-        line,
-        direction,
-        kind,
-        None if msg.id is UNSET else msg.id,
-        method,
-        session_id,
-        update_tag,
-        update_session_id,
-        replay_from,
-        cancel_target,
-        ts_ns=ts_ns,
-        mono_ns=mono_ns,
-    )
-
-
-def _response(
-    msg: _Message, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
-) -> Message | None:
-    if msg.error is not UNSET:
-        if msg.result is not UNSET or msg.error is None:
-            return None
-        code = msg.error.code
-        if type(code) is not int:
-            return None
-        return Message(line, direction, MessageKind.RESPONSE, msg.id, is_error=True,
-                       error_code=code, ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
-    result = msg.result
-    if result is UNSET:
-        return None
-    named = _NOTHING
-    if result is not None:
-        if result.sessions is not UNSET or result.protocolVersion is not UNSET:
-            return None  # session/list and initialize results: the general path
-        if type(result.sessionId) is str:
-            named = (result.sessionId,)
-    return Message(line, direction, MessageKind.RESPONSE, msg.id, result_session_ids=named,
-                   ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+        if method == "$/cancel_request":
+            params = wire.params
+            if type(params) is not WireParams or not _plain_id(params.requestId):
+                return None
+            if params.requestId is UNSET:
+                return None
+    return message_of(wire, line, direction, ts_ns, mono_ns)
 
 
 def _plain_id(value: Any) -> bool:
-    """A string or integer id (floats and null take the general path)."""
+    """Absent, or a string or integer id (floats and null take the general path)."""
     kind = type(value)
-    return kind is str or kind is int
+    return kind is str or kind is int or value is UNSET

@@ -10,53 +10,20 @@ by one (a test compares both).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
 
-import msgspec
-
-from acptrace.decode.directions import TRAFFIC
+from acptrace.decode.shapes import (
+    NOT_DECODED,
+    UNSET,
+    CanonicalLine,
+    WireMessage,
+    WireParams,
+    WireUpdate,
+    decode_line,
+)
 from acptrace.model.domain import Message, MessageKind, UpdateRun
 from acptrace.model.tags import SNAPSHOT_TAG
 from acptrace.read.clocks import Clock
-from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns, wall_ns
-
-UNSET: Any = msgspec.UNSET
-
-
-class _PlainUpdate(msgspec.Struct, gc=False):
-    sessionUpdate: str
-    sessionId: Any = None
-
-
-class _PlainUpdateParams(msgspec.Struct, gc=False):
-    sessionId: str
-    update: _PlainUpdate
-
-
-class _PlainUpdateMessage(msgspec.Struct, gc=False):
-    jsonrpc: Literal["2.0"]
-    method: Literal["session/update"]
-    params: _PlainUpdateParams
-    id: msgspec.UnsetType = UNSET
-    result: msgspec.UnsetType = UNSET
-    error: msgspec.UnsetType = UNSET
-
-
-class PlainUpdate(msgspec.Struct, gc=False):
-    """A canonical line in the shape of a plain `session/update` (decoding any other line
-    fails): msgspec checks the whole shape, so a run grows without a `Message` per update."""
-
-    dir: Literal["c2a", "a2c"]
-    msg: _PlainUpdateMessage
-    ts: str
-    mono_ns: int | None = None
-    timestamp: msgspec.UnsetType = UNSET
-    time: msgspec.UnsetType = UNSET
-
-
-PLAIN_UPDATE = msgspec.json.Decoder(PlainUpdate).decode
-"""Decodes a canonical line in the plain update shape; raises for any other line."""
-NOT_PLAIN = (msgspec.ValidationError, msgspec.DecodeError)
+from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
 
 
 def is_utf8(data: bytes) -> bool:
@@ -68,26 +35,6 @@ def is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def update_message(plain: PlainUpdate, line: int) -> Message | None:
-    """The `Message` of a plain update line, as `FastDecoder.message` makes it."""
-    ts_ns = wall_ns(plain.ts)
-    if ts_ns is None:
-        return None  # the general path reports the time
-    params = plain.msg.params
-    child = params.update.sessionId
-    return Message(
-        line,
-        TRAFFIC[plain.dir],
-        MessageKind.NOTIFICATION,
-        method="session/update",
-        session_id=params.sessionId,
-        update_tag=params.update.sessionUpdate,
-        update_session_id=child if type(child) is str else None,
-        ts_ns=ts_ns,
-        mono_ns=plain.mono_ns,
-    )
 
 
 def plain_update(message: Message, breaks: frozenset[str]) -> bool:
@@ -130,7 +77,6 @@ class Run:
         breaks: frozenset[str],
         live_tags: frozenset[str],
         clock: Clock,
-        ts_text: str | None = None,
     ) -> None:
         self.first = first
         self.breaks = breaks
@@ -145,18 +91,18 @@ class Run:
         """The clock is behind the run's last update (the quick path moves the run only)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
-        self.takes(first, clock, ts_text)
+        self.takes(first, clock)
 
-    def grow(self, lines: list[bytes], start: int, first: int) -> tuple[int, PlainUpdate | None]:
+    def grow(self, lines: list[bytes], start: int, first: int) -> tuple[int, CanonicalLine | None]:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
         `lines[0]`), as long as they come; the index of the first line not taken, and that line
-        decoded as a plain update if it is one. The clock is then stale.
+        decoded as a canonical line if it is one. The clock is then stale.
 
         The loop most lines of a big transcript go through (`grow_run`): anything else (another
         session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
         """
         index, plain, last_ts, last_mono, snapshot = grow_run(
-            lines, start, first, PLAIN_UPDATE, NOT_PLAIN, self.session, self.direction,
+            lines, start, first, self.session, self.direction,
             self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
             second_start_ns, self.live,
         )  # fmt: skip
@@ -166,10 +112,9 @@ class Run:
         self.snapshot = self.snapshot or snapshot
         return index, plain
 
-    def takes(self, message: Message, clock: Clock, ts_text: str | None = None) -> bool:
+    def takes(self, message: Message, clock: Clock) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
-        way (already checked against `clock`, which is up to date). `ts_text` is its
-        timestamp as written, when at hand."""
+        way (already checked against `clock`, which is up to date)."""
         tag = message.update_tag
         if (
             not plain_update(message, self.breaks)
@@ -183,8 +128,7 @@ class Run:
             self.live.append((message.line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
         ts_ns = clock.last_ts_ns
-        if ts_text is None or utc_microseconds_ns(ts_text) != ts_ns:
-            ts_text = usual_text(ts_ns) if ts_ns is not None else None
+        ts_text = usual_text(ts_ns) if ts_ns is not None else None
         self.last_ts = ts_text or _NEVER
         self.last_mono = clock.last_mono_ns
         return True
@@ -206,8 +150,6 @@ def grow_run(
     lines: list[bytes],
     start: int,
     first: int,
-    decode: Callable[[bytes], PlainUpdate],
-    not_plain: tuple[type[Exception], ...],
     session: str | None,
     direction: str,
     breaks: frozenset[str],
@@ -217,16 +159,17 @@ def grow_run(
     last_mono: int | None,
     second_start: Callable[[str], int | None],
     live: list[tuple[int, str]],
-) -> tuple[int, PlainUpdate | None, str, int | None, bool]:
+) -> tuple[int, CanonicalLine | None, str, int | None, bool]:
     """The run loop, in locals and without a `Message` per line: the plain updates of one
     session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
-    come. Returns the index of the first line not taken, that line decoded as a plain update
+    come. Returns the index of the first line not taken, that line decoded as a canonical line
     if it is one, the last time (`last_ts`, a usual time's text or `_NEVER`) and monotonic
     time of the lines taken, and whether one was a `snapshot_tag`; never-history tags taken
     are appended to `live`.
 
-    A usual time's text is checked against the one before as text, which orders such times as
-    they are.
+    A line is taken when it has the shape `acptrace.decode.fastpath` would make a plain update
+    of, with nothing the general path would report. A usual time's text is checked against the
+    one before as text, which orders such times as they are.
     """
     # Every usual time in the second of `last_ts` sorts from that second's start to
     # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
@@ -234,24 +177,46 @@ def grow_run(
     second_end = last_ts[:19] + "/"
     snapshot = False
     index = start
-    plain = None
+    decoded = None
     for index in range(start, len(lines)):
         data = lines[index]
         if not data.isascii():
             try:
                 data.decode()  # (msgspec does not check the UTF-8 of what it skips)
             except UnicodeDecodeError:
-                plain = None
+                decoded = None
                 break
         try:
-            plain = decode(data)
-        except not_plain:
-            plain = None
+            decoded = decode_line(data)
+        except NOT_DECODED:
+            decoded = None
             break
-        params = plain.msg.params
-        tag: str = params.update.sessionUpdate
-        ts: str = plain.ts
-        if params.sessionId != session or plain.dir != direction or tag in breaks:
+        msg = decoded.msg
+        if type(msg) is not WireMessage:
+            break
+        params = msg.params
+        if type(params) is not WireParams:
+            break
+        update = params.update
+        if type(update) is not WireUpdate:
+            break
+        tag = update.sessionUpdate
+        if (
+            msg.method != "session/update"
+            or params.sessionId != session
+            or decoded.dir != direction
+            or type(tag) is not str
+            or tag in breaks
+            or msg.jsonrpc != "2.0"
+            or msg.id is not UNSET
+            or msg.result is not UNSET
+            or msg.error is not UNSET
+            or decoded.timestamp is not UNSET
+            or decoded.time is not UNSET
+        ):
+            break
+        ts = decoded.ts
+        if type(ts) is not str:
             break
         if not last_ts <= ts < second_end:  # not in the second of the last one
             if ts < last_ts or len(ts) != 27 or ts[19] != ".":
@@ -263,9 +228,9 @@ def grow_run(
         # a known second: six ASCII digits and a Z must follow
         if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
             break
-        mono = plain.mono_ns
+        mono = decoded.mono_ns
         if mono is not None:
-            if last_mono is None or mono < last_mono:
+            if type(mono) is not int or last_mono is None or mono < last_mono:
                 break
             last_mono = mono
         last_ts = ts
@@ -273,5 +238,5 @@ def grow_run(
             live.append((first + index, tag))
             snapshot = snapshot or tag == snapshot_tag
     else:
-        index, plain = len(lines), None
-    return index, plain, last_ts, last_mono, snapshot
+        index, decoded = len(lines), None
+    return index, decoded, last_ts, last_mono, snapshot

@@ -1,0 +1,152 @@
+"""A `WireMessage` in, a `Message` out: the one place that decides what a JSON-RPC object is.
+
+`problems` says what about an object breaks JSON-RPC 2.0; `message_of` reads the kind, id,
+method, session, update tag and the rest the analysis needs. The general path (`classify`) and
+the hot path (`fastpath`, `runs`) both come through here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acptrace.decode.shapes import UNSET, WireError, WireMessage, WireParams, WireResult, WireUpdate
+from acptrace.model.domain import Direction, Message, MessageKind, PeerInfo
+from acptrace.model.excerpt import excerpt
+
+_NOTHING: tuple[str, ...] = ()
+
+
+def is_message(wire: WireMessage) -> bool:
+    """A request or notification (a string method), or a response (a result or an error)."""
+    return type(wire.method) is str or wire.result is not UNSET or wire.error is not UNSET
+
+
+def valid_id(value: Any) -> bool:
+    """JSON-RPC ids are strings, numbers or null (never booleans)."""
+    return value is None or (isinstance(value, int | float | str) and not isinstance(value, bool))
+
+
+def problems(wire: WireMessage) -> list[str]:
+    """What about this object breaks JSON-RPC 2.0 (empty when nothing does)."""
+    found = []
+    if wire.jsonrpc != "2.0":
+        shown = None if wire.jsonrpc is UNSET else wire.jsonrpc
+        found.append(f'jsonrpc is {excerpt(shown)}, not "2.0"')
+    has_method = wire.method is not UNSET
+    has_result, has_error = wire.result is not UNSET, wire.error is not UNSET
+    if has_method and type(wire.method) is not str:
+        found.append("method is not a string")
+    if has_result and has_error:
+        found.append("both result and error")
+    if (has_result or has_error) and not has_method:
+        if wire.id is UNSET:
+            found.append("response without an id")
+        elif wire.id is None and not has_error:
+            found.append("success response with a null id")
+        if has_error and _error_code(wire.error) is None:
+            found.append("error is not an object with an integer code")
+    if not (has_method or has_result or has_error):
+        found.append("neither method nor result nor error")
+    if wire.id is not UNSET and not valid_id(wire.id):
+        found.append(f"id of bad type: {excerpt(wire.id)}")
+    return found
+
+
+def message_of(
+    wire: WireMessage,
+    line: int,
+    direction: Direction,
+    ts_ns: int | None = None,
+    mono_ns: int | None = None,
+    in_batch: bool = False,
+) -> Message | None:
+    """The message this object is, or None when it is neither request nor response."""
+    msg_id = wire.id if wire.id is not UNSET and valid_id(wire.id) else None
+    method = wire.method
+    if type(method) is str:
+        kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
+        params = wire.params
+        if type(params) is not WireParams:
+            return Message(line, direction, kind, msg_id, method, in_batch=in_batch,
+                           ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+        return _call(params, line, direction, kind, msg_id, method, in_batch, ts_ns, mono_ns)
+    if not is_message(wire):
+        return None
+    error = wire.error
+    if (error is not UNSET and error is not None) or wire.result is UNSET:
+        return Message(line, direction, MessageKind.RESPONSE, msg_id, is_error=True,
+                       error_code=_error_code(error), in_batch=in_batch,
+                       ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+    result = wire.result
+    named, peer = _NOTHING, None
+    if type(result) is WireResult:
+        named = _named_sessions(result)
+        if result.protocolVersion is not UNSET:
+            peer = _peer(result.info, result.agentInfo, result.protocolVersion)
+    return Message(line, direction, MessageKind.RESPONSE, msg_id, result_session_ids=named,
+                   peer=peer, in_batch=in_batch, ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+
+
+def _call(
+    params: WireParams,
+    line: int,
+    direction: Direction,
+    kind: MessageKind,
+    msg_id: Any,
+    method: str,
+    in_batch: bool,
+    ts_ns: int | None,
+    mono_ns: int | None,
+) -> Message:
+    """A request or notification whose `params` is an object."""
+    session_id = _string(params.sessionId)
+    update_tag = update_session_id = replay_from = cancel_target = peer = None
+    if method == "session/update":
+        update = params.update
+        if type(update) is WireUpdate:
+            update_tag = _string(update.sessionUpdate)
+            update_session_id = _string(update.sessionId)
+    elif method == "session/resume":
+        replay_from = None if params.replayFrom is UNSET else params.replayFrom
+    elif method == "$/cancel_request":
+        target = params.requestId
+        cancel_target = target if target is not UNSET and valid_id(target) else None
+    elif method == "initialize":
+        peer = _peer(params.info, params.clientInfo, params.protocolVersion)
+    return Message(line, direction, kind, msg_id, method, session_id, update_tag,
+                   update_session_id, replay_from, cancel_target, peer=peer, in_batch=in_batch,
+                   ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+
+
+def _error_code(error: Any) -> int | None:
+    """`error.code` when the error is an object with an integer code."""
+    code = error.code if type(error) is WireError else None
+    return code if type(code) is int else None
+
+
+def _named_sessions(result: WireResult) -> tuple[str, ...]:
+    """Session IDs a result names: `sessionId`, and `sessions[].sessionId` of a list."""
+    own = result.sessionId
+    named = [own] if type(own) is str else []
+    listed = result.sessions
+    if type(listed) is list:
+        for entry in listed:
+            if isinstance(entry, dict) and type(sid := entry.get("sessionId")) is str:
+                named.append(sid)
+    return tuple(named) if named else _NOTHING
+
+
+def _peer(info: Any, v1_info: Any, version: Any) -> PeerInfo:
+    """Name, version and protocol version from an `initialize` request or result."""
+    if not isinstance(info, dict):
+        info = v1_info if isinstance(v1_info, dict) else {}
+    return PeerInfo(
+        name=_string(info.get("name")),
+        version=_string(info.get("version")),
+        protocol_version=version if type(version) is int else None,
+    )
+
+
+def _string(value: Any) -> str | None:
+    """The value when it is a string, else None."""
+    return value if type(value) is str else None

@@ -1,0 +1,91 @@
+"""The wire shapes, declared once: a JSON-RPC message, the parts of it the analysis reads, and
+the canonical transcript line that carries one.
+
+Every member is optional and takes any JSON value, so any JSON object decodes into a
+`WireMessage` (what is wrong with it is judged afterwards, in `acptrace.decode.message`). The
+members that hold objects the analysis reads into (`params`, `result`, `error`, `update`) are
+Structs when they are objects and plain values otherwise; members not declared here are skipped
+without building Python objects for them (msgspec's typed decode), which is what makes the hot
+path cheap. Bytes decode with `decode_line` / `decode_message`; an object already parsed (the
+general path, other formats' payloads) converts with `wire_message`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+UNSET: Any = msgspec.UNSET
+"""A member that was absent (not the same as `null`)."""
+
+NOT_DECODED = (msgspec.ValidationError, msgspec.DecodeError)
+"""What decoding raises for bytes that are not JSON, or JSON that does not fit a shape."""
+
+
+class WireUpdate(msgspec.Struct, gc=False):
+    """`params.update` of a `session/update`."""
+
+    sessionUpdate: Any = UNSET
+    sessionId: Any = UNSET
+
+
+class WireParams(msgspec.Struct, gc=False):
+    """`params` of a request or notification."""
+
+    sessionId: Any = UNSET
+    update: WireUpdate | list[Any] | str | int | float | bool | None = UNSET
+    replayFrom: Any = UNSET
+    requestId: Any = UNSET
+    protocolVersion: Any = UNSET
+    info: Any = UNSET
+    clientInfo: Any = UNSET
+
+
+class WireResult(msgspec.Struct, gc=False):
+    """`result` of a response."""
+
+    sessionId: Any = UNSET
+    sessions: Any = UNSET
+    protocolVersion: Any = UNSET
+    info: Any = UNSET
+    agentInfo: Any = UNSET
+
+
+class WireError(msgspec.Struct, gc=False):
+    """`error` of a response."""
+
+    code: Any = UNSET
+
+
+class WireMessage(msgspec.Struct, gc=False):
+    """One JSON-RPC 2.0 object: request, notification or response, valid or not."""
+
+    jsonrpc: Any = UNSET
+    id: Any = UNSET
+    method: Any = UNSET
+    params: WireParams | list[Any] | str | int | float | bool | None = UNSET
+    result: WireResult | list[Any] | str | int | float | bool | None = UNSET
+    error: WireError | list[Any] | str | int | float | bool | None = UNSET
+
+
+class CanonicalLine(msgspec.Struct, gc=False):
+    """One line of the canonical format (input-formats.md) as the hot path reads it."""
+
+    dir: Any = UNSET
+    msg: WireMessage | list[Any] | str | int | float | bool | None = UNSET
+    ts: Any = UNSET
+    timestamp: Any = UNSET
+    time: Any = UNSET
+    mono_ns: Any = None
+
+
+decode_line = msgspec.json.Decoder(CanonicalLine).decode
+"""A canonical line's bytes as a `CanonicalLine`; raises `NOT_DECODED` for any other JSON value."""
+decode_message = msgspec.json.Decoder(WireMessage).decode
+"""A bare JSON-RPC line's bytes as a `WireMessage`; raises `NOT_DECODED` for a non-object."""
+
+
+def wire_message(obj: dict[str, Any]) -> WireMessage:
+    """A parsed JSON object as a `WireMessage` (it always fits: every member takes any value)."""
+    return msgspec.convert(obj, WireMessage)
