@@ -140,9 +140,10 @@ class Correlator:
 
     def _request(self, message: Message) -> None:
         pending = Pending(message)
-        earlier = self.pending.add(pending)
-        if earlier is not None:
-            self.emit(DuplicateRequestId(message, earlier.request.line))
+        if message.id is not None:  # (a request with an invalid id, JR-INVALID, is never pending)
+            earlier = self.pending.add(pending)
+            if earlier is not None:
+                self.emit(DuplicateRequestId(message, earlier.request.line))
         method = message.method
         session_id = message.session_id
         if method == "initialize":
@@ -189,6 +190,8 @@ class Correlator:
             pending.window.cancelled = True
 
     def _response(self, message: Message, payload: Any) -> Step:
+        if message.id is None:  # JR-INVALID, or an error for a request it could not identify
+            return Step(message, payload=payload)
         pending = self.pending.take(message)
         if pending is None:
             self.emit(OrphanResponse(message))

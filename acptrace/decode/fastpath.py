@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from acptrace.decode.directions import TRAFFIC, infer_direction
-from acptrace.decode.message import message_of, problems
+from acptrace.decode.message import message_of, problems, valid_id
 from acptrace.decode.runs import Run, is_utf8, plain_update
 from acptrace.decode.shapes import (
     NOT_DECODED,
@@ -136,9 +136,7 @@ def plain_message(
                 return None  # the general path reports the unknown direction
         if method == "$/cancel_request":
             params = wire.params
-            if type(params) is not WireParams or not _plain_id(params.requestId):
-                return None
-            if params.requestId is UNSET:
+            if type(params) is not WireParams or not valid_id(params.requestId):
                 return None
     return message_of(wire, line, direction, ts_ns, mono_ns)
 

@@ -21,9 +21,15 @@ def is_message(wire: WireMessage) -> bool:
     return type(wire.method) is str or wire.result is not UNSET or wire.error is not UNSET
 
 
+INT64 = range(-(2**63), 2**63)
+"""Integer ids ACP allows (SCHEMA `RequestId`: int64)."""
+
+
 def valid_id(value: Any) -> bool:
-    """JSON-RPC ids are strings, numbers or null (never booleans)."""
-    return value is None or (isinstance(value, int | float | str) and not isinstance(value, bool))
+    """An id that pairs a request with its response: a string, or an integer in int64 range
+    (never a boolean, a number with a fraction or exponent, or null)."""
+    kind = type(value)
+    return kind is str or (kind is int and value in INT64)
 
 
 def problems(wire: WireMessage) -> list[str]:
@@ -47,8 +53,13 @@ def problems(wire: WireMessage) -> list[str]:
             found.append("error is not an object with an integer code")
     if not (has_method or has_result or has_error):
         found.append("neither method nor result nor error")
-    if wire.id is not UNSET and not valid_id(wire.id):
-        found.append(f"id of bad type: {excerpt(wire.id)}")
+    msg_id = wire.id
+    if msg_id is None:
+        if has_method:
+            found.append("request with a null id")
+    elif msg_id is not UNSET and not valid_id(msg_id):
+        kind = "outside int64" if type(msg_id) is int else "of bad type"
+        found.append(f"id {kind}: {excerpt(msg_id)}")
     return found
 
 
@@ -61,7 +72,7 @@ def message_of(
     in_batch: bool = False,
 ) -> Message | None:
     """The message this object is, or None when it is neither request nor response."""
-    msg_id = wire.id if wire.id is not UNSET and valid_id(wire.id) else None
+    msg_id = wire.id if valid_id(wire.id) else None  # (an invalid id pairs with nothing)
     method = wire.method
     if type(method) is str:
         kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
@@ -110,7 +121,7 @@ def _call(
         replay_from = None if params.replayFrom is UNSET else params.replayFrom
     elif method == "$/cancel_request":
         target = params.requestId
-        cancel_target = target if target is not UNSET and valid_id(target) else None
+        cancel_target = target if valid_id(target) else None
     elif method == "initialize":
         peer = _peer(params.info, params.clientInfo, params.protocolVersion)
     return Message(line, direction, kind, msg_id, method, session_id, update_tag,
