@@ -62,17 +62,19 @@ def read_records(
 ) -> Iterator[Read]:
     """Decode every line into records; `stats` is filled in as the lines go by."""
     settings = settings or ReadSettings()
-    hot = _HotPath()
-    parsed = _parse(lines, stats, hot)
-    sample = [] if forced is not None else _sample(parsed)
-    values = [p[1] for p in sample if isinstance(p, tuple)]
+    source = _Lines(lines, stats)
+    head = _parse(source.one_by_one(), stats)
+    sample = _sample(head, 1 if forced is not None else DETECTION_SAMPLE)
+    values = [] if forced is not None else [p[1] for p in sample if isinstance(p, tuple)]
     chosen = forced or _detect(values)
-    if settings.fast and chosen.name in FAST_FORMATS:
-        hot.decoder = FastDecoder(chosen.name, settings.runs_for)
+    fast = settings.fast and chosen.name in FAST_FORMATS and not stats.array
+    decoder = FastDecoder(chosen.name, settings.runs_for) if fast else None
     decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
     stats.format = chosen.name
     stats.note = decoders.primary.note
-    yield from _records(chain(sample, parsed), decoders, Clock(), hot)
+    # The rest of a multi-line array is the head's to read; lines go on from where it stopped.
+    rest = head if stats.array else _parse_rest(source.rest(blocks=fast), stats, decoder)
+    yield from _records(chain(sample, rest), decoders, Clock(), decoder)
     stats.note = decoders.primary.note
 
 
@@ -86,7 +88,7 @@ def detect_format(
     then read a head of the input only, and know the format before reading the rest.
     """
     stats = ReadStats()
-    sample = _sample(_parse(lines, stats, _HotPath()))
+    sample = _sample(_parse(_Lines(lines, stats).one_by_one(), stats), DETECTION_SAMPLE)
     values = [p[1] for p in sample if isinstance(p, tuple)]
     if stats.array or len(values) < DETECTION_SAMPLE:
         return None
@@ -116,7 +118,7 @@ class LaterLines:
     link): only a reader that sees every such record in order decodes them as one pass would."""
     stats: ReadStats = field(default_factory=ReadStats)
     _decoders: _Decoders = field(init=False)
-    _hot: _HotPath = field(init=False)
+    _decoder: FastDecoder | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.stats.format = self.chosen.name
@@ -125,28 +127,32 @@ class LaterLines:
         )
         fast = self.settings.fast and self.chosen.name in FAST_FORMATS
         runs_for = self.settings.runs_for
-        self._hot = _HotPath(FastDecoder(self.chosen.name, runs_for) if fast else None)
+        self._decoder = FastDecoder(self.chosen.name, runs_for) if fast else None
 
     def records(self, lines: Iterable[RawLine | LineBlock], clock: Clock) -> Iterator[Read]:
         """The records of these lines, as `read_records` gives them past its first lines."""
-        parsed = _parse_rest(_numbered(lines, self.stats, self._hot), self.stats, self._hot)
-        return _records(parsed, self._decoders, clock, self._hot)
+        fast = self._decoder is not None
+        parsed = _parse_rest(_Lines(lines, self.stats).rest(fast), self.stats, self._decoder)
+        return _records(parsed, self._decoders, clock, self._decoder)
 
 
-def _sample(parsed: Iterator[Parsed | LineBlock]) -> list[Parsed | LineBlock]:
-    """The first items, up to the `DETECTION_SAMPLE`th parsed record (consumed from `parsed`)."""
-    sample: list[Parsed | LineBlock] = []
+def _sample(parsed: Iterator[Parsed], size: int) -> list[Parsed]:
+    """The first items, up to the `size`th parsed record (consumed from `parsed`)."""
+    sample: list[Parsed] = []
     records = 0
     for item in parsed:
         sample.append(item)
         records += isinstance(item, tuple)
-        if records >= DETECTION_SAMPLE:
+        if records >= size:
             break
     return sample
 
 
 def _records(
-    parsed: Iterable[Parsed | LineBlock], decoders: _Decoders, clock: Clock, hot: _HotPath
+    parsed: Iterable[Parsed | LineBlock],
+    decoders: _Decoders,
+    clock: Clock,
+    decoder: FastDecoder | None,
 ) -> Iterator[Read]:
     """Parsed lines decoded into records, each followed by what the clock says of it; blocks
     of lines on the hot path."""
@@ -154,8 +160,8 @@ def _records(
         if not isinstance(item, LineBlock):
             yield from _decoded(item, decoders, clock)
             continue
-        assert hot.decoder is not None, "blocks are kept together for the hot path only"
-        for found in hot.decoder.block(item, clock):
+        assert decoder is not None, "blocks are kept together for the hot path only"
+        for found in decoder.block(item, clock):
             if not isinstance(found, RawLine):
                 yield found
             elif not _blank(found, decoders.stats):
@@ -236,89 +242,88 @@ class _Decoders:
         yield from decoder.decode(value, number)
 
 
-@dataclass(slots=True)
-class _HotPath:
-    """The fast decoder, once the format is known to be one it handles."""
+class _Lines:
+    """The input's lines, numbered and counted in `stats`, CRLF line ends reported once: one by
+    one while the format is detected (`one_by_one`), then the rest from where that stopped,
+    blocks of lines kept whole for the hot path (`rest`)."""
 
-    decoder: FastDecoder | None = None
+    __slots__ = ("_block", "_crlf_reported", "_items", "_next", "_stats")
+
+    def __init__(self, lines: Iterable[RawLine | LineBlock], stats: ReadStats) -> None:
+        self._items = iter(lines)
+        self._stats = stats
+        self._crlf_reported = False
+        self._block: LineBlock | None = None
+        """The block `one_by_one` was in when it was last asked, and its next line's index."""
+        self._next = 0
+
+    def one_by_one(self) -> Iterator[RawLine | Issue]:
+        """Every line on its own (blocks taken apart)."""
+        for item in self._items:
+            if isinstance(item, RawLine):
+                yield from self._counted(item)
+                continue
+            self._block = item
+            for index, raw in enumerate(item.raw_lines()):
+                self._next = index + 1
+                yield from self._counted(raw)
+            self._block = None
+
+    def rest(self, blocks: bool) -> Iterator[RawLine | LineBlock | Issue]:
+        """The lines `one_by_one` did not give; with `blocks`, a block of lines (without CRs,
+        whose line ends are told line by line) goes on whole."""
+        items: Iterable[RawLine | LineBlock] = self._items
+        block, self._block = self._block, None
+        if block is not None and self._next < block.count:
+            rest = LineBlock(block.first + self._next, block.lines[self._next :], block.cr)
+            items = chain([rest], items)
+        for item in items:
+            if isinstance(item, RawLine):
+                yield from self._counted(item)
+            elif blocks and not item.cr:
+                self._stats.lines = item.first + item.count - 1
+                yield item
+            else:
+                for raw in item.raw_lines():
+                    yield from self._counted(raw)
+
+    def _counted(self, raw: RawLine) -> Iterator[RawLine | Issue]:
+        self._stats.lines = raw.number
+        if raw.crlf and not self._crlf_reported:
+            self._crlf_reported = True
+            yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
+        yield raw
 
 
-def _parse(
-    lines: Iterable[RawLine | LineBlock], stats: ReadStats, hot: _HotPath
-) -> Iterator[Parsed | LineBlock]:
-    """Parse each line as JSON (or each element of a multi-line array); skip blank lines.
-
-    Once `hot.decoder` is set, plain lines come out as messages straight away, and blocks of
-    lines are passed on whole for it.
-    """
-    stream = _numbered(lines, stats, hot)
+def _parse(stream: Iterator[RawLine | Issue], stats: ReadStats) -> Iterator[Parsed]:
+    """Parse each line as JSON (or each element of a multi-line array); skip blank lines."""
     for item in stream:
-        if isinstance(item, Issue | LineBlock):
+        if isinstance(item, Issue):
             yield item
         elif not _blank(item, stats):
             if _opens_multiline_array(item):
-                stats.array = True  # (so `_numbered` passes no more blocks on)
-                yield from _parse_elements(chain([item], _unblocked(stream)))
+                stats.array = True
+                yield from _parse_elements(chain([item], stream))
                 return
             yield _parse_line(item)
-            yield from _parse_rest(stream, stats, hot)
-            return
-
-
-def _unblocked(items: Iterable[RawLine | LineBlock | Issue]) -> Iterator[RawLine | Issue]:
-    """The items with each block of lines taken apart."""
-    for item in items:
-        if isinstance(item, LineBlock):
-            yield from item.raw_lines()
-        else:
+            break
+    for item in stream:  # (the lines after the first, in a line-based input)
+        if isinstance(item, Issue):
             yield item
+        elif not _blank(item, stats):
+            yield _parse_line(item)
 
 
 def _parse_rest(
-    stream: Iterable[RawLine | LineBlock | Issue], stats: ReadStats, hot: _HotPath
+    stream: Iterable[RawLine | LineBlock | Issue], stats: ReadStats, decoder: FastDecoder | None
 ) -> Iterator[Parsed | LineBlock]:
-    """The lines after the first: plain ones on the hot path once it is set, the rest parsed."""
+    """The lines after the first: plain ones on the hot path when there is one, the rest parsed."""
     for rest in stream:
         if isinstance(rest, Issue | LineBlock):
             yield rest
         elif not _blank(rest, stats):
-            decoder = hot.decoder
             message = None if decoder is None else decoder.message(rest.data, rest.number)
             yield _parse_line(rest) if message is None else message
-
-
-def _numbered(
-    lines: Iterable[RawLine | LineBlock], stats: ReadStats, hot: _HotPath
-) -> Iterator[RawLine | LineBlock | Issue]:
-    """The lines, counted in `stats`; CRLF line ends reported once, before their line.
-
-    Blocks of lines go on whole to the hot path once it is set (the rest of the block being
-    read then included), unless they hold CRs (which line ends are CRLF is told line by line).
-    """
-    crlf_reported = False
-    for item in lines:
-        for raw in _for_hot_path(item, stats, hot):
-            if isinstance(raw, LineBlock):
-                stats.lines = raw.first + raw.count - 1
-                yield raw
-                continue
-            stats.lines = raw.number
-            if raw.crlf and not crlf_reported:
-                crlf_reported = True
-                yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
-            yield raw
-
-
-def _for_hot_path(
-    item: RawLine | LineBlock, stats: ReadStats, hot: _HotPath
-) -> Iterator[RawLine | LineBlock]:
-    """A block whole once the hot path takes it, else its lines; a line as it is."""
-    if isinstance(item, RawLine):
-        yield item
-    elif item.cr:
-        yield from item.raw_lines()
-    else:
-        yield from item.peel(lambda: hot.decoder is not None and not stats.array)
 
 
 def _blank(raw: RawLine, stats: ReadStats) -> bool:

@@ -11,7 +11,7 @@ import io
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -105,15 +105,6 @@ class LineBlock(msgspec.Struct, frozen=True, gc=False):
         for number, data in enumerate(self.lines, self.first):
             line = data[:-1]
             yield _whole(number, line, len(line) if max_line_bytes is None else max_line_bytes)
-
-    def peel(self, ready: Callable[[], bool]) -> Iterator[RawLine | LineBlock]:
-        """Its lines one by one until `ready()` says the rest may go on as one block."""
-        for index, data in enumerate(self.lines):
-            if ready():
-                rest = self.lines[index:] if index else self.lines
-                yield LineBlock(self.first + index, rest, self.cr)
-                return
-            yield _whole(self.first + index, data[:-1], len(data))
 
 
 def _lines(data: bytes, start: int) -> list[bytes]:
