@@ -33,7 +33,9 @@ def wall_ns(value: Any) -> int | None:
 
 
 _SECONDS: dict[str, int] = {}
-_SECONDS_KEPT = 65_536
+_SECONDS_KEPT = 1024
+"""Seconds kept in the cache: transcripts go forward in time, so only recent ones come back
+(a larger cache grew the memory of a 1 GB analysis by ~8 MB without saving time)."""
 
 
 def utc_microseconds_ns(value: str) -> int | None:
