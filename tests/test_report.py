@@ -49,7 +49,8 @@ def transcript(agent: str | None, version: str, resumes: list[Resume]) -> Transc
     if agent is not None:
         info = {"name": "zed", "version": "1.0"}
         t.request("initialize", {"protocolVersion": 2, "info": info}, id=0)
-        t.result(0, {"protocolVersion": 2, "info": {"name": agent, "version": version}})
+        info = {"name": agent, "version": version}
+        t.result(0, {"protocolVersion": 2, "info": info, "capabilities": {"session": {}}})
     for index, resume in enumerate(resumes):
         start = (index + 1) * GAP_MS
         session = f"sess_{index}"

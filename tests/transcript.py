@@ -16,6 +16,13 @@ START_NS = 1_764_669_600_000_000_000  # 2025-12-02T10:00:00Z
 SESSION = "sess_1"
 
 
+ADVERTISED = {
+    True: {"capabilities": {"session": {}}},
+    False: {"agentCapabilities": {"loadSession": True, "sessionCapabilities": {"resume": {}}}},
+}
+"""What the `initialize` results of `Transcript.initialize` advertise, v2 (True) and v1."""
+
+
 @dataclass
 class Transcript:
     """Lines of a canonical transcript; time advances `step_ms` per line unless `at_ms` is given."""
@@ -98,15 +105,15 @@ class Transcript:
     # -- ACP shapes ---------------------------------------------------------------------------
 
     def initialize(self, version: int = 2) -> int:
-        """An `initialize` exchange; returns the request's line."""
+        """An `initialize` exchange whose result advertises the session methods; returns the
+        request's line."""
         line = self.request(
             "initialize",
             {"protocolVersion": version, "info": {"name": "zed", "version": "1.0"}},
             id=0,
         )
-        self.result(
-            0, {"protocolVersion": version, "info": {"name": "test-agent", "version": "9.9"}}
-        )
+        self.result(0, {"protocolVersion": version, **ADVERTISED[version >= 2],
+                        "info": {"name": "test-agent", "version": "9.9"}})  # fmt: skip
         return line
 
     def new_session(self, session: str = SESSION) -> int:

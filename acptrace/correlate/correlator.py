@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from acptrace.correlate.capabilities import CapabilityBook
 from acptrace.correlate.observations import (
     CancelledAnswered,
     DuplicateRequestId,
@@ -65,6 +66,8 @@ class Correlator:
     """Every session the connection named."""
     windows: WindowBook = field(init=False)
     """Open replay windows."""
+    capabilities: CapabilityBook = field(init=False)
+    """What `initialize` advertised, against what the Client uses."""
     client: PeerInfo | None = None
     """What the Client said of itself in `initialize`."""
     agent: PeerInfo | None = None
@@ -77,6 +80,7 @@ class Correlator:
     """A `session/resume` with `replayFrom` was seen (for protocol inference)."""
 
     def __post_init__(self) -> None:
+        self.capabilities = CapabilityBook(self.emit, self._version)
         self.sessions = SessionBook(self.emit)
         self.windows = WindowBook(self.policy, self.emit, self.sessions.is_active)
 
@@ -117,7 +121,12 @@ class Correlator:
         known = end is not ConnectionEnd.UNKNOWN
         self.windows.finish(WindowEnd.DISCONNECT if known else WindowEnd.TRACE_END)
         self.sessions.finish()
+        self.capabilities.finish()
         return tuple(pending.request for pending in pending_at_end)
+
+    def _version(self) -> int:
+        """The protocol version the rules apply for, as far as the transcript has gone."""
+        return self.protocol(self.forced_protocol)[0]
 
     def _known_v1(self) -> bool:
         """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
@@ -146,6 +155,7 @@ class Correlator:
                 self.emit(DuplicateRequestId(message, earlier.request.line))
         method = message.method
         session_id = message.session_id
+        self.capabilities.used(message)
         if method == "initialize":
             self.client = message.peer
         if session_id is None:
@@ -164,6 +174,7 @@ class Correlator:
 
     def _notification(self, message: Message) -> None:
         session_id = message.session_id
+        self.capabilities.used(message)
         if message.method == "$/cancel_request":
             self._cancel(message)
         elif message.method == "session/update" and session_id is not None:
@@ -171,6 +182,7 @@ class Correlator:
             self.windows.on_update(message)
             child = message.update_session_id
             if message.update_tag == ANNOUNCE_TAG and child is not None:
+                self.capabilities.announced(message)
                 self.sessions.name(child, ANNOUNCE_TAG, message.line, parent_id=session_id)
         elif session_id is not None:
             self.sessions.bear(message)
@@ -209,6 +221,9 @@ class Correlator:
         request = pending.request
         success = not response.is_error
         method = request.method
+        self.capabilities.answered(request, response)
+        if success and method == "initialize":
+            self.capabilities.initialized(response)
         if pending.window is not None:
             window = pending.window
             self.sessions.resume_answered(window.session_id, success)

@@ -146,6 +146,31 @@ class ChildTrafficBeforeAnnounce:
     """How many messages bore the ID before the announcement (only some lines are reported)."""
 
 
+@dataclass(frozen=True, slots=True)
+class UnadvertisedUse:
+    """A method the Client used that the `initialize` result did not advertise (rules.md §4b),
+    at its first use, with how often it was used."""
+
+    first: Message
+    """The first request or notification of the method."""
+    count: int
+    """How many there were."""
+    capability: str
+    """The capability it needs (`session.fork`, `loadSession`, `cancel` of a child …)."""
+    v1_load: bool
+    """A v1 `session/load` (the v1 docs' MUST NOT: an error, not a warning)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotHonoured:
+    """A request of an advertised method answered `-32601` (method not found)."""
+
+    request: Message
+    response: Message
+    capability: str
+    """The capability that advertised it."""
+
+
 Observation = (
     InvalidJsonRpc
     | EmptyBatch
@@ -160,5 +185,7 @@ Observation = (
     | PromptAnswered
     | UnknownSessionTraffic
     | ChildTrafficBeforeAnnounce
+    | UnadvertisedUse
+    | NotHonoured
 )
 """Everything rules can observe."""

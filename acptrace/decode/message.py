@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from acptrace.decode.capabilities import advertised, child_permits
 from acptrace.decode.shapes import UNSET, WireError, WireMessage, WireParams, WireResult, WireUpdate
 from acptrace.model.domain import Direction, Message, MessageKind, PeerInfo
 from acptrace.model.excerpt import excerpt
+from acptrace.model.tags import ANNOUNCE_TAG
 
 _NOTHING: tuple[str, ...] = ()
 
@@ -89,13 +91,16 @@ def message_of(
                        error_code=_error_code(error), in_batch=in_batch,
                        ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
     result = wire.result
-    named, peer = _NOTHING, None
+    named, peer, capabilities = _NOTHING, None, None
     if type(result) is WireResult:
         named = _named_sessions(result)
-        if result.protocolVersion is not UNSET:
+        if result.protocolVersion is not UNSET:  # (an `initialize` result)
             peer = _peer(result.info, result.agentInfo, result.protocolVersion)
+        if _initialize_like(result):
+            capabilities = advertised(result)
     return Message(line, direction, MessageKind.RESPONSE, msg_id, result_session_ids=named,
-                   peer=peer, in_batch=in_batch, ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+                   peer=peer, in_batch=in_batch, ts_ns=ts_ns, mono_ns=mono_ns,
+                   capabilities=capabilities)  # fmt: skip
 
 
 def _call(
@@ -111,12 +116,14 @@ def _call(
 ) -> Message:
     """A request or notification whose `params` is an object."""
     session_id = _string(params.sessionId)
-    update_tag = update_session_id = replay_from = cancel_target = peer = None
+    update_tag = update_session_id = replay_from = cancel_target = peer = capabilities = None
     if method == "session/update":
         update = params.update
         if type(update) is WireUpdate:
             update_tag = _string(update.sessionUpdate)
             update_session_id = _string(update.sessionId)
+            if update_tag == ANNOUNCE_TAG:
+                capabilities = child_permits(update)
     elif method == "session/resume":
         replay_from = None if params.replayFrom is UNSET else params.replayFrom
     elif method == "$/cancel_request":
@@ -126,7 +133,17 @@ def _call(
         peer = _peer(params.info, params.clientInfo, params.protocolVersion)
     return Message(line, direction, kind, msg_id, method, session_id, update_tag,
                    update_session_id, replay_from, cancel_target, peer=peer, in_batch=in_batch,
-                   ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
+                   ts_ns=ts_ns, mono_ns=mono_ns, capabilities=capabilities)  # fmt: skip
+
+
+def _initialize_like(result: WireResult) -> bool:
+    """A result with the members of an `initialize` result (its capabilities are read)."""
+    return not (
+        result.protocolVersion is UNSET
+        and result.capabilities is UNSET
+        and result.agentCapabilities is UNSET
+        and result.authMethods is UNSET
+    )
 
 
 def _error_code(error: Any) -> int | None:

@@ -28,6 +28,7 @@ class WireUpdate(msgspec.Struct, gc=False):
 
     sessionUpdate: Any = UNSET
     sessionId: Any = UNSET
+    capabilities: Any = UNSET
 
 
 class WireParams(msgspec.Struct, gc=False):
@@ -50,6 +51,9 @@ class WireResult(msgspec.Struct, gc=False):
     protocolVersion: Any = UNSET
     info: Any = UNSET
     agentInfo: Any = UNSET
+    capabilities: Any = UNSET
+    agentCapabilities: Any = UNSET
+    authMethods: Any = UNSET
 
 
 class WireError(msgspec.Struct, gc=False):

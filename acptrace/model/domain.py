@@ -178,6 +178,9 @@ class Message(msgspec.Struct, frozen=True, gc=False):
     """Name, version and protocol version an `initialize` request or result announces."""
     in_batch: bool = False
     """Whether it came inside a batch array (array order is taken as the order)."""
+    capabilities: frozenset[str] | None = None
+    """What an `initialize` result advertises (`acptrace.decode.capabilities` names them), or
+    what a `subagent_update` sets for its child (empty: cleared); None: it says nothing."""
     ts_ns: int | None = None
     """Wall clock, nanoseconds since the Unix epoch."""
     mono_ns: int | None = None

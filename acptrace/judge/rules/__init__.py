@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from acptrace.judge.rules import children, history, jsonrpc, lifecycle, marker  # noqa: F401  (register)
+from acptrace.judge.rules import (  # noqa: F401  (register)
+    capabilities,
+    children,
+    history,
+    jsonrpc,
+    lifecycle,
+    marker,
+)
 from acptrace.judge.rules.registry import REGISTRY, Rule, Verdict
 
 CATALOGUE_ORDER = (
@@ -28,6 +35,8 @@ CATALOGUE_ORDER = (
     "LC-UNKNOWN-SESSION",
     "CX-NO-RESPONSE",
     "CX-WRONG-CODE",
+    "CAP-UNADVERTISED",
+    "CAP-NOT-HONOURED",
     "JR-INVALID",
     "JR-ORPHAN-RESPONSE",
     "JR-DUPLICATE-ID",

@@ -30,6 +30,9 @@ class Verdict:
     """Why the trace cannot prove it: the finding drops a level and says so."""
     demoted_to: Severity | None = None
     """The level it drops to (one level below the rule's when not given)."""
+    level: Severity | None = None
+    """The level of this case, where the catalogue gives the rule another level for it
+    (CAP-UNADVERTISED: an error for v1 `session/load`); None: the rule's level."""
 
 
 Check = Callable[[Any], Iterable[Verdict]]
@@ -59,7 +62,7 @@ class Rule:
         if self.check is None or self.severity is None:
             return
         for verdict in self.check(observation):
-            severity, message = self.severity, verdict.message
+            severity, message = verdict.level or self.severity, verdict.message
             if verdict.demoted_because:
                 severity = verdict.demoted_to or severity.demoted()
                 message = f"{message} (demoted to {severity}: {verdict.demoted_because})"
