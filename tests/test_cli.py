@@ -180,7 +180,7 @@ def test_hostile_text_is_shown_inertly(tmp_path: Path) -> None:
 def test_rules_command_lists_every_rule() -> None:
     result = runner.invoke(app, ["rules", "--format", "json"])
     rules = json.loads(result.stdout)
-    assert len(rules) == 28
+    assert len(rules) == 29  # rules.md §1-§5 (LC-WRONG-DIRECTION made it 29)
     assert rules[0]["id"] == "RC-DUPLICATE"
     table = runner.invoke(app, ["rules"])
     assert "TR-EMPTY-BATCH" in table.output

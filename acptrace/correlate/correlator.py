@@ -19,10 +19,12 @@ from acptrace.correlate.observations import (
     OrphanResponse,
     PromptAnswered,
     Unanswered,
+    WrongDirection,
 )
 from acptrace.correlate.pairing import Pending, PendingTable
 from acptrace.correlate.sessions import SessionBook
 from acptrace.correlate.windows import REPLAYING_METHODS, WindowBook
+from acptrace.decode.directions import wrong_direction
 from acptrace.model.domain import (
     ConnectionEnd,
     Direction,
@@ -105,6 +107,10 @@ class Correlator:
         first = run.first
         self.seen_message = True  # (a run never starts with `initialize`)
         assert first.session_id is not None
+        expected = wrong_direction(first.method, first.direction)
+        if expected is not None:
+            self.emit(WrongDirection(first, expected, run.count))
+            return
         self.sessions.bear(first, count=run.count)
         self.windows.on_run(run)
 
@@ -139,10 +145,14 @@ class Correlator:
         return inferred, ProtocolSource.INFERRED
 
     def _request(self, message: Message) -> None:
-        pending = Pending(message)
+        expected = wrong_direction(message.method, message.direction)
+        pending = Pending(message, judged=expected is None)
         earlier = self.pending.add(pending)
         if earlier is not None:
             self.emit(DuplicateRequestId(message, earlier.request.line))
+        if expected is not None:
+            self.emit(WrongDirection(message, expected))
+            return
         method = message.method
         session_id = message.session_id
         if method == "initialize":
@@ -162,6 +172,10 @@ class Correlator:
             self.windows.on_agent_request(message)
 
     def _notification(self, message: Message) -> None:
+        expected = wrong_direction(message.method, message.direction)
+        if expected is not None:
+            self.emit(WrongDirection(message, expected))
+            return
         session_id = message.session_id
         if message.method == "$/cancel_request":
             self._cancel(message)
@@ -182,7 +196,7 @@ class Correlator:
         else:
             sides = (message.direction, Direction.UNKNOWN)
         pending = self.pending.find(message.cancel_target, sides)
-        if pending is None:
+        if pending is None or not pending.judged:
             return
         pending.cancelled = True
         if pending.window is not None:
@@ -198,7 +212,8 @@ class Correlator:
             message = msgspec.structs.replace(message, direction=request.direction.opposite())
         if pending.cancelled:
             self.emit(CancelledAnswered(request, message))
-        self._answered(pending, message)
+        if pending.judged:
+            self._answered(pending, message)
         return Step(message, request, payload)
 
     def _answered(self, pending: Pending, response: Message) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from acptrace.correlate.tracks import Window
-from acptrace.model.domain import JsonId, Message, Stamp, WindowEnd
+from acptrace.model.domain import Direction, JsonId, Message, Stamp, WindowEnd
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +146,17 @@ class ChildTrafficBeforeAnnounce:
     """How many messages bore the ID before the announcement (only some lines are reported)."""
 
 
+@dataclass(frozen=True, slots=True)
+class WrongDirection:
+    """A request or notification of a method with one known direction, sent by the other side."""
+
+    message: Message
+    expected: Direction
+    """The direction the method travels."""
+    count: int = 1
+    """How many such messages on consecutive lines from `message`'s (a run of updates)."""
+
+
 Observation = (
     InvalidJsonRpc
     | EmptyBatch
@@ -160,5 +171,6 @@ Observation = (
     | PromptAnswered
     | UnknownSessionTraffic
     | ChildTrafficBeforeAnnounce
+    | WrongDirection
 )
 """Everything rules can observe."""

@@ -11,9 +11,10 @@ from acptrace.correlate.observations import (
     PromptState,
     Unanswered,
     UnknownSessionTraffic,
+    WrongDirection,
 )
 from acptrace.judge.rules.registry import Verdict, rule
-from acptrace.model.domain import Severity
+from acptrace.model.domain import Direction, Severity
 
 SESSION_NOT_ACTIVE = -32002
 REQUEST_CANCELLED = -32800
@@ -87,6 +88,21 @@ def unknown_session(observed: UnknownSessionTraffic) -> Iterator[Verdict]:
         "session/resume, session/list or announcement had named",
         observed.session_id,
     )
+
+
+@rule("LC-WRONG-DIRECTION", Severity.ERROR, "lifecycle", "SCHEMA x-side", WrongDirection)
+def wrong_direction(observed: WrongDirection) -> Iterator[Verdict]:
+    """A request or notification of a method with one known direction sent by the other side."""
+    message = observed.message
+    sender = "Agent" if observed.expected is Direction.C2A else "Client"
+    for offset in range(observed.count):
+        yield Verdict(
+            message.line + offset,
+            f"{message.method} sent by the {sender}, but only the other side sends it: "
+            "left out of the session and replay rules",
+            message.session_id,
+            message.id,
+        )
 
 
 @rule("CX-NO-RESPONSE", Severity.ERROR, "cancel", 'CX "still gets a response"', Unanswered)

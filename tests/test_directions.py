@@ -1,0 +1,203 @@
+"""Which way each method travels (input-formats.md) and LC-WRONG-DIRECTION (rules.md §4)."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from acptrace.decode.directions import infer_direction, known_direction
+from acptrace.model.domain import Direction, MessageKind, Outcome
+from tests.transcript import SESSION, Transcript, findings, rule_ids
+
+C2A_METHODS = [
+    "initialize",
+    "authenticate",
+    "auth/login",
+    "auth/logout",
+    "auth/status",
+    "providers/list",
+    "providers/set",
+    "providers/disable",
+    "session/new",
+    "session/list",
+    "session/resume",
+    "session/load",
+    "session/fork",
+    "session/close",
+    "session/delete",
+    "session/archive",
+    "session/unarchive",
+    "session/set_title",
+    "session/status",
+    "session/prompt",
+    "session/set_config_option",
+    "session/set_mode",
+    "terminal/cancel",
+    "tool_call/cancel",
+    "session/cancel",
+]
+A2C_METHODS = [
+    "session/request_permission",
+    "elicitation/create",
+    "fs/read_text_file",
+    "fs/write_text_file",
+    "terminal/create",
+    "terminal/output",
+    "terminal/release",
+    "terminal/wait_for_exit",
+    "terminal/kill",
+    "session/update",
+    "elicitation/complete",
+    "auth/status_update",
+]
+
+
+@pytest.mark.parametrize("method", C2A_METHODS)
+def test_methods_the_agent_handles_travel_client_to_agent(method: str) -> None:
+    assert infer_direction(method) is Direction.C2A
+    assert known_direction(method) is Direction.C2A
+
+
+@pytest.mark.parametrize("method", A2C_METHODS)
+def test_methods_the_client_handles_travel_agent_to_client(method: str) -> None:
+    assert infer_direction(method) is Direction.A2C
+    assert known_direction(method) is Direction.A2C
+
+
+def test_mcp_message_goes_by_kind_and_has_no_one_direction() -> None:
+    assert infer_direction("mcp/message", MessageKind.REQUEST) is Direction.A2C
+    assert infer_direction("mcp/message", MessageKind.NOTIFICATION) is Direction.C2A
+    assert known_direction("mcp/message") is None
+
+
+@pytest.mark.parametrize(
+    "method", ["$/cancel_request", "proxy/successor", "proxy/initialize", "_zed/x", "fs/other"]
+)
+def test_either_way_extension_and_unknown_methods_have_no_direction(method: str) -> None:
+    assert infer_direction(method) is Direction.UNKNOWN
+    assert known_direction(method) is None
+
+
+def started() -> Transcript:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    return t
+
+
+def test_lc_wrong_direction_for_an_update_from_the_client() -> None:
+    t = started()
+    t.new_session()
+    line = t.notify(
+        "session/update",
+        {"sessionId": SESSION, "update": {"sessionUpdate": "agent_message_chunk"}},
+        agent=False,
+    )
+    t.close()
+    assert findings(t.analyze()) == [("LC-WRONG-DIRECTION", "error", line)]
+
+
+def test_lc_wrong_direction_for_each_of_a_run_of_client_updates() -> None:
+    t = started()
+    t.new_session()
+    update = {"sessionId": SESSION, "update": {"sessionUpdate": "agent_message_chunk"}}
+    lines = [t.notify("session/update", update, agent=False) for _ in range(3)]
+    t.close()
+    wrong = [f.line for f in t.analyze().findings if f.rule == "LC-WRONG-DIRECTION"]
+    assert wrong == lines
+
+
+def test_a_client_sent_replay_complete_is_never_the_marker() -> None:
+    t = started()
+    t.new_session()
+    t.resume(id=3)
+    t.history()
+    marker = t.notify(
+        "session/update",
+        {"sessionId": SESSION, "update": {"sessionUpdate": "replay_complete"}},
+        agent=False,
+    )
+    t.update("state_update")
+    response = t.result(3)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [
+        ("LC-WRONG-DIRECTION", "error", marker),
+        ("RC-MISSING", "error", response),
+    ]
+    (row,) = analysis.resumes
+    assert row.outcome is Outcome.UNMARKED_SUCCESS
+    assert row.marker_count == 0
+
+
+def test_lc_wrong_direction_request_stays_paired_but_out_of_the_session_rules() -> None:
+    t = started()
+    # the Agent sends a prompt for a session nobody created: no LC-PROMPT-INACTIVE for it,
+    # and the Client's answer is no orphan
+    line = t.request("session/prompt", {"sessionId": "ghost", "prompt": []}, id=7, agent=True)
+    t.result(7, {"stopReason": "end_turn"}, agent=False)
+    t.close()
+    assert findings(t.analyze()) == [("LC-WRONG-DIRECTION", "error", line)]
+
+
+def test_lc_wrong_direction_request_still_owes_a_response_but_no_cx() -> None:
+    t = started()
+    line = t.request("session/new", {"cwd": "/"}, id=7, agent=True)
+    t.notify("$/cancel_request", {"requestId": 7}, agent=True)
+    t.close()
+    assert findings(t.analyze()) == [
+        ("JR-UNANSWERED", "warning", line),
+        ("LC-WRONG-DIRECTION", "error", line),
+    ]
+
+
+def test_a_wrong_direction_session_new_creates_no_session() -> None:
+    t = started()
+    t.request("session/new", {"cwd": "/"}, id=7, agent=True)
+    t.result(7, {"sessionId": SESSION}, agent=False)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=8)
+    response = t.result(8, {"stopReason": "end_turn"})
+    t.close()
+    assert ("LC-PROMPT-INACTIVE", "error", response) in findings(t.analyze())
+
+
+def test_no_lc_wrong_direction_for_methods_that_go_either_way() -> None:
+    t = started()
+    t.new_session()
+    t.request("mcp/message", {"method": "tools/list"}, id=7, agent=True)
+    t.result(7, {}, agent=False)
+    t.request("mcp/message", {"method": "tools/list"}, id=8)
+    t.result(8, {})
+    t.notify("mcp/message", {"method": "notifications/x"}, agent=False)
+    t.notify("mcp/message", {"method": "notifications/x"}, agent=True)
+    t.request("proxy/successor", {}, id=9)
+    t.result(9, {})
+    t.request("proxy/successor", {}, id=10, agent=True)
+    t.result(10, {}, agent=False)
+    t.request("_zed/custom", {}, id=11, agent=True)
+    t.result(11, {}, agent=False)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=12)
+    t.notify("$/cancel_request", {"requestId": 12}, agent=False)
+    t.error(12, -32800)
+    t.request("session/request_permission", {"sessionId": SESSION}, id=13, agent=True)
+    t.notify("$/cancel_request", {"requestId": 13}, agent=True)
+    t.error(13, -32800, agent=False)
+    t.close()
+    assert "LC-WRONG-DIRECTION" not in rule_ids(t.analyze())
+
+
+def test_no_lc_wrong_direction_where_the_format_records_no_direction() -> None:
+    t = Transcript(timed=False)
+    for msg in (
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}},
+        {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 2}},
+        {"jsonrpc": "2.0", "id": 1, "method": "session/fork", "params": {"sessionId": "a"}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "b"}},
+        {"jsonrpc": "2.0", "method": "auth/status_update", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "providers/list", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "result": {}},
+    ):
+        t.raw(orjson.dumps(msg))
+    analysis = t.analyze()
+    assert findings(analysis) == []
+    assert [i.kind for i in analysis.issues] == []
