@@ -36,7 +36,12 @@ from acptrace.model.domain import (
     WindowEnd,
 )
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
-from acptrace.read.envelopes import RecorderEvent
+
+CREATING_METHODS = frozenset({"session/new", "session/fork"})
+"""Requests whose result creates a session (Known and Active)."""
+
+SESSION_NOT_ACTIVE = -32002
+"""The error code of an inactive session; an answer to `session/close` with it ends the session."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +87,6 @@ class Correlator:
         self.sessions = SessionBook(self.emit)
         self.windows = WindowBook(self.policy, self.emit, self.sessions.is_active)
 
-    def on_event(self, event: RecorderEvent) -> None:
-        """A recorder event: an `open` before any message marks the connection's start."""
-        if event.kind == "open" and not self.seen_message:
-            self.sessions.start_seen = True
-
     def on_message(self, message: Message, payload: Any = None) -> Step:
         """Follow one message (`payload`, its JSON object, is only passed on in the step)."""
         if not self.seen_message:
@@ -129,20 +129,26 @@ class Correlator:
         """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
         if self.forced_protocol is not None:
             return self.forced_protocol < 2
-        for peer in (self.agent, self.client):
-            if peer is not None and peer.protocol_version is not None:
-                return peer.protocol_version < 2
-        return False
+        negotiated = self._negotiated()
+        return negotiated is not None and negotiated[0] < 2
 
     def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
-        """The protocol version the rules apply for, and where it came from."""
+        """The protocol version the rules apply for, and where it came from (rules.md §7)."""
         if forced is not None:
             return forced, ProtocolSource.OPTION
-        for peer in (self.agent, self.client):
-            if peer is not None and peer.protocol_version is not None:
-                return peer.protocol_version, ProtocolSource.INITIALIZE
+        negotiated = self._negotiated()
+        if negotiated is not None:
+            return negotiated
         inferred = 1 if self.saw_load and not self.saw_replaying_resume else 2
         return inferred, ProtocolSource.INFERRED
+
+    def _negotiated(self) -> tuple[int, ProtocolSource] | None:
+        """The version of the latest success response to `initialize`, else of the request."""
+        if self.agent is not None and self.agent.protocol_version is not None:
+            return self.agent.protocol_version, ProtocolSource.INITIALIZE
+        if self.client is not None and self.client.protocol_version is not None:
+            return self.client.protocol_version, ProtocolSource.INITIALIZE_REQUEST
+        return None
 
     def _request(self, message: Message) -> None:
         expected = wrong_direction(message.method, message.direction)
@@ -221,22 +227,28 @@ class Correlator:
         request = pending.request
         success = not response.is_error
         method = request.method
+        session_id = request.session_id
         if pending.window is not None:
             window = pending.window
-            self.sessions.resume_answered(window.session_id, success)
+            self.sessions.resume_answered(window.session_id, window.method, success)
             end = WindowEnd.SUCCESS if success else WindowEnd.ERROR
             self.windows.close(window, end, response)
         elif method == "session/prompt" and pending.prompt_state is not None:
             state, why = pending.prompt_state
             self.emit(PromptAnswered(request, response, state, why))
+        elif method == "session/close" and session_id is not None:
+            if success:
+                self.sessions.ended(session_id, "it was closed", response.line)
+            elif response.error_code == SESSION_NOT_ACTIVE:
+                self.sessions.ended(session_id, "its close was answered -32002")
         elif not success:
             return
         elif method == "initialize":
             self.agent = response.peer
-        elif method == "session/new" and response.result_session_ids:
-            self.sessions.created(response.result_session_ids[0], response.line)
+        elif method in CREATING_METHODS and response.result_session_ids:
+            self.sessions.created(response.result_session_ids[0], method or "", response.line)
         elif method == "session/list":
-            for session_id in response.result_session_ids:
-                self.sessions.name(session_id, "session/list", response.line)
-        elif method == "session/close" and request.session_id is not None:
-            self.sessions.closed(request.session_id, response.line)
+            for listed in response.result_session_ids:
+                self.sessions.name(listed, "session/list", response.line)
+        elif method == "session/archive" and session_id is not None:
+            self.sessions.ended(session_id, "it was archived")

@@ -170,7 +170,6 @@ class Walk:
             else:
                 if isinstance(record, RecorderEvent):
                     run.events += 1
-                    correlator.on_event(record)
                     if record.is_close and not run.closed:
                         run.closed = True  # the connection ends here, whatever follows
                         self._unanswered = correlator.finish(ConnectionEnd.RECORDED)
