@@ -177,6 +177,19 @@ def test_rc_child_traffic_before_announce_once_per_child_with_the_count() -> Non
     assert "(2 such messages)" in analysis.findings[0].message
 
 
+def test_early_child_traffic_is_lc_unknown_session_where_child_rules_are_off() -> None:
+    t = started()
+    t.new_session()
+    early = t.update("agent_message_chunk", "child")
+    t.update("agent_message_chunk", "child")
+    t.announce("child")  # a live announcement: the child rules judge it too
+    t.close()
+    assert findings(t.analyze()) == [("RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE", "error", early)]
+    off = t.analyze(child_rules=False)
+    assert findings(off) == [("LC-UNKNOWN-SESSION", "warning", early)]
+    assert off.findings[0].message.startswith("2 session/update for child")
+
+
 def test_rc_child_traffic_before_announce_only_on_a_transcript_that_starts_at_initialize() -> None:
     t = Transcript()
     t.resume(id=3)

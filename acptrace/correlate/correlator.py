@@ -66,6 +66,8 @@ class Correlator:
     """Where observations go."""
     forced_protocol: int | None = None
     """The protocol version the user asked for (`--protocol`), if any."""
+    child_rules: bool = True
+    """The child rules are judged (else early traffic for a child is LC-UNKNOWN-SESSION)."""
     pending: PendingTable = field(default_factory=PendingTable)
     """Requests waiting for a response."""
     sessions: SessionBook = field(init=False)
@@ -84,7 +86,7 @@ class Correlator:
     """A `session/resume` with `replayFrom` was seen (for protocol inference)."""
 
     def __post_init__(self) -> None:
-        self.sessions = SessionBook(self.emit)
+        self.sessions = SessionBook(self.emit, child_rules=self.child_rules)
         self.windows = WindowBook(self.policy, self.emit, self.sessions.is_active)
 
     def on_message(self, message: Message, payload: Any = None) -> Step:

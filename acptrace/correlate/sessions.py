@@ -97,6 +97,9 @@ class SessionBook:
 
     emit: Callable[[Observation], None]
     """Where observations go."""
+    child_rules: bool = True
+    """The child rules are judged: early traffic for a child is RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE
+    (else LC-UNKNOWN-SESSION, like any session that was not Known)."""
     records: dict[str, SessionRecord] = field(default_factory=dict)
     """Named sessions, in order of first appearance."""
     unnamed: dict[str, UnnamedTraffic] = field(default_factory=dict)
@@ -202,7 +205,7 @@ class SessionBook:
         if traffic is None:
             return
         self.records[session_id].updates += traffic.updates
-        if by == "subagent_update":
+        if by == "subagent_update" and self.child_rules:
             if traffic.first_line is not None:
                 self.emit(
                     ChildTrafficBeforeAnnounce(
