@@ -359,3 +359,24 @@ def test_a_latency_negative_on_every_clock_it_has_is_null() -> None:
     mono_only = load_timed([(None, 100), (None, 50), (None, 120)])
     assert mono_only.request_to_first_update_ms is None
     assert mono_only.request_to_response_ms == 20.0
+
+
+def test_a_version_above_2_is_judged_as_v2_with_an_issue() -> None:
+    t = Transcript()
+    t.request("initialize", {"protocolVersion": 2}, id=0)
+    answer = t.result(0, {"protocolVersion": 3})
+    t.resume(id=3)
+    response = t.result(3)
+    t.close()
+    analysis = t.analyze()
+    assert analysis.connection.protocol_version == 3
+    assert [(i.line, i.kind) for i in analysis.issues] == [(answer, "unknown_protocol_version")]
+    assert ("RC-MISSING", "error", response) in findings(analysis)
+
+
+def test_no_version_issue_for_v1_or_v2() -> None:
+    for version in (1, 2):
+        t = Transcript()
+        t.initialize(version)
+        t.close()
+        assert t.analyze().issues == ()

@@ -28,6 +28,7 @@ from acptrace.decode.directions import wrong_direction
 from acptrace.model.domain import (
     ConnectionEnd,
     Direction,
+    Issue,
     Message,
     MessageKind,
     PeerInfo,
@@ -39,6 +40,9 @@ from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 
 CREATING_METHODS = frozenset({"session/new", "session/fork"})
 """Requests whose result creates a session (Known and Active)."""
+
+KNOWN_PROTOCOL = 2
+"""The newest ACP version this analyzer knows; a higher one is judged as it (rules.md §7)."""
 
 SESSION_NOT_ACTIVE = -32002
 """The error code of an inactive session; an answer to `session/close` with it ends the session."""
@@ -77,7 +81,11 @@ class Correlator:
     client: PeerInfo | None = None
     """What the Client said of itself in `initialize`."""
     agent: PeerInfo | None = None
-    """What the Agent said of itself in its `initialize` result."""
+    """What the Agent said of itself in its latest success `initialize` result."""
+    client_line: int = 0
+    """The line of the latest `initialize` request."""
+    agent_line: int = 0
+    """The line of the latest success `initialize` response."""
     seen_message: bool = False
     """Any message was seen yet."""
     saw_load: bool = False
@@ -144,6 +152,19 @@ class Correlator:
         inferred = 1 if self.saw_load and not self.saw_replaying_resume else 2
         return inferred, ProtocolSource.INFERRED
 
+    def version_issue(self, forced: int | None) -> Issue | None:
+        """An `unknown_protocol_version` issue when `initialize` gave a version above 2 (§7)."""
+        negotiated = self._negotiated() if forced is None else None
+        if negotiated is None or negotiated[0] <= KNOWN_PROTOCOL:
+            return None
+        version, source = negotiated
+        line = self.agent_line if source is ProtocolSource.INITIALIZE else self.client_line
+        return Issue(
+            line,
+            "unknown_protocol_version",
+            f"protocolVersion {version} is newer than ACP v{KNOWN_PROTOCOL}: judged as v2",
+        )
+
     def _negotiated(self) -> tuple[int, ProtocolSource] | None:
         """The version of the latest success response to `initialize`, else of the request."""
         if self.agent is not None and self.agent.protocol_version is not None:
@@ -164,10 +185,10 @@ class Correlator:
         method = message.method
         session_id = message.session_id
         if method == "initialize":
-            self.client = message.peer
+            self.client, self.client_line = message.peer, message.line
         if session_id is None:
             return
-        if method in REPLAYING_METHODS and message.direction is not Direction.A2C:
+        if method in REPLAYING_METHODS:
             self.saw_load = self.saw_load or method == "session/load"
             self.saw_replaying_resume = self.saw_replaying_resume or message.replay_from is not None
             self.sessions.resume_sent(session_id, method or "", message.line)
@@ -246,7 +267,7 @@ class Correlator:
         elif not success:
             return
         elif method == "initialize":
-            self.agent = response.peer
+            self.agent, self.agent_line = response.peer, response.line
         elif method in CREATING_METHODS and response.result_session_ids:
             self.sessions.created(response.result_session_ids[0], method or "", response.line)
         elif method == "session/list":

@@ -193,6 +193,9 @@ class Walk:
         if not run.closed:
             self._unanswered = correlator.finish(end)
         version, protocol_source = correlator.protocol(options.protocol)
+        version_issue = correlator.version_issue(options.protocol)
+        if version_issue is not None:
+            run.issue(version_issue)
         self._analysis = Analysis(
             source=Source(
                 self.name, stats.format, stats.lines, run.messages, run.events, end, stats.note
