@@ -5,8 +5,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from acptrace.correlate.correlator import Correlator
 from acptrace.decode.directions import infer_direction, known_direction
-from acptrace.model.domain import Direction, MessageKind, Outcome
+from acptrace.model.domain import Direction, MessageKind, Outcome, UpdateRun
 from tests.transcript import SESSION, Transcript, findings, rule_ids
 
 C2A_METHODS = [
@@ -97,14 +98,26 @@ def test_lc_wrong_direction_for_an_update_from_the_client() -> None:
     assert findings(t.analyze()) == [("LC-WRONG-DIRECTION", "error", line)]
 
 
-def test_lc_wrong_direction_for_each_of_a_run_of_client_updates() -> None:
+def test_lc_wrong_direction_for_each_of_a_run_of_client_updates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     t = started()
     t.new_session()
+    t.history(count=20)  # past the format-detection sample, where updates are taken as runs
     update = {"sessionId": SESSION, "update": {"sessionUpdate": "agent_message_chunk"}}
     lines = [t.notify("session/update", update, agent=False) for _ in range(3)]
     t.close()
+    runs: list[tuple[int, int]] = []
+    on_run = Correlator.on_run
+
+    def spy(self: Correlator, run: UpdateRun) -> None:
+        runs.append((run.first.line, run.count))
+        on_run(self, run)
+
+    monkeypatch.setattr(Correlator, "on_run", spy)
     wrong = [f.line for f in t.analyze().findings if f.rule == "LC-WRONG-DIRECTION"]
     assert wrong == lines
+    assert (lines[0], 3) in runs
 
 
 def test_a_client_sent_replay_complete_is_never_the_marker() -> None:
