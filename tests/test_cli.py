@@ -182,6 +182,7 @@ def test_rules_command_lists_every_rule() -> None:
     result = runner.invoke(app, ["rules", "--format", "json"])
     rules = json.loads(result.stdout)
     assert [r["id"] for r in rules] == [r.id for r in RULES]  # the catalogue, in its order
+    assert len(rules) == 31  # rules.md §1-§5 and §4b
     assert rules[0]["id"] == "RC-DUPLICATE"
     table = runner.invoke(app, ["rules"])
     assert "TR-EMPTY-BATCH" in table.output

@@ -767,12 +767,14 @@ def test_session_close_does_not_name_a_session() -> None:
     assert findings(t.analyze()) == [("LC-UNKNOWN-SESSION", "warning", update)]
 
 
-def test_active_rejected_needs_a_resume_success_not_session_new() -> None:
+def test_active_rejected_for_a_session_active_by_session_new() -> None:
+    # December (rules.md notation): Active starts at the session/new result too, not only at a
+    # successful resume, so this -32002 rejects an active session.
     t = started()
     t.new_session()
     t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
-    t.error(9, -32002)
-    assert findings(t.analyze()) == []
+    response = t.error(9, -32002)
+    assert findings(t.analyze()) == [("LC-ACTIVE-REJECTED", "error", response)]
 
 
 def test_a_resume_sent_by_the_agent_opens_no_window() -> None:
@@ -784,16 +786,18 @@ def test_a_resume_sent_by_the_agent_opens_no_window() -> None:
     assert analysis.resumes == ()
 
 
-def test_child_traffic_before_announce_when_the_child_was_named_another_way_first() -> None:
+def test_no_child_traffic_before_announce_when_the_child_was_known_another_way_first() -> None:
+    # December (rules.md §3): only traffic while the child is not Known counts; a session the
+    # Client already knew (here from session/list) and that is later announced is not flagged.
     t = started()
     t.request("session/list", {}, id=5)
     t.result(5, {"sessions": [{"sessionId": "child"}]})
     t.resume(id=3)
-    early = t.update("agent_message_chunk", "child")
+    t.update("agent_message_chunk", "child")
     t.announce("child")
     t.update("agent_message_chunk", "child")
     t.marker("child")
     t.marker()
     t.update("state_update")
     t.result(3)
-    assert findings(t.analyze()) == [("RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE", "error", early)]
+    assert findings(t.analyze()) == []

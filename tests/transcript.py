@@ -17,7 +17,11 @@ SESSION = "sess_1"
 
 
 ADVERTISED = {
-    True: {"capabilities": {"session": {}}},
+    True: {
+        "capabilities": {
+            "session": {m: {} for m in ("fork", "delete", "archive", "status", "title")}
+        }
+    },
     False: {"agentCapabilities": {"loadSession": True, "sessionCapabilities": {"resume": {}}}},
 }
 """What the `initialize` results of `Transcript.initialize` advertise, v2 (True) and v1."""

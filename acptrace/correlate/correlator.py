@@ -20,13 +20,16 @@ from acptrace.correlate.observations import (
     OrphanResponse,
     PromptAnswered,
     Unanswered,
+    WrongDirection,
 )
 from acptrace.correlate.pairing import Pending, PendingTable
 from acptrace.correlate.sessions import SessionBook
 from acptrace.correlate.windows import REPLAYING_METHODS, WindowBook
+from acptrace.decode.directions import wrong_direction
 from acptrace.model.domain import (
     ConnectionEnd,
     Direction,
+    Issue,
     Message,
     MessageKind,
     PeerInfo,
@@ -35,7 +38,15 @@ from acptrace.model.domain import (
     WindowEnd,
 )
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
-from acptrace.read.envelopes import RecorderEvent
+
+CREATING_METHODS = frozenset({"session/new", "session/fork"})
+"""Requests whose result creates a session (Known and Active)."""
+
+KNOWN_PROTOCOL = 2
+"""The newest ACP version this analyzer knows; a higher one is judged as it (rules.md §7)."""
+
+SESSION_NOT_ACTIVE = -32002
+"""The error code of an inactive session; an answer to `session/close` with it ends the session."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +71,8 @@ class Correlator:
     """Where observations go."""
     forced_protocol: int | None = None
     """The protocol version the user asked for (`--protocol`), if any."""
+    child_rules: bool = True
+    """The child rules are judged (else early traffic for a child is LC-UNKNOWN-SESSION)."""
     pending: PendingTable = field(default_factory=PendingTable)
     """Requests waiting for a response."""
     sessions: SessionBook = field(init=False)
@@ -71,7 +84,11 @@ class Correlator:
     client: PeerInfo | None = None
     """What the Client said of itself in `initialize`."""
     agent: PeerInfo | None = None
-    """What the Agent said of itself in its `initialize` result."""
+    """What the Agent said of itself in its latest success `initialize` result."""
+    client_line: int = 0
+    """The line of the latest `initialize` request."""
+    agent_line: int = 0
+    """The line of the latest success `initialize` response."""
     seen_message: bool = False
     """Any message was seen yet."""
     saw_load: bool = False
@@ -81,13 +98,8 @@ class Correlator:
 
     def __post_init__(self) -> None:
         self.capabilities = CapabilityBook(self.emit, self._version)
-        self.sessions = SessionBook(self.emit)
+        self.sessions = SessionBook(self.emit, child_rules=self.child_rules)
         self.windows = WindowBook(self.policy, self.emit, self.sessions.is_active)
-
-    def on_event(self, event: RecorderEvent) -> None:
-        """A recorder event: an `open` before any message marks the connection's start."""
-        if event.kind == "open" and not self.seen_message:
-            self.sessions.start_seen = True
 
     def on_message(self, message: Message, payload: Any = None) -> Step:
         """Follow one message (`payload`, its JSON object, is only passed on in the step)."""
@@ -109,6 +121,10 @@ class Correlator:
         first = run.first
         self.seen_message = True  # (a run never starts with `initialize`)
         assert first.session_id is not None
+        expected = wrong_direction(first.method, first.direction)
+        if expected is not None:
+            self.emit(WrongDirection(first, expected, run.count))
+            return
         self.sessions.bear(first, count=run.count)
         self.windows.on_run(run)
 
@@ -132,35 +148,58 @@ class Correlator:
         """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
         if self.forced_protocol is not None:
             return self.forced_protocol < 2
-        for peer in (self.agent, self.client):
-            if peer is not None and peer.protocol_version is not None:
-                return peer.protocol_version < 2
-        return False
+        negotiated = self._negotiated()
+        return negotiated is not None and negotiated[0] < 2
 
     def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
-        """The protocol version the rules apply for, and where it came from."""
+        """The protocol version the rules apply for, and where it came from (rules.md §7)."""
         if forced is not None:
             return forced, ProtocolSource.OPTION
-        for peer in (self.agent, self.client):
-            if peer is not None and peer.protocol_version is not None:
-                return peer.protocol_version, ProtocolSource.INITIALIZE
+        negotiated = self._negotiated()
+        if negotiated is not None:
+            return negotiated
         inferred = 1 if self.saw_load and not self.saw_replaying_resume else 2
         return inferred, ProtocolSource.INFERRED
 
+    def version_issue(self, forced: int | None) -> Issue | None:
+        """An `unknown_protocol_version` issue when `initialize` gave a version above 2 (§7)."""
+        negotiated = self._negotiated() if forced is None else None
+        if negotiated is None or negotiated[0] <= KNOWN_PROTOCOL:
+            return None
+        version, source = negotiated
+        line = self.agent_line if source is ProtocolSource.INITIALIZE else self.client_line
+        return Issue(
+            line,
+            "unknown_protocol_version",
+            f"protocolVersion {version} is newer than ACP v{KNOWN_PROTOCOL}: judged as v2",
+        )
+
+    def _negotiated(self) -> tuple[int, ProtocolSource] | None:
+        """The version of the latest success response to `initialize`, else of the request."""
+        if self.agent is not None and self.agent.protocol_version is not None:
+            return self.agent.protocol_version, ProtocolSource.INITIALIZE
+        if self.client is not None and self.client.protocol_version is not None:
+            return self.client.protocol_version, ProtocolSource.INITIALIZE_REQUEST
+        return None
+
     def _request(self, message: Message) -> None:
-        pending = Pending(message)
+        expected = wrong_direction(message.method, message.direction)
+        pending = Pending(message, judged=expected is None)
         if message.id is not None:  # (a request with an invalid id, JR-INVALID, is never pending)
             earlier = self.pending.add(pending)
             if earlier is not None:
                 self.emit(DuplicateRequestId(message, earlier.request.line))
+        if expected is not None:
+            self.emit(WrongDirection(message, expected))
+            return
         method = message.method
         session_id = message.session_id
         self.capabilities.used(message)
         if method == "initialize":
-            self.client = message.peer
+            self.client, self.client_line = message.peer, message.line
         if session_id is None:
             return
-        if method in REPLAYING_METHODS and message.direction is not Direction.A2C:
+        if method in REPLAYING_METHODS:
             self.saw_load = self.saw_load or method == "session/load"
             self.saw_replaying_resume = self.saw_replaying_resume or message.replay_from is not None
             self.sessions.resume_sent(session_id, method or "", message.line)
@@ -173,6 +212,10 @@ class Correlator:
             self.windows.on_agent_request(message)
 
     def _notification(self, message: Message) -> None:
+        expected = wrong_direction(message.method, message.direction)
+        if expected is not None:
+            self.emit(WrongDirection(message, expected))
+            return
         session_id = message.session_id
         self.capabilities.used(message)
         if message.method == "$/cancel_request":
@@ -195,7 +238,7 @@ class Correlator:
         else:
             sides = (message.direction, Direction.UNKNOWN)
         pending = self.pending.find(message.cancel_target, sides)
-        if pending is None:
+        if pending is None or not pending.judged:
             return
         pending.cancelled = True
         if pending.window is not None:
@@ -213,7 +256,8 @@ class Correlator:
             message = msgspec.structs.replace(message, direction=request.direction.opposite())
         if pending.cancelled:
             self.emit(CancelledAnswered(request, message))
-        self._answered(pending, message)
+        if pending.judged:
+            self._answered(pending, message)
         return Step(message, request, payload)
 
     def _answered(self, pending: Pending, response: Message) -> None:
@@ -221,25 +265,31 @@ class Correlator:
         request = pending.request
         success = not response.is_error
         method = request.method
+        session_id = request.session_id
         self.capabilities.answered(request, response)
         if success and method == "initialize":
             self.capabilities.initialized(response)
         if pending.window is not None:
             window = pending.window
-            self.sessions.resume_answered(window.session_id, success)
+            self.sessions.resume_answered(window.session_id, window.method, success)
             end = WindowEnd.SUCCESS if success else WindowEnd.ERROR
             self.windows.close(window, end, response)
         elif method == "session/prompt" and pending.prompt_state is not None:
             state, why = pending.prompt_state
             self.emit(PromptAnswered(request, response, state, why))
+        elif method == "session/close" and session_id is not None:
+            if success:
+                self.sessions.ended(session_id, "it was closed", response.line)
+            elif response.error_code == SESSION_NOT_ACTIVE:
+                self.sessions.ended(session_id, "its close was answered -32002")
         elif not success:
             return
         elif method == "initialize":
-            self.agent = response.peer
-        elif method == "session/new" and response.result_session_ids:
-            self.sessions.created(response.result_session_ids[0], response.line)
+            self.agent, self.agent_line = response.peer, response.line
+        elif method in CREATING_METHODS and response.result_session_ids:
+            self.sessions.created(response.result_session_ids[0], method or "", response.line)
         elif method == "session/list":
-            for session_id in response.result_session_ids:
-                self.sessions.name(session_id, "session/list", response.line)
-        elif method == "session/close" and request.session_id is not None:
-            self.sessions.closed(request.session_id, response.line)
+            for listed in response.result_session_ids:
+                self.sessions.name(listed, "session/list", response.line)
+        elif method == "session/archive" and session_id is not None:
+            self.sessions.ended(session_id, "it was archived")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from acptrace.correlate.tracks import Window
-from acptrace.model.domain import JsonId, Message, Stamp, WindowEnd
+from acptrace.model.domain import Direction, JsonId, Message, Stamp, WindowEnd
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,6 @@ class PromptState(StrEnum):
     """What the transcript shows of a session when a prompt for it was sent."""
 
     ACTIVE = "active"
-    RESUMED = "resumed"
     RESUME_PENDING = "resume_pending"
     INACTIVE = "inactive"
     NEVER_ACTIVATED = "never_activated"
@@ -126,24 +125,40 @@ class PromptAnswered:
 
 @dataclass(frozen=True, slots=True)
 class UnknownSessionTraffic:
-    """Updates for a session that nothing on the connection had named before them."""
+    """Updates for a session while it was not Known (reported once per session)."""
 
     session_id: str
     first_line: int
     count: int
     start_seen: bool
-    """The transcript starts at the connection's start (else it cannot tell what was named)."""
+    """The transcript starts at `initialize` (else it cannot tell what was named)."""
+    last_line: int
+    """The last such update."""
 
 
 @dataclass(frozen=True, slots=True)
 class ChildTrafficBeforeAnnounce:
-    """A message bearing a child's session ID before the child's first announcement."""
+    """Messages bearing a child's session ID while it was not Known, before its announcement."""
 
     session_id: str
     line: int
+    """The first such message."""
     announce_line: int
     total: int
-    """How many messages bore the ID before the announcement (only some lines are reported)."""
+    """How many messages bore the ID before the announcement."""
+    start_seen: bool
+    """The transcript starts at `initialize` (else it cannot tell what was Known)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WrongDirection:
+    """A request or notification of a method with one known direction, sent by the other side."""
+
+    message: Message
+    expected: Direction
+    """The direction the method travels."""
+    count: int = 1
+    """How many such messages on consecutive lines from `message`'s (a run of updates)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +200,7 @@ Observation = (
     | PromptAnswered
     | UnknownSessionTraffic
     | ChildTrafficBeforeAnnounce
+    | WrongDirection
     | UnadvertisedUse
     | NotHonoured
 )

@@ -41,6 +41,8 @@ class Pending:
     """The replay window it opened (resume and load)."""
     prompt_state: tuple[PromptState, str] | None = None
     """For `session/prompt`: what the transcript showed of the session when it was sent."""
+    judged: bool = True
+    """False when it went the wrong way: it is paired, but takes part in no RC, LC or CX rule."""
 
 
 @dataclass(slots=True)

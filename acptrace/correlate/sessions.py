@@ -1,9 +1,12 @@
 """Session lifecycle: which sessions the connection named, which are active, who their parent is.
 
-Active (rules.md): from a `session/new` response that created it or a successful resume/load,
-until a successful `session/close`. Traffic for a session nobody named yet is held per session
-until it is named (a child's announcement makes it RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE, anything
-else LC-UNKNOWN-SESSION) or the transcript ends.
+Known and Active follow rules.md's notation. Known: named by a `session/new` or `session/fork`
+result, a `session/resume` or `session/load` request, a `session/list` result or a child
+announcement. Active: from a `session/new` or `session/fork` result or a successful resume/load,
+until a successful `session/close`, a `-32002` answer to `session/close` or a successful
+`session/archive`. Traffic for a session that is not Known yet is held per session until it is
+named (a child's announcement makes it RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE, anything else
+LC-UNKNOWN-SESSION) or the transcript ends.
 """
 
 from __future__ import annotations
@@ -33,14 +36,8 @@ class SessionRecord:
     prompts: int = 0
     pending_resumes: int = 0
     active: bool = False
-    resumed: bool = False
     inactive_reason: str | None = None
     closed_line: int | None = None
-    early_lines: list[int] | None = field(default_factory=list)
-    """Lines of messages bearing its ID while it was named but not yet announced as a child
-    (the first `TRAFFIC_LINES_KEPT`); None once announced."""
-    early_total: int = 0
-    """How many such messages there were."""
 
     def info(self) -> SessionInfo:
         """The public summary of this record."""
@@ -57,21 +54,19 @@ class SessionRecord:
         )
 
 
-TRAFFIC_LINES_KEPT = 50
-"""Lines of early traffic kept per unnamed session (the rest is counted, not listed)."""
-
-
 @dataclass(slots=True)
 class UnnamedTraffic:
-    """Messages bearing a session ID that nothing on the connection has named yet."""
+    """Messages bearing a session ID while the session is not Known."""
 
-    lines: list[int] = field(default_factory=list)
-    """The first `TRAFFIC_LINES_KEPT` lines of such messages (markers left out: a child's
-    early marker is RC-CHILD-BEFORE-ANNOUNCE only)."""
+    first_line: int | None = None
+    """The first of them (markers left out: a child's early marker is RC-CHILD-BEFORE-ANNOUNCE
+    only)."""
     total: int = 0
-    """How many messages bore the ID."""
+    """How many messages bore the ID (markers left out)."""
     first_update_line: int | None = None
     """The first `session/update` among them."""
+    last_update_line: int | None = None
+    """The last `session/update` among them."""
     updates: int = 0
     """How many of them were `session/update`s."""
 
@@ -79,24 +74,21 @@ class UnnamedTraffic:
         """Count one more message (or `count` of them, on consecutive lines from `line`)."""
         if not is_marker:
             self.total += count
-            _keep_lines(self.lines, line, count)
+            if self.first_line is None:
+                self.first_line = line
         if is_update:
             self.updates += count
+            self.last_update_line = line + count - 1
             if self.first_update_line is None:
                 self.first_update_line = line
 
     def as_unknown(self, session_id: str, start_seen: bool) -> UnknownSessionTraffic | None:
         """The updates among this traffic as one observation (None without updates)."""
-        if self.first_update_line is None:
+        if self.first_update_line is None or self.last_update_line is None:
             return None
-        return UnknownSessionTraffic(session_id, self.first_update_line, self.updates, start_seen)
-
-
-def _keep_lines(kept: list[int], first: int, count: int) -> None:
-    """Keep lines `first` to `first + count - 1`, up to `TRAFFIC_LINES_KEPT` in all."""
-    room = TRAFFIC_LINES_KEPT - len(kept)
-    if room > 0:
-        kept.extend(range(first, first + min(count, room)))
+        return UnknownSessionTraffic(
+            session_id, self.first_update_line, self.updates, start_seen, self.last_update_line
+        )
 
 
 @dataclass(slots=True)
@@ -105,12 +97,15 @@ class SessionBook:
 
     emit: Callable[[Observation], None]
     """Where observations go."""
+    child_rules: bool = True
+    """The child rules are judged: early traffic for a child is RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE
+    (else LC-UNKNOWN-SESSION, like any session that was not Known)."""
     records: dict[str, SessionRecord] = field(default_factory=dict)
     """Named sessions, in order of first appearance."""
     unnamed: dict[str, UnnamedTraffic] = field(default_factory=dict)
     """Messages bearing a session ID nothing has named yet."""
     start_seen: bool = False
-    """The transcript starts at the connection's start: `initialize` or a recorder `open` first."""
+    """The transcript starts at `initialize` (its first message is an `initialize` request)."""
 
     def name(
         self, session_id: str, by: str, line: int, parent_id: str | None = None
@@ -123,12 +118,6 @@ class SessionBook:
             self._settle_unnamed(session_id, by, line)
         elif parent_id is not None and record.parent_id is None:
             record.parent_id = parent_id
-        if by == "subagent_update" and record.early_lines is not None:
-            for early_line in record.early_lines:  # named before, announced only now
-                self.emit(
-                    ChildTrafficBeforeAnnounce(session_id, early_line, line, record.early_total)
-                )
-            record.early_lines = None
         return record
 
     def bear(self, message: Message, is_marker: bool = False, count: int = 1) -> None:
@@ -146,9 +135,6 @@ class SessionBook:
             record.updates += count
         elif message.method == "session/prompt":
             record.prompts += count
-        if record.early_lines is not None and not is_marker:
-            record.early_total += count
-            _keep_lines(record.early_lines, message.line, count)
 
     def is_active(self, session_id: str) -> bool:
         """Whether the transcript shows the session active now."""
@@ -159,7 +145,7 @@ class SessionBook:
         """What the transcript shows of a session a prompt is sent for, and why it is inactive."""
         record = self.records.get(session_id)
         if record is not None and record.active:
-            return (PromptState.RESUMED if record.resumed else PromptState.ACTIVE), ""
+            return PromptState.ACTIVE, ""
         if record is not None and record.pending_resumes:
             return PromptState.RESUME_PENDING, "its resume is still pending"
         if record is not None and record.inactive_reason:
@@ -174,28 +160,28 @@ class SessionBook:
         record.resumes += 1
         record.pending_resumes += 1
 
-    def resume_answered(self, session_id: str, success: bool) -> None:
+    def resume_answered(self, session_id: str, method: str, success: bool) -> None:
         """The response to a resume or load: success activates, failure leaves it inactive."""
         record = self.records[session_id]
         record.pending_resumes = max(0, record.pending_resumes - 1)
         if success:
             self._activate(record)
-            record.resumed = True
         elif not record.active:
-            record.inactive_reason = "its resume failed"
+            record.inactive_reason = f"its {method} failed"
 
-    def created(self, session_id: str, line: int) -> None:
-        """A `session/new` response created the session."""
-        self._activate(self.name(session_id, "session/new", line))
+    def created(self, session_id: str, method: str, line: int) -> None:
+        """A `session/new` or `session/fork` result created the session."""
+        self._activate(self.name(session_id, method, line))
 
-    def closed(self, session_id: str, line: int) -> None:
-        """A successful `session/close` response (closing does not name a session)."""
+    def ended(self, session_id: str, why: str, closed_line: int | None = None) -> None:
+        """A close (success or `-32002`) or an archive ended the session (neither names one)."""
         record = self.records.get(session_id)
         if record is None:
             return
         record.active = False
-        record.inactive_reason = "it was closed"
-        record.closed_line = line
+        record.inactive_reason = why
+        if closed_line is not None:
+            record.closed_line = closed_line
 
     def finish(self) -> None:
         """Report traffic for sessions that were never named."""
@@ -211,7 +197,6 @@ class SessionBook:
 
     def _activate(self, record: SessionRecord) -> None:
         record.active = True
-        record.resumed = False
         record.inactive_reason = None
 
     def _settle_unnamed(self, session_id: str, by: str, line: int) -> None:
@@ -220,9 +205,13 @@ class SessionBook:
         if traffic is None:
             return
         self.records[session_id].updates += traffic.updates
-        if by == "subagent_update":
-            for early_line in traffic.lines:
-                self.emit(ChildTrafficBeforeAnnounce(session_id, early_line, line, traffic.total))
+        if by == "subagent_update" and self.child_rules:
+            if traffic.first_line is not None:
+                self.emit(
+                    ChildTrafficBeforeAnnounce(
+                        session_id, traffic.first_line, line, traffic.total, self.start_seen
+                    )
+                )
         else:
             unknown = traffic.as_unknown(session_id, self.start_seen)
             if unknown is not None:

@@ -15,7 +15,7 @@ class Track:
     session_id: str
     """The session followed."""
     replaying: bool
-    """Whether history is expected (a marker, replayed updates) for it."""
+    """Whether its updates count as replayed history until a marker (a replay or a load)."""
     active_at_request: bool
     """The session was active when the request was sent (RC-INFLIGHT demotion)."""
     parent_id: str | None = None
@@ -76,7 +76,7 @@ class Window:
     session_id: str
     """The session the request names."""
     replaying: bool
-    """`session/load`, or `session/resume` with a non-null `replayFrom`."""
+    """A replay window: a v2 `session/resume` with a non-null `replayFrom` (never a load)."""
     requested: Track
     """The requested session's track."""
     children: dict[str, Track] = field(default_factory=dict)

@@ -47,9 +47,14 @@ class WindowBook:
     """Markers for unknown sessions that a later announcement may still claim."""
 
     def open(self, request: Message, session_id: str, *, v1: bool = False) -> Window:
-        """Start following a resume or load request (on v1 only `session/load` replays)."""
-        replaying = request.method == "session/load" or (request.replay_from is not None and not v1)
-        track = Track(session_id, replaying, self.is_active(session_id))
+        """Start following a resume or load request.
+
+        Only a v2 `session/resume` with `replayFrom` opens a replay window (markers, children);
+        a `session/load` (either version) is counted like one but owes no marker (rules.md).
+        """
+        is_load = request.method == "session/load"
+        replaying = not is_load and request.replay_from is not None and not v1
+        track = Track(session_id, replaying or is_load, self.is_active(session_id))
         window = Window(request, session_id, replaying, track)
         siblings = self.by_session.setdefault(session_id, [])
         if replaying:
@@ -117,8 +122,9 @@ class WindowBook:
         self._flush_unclaimed()
 
     def _place_marker(self, message: Message, session_id: str) -> None:
-        """Give a marker to the window it belongs to, or report where it should not be."""
-        windows = self.by_session.get(session_id, [])
+        """Give a marker to the window it belongs to, or report where it should not be
+        (a `session/load` window is none: a marker there belongs to no window)."""
+        windows = [w for w in self.by_session.get(session_id, ()) if w.method != "session/load"]
         replaying = [w for w in windows if w.replaying]
         for window in replaying:
             window.requested.record_marker(message)

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from acptrace.correlate.observations import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
-from acptrace.decode.directions import infer_direction
+from acptrace.decode.directions import PROXY_PREFIX, infer_direction
 from acptrace.decode.message import message_of, problems
 from acptrace.decode.shapes import wire_message
 from acptrace.model.domain import Direction, Issue, Message, MessageKind
@@ -90,7 +90,7 @@ class Classifier:
     def _infer(self, message: Message) -> Message:
         """The message with its direction inferred from its method, where the method tells."""
         assert message.method is not None
-        direction = infer_direction(message.method)
+        direction = infer_direction(message.method, message.kind)
         if direction is Direction.UNKNOWN:
             return message
         return _with_direction(message, direction)
@@ -106,8 +106,14 @@ class Classifier:
 
 
 def _needs_direction(message: Message) -> bool:
-    """Responses and `$/cancel_request` get their direction from the request they concern."""
-    return message.kind is not MessageKind.RESPONSE and message.method != "$/cancel_request"
+    """Responses and `$/cancel_request` get their direction from the request they concern;
+    `proxy/*` goes either way along a chain (input-formats.md): none is an unknown method."""
+    method = message.method or ""
+    return (
+        message.kind is not MessageKind.RESPONSE
+        and method != "$/cancel_request"
+        and not method.startswith(PROXY_PREFIX)
+    )
 
 
 def _with_direction(message: Message, direction: Direction) -> Message:

@@ -27,7 +27,7 @@ from acptrace.decode.shapes import (
     decode_line,
     decode_message,
 )
-from acptrace.model.domain import Direction, Issue, Message, UpdateRun
+from acptrace.model.domain import Direction, Issue, Message, MessageKind, UpdateRun
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.source import LineBlock, RawLine
@@ -131,7 +131,8 @@ def plain_message(
             return None
     else:
         if direction is Direction.UNKNOWN:
-            direction = infer_direction(method)
+            kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
+            direction = infer_direction(method, kind)
             if direction is Direction.UNKNOWN:
                 return None  # the general path reports the unknown direction
         if method == "$/cancel_request":

@@ -70,8 +70,16 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
 
 
 def _ms(start: Stamp | None, end: Stamp | None) -> float | None:
-    """Milliseconds between two stamps, rounded to the microsecond; None when either is missing."""
-    if start is None:
+    """Milliseconds between two stamps, rounded to the microsecond, never negative (rules.md §9).
+
+    The monotonic clock where both ends carry it, else the wall clock; a negative difference is
+    taken on the other clock when both ends carry that one and it is not negative there. None
+    when either end is missing, or no clock gives a difference that is not negative.
+    """
+    if start is None or end is None:
         return None
-    elapsed = start.ms_until(end)
-    return None if elapsed is None else round(elapsed, 3)
+    clocks = ((start.mono_ns, end.mono_ns), (start.ts_ns, end.ts_ns))
+    for first, last in clocks:
+        if first is not None and last is not None and last >= first:
+            return round((last - first) / 1e6, 3)
+    return None

@@ -100,6 +100,9 @@ class ProtocolSource(StrEnum):
     """Where the protocol version used for the rules came from."""
 
     INITIALIZE = "initialize"
+    """The latest success response to `initialize`."""
+    INITIALIZE_REQUEST = "initialize_request"
+    """The `initialize` request, when no success response carries a version."""
     INFERRED = "inferred"
     OPTION = "option"
 

@@ -13,6 +13,7 @@ from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Classifier, Found
 from acptrace.decode.stream import Read, ReadStats, read_records
 from acptrace.judge.dispatch import Judge
+from acptrace.judge.lost import LostInput, demote_for_lost_input
 from acptrace.judge.outcomes import rows_for
 from acptrace.judge.rules import RULES
 from acptrace.model.domain import (
@@ -82,6 +83,13 @@ class _Run:
     messages: int = 0
     events: int = 0
     closed: bool = False
+    lost: LostInput = field(default_factory=LostInput)
+    """Whether the input lost messages (rules.md §9)."""
+
+    def issue(self, issue: Issue) -> None:
+        """Keep an input issue."""
+        self.issues.append(issue)
+        self.lost.on_issue(issue)
 
     def after_close(self, record: Message | Envelope | UpdateRun) -> Iterator[Issue]:
         """Traffic after the recorded end of the connection: reported, not analysed."""
@@ -144,7 +152,9 @@ class Walk:
         options = self.options
         rules = [r for r in RULES if options.wants(r.id, r.family)]
         run = _Run(options, Judge(rules))
-        correlator = Correlator(options.tag_policy(), run.observe, options.protocol)
+        correlator = Correlator(
+            options.tag_policy(), run.observe, options.protocol, options.child_rules
+        )
         classifier = Classifier()
         stats = ReadStats()
         runs_for = None if self.each_message else options.tag_policy()
@@ -153,41 +163,46 @@ class Walk:
                 yield from run.after_close(record)
             elif isinstance(record, UpdateRun):
                 run.messages += record.count
+                run.lost.on_messages(record.first.line, record.count)
                 correlator.on_run(record)
             elif isinstance(record, Message):
                 run.messages += 1
+                run.lost.on_messages(record.line)
                 yield correlator.on_message(record)
             elif isinstance(record, Envelope):
                 for item in classifier.classify(record):
                     if isinstance(item, Found):
                         run.messages += 1
+                        run.lost.on_messages(item.message.line)
                         yield correlator.on_message(item.message, item.payload)
                     elif isinstance(item, Issue):
-                        run.issues.append(item)
+                        run.issue(item)
                         yield item
                     else:
                         run.observe(item)
             else:
                 if isinstance(record, RecorderEvent):
                     run.events += 1
-                    correlator.on_event(record)
                     if record.is_close and not run.closed:
                         run.closed = True  # the connection ends here, whatever follows
                         self._unanswered = correlator.finish(ConnectionEnd.RECORDED)
                 else:
-                    run.issues.append(record)
+                    run.issue(record)
                 yield record
         end = _connection_end(run.closed, options.assume_closed)
         if not run.closed:
             self._unanswered = correlator.finish(end)
         version, protocol_source = correlator.protocol(options.protocol)
+        version_issue = correlator.version_issue(options.protocol)
+        if version_issue is not None:
+            run.issue(version_issue)
         self._analysis = Analysis(
             source=Source(
                 self.name, stats.format, stats.lines, run.messages, run.events, end, stats.note
             ),
             connection=Connection(version, protocol_source, correlator.agent, correlator.client),
             resumes=tuple(sorted(run.rows, key=_row_order)),
-            findings=run.judge.verdict(version),
+            findings=demote_for_lost_input(run.judge.verdict(version), run.lost.reason()),
             issues=tuple(sorted(run.issues, key=lambda i: i.line)),
             sessions=tuple(correlator.sessions.infos()),
         )

@@ -92,7 +92,9 @@ def child_not_history(closed: WindowClosed) -> Iterator[Verdict]:
     ChildTrafficBeforeAnnounce,
 )
 def child_traffic_before_announce(observed: ChildTrafficBeforeAnnounce) -> Iterator[Verdict]:
-    """A message bearing a child's session ID before the child's first announcement."""
+    """A message bearing a child's session ID while it was not Known (once per child)."""
+    if not observed.start_seen:
+        return  # a transcript that starts mid-connection cannot tell what was Known
     yield Verdict(
         observed.line,
         f"message for {observed.session_id} before its announcement at line "

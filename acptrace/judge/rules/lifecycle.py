@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from acptrace.correlate.correlator import SESSION_NOT_ACTIVE
 from acptrace.correlate.observations import (
     CancelledAnswered,
     ConcurrentResume,
@@ -11,11 +12,11 @@ from acptrace.correlate.observations import (
     PromptState,
     Unanswered,
     UnknownSessionTraffic,
+    WrongDirection,
 )
 from acptrace.judge.rules.registry import Verdict, rule
-from acptrace.model.domain import Severity
+from acptrace.model.domain import Direction, Severity
 
-SESSION_NOT_ACTIVE = -32002
 REQUEST_CANCELLED = -32800
 
 
@@ -52,19 +53,19 @@ def prompt_inactive(observed: PromptAnswered) -> Iterator[Verdict]:
                 crossing,
                 Severity.NOTE,
             )
-        case PromptState.ACTIVE | PromptState.RESUMED | PromptState.UNSEEN:
+        case PromptState.ACTIVE | PromptState.UNSEEN:
             return
 
 
 @rule("LC-ACTIVE-REJECTED", Severity.ERROR, "lifecycle", "ERR", PromptAnswered)
 def active_rejected(observed: PromptAnswered) -> Iterator[Verdict]:
-    """A -32002 answer to session/prompt sent after the session's resume succeeded."""
-    if observed.state is PromptState.RESUMED and observed.response.error_code == SESSION_NOT_ACTIVE:
+    """A -32002 answer to session/prompt sent while the session was Active."""
+    if observed.state is PromptState.ACTIVE and observed.response.error_code == SESSION_NOT_ACTIVE:
         request = observed.request
         yield Verdict(
             observed.response.line,
-            f"session/prompt for {request.session_id} rejected with -32002 after its resume "
-            "succeeded",
+            f"session/prompt for {request.session_id} rejected with -32002 although the session "
+            "was active when it was sent",
             request.session_id,
             request.id,
         )
@@ -78,15 +79,31 @@ def active_rejected(observed: PromptAnswered) -> Iterator[Verdict]:
     UnknownSessionTraffic,
 )
 def unknown_session(observed: UnknownSessionTraffic) -> Iterator[Verdict]:
-    """A session/update for a session ID nothing on the connection has named yet."""
+    """A session/update for a session that is not Known (once per session, with the count)."""
     if not observed.start_seen:
         return  # a transcript that starts mid-connection cannot tell what was named before
     yield Verdict(
         observed.first_line,
-        f"{observed.count} session/update for {observed.session_id}, which no session/new, "
-        "session/resume, session/list or announcement had named",
+        f"{observed.count} session/update for {observed.session_id} (the last at line "
+        f"{observed.last_line}) while no session/new, session/fork, session/resume, "
+        "session/load, session/list or announcement had named it",
         observed.session_id,
     )
+
+
+@rule("LC-WRONG-DIRECTION", Severity.ERROR, "lifecycle", "SCHEMA x-side", WrongDirection)
+def wrong_direction(observed: WrongDirection) -> Iterator[Verdict]:
+    """A request or notification of a method with one known direction sent by the other side."""
+    message = observed.message
+    sender = "Agent" if observed.expected is Direction.C2A else "Client"
+    for offset in range(observed.count):
+        yield Verdict(
+            message.line + offset,
+            f"{message.method} sent by the {sender}, but only the other side sends it: "
+            "left out of the session and replay rules",
+            message.session_id,
+            message.id,
+        )
 
 
 @rule("CX-NO-RESPONSE", Severity.ERROR, "cancel", 'CX "still gets a response"', Unanswered)
