@@ -21,12 +21,14 @@ from acptrace.model.tags import TagPolicy
 from acptrace.read.formats import ReadSettings
 from acptrace.read.source import iter_blocks
 from tests.golden import ROOT
-from tests.test_properties import CORPUS, mutate, mutation
+from tests.shared import REAL_WORLD
+from tests.test_properties import CORPORA, mutate, mutation
 from tests.transcript import Transcript
 
-FILES = sorted((ROOT / "sample_traces").glob("*.jsonl")) + sorted(
-    (ROOT.parent / "shared" / "real-world").glob("*.jsonl")
-)
+FILES = [
+    *sorted((ROOT / "sample_traces").glob("*.jsonl")),
+    *(pytest.param(path, marks=pytest.mark.shared) for path in sorted(REAL_WORLD.glob("*.jsonl"))),
+]
 
 
 def both(data: bytes) -> tuple[acptrace.Analysis, acptrace.Analysis]:
@@ -35,10 +37,10 @@ def both(data: bytes) -> tuple[acptrace.Analysis, acptrace.Analysis]:
     return fast, general
 
 
-def test_both_paths_agree_on_every_corpus_file() -> None:
-    for path in FILES:
-        fast, general = both(Path(path).read_bytes())
-        assert fast == general, path.name
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_both_paths_agree_on_every_corpus_file(path: Path) -> None:
+    fast, general = both(path.read_bytes())
+    assert fast == general
 
 
 def test_both_paths_agree_on_a_generated_transcript() -> None:
@@ -91,12 +93,13 @@ def test_both_paths_agree_on_bare_noise(records: list[object]) -> None:
     assert fast == general
 
 
+@pytest.mark.parametrize("corpus", CORPORA)
 @given(mutation)
 def test_both_paths_agree_on_mutated_transcripts(
-    case: tuple[int, list[tuple[str, int, bytes]]],
+    corpus: list[bytes], case: tuple[int, list[tuple[str, int, bytes]]]
 ) -> None:
     index, edits = case
-    fast, general = both(mutate(CORPUS[index], edits))
+    fast, general = both(mutate(corpus[index % len(corpus)], edits))
     assert fast == general
 
 
