@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.judge.rules import REGISTRY, RULES
+from acptrace.judge.rules import RULES
+from acptrace.judge.rules.registry import REGISTRY
 from acptrace.read.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block

@@ -20,6 +20,7 @@ from acptrace.model.domain import Direction, Issue, UpdateRun
 from acptrace.model.tags import TagPolicy
 from acptrace.read.formats import ReadSettings
 from acptrace.read.source import iter_blocks
+from acptrace.read.timestamps import second_start_ns
 from tests.golden import ROOT
 from tests.shared import REAL_WORLD
 from tests.test_properties import CORPORA, mutate, mutation
@@ -246,7 +247,7 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
     assert before is not None
     index, *_ = runs.grow_run(lines, 1, first, runs.PLAIN_UPDATE, runs.NOT_PLAIN, "sess_1",
                      Direction.A2C, frozenset(), frozenset(), "state_update", before.ts,
-                     before.mono_ns, runs.second_start_ns, [])  # fmt: skip
+                     before.mono_ns, second_start_ns, [])  # fmt: skip
     try:
         lines[1].decode()
     except UnicodeDecodeError:

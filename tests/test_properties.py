@@ -35,7 +35,7 @@ SMALL_LINE_LIMIT = 4096
 
 def walk(data: bytes, **options: object) -> tuple[acptrace.Analysis, list[object]]:
     with acptrace.open_walk(io.BytesIO(data), Options(**options)) as walker:  # type: ignore[arg-type]
-        items = list(walker)
+        items: list[object] = list(walker)
     return walker.analysis, items
 
 
