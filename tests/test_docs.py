@@ -4,24 +4,29 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.judge.rules import REGISTRY, RULES
+from acptrace.judge.rules import RULES
+from acptrace.judge.rules.registry import REGISTRY
 from acptrace.read.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block
+from tests.shared import SPEC
 
-SPEC_RULES = ROOT.parent / "shared" / "spec" / "rules.md"
+SPEC_RULES = SPEC / "rules.md"
 README = ROOT / "README.md"
 
 
+@pytest.mark.shared
 def test_registry_holds_exactly_the_catalogue_of_rules_md() -> None:
     spec_ids = re.findall(r"^\| ((?:RC|LC|CX|CAP|JR|TR)-[A-Z-]+) \|", SPEC_RULES.read_text(), re.M)
     assert [rule.id for rule in RULES] == spec_ids
     assert set(REGISTRY) == set(spec_ids)
 
 
+@pytest.mark.shared
 def test_registry_levels_match_the_catalogue() -> None:
     rows = re.findall(
         r"^\| ((?:RC|LC|CX|CAP|JR|TR)-[A-Z-]+) \| (\S+)[^|]* \|", SPEC_RULES.read_text(), re.M

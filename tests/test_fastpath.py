@@ -21,13 +21,16 @@ from acptrace.model.domain import Direction, Issue, UpdateRun
 from acptrace.model.tags import TagPolicy
 from acptrace.read.formats import ReadSettings
 from acptrace.read.source import iter_blocks
+from acptrace.read.timestamps import second_start_ns
 from tests.golden import ROOT
-from tests.test_properties import CORPUS, mutate, mutation
+from tests.shared import REAL_WORLD
+from tests.test_properties import CORPORA, mutate, mutation
 from tests.transcript import Transcript
 
-FILES = sorted((ROOT / "sample_traces").glob("*.jsonl")) + sorted(
-    (ROOT.parent / "shared" / "real-world").glob("*.jsonl")
-)
+FILES = [
+    *sorted((ROOT / "sample_traces").glob("*.jsonl")),
+    *(pytest.param(path, marks=pytest.mark.shared) for path in sorted(REAL_WORLD.glob("*.jsonl"))),
+]
 
 
 def both(data: bytes) -> tuple[acptrace.Analysis, acptrace.Analysis]:
@@ -36,10 +39,10 @@ def both(data: bytes) -> tuple[acptrace.Analysis, acptrace.Analysis]:
     return fast, general
 
 
-def test_both_paths_agree_on_every_corpus_file() -> None:
-    for path in FILES:
-        fast, general = both(Path(path).read_bytes())
-        assert fast == general, path.name
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_both_paths_agree_on_every_corpus_file(path: Path) -> None:
+    fast, general = both(path.read_bytes())
+    assert fast == general
 
 
 def test_both_paths_agree_on_a_generated_transcript() -> None:
@@ -92,12 +95,13 @@ def test_both_paths_agree_on_bare_noise(records: list[object]) -> None:
     assert fast == general
 
 
+@pytest.mark.parametrize("corpus", CORPORA)
 @given(mutation)
 def test_both_paths_agree_on_mutated_transcripts(
-    case: tuple[int, list[tuple[str, int, bytes]]],
+    corpus: list[bytes], case: tuple[int, list[tuple[str, int, bytes]]]
 ) -> None:
     index, edits = case
-    fast, general = both(mutate(CORPUS[index], edits))
+    fast, general = both(mutate(corpus[index % len(corpus)], edits))
     assert fast == general
 
 
@@ -244,7 +248,7 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
     assert before is not None
     index, *_ = runs.grow_run(lines, 1, first, "sess_1",
                      Direction.A2C, frozenset(), frozenset(), "state_update", before.ts,
-                     before.mono_ns, runs.second_start_ns, [])  # fmt: skip
+                     before.mono_ns, second_start_ns, [])  # fmt: skip
     try:
         lines[1].decode()
     except UnicodeDecodeError:

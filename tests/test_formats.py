@@ -16,9 +16,7 @@ import acptrace
 from acptrace import Options, Outcome
 from acptrace.cli import app
 from acptrace.read.formats import FORMATS
-from tests.golden import ROOT
-
-REAL_WORLD = ROOT.parent / "shared" / "real-world"
+from tests.shared import REAL_WORLD
 
 # One replay, as (direction, message, milliseconds since the start).
 SESSION = "sess_1"
@@ -245,6 +243,7 @@ REAL_FORMATS = {
 }
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", sorted(REAL_WORLD.glob("*.jsonl")), ids=lambda p: p.name)
 def test_real_world_files_are_detected_with_no_unknown_envelope(path: Path) -> None:
     analysis = acptrace.analyze(path)

@@ -18,16 +18,24 @@ import acptrace
 from acptrace import Issue, Options, Outcome, Step
 from acptrace.read.envelopes import RecorderEvent
 from tests.golden import ROOT
+from tests.shared import REAL_WORLD
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
-REAL_WORLD = sorted((ROOT.parent / "shared" / "real-world").glob("*.jsonl"))
-CORPUS = [path.read_bytes() for path in SAMPLES + REAL_WORLD]
+CORPORA = [
+    pytest.param([path.read_bytes() for path in SAMPLES], id="samples"),
+    pytest.param(
+        [path.read_bytes() for path in sorted(REAL_WORLD.glob("*.jsonl"))],
+        id="real-world",
+        marks=pytest.mark.shared,
+    ),
+]
+"""The files the mutation tests start from; a `mutation` picks one by its index modulo the count."""
 SMALL_LINE_LIMIT = 4096
 
 
 def walk(data: bytes, **options: object) -> tuple[acptrace.Analysis, list[object]]:
     with acptrace.open_walk(io.BytesIO(data), Options(**options)) as walker:  # type: ignore[arg-type]
-        items = list(walker)
+        items: list[object] = list(walker)
     return walker.analysis, items
 
 
@@ -111,7 +119,7 @@ def test_json_shaped_noise_never_raises_and_every_line_counts(chunks: list[bytes
 
 
 mutation = st.tuples(
-    st.sampled_from(range(len(CORPUS))),
+    st.integers(0, 1000),
     st.lists(
         st.tuples(
             st.sampled_from(["flip", "delete", "insert", "duplicate"]),
@@ -139,11 +147,14 @@ def mutate(data: bytes, edits: list[tuple[str, int, bytes]]) -> bytes:
     return bytes(buffer)
 
 
+@pytest.mark.parametrize("corpus", CORPORA)
 @given(mutation)
 @settings(suppress_health_check=[HealthCheck.too_slow])
-def test_mutated_transcripts_never_raise(case: tuple[int, list[tuple[str, int, bytes]]]) -> None:
+def test_mutated_transcripts_never_raise(
+    corpus: list[bytes], case: tuple[int, list[tuple[str, int, bytes]]]
+) -> None:
     index, edits = case
-    data = mutate(CORPUS[index], edits)
+    data = mutate(corpus[index % len(corpus)], edits)
     analysis, _ = walk(data)
     assert analysis.source.lines == line_count(data)
     for row in analysis.resumes:

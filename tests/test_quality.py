@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,9 @@ def test_ruff_format_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     result = run(tool("mypy"))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_checks_the_tests_too() -> None:
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert {"acptrace", "tests"} <= set(mypy["files"])
+    assert mypy["strict"] is True

@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 import acptrace
 from acptrace import Outcome
 from acptrace.cli import app
-from tests.golden import ROOT
+from tests.shared import REAL_WORLD
 
-REAL_WORLD = ROOT.parent / "shared" / "real-world"
+pytestmark = pytest.mark.shared
+
 FILES = sorted(REAL_WORLD.glob("*.jsonl"))
 
 

@@ -16,7 +16,7 @@ START_NS = 1_764_669_600_000_000_000  # 2025-12-02T10:00:00Z
 SESSION = "sess_1"
 
 
-ADVERTISED = {
+ADVERTISED: dict[bool, dict[str, Any]] = {
     True: {
         "capabilities": {
             "session": {m: {} for m in ("fork", "delete", "archive", "status", "title")}

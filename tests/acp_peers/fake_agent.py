@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import traffic
+import traffic  # type: ignore[import-not-found]  # run as a script: found through sys.path
 
 
 def write_all(fd: int, data: bytes) -> None:
