@@ -31,7 +31,14 @@ import acptrace
 from acptrace.cli import app
 from acptrace.model.domain import ConnectionEnd, Outcome
 from acptrace.read.timestamps import wall_ns
-from acptrace.record import RecordSettings, Stdio, default_transcript_path, record
+from acptrace.record import (
+    CloseReason,
+    RecordResult,
+    RecordSettings,
+    Stdio,
+    default_transcript_path,
+    record,
+)
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Captured, Gap, Line, Opened, Stream
 from acptrace.record.lines import LineSplitter, utf8_boundary
@@ -621,6 +628,65 @@ def test_a_bad_redact_pattern_is_a_usage_error(transcript: Path) -> None:
     assert not transcript.exists()
 
 
+DEPTHS = [250, 251, 254, 255, 487, 488, 999, 1000, 1023, 1024, 1025, 5000, 100_000]
+
+
+def nested(depth: int, core: bytes = b'"x"') -> bytes:
+    return b"[" * depth + core + b"]" * depth
+
+
+def test_lines_nested_at_any_depth_are_all_recorded(transcript: Path) -> None:
+    sent = b"".join(nested(depth) + b"\n" for depth in DEPTHS) + b'{"after":1}\n'
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=sent, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (sent, 0), result.stderr
+    assert b"error" not in result.stderr
+    records = records_of(transcript)
+    assert stream_bytes(records, "c2a") == sent
+    assert stream_bytes(records, "a2c") == sent
+    assert meta(records, "close")["reason"] == "client_closed"
+    c2a = [r for r in records if r["dir"] == "c2a"]
+    assert len(c2a) == len(DEPTHS) + 1
+    for depth, item in zip(DEPTHS, c2a, strict=False):
+        if "msg" in item:  # orjson re-encodes up to 254 levels
+            assert depth < 254, depth
+        elif depth <= 1024:  # parsed, but too deep to write back or to redact: kept raw
+            assert item["note"]["kind"] == "not_reencoded", depth
+            assert "could not be re-encoded" in item["note"]["message"]
+        else:  # not parsed at all: raw, as any line that is not JSON
+            assert "note" not in item
+    assert c2a[-1]["msg"] == {"after": 1}
+
+
+@pytest.mark.parametrize("depth", [300, 600])
+def test_a_deep_line_is_redacted_as_text_when_kept_raw(depth: int) -> None:
+    line = nested(depth, b'{"api_key":"S3CR3T-deep"}')
+    record = orjson.loads(encode(Captured(Stream.A2C, Line(line), 1, 2), RedactionPolicy.build()))
+    assert record["note"]["kind"] == "not_reencoded"
+    assert "S3CR3T" not in record["raw"]
+    assert record["raw"].startswith("[" * depth + '{"api_key":"[REDACTED]"}')
+    plain = orjson.loads(encode(Captured(Stream.A2C, Line(line, ended=False), 1, 2), None))
+    assert (plain["raw"].encode(), plain["eol"]) == (line, False)
+
+
+def test_a_100_mb_deep_line_is_recorded_whole_and_exact(transcript: Path) -> None:
+    line = nested(300, b'"' + b"x" * (100 * 1024 * 1024) + b'"') + b"\n"
+    args = [*RECORD, "-o", str(transcript), "--max-line-bytes", str(len(line) + 1), "--"]
+    sent = line + b'{"after":1}\n'
+    proc = start([*args, *FAKE, "stress"])
+    out, err = proc.communicate(sent, timeout=TIMEOUT_S)
+    assert (out, proc.returncode) == (b"", 0), err
+    assert f"received {hashlib.sha256(sent).hexdigest()} {len(sent)}".encode() in err
+    with transcript.open("rb") as lines:
+        kept = [r for r in map(orjson.loads, lines) if r["dir"] != "stderr"]
+    opened, first, after, closed = kept
+    assert (opened["event"], closed["event"], after["msg"]) == ("open", "close", {"after": 1})
+    assert first["note"]["kind"] == "not_reencoded"
+    assert first["raw"].encode() + b"\n" == line
+    assert closed["bytes"]["c2a"] == len(sent)
+
+
 # -- the library, in process ------------------------------------------------------------------
 
 
@@ -640,6 +706,74 @@ def test_record_in_process_on_pipes(transcript: Path) -> None:
     assert (result.exit_code, result.reason.value, result.dropped) == (5, "client_closed", 0)
     assert result.records == 4  # open, c2a, a2c, close
     assert result.transcript_error is None
+
+
+def run_in_process(transcript: Path, sent: bytes) -> tuple[bytes, RecordResult]:
+    """Record the echo agent in this process (so a test can break the writer); what came back."""
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    os.write(stdin_w, sent)
+    os.close(stdin_w)
+    settings = RecordSettings(forward_signals=False)
+    result = record([*FAKE, "echo"], transcript, settings, Stdio(stdin_r, stdout_w))
+    os.close(stdout_w)
+    with os.fdopen(stdout_r, "rb") as echoed:
+        out = echoed.read()
+    os.close(stdin_r)
+    return out, result
+
+
+def test_a_record_that_cannot_be_encoded_is_reported_and_the_rest_kept(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fussy(item: Any, policy: Any) -> bytes:
+        if isinstance(item, Captured) and item.line.data == b'"bad"':
+            raise MemoryError
+        return encode(item, policy)
+
+    monkeypatch.setattr("acptrace.record.writer.encode", fussy)
+    sent = b'{"a":1}\n"bad"\n{"b":2}\n'
+    out, result = run_in_process(transcript, sent)
+    assert out == sent
+    assert result.transcript_error == "a line could not be recorded (MemoryError)"
+    kept = [r.get("msg") for r in records_of(transcript) if r["dir"] == "c2a"]
+    assert kept == [{"a": 1}, {"b": 2}]
+    assert meta(records_of(transcript), "close")["event"] == "close"
+
+
+@pytest.mark.parametrize(
+    ("target", "error", "expected"),
+    [
+        ("acptrace.record.writer.write_all", OSError(28, "No space left on device"), "No space"),
+        ("acptrace.record.writer.TranscriptWriter._write", RuntimeError("boom"), "failed: Runtime"),
+    ],
+)
+def test_a_writer_that_stops_still_forwards_and_says_why(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch, target: str, error: Exception, expected: str
+) -> None:
+    def broken(*args: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(target, broken)
+    sent = b"".join(b'{"n":%d}\n' % n for n in range(100))
+    out, result = run_in_process(transcript, sent)
+    assert out == sent
+    assert result.transcript_error is not None
+    assert expected in result.transcript_error
+    assert result.records == 0
+
+
+@pytest.mark.parametrize(("agent_exit", "expected"), [(0, 2), (5, 5)])
+def test_an_incomplete_transcript_fails_the_command(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch, agent_exit: int, expected: int
+) -> None:
+    def incomplete(*args: Any) -> RecordResult:
+        return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, 0, "disk full")
+
+    monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)
+    result = CliRunner().invoke(app, ["record", "-o", str(transcript), "--", "agent"])
+    assert result.exit_code == expected
+    assert f"the transcript {transcript} is incomplete: disk full" in result.stderr
 
 
 # -- units ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_OK, fail, print_error
+from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -104,7 +104,7 @@ def record_command(
     Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
     settings. Every byte passes through unchanged; the transcript gets every line in each
     direction, the agent's stderr, and open/close events. acptrace exits with the agent's
-    exit status.
+    exit status, or 2 (after forwarding everything) when the transcript is incomplete.
     """
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
@@ -122,10 +122,11 @@ def record_command(
         raise typer.Exit(error.exit_code) from None
     except TranscriptUnwritable as error:
         fail(str(error))
-    if result.transcript_error:
-        print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
     if result.dropped:
         _note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
+    if result.transcript_error:
+        print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
+        raise typer.Exit(result.exit_code or EXIT_ERROR)
     raise typer.Exit(result.exit_code)
 
 

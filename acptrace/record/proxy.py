@@ -85,7 +85,8 @@ class RecordResult:
     dropped: int
     """Lines left out of the transcript because the disk could not keep up."""
     transcript_error: str | None
-    """Why the transcript stopped being written, if it did."""
+    """Why the transcript is incomplete (it stopped being written, or a record was lost), if
+    it is: the caller must say so and fail."""
 
 
 class _FirstEnd:
@@ -207,13 +208,12 @@ class _Recording:
         for pump, pipe in ((self._output, agent.stdout), (self._errors, agent.stderr)):
             if pump.join(0):  # a pump still reading (a child holds the pipe) keeps its fd
                 _close(pipe)
-        error = self._writer.error
         return RecordResult(
             exit_code=exit_status(returncode),
             reason=reason,
             records=self._writer.records,
             dropped=self._queue.dropped,
-            transcript_error=None if error is None else (error.strerror or str(error)),
+            transcript_error=self._writer.error,
         )
 
     def _closed(self, returncode: int, reason: CloseReason, ts_ns: int, mono_ns: int) -> Item:
