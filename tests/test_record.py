@@ -886,3 +886,86 @@ def test_default_transcript_path() -> None:
     )
     assert str(path) == "/rec/acptrace-20251202T100000.123Z-7.jsonl"
     assert default_transcript_path({}, pid=1).parent == Path(".")
+
+
+# -- where -o may write (the same rule for `record` and `redact`) ---------------------------------
+
+
+def refused_outputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Each refused `-o`, with what the error must say about it."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    read_only = tmp_path / "read-only.jsonl"
+    read_only.write_text("keep me")
+    read_only.chmod(0o444)
+    return {
+        "missing folder": (
+            tmp_path / "nope" / "deeper" / "t.jsonl",
+            f"the folder {tmp_path / 'nope' / 'deeper'} does not exist",
+        ),
+        "onto a folder": (folder, "it is a folder"),
+        "under a file": (blocker / "t.jsonl", f"{blocker} is not a folder"),
+        "read-only file": (read_only, "it is a read-only file"),
+    }
+
+
+@pytest.mark.parametrize("command", ["record", "redact"])
+@pytest.mark.parametrize(
+    "case", ["missing folder", "onto a folder", "under a file", "read-only file"]
+)
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(
+    tmp_path: Path, command: str, case: str
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')
+    target, says = refused_outputs(tmp_path)[case]
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    args = ["--", *FAKE, "echo"] if command == "record" else [str(source)]
+    result = CliRunner().invoke(app, [command, "-o", str(target), *args])
+
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith("acptrace: error: cannot write the ")
+    assert says in line
+    assert f"the {'redacted ' if command == 'redact' else ''}transcript {target}: " in line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing made
+    assert (tmp_path / "read-only.jsonl").read_text() == "keep me"
+
+
+def test_recordings_are_owner_only_whether_or_not_the_file_existed(tmp_path: Path) -> None:
+    fresh, existing = tmp_path / "fresh.jsonl", tmp_path / "existing.jsonl"
+    existing.write_text("old")
+    existing.chmod(0o644)
+    for path in (fresh, existing):
+        args = [*RECORD, "-o", str(path), "--", *FAKE, "echo"]
+        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+        assert path.stat().st_mode & 0o777 == 0o600, path
+        assert meta(records_of(path), "close")
+
+
+def test_redacted_files_are_owner_only_whether_or_not_the_file_existed(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"token":"S3CR3T"}\n')
+    fresh, existing = tmp_path / "fresh.jsonl", tmp_path / "existing.jsonl"
+    existing.write_text("old")
+    existing.chmod(0o644)
+    for path in (fresh, existing):
+        result = CliRunner().invoke(app, ["redact", str(source), "-o", str(path)])
+        assert result.exit_code == 0, result.output
+        assert path.stat().st_mode & 0o777 == 0o600, path
+        assert b"S3CR3T" not in path.read_bytes()
+
+
+def test_the_default_folder_is_created_but_an_output_folder_never_is(tmp_path: Path) -> None:
+    env = {**os.environ, "ACPTRACE_DIR": str(tmp_path / "made" / "here")}
+    args = [*RECORD, "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=b"", capture_output=True, env=env, timeout=TIMEOUT_S)
+    assert result.returncode == 0, result.stderr
+    assert len(list((tmp_path / "made" / "here").iterdir())) == 1
+    args = [*RECORD, "-o", str(tmp_path / "not" / "made.jsonl"), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S)
+    assert result.returncode == 2
+    assert not (tmp_path / "not").exists()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,9 +15,11 @@ from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
 from acptrace.record import (
     AgentNotStarted,
+    OutputRefused,
     RecordSettings,
     TranscriptUnwritable,
     default_transcript_path,
+    make_folder,
     open_output,
     record,
     redact_transcript,
@@ -75,8 +78,9 @@ def record_command(
             "--output",
             "-o",
             metavar="FILE",
-            help="Write the transcript here (default: acptrace-<UTC time>-<pid>.jsonl in "
-            "$ACPTRACE_DIR or the current directory, named on stderr).",
+            help="Write the transcript here, mode 0600; its folder must exist, a folder or a "
+            "read-only file is refused (default: acptrace-<UTC time>-<pid>.jsonl in "
+            "$ACPTRACE_DIR, created if missing, or the current directory, named on stderr).",
         ),
     ] = None,
     redact: Annotated[
@@ -111,6 +115,10 @@ def record_command(
     policy = _policy(redact_key, redact_pattern) if redact else None
     path = output or str(default_transcript_path())
     if output is None:
+        try:
+            make_folder(Path(path))
+        except OSError as error:
+            fail(f"cannot create the folder for {path} ({error.strerror or error})")
         _note(f"recording to {path}")
     settings = RecordSettings(
         redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
@@ -141,8 +149,9 @@ def redact_command(
             "--output",
             "-o",
             metavar="OUT",
-            help="Write the redacted transcript here (written only on success; `.gz` "
-            "compresses). Default: stdout.",
+            help="Write the redacted transcript here, mode 0600 (written only on success; "
+            "`.gz` compresses; its folder must exist, a folder or a read-only file is "
+            "refused). Default: stdout.",
         ),
     ] = None,
     redact_pattern: RedactPatternOption = None,
@@ -165,6 +174,8 @@ def redact_command(
                     stats = redact_transcript(source, sink, policy)
     except UnreadableInput as error:
         fail(str(error))
+    except OutputRefused as error:
+        fail(f"cannot write the redacted transcript {error}")
     except OSError as error:
         fail(f"{output}: cannot be written ({error.strerror or error})")
     _note(f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines")

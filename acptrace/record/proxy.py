@@ -26,6 +26,7 @@ from acptrace.model.version import __version__
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Closed, CloseReason, Item, Opened, Stream
 from acptrace.record.fdio import retire
+from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_output
 from acptrace.record.process import SignalForwarder, exit_status, signal_name, spawn
 from acptrace.record.pump import Pump, PumpEnd
 from acptrace.record.redact import RedactionPolicy
@@ -110,7 +111,8 @@ def record(
 ) -> RecordResult:
     """Run the Agent `argv` with the Client on `stdio`, recording to `path`; wait for its end.
 
-    Raises `TranscriptUnwritable` when the file cannot be created (before anything starts)
+    Raises `TranscriptUnwritable` when the file cannot be created (before anything starts;
+    see `acptrace.record.outputs` for the paths refused)
     and `AgentNotStarted` when the command cannot be started (a file it created is removed,
     one that existed is left as it was).
     """
@@ -119,8 +121,10 @@ def record(
     target = Path(path)
     existed = target.exists()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        check_output(target)
         fd = open_transcript(target)
+    except OutputRefused as error:
+        raise TranscriptUnwritable(f"cannot write the transcript {error}") from None
     except OSError as error:
         reason = error.strerror or str(error)
         raise TranscriptUnwritable(f"{target}: cannot write the transcript ({reason})") from None
@@ -138,6 +142,7 @@ def record(
                 raise
             if stat.S_ISREG(os.fstat(fd).st_mode):  # not a FIFO or a device
                 os.ftruncate(fd, 0)  # only now: a failed start leaves a file as it was
+                os.fchmod(fd, OWNER_ONLY)  # an existing file may have been world-readable
             forwarder.attach(agent)
             return _Recording(argv, agent, fd, settings, stdio, first_end, forwarder).run()
     finally:

@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 import orjson
 
+from acptrace.record.outputs import check_output
 from acptrace.record.redact import RedactionPolicy, redact_bytes, redact_message
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -67,8 +68,10 @@ def redact_transcript(source: BinaryIO, sink: BinaryIO, policy: RedactionPolicy)
 
 @contextmanager
 def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A file that appears at `path` only if the block succeeds; gzip when it ends in `.gz`."""
+    """A file (0600) that appears at `path` only if the block succeeds; gzip when it ends in
+    `.gz`. OutputRefused first when the path cannot be written (`acptrace.record.outputs`)."""
     target = Path(path)
+    check_output(target)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(handle, "wb") as raw:
