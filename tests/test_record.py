@@ -531,6 +531,30 @@ def test_fixture_secrets_never_reach_the_recording(transcript: Path) -> None:
     assert usage == {"inputTokens": 120, "outputTokens": 40, "totalTokens": 160}
 
 
+HOSTILE_SECRETS = [
+    {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": [
+        {"type": "http", "name": "db", "url": "https://admin:S3CR3T@mcp:8080/x", "headers": []}]}},
+    {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"prompt": [
+        {"type": "text", "text": "use postgres://admin:S3CR3T@db:5432/prod and "
+         "curl -H 'Authorization: Bearer S3CR3T' 'https://x/?api_key=S3CR3T&token=S3CR3T'"}]}},
+    {"jsonrpc": "2.0", "id": 2, "result": {"env": {"DATABASE_URL": "mysql://u:S3CR3T@h/d"},
+     "json": '{"conn": "redis://:S3CR3T@cache", "pwd": "S3CR3T"}', "signature": "S3CR3T"}},
+]  # fmt: skip
+
+
+def test_hostile_secrets_never_reach_the_recording(transcript: Path) -> None:
+    data = b"".join(orjson.dumps(m) + b"\n" for m in HOSTILE_SECRETS)
+    data += b"raw line: https://root:S3CR3T@host/ bearer S3CR3T9 hf_" + b"S3CR3T" * 6 + b"\n"
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (data, 0)  # forwarded untouched
+    recorded = transcript.read_bytes()
+    assert b"S3CR3T" not in recorded
+    assert recorded.count(b"[REDACTED]") == 2 * 12  # each secret, both ways
+    assert meta(records_of(transcript), "open")["redacted"] is True
+
+
 def test_custom_redaction_keys_and_patterns(transcript: Path) -> None:
     data = (
         b'{"jsonrpc":"2.0","method":"_x","params":{"tenant":"acme-42","note":"ticket INC-9981"}}\n'
