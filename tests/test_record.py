@@ -44,7 +44,7 @@ from acptrace.record.events import Captured, Gap, Line, Opened, Stream
 from acptrace.record.lines import LineSplitter, utf8_boundary
 from acptrace.record.process import exit_status
 from acptrace.record.redact import RedactionPolicy, redact_message
-from acptrace.record.transcript import encode, rfc3339
+from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 
@@ -993,3 +993,53 @@ def test_the_default_folder_is_created_but_an_output_folder_never_is(tmp_path: P
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S)
     assert result.returncode == 2
     assert not (tmp_path / "not").exists()
+
+
+# -- docs/recorder-format.md -----------------------------------------------------------------
+
+RECORDER_DOC = Path(__file__).resolve().parents[1] / "docs" / "recorder-format.md"
+
+
+def written_field_names() -> set[str]:
+    """Every field name acptrace/record/transcript.py writes into a record: dict literal keys,
+    `record[...] = ...`, `record.update(name=...)` and the field handed to `_text`."""
+    import ast
+
+    from acptrace.record import transcript as module
+
+    tree = ast.parse(Path(module.__file__).read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            names |= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.slice, ast.Constant):
+                names.add(node.slice.value)
+        elif not isinstance(node, ast.Call):
+            continue
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            names |= {k.arg for k in node.keywords if k.arg}
+        elif isinstance(node.func, ast.Name) and node.func.id == "_text":
+            names.add(node.args[0].value)
+    return names
+
+
+def test_every_field_the_recorder_writes_is_documented() -> None:
+    names = written_field_names()
+    assert {"ts", "dir", "msg", "raw", "text", "encoding", "note", "eol", "dropped_lines"} <= names
+    assert len(names) > 25
+    documented = RECORDER_DOC.read_text()
+    missing = sorted(name for name in names if f"| `{name}` |" not in documented)
+    assert missing == []
+    values = [*(r.value for r in CloseReason), *(s.value for s in Stream), NOTE_NOT_REENCODED]
+    assert [v for v in values if f"`{v}`" not in documented] == []
+
+
+def test_the_documented_fields_are_the_ones_written() -> None:
+    """The doc's tables hold no field the recorder does not write (so they cannot go stale)."""
+    documented = {
+        line.split("`")[1]
+        for line in RECORDER_DOC.read_text().splitlines()
+        if line.startswith("| `")
+    }
+    assert documented == written_field_names()
