@@ -33,7 +33,7 @@ import base64
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -71,6 +71,12 @@ class RedactionPolicy:
     """Token shapes, replaced where they do not start inside a word."""
     patterns: tuple[re.Pattern[str], ...] = ()
     """The caller's patterns, replaced in every string wherever they match."""
+    starts: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    """Any literal a shape starts with: one search tells most strings have none."""
+
+    def __post_init__(self) -> None:
+        literals = sorted({re.escape(start) for shape in self.shapes for start in shape.starts})
+        object.__setattr__(self, "starts", re.compile("|".join(literals)) if literals else None)
 
     @classmethod
     def build(
@@ -331,7 +337,8 @@ def _is_strings(value: Any) -> bool:
 
 def _sub_patterns(text: str, policy: RedactionPolicy) -> tuple[str, int]:
     count = 0
-    for shape in policy.shapes:
+    shapes = policy.shapes if policy.starts and policy.starts.search(text) else ()
+    for shape in shapes:
         if any(start in text for start in shape.starts):
             text, n = _sub_pattern(shape.pattern, text, word_start=True, check=shape.check)
             count += n
