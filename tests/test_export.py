@@ -142,3 +142,36 @@ def test_export_honours_the_analysis_options(tmp_path: Path) -> None:
     findings = pl.read_ndjson(out / "findings.ndjson")
     assert findings["rule"].to_list() == ["RC-MISSING"]
     assert findings["file"].to_list() == [str(path)]
+
+
+HOSTILE = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) -> None:
+    t = Transcript()
+    t.open()
+    for n, text in enumerate([*HOSTILE, "plain", "a=b"]):
+        t.request(text, id=f"{text}-{n}" if n % 2 else n)
+    t.error(-1, -32601)
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(t.text())
+    for output_format in (ExportFormat.CSV, ExportFormat.NDJSON, ExportFormat.PARQUET):
+        export_tables([str(path)], tmp_path / output_format.value, output_format)
+
+    csv = pl.read_csv(tmp_path / "csv" / "messages.csv", infer_schema=False)
+    exact = pl.read_ndjson(tmp_path / "ndjson" / "messages.ndjson")
+    parquet = pl.read_parquet(tmp_path / "parquet" / "messages.parquet")
+    assert exact["method"].to_list() == parquet["method"].to_list()
+    methods = [m for m in exact["method"].to_list() if m is not None]
+    assert methods == [*HOSTILE, "plain", "a=b"]  # NDJSON and Parquet keep the exact values
+    assert [m for m in csv["method"].to_list() if m is not None] == [
+        *("'" + text for text in HOSTILE),
+        "plain",
+        "a=b",
+    ]
+    assert csv["error_code"].drop_nulls().to_list() == ["-32601"]  # numbers stay numbers
+    [messages] = [table for table in TABLES if table.name == "messages"]
+    texts = [name for name, dtype in messages.schema.items() if dtype == pl.String]
+    cells = [c for name in texts for c in csv[name].drop_nulls().to_list()]
+    assert "'+cmd|' /C calc'!A0-1" in cells  # ids are text too
+    assert not [c for c in cells if c.startswith(tuple("=+-@\t\r"))]

@@ -32,13 +32,20 @@ import acptrace
 from acptrace.cli import app
 from acptrace.model.domain import ConnectionEnd, Outcome
 from acptrace.read.timestamps import wall_ns
-from acptrace.record import RecordSettings, Stdio, default_transcript_path, record
+from acptrace.record import (
+    CloseReason,
+    RecordResult,
+    RecordSettings,
+    Stdio,
+    default_transcript_path,
+    record,
+)
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Captured, Gap, Line, Opened, Stream
 from acptrace.record.lines import LineSplitter, utf8_boundary
 from acptrace.record.process import exit_status
 from acptrace.record.redact import RedactionPolicy, redact_message
-from acptrace.record.transcript import encode, rfc3339
+from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 
@@ -525,6 +532,30 @@ def test_fixture_secrets_never_reach_the_recording(transcript: Path) -> None:
     assert usage == {"inputTokens": 120, "outputTokens": 40, "totalTokens": 160}
 
 
+HOSTILE_SECRETS = [
+    {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": [
+        {"type": "http", "name": "db", "url": "https://admin:S3CR3T@mcp:8080/x", "headers": []}]}},
+    {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"prompt": [
+        {"type": "text", "text": "use postgres://admin:S3CR3T@db:5432/prod and "
+         "curl -H 'Authorization: Bearer S3CR3T' 'https://x/?api_key=S3CR3T&token=S3CR3T'"}]}},
+    {"jsonrpc": "2.0", "id": 2, "result": {"env": {"DATABASE_URL": "mysql://u:S3CR3T@h/d"},
+     "json": '{"conn": "redis://:S3CR3T@cache", "pwd": "S3CR3T"}', "signature": "S3CR3T"}},
+]  # fmt: skip
+
+
+def test_hostile_secrets_never_reach_the_recording(transcript: Path) -> None:
+    data = b"".join(orjson.dumps(m) + b"\n" for m in HOSTILE_SECRETS)
+    data += b"raw line: https://root:S3CR3T@host/ bearer S3CR3T9 hf_" + b"S3CR3T" * 6 + b"\n"
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=data, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (data, 0)  # forwarded untouched
+    recorded = transcript.read_bytes()
+    assert b"S3CR3T" not in recorded
+    assert recorded.count(b"[REDACTED]") == 2 * 12  # each secret, both ways
+    assert meta(records_of(transcript), "open")["redacted"] is True
+
+
 def test_custom_redaction_keys_and_patterns(transcript: Path) -> None:
     data = (
         b'{"jsonrpc":"2.0","method":"_x","params":{"tenant":"acme-42","note":"ticket INC-9981"}}\n'
@@ -622,6 +653,65 @@ def test_a_bad_redact_pattern_is_a_usage_error(transcript: Path) -> None:
     assert not transcript.exists()
 
 
+DEPTHS = [250, 251, 254, 255, 487, 488, 999, 1000, 1023, 1024, 1025, 5000, 100_000]
+
+
+def nested(depth: int, core: bytes = b'"x"') -> bytes:
+    return b"[" * depth + core + b"]" * depth
+
+
+def test_lines_nested_at_any_depth_are_all_recorded(transcript: Path) -> None:
+    sent = b"".join(nested(depth) + b"\n" for depth in DEPTHS) + b'{"after":1}\n'
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=sent, capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert (result.stdout, result.returncode) == (sent, 0), result.stderr
+    assert b"error" not in result.stderr
+    records = records_of(transcript)
+    assert stream_bytes(records, "c2a") == sent
+    assert stream_bytes(records, "a2c") == sent
+    assert meta(records, "close")["reason"] == "client_closed"
+    c2a = [r for r in records if r["dir"] == "c2a"]
+    assert len(c2a) == len(DEPTHS) + 1
+    for depth, item in zip(DEPTHS, c2a, strict=False):
+        if "msg" in item:  # orjson re-encodes up to 254 levels
+            assert depth < 254, depth
+        elif depth <= 1024:  # parsed, but too deep to write back or to redact: kept raw
+            assert item["note"]["kind"] == "not_reencoded", depth
+            assert "could not be re-encoded" in item["note"]["message"]
+        else:  # not parsed at all: raw, as any line that is not JSON
+            assert "note" not in item
+    assert c2a[-1]["msg"] == {"after": 1}
+
+
+@pytest.mark.parametrize("depth", [300, 600])
+def test_a_deep_line_is_redacted_as_text_when_kept_raw(depth: int) -> None:
+    line = nested(depth, b'{"api_key":"S3CR3T-deep"}')
+    record = orjson.loads(encode(Captured(Stream.A2C, Line(line), 1, 2), RedactionPolicy.build()))
+    assert record["note"]["kind"] == "not_reencoded"
+    assert "S3CR3T" not in record["raw"]
+    assert record["raw"].startswith("[" * depth + '{"api_key":"[REDACTED]"}')
+    plain = orjson.loads(encode(Captured(Stream.A2C, Line(line, ended=False), 1, 2), None))
+    assert (plain["raw"].encode(), plain["eol"]) == (line, False)
+
+
+def test_a_100_mb_deep_line_is_recorded_whole_and_exact(transcript: Path) -> None:
+    line = nested(300, b'"' + b"x" * (100 * 1024 * 1024) + b'"') + b"\n"
+    args = [*RECORD, "-o", str(transcript), "--max-line-bytes", str(len(line) + 1), "--"]
+    sent = line + b'{"after":1}\n'
+    proc = start([*args, *FAKE, "stress"])
+    out, err = proc.communicate(sent, timeout=TIMEOUT_S)
+    assert (out, proc.returncode) == (b"", 0), err
+    assert f"received {hashlib.sha256(sent).hexdigest()} {len(sent)}".encode() in err
+    with transcript.open("rb") as lines:
+        kept = [r for r in map(orjson.loads, lines) if r["dir"] != "stderr"]
+    opened, first, after, closed = kept
+    assert (opened["event"], closed["event"], after["msg"]) == ("open", "close", {"after": 1})
+    assert first["note"]["kind"] == "not_reencoded"
+    assert first["raw"].encode() + b"\n" == line
+    assert closed["bytes"]["c2a"] == len(sent)
+
+
 # -- the library, in process ------------------------------------------------------------------
 
 
@@ -641,6 +731,74 @@ def test_record_in_process_on_pipes(transcript: Path) -> None:
     assert (result.exit_code, result.reason.value, result.dropped) == (5, "client_closed", 0)
     assert result.records == 4  # open, c2a, a2c, close
     assert result.transcript_error is None
+
+
+def run_in_process(transcript: Path, sent: bytes) -> tuple[bytes, RecordResult]:
+    """Record the echo agent in this process (so a test can break the writer); what came back."""
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    os.write(stdin_w, sent)
+    os.close(stdin_w)
+    settings = RecordSettings(forward_signals=False)
+    result = record([*FAKE, "echo"], transcript, settings, Stdio(stdin_r, stdout_w))
+    os.close(stdout_w)
+    with os.fdopen(stdout_r, "rb") as echoed:
+        out = echoed.read()
+    os.close(stdin_r)
+    return out, result
+
+
+def test_a_record_that_cannot_be_encoded_is_reported_and_the_rest_kept(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fussy(item: Any, policy: Any) -> bytes:
+        if isinstance(item, Captured) and item.line.data == b'"bad"':
+            raise MemoryError
+        return encode(item, policy)
+
+    monkeypatch.setattr("acptrace.record.writer.encode", fussy)
+    sent = b'{"a":1}\n"bad"\n{"b":2}\n'
+    out, result = run_in_process(transcript, sent)
+    assert out == sent
+    assert result.transcript_error == "a line could not be recorded (MemoryError)"
+    kept = [r.get("msg") for r in records_of(transcript) if r["dir"] == "c2a"]
+    assert kept == [{"a": 1}, {"b": 2}]
+    assert meta(records_of(transcript), "close")["event"] == "close"
+
+
+@pytest.mark.parametrize(
+    ("target", "error", "expected"),
+    [
+        ("acptrace.record.writer.write_all", OSError(28, "No space left on device"), "No space"),
+        ("acptrace.record.writer.TranscriptWriter._write", RuntimeError("boom"), "failed: Runtime"),
+    ],
+)
+def test_a_writer_that_stops_still_forwards_and_says_why(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch, target: str, error: Exception, expected: str
+) -> None:
+    def broken(*args: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(target, broken)
+    sent = b"".join(b'{"n":%d}\n' % n for n in range(100))
+    out, result = run_in_process(transcript, sent)
+    assert out == sent
+    assert result.transcript_error is not None
+    assert expected in result.transcript_error
+    assert result.records == 0
+
+
+@pytest.mark.parametrize(("agent_exit", "expected"), [(0, 2), (5, 5)])
+def test_an_incomplete_transcript_fails_the_command(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch, agent_exit: int, expected: int
+) -> None:
+    def incomplete(*args: Any) -> RecordResult:
+        return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, 0, "disk full")
+
+    monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)
+    result = CliRunner().invoke(app, ["record", "-o", str(transcript), "--", "agent"])
+    assert result.exit_code == expected
+    assert f"the transcript {transcript} is incomplete: disk full" in result.stderr
 
 
 # -- units ---------------------------------------------------------------------------------------
@@ -753,3 +911,136 @@ def test_default_transcript_path() -> None:
     )
     assert str(path) == "/rec/acptrace-20251202T100000.123Z-7.jsonl"
     assert default_transcript_path({}, pid=1).parent == Path(".")
+
+
+# -- where -o may write (the same rule for `record` and `redact`) ---------------------------------
+
+
+def refused_outputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Each refused `-o`, with what the error must say about it."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    read_only = tmp_path / "read-only.jsonl"
+    read_only.write_text("keep me")
+    read_only.chmod(0o444)
+    return {
+        "missing folder": (
+            tmp_path / "nope" / "deeper" / "t.jsonl",
+            f"the folder {tmp_path / 'nope' / 'deeper'} does not exist",
+        ),
+        "onto a folder": (folder, "it is a folder"),
+        "under a file": (blocker / "t.jsonl", f"{blocker} is not a folder"),
+        "read-only file": (read_only, "it is a read-only file"),
+    }
+
+
+@pytest.mark.parametrize("command", ["record", "redact"])
+@pytest.mark.parametrize(
+    "case", ["missing folder", "onto a folder", "under a file", "read-only file"]
+)
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(
+    tmp_path: Path, command: str, case: str
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')
+    target, says = refused_outputs(tmp_path)[case]
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    args = ["--", *FAKE, "echo"] if command == "record" else [str(source)]
+    result = CliRunner().invoke(app, [command, "-o", str(target), *args])
+
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith("acptrace: error: cannot write the ")
+    assert says in line
+    assert f"the {'redacted ' if command == 'redact' else ''}transcript {target}: " in line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing made
+    assert (tmp_path / "read-only.jsonl").read_text() == "keep me"
+
+
+def test_recordings_are_owner_only_whether_or_not_the_file_existed(tmp_path: Path) -> None:
+    fresh, existing = tmp_path / "fresh.jsonl", tmp_path / "existing.jsonl"
+    existing.write_text("old")
+    existing.chmod(0o644)
+    for path in (fresh, existing):
+        args = [*RECORD, "-o", str(path), "--", *FAKE, "echo"]
+        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+        assert path.stat().st_mode & 0o777 == 0o600, path
+        assert meta(records_of(path), "close")
+
+
+def test_redacted_files_are_owner_only_whether_or_not_the_file_existed(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"token":"S3CR3T"}\n')
+    fresh, existing = tmp_path / "fresh.jsonl", tmp_path / "existing.jsonl"
+    existing.write_text("old")
+    existing.chmod(0o644)
+    for path in (fresh, existing):
+        result = CliRunner().invoke(app, ["redact", str(source), "-o", str(path)])
+        assert result.exit_code == 0, result.output
+        assert path.stat().st_mode & 0o777 == 0o600, path
+        assert b"S3CR3T" not in path.read_bytes()
+
+
+def test_the_default_folder_is_created_but_an_output_folder_never_is(tmp_path: Path) -> None:
+    env = {**os.environ, "ACPTRACE_DIR": str(tmp_path / "made" / "here")}
+    args = [*RECORD, "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=b"", capture_output=True, env=env, timeout=TIMEOUT_S)
+    assert result.returncode == 0, result.stderr
+    assert len(list((tmp_path / "made" / "here").iterdir())) == 1
+    args = [*RECORD, "-o", str(tmp_path / "not" / "made.jsonl"), "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S)
+    assert result.returncode == 2
+    assert not (tmp_path / "not").exists()
+
+
+# -- docs/recorder-format.md -----------------------------------------------------------------
+
+RECORDER_DOC = Path(__file__).resolve().parents[1] / "docs" / "recorder-format.md"
+
+
+def written_field_names() -> set[str]:
+    """Every field name acptrace/record/transcript.py writes into a record: dict literal keys,
+    `record[...] = ...`, `record.update(name=...)` and the field handed to `_text`."""
+    import ast
+
+    from acptrace.record import transcript as module
+
+    tree = ast.parse(Path(module.__file__).read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            names |= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            if isinstance(node.slice, ast.Constant):
+                names.add(node.slice.value)
+        elif not isinstance(node, ast.Call):
+            continue
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            names |= {k.arg for k in node.keywords if k.arg}
+        elif isinstance(node.func, ast.Name) and node.func.id == "_text":
+            names.add(node.args[0].value)
+    return names
+
+
+def test_every_field_the_recorder_writes_is_documented() -> None:
+    names = written_field_names()
+    assert {"ts", "dir", "msg", "raw", "text", "encoding", "note", "eol", "dropped_lines"} <= names
+    assert len(names) > 25
+    documented = RECORDER_DOC.read_text()
+    missing = sorted(name for name in names if f"| `{name}` |" not in documented)
+    assert missing == []
+    values = [*(r.value for r in CloseReason), *(s.value for s in Stream), NOTE_NOT_REENCODED]
+    assert [v for v in values if f"`{v}`" not in documented] == []
+
+
+def test_the_documented_fields_are_the_ones_written() -> None:
+    """The doc's tables hold no field the recorder does not write (so they cannot go stale)."""
+    documented = {
+        line.split("`")[1]
+        for line in RECORDER_DOC.read_text().splitlines()
+        if line.startswith("| `")
+    }
+    assert documented == written_field_names()

@@ -28,6 +28,7 @@ from acptrace.record.redact import (
     redact_text,
 )
 from acptrace.record.rewrite import redact_transcript
+from acptrace.record.secret_shapes import RULES, SECRET_SUFFIXES, SHAPES
 from acptrace.record.transcript import encode
 
 FIXTURE = Path(__file__).resolve().parent / "acp_peers" / "secrets.jsonl"
@@ -102,6 +103,13 @@ def test_provider_headers_are_replaced() -> None:
         ("clientSecret", True),
         ("AWS_SECRET_ACCESS_KEY", True),
         ("cookie", True),
+        ("secret_key", True),
+        ("pwd", True),
+        ("auth", True),
+        ("ssh_key", True),
+        ("signature", True),
+        ("apiKeys", True),
+        ("api\u200bkey", True),
         ("inputTokens", False),
         ("maxTokens", False),
         ("tokenizer", False),
@@ -351,3 +359,204 @@ def test_redact_transcript_pieces_of_an_overlong_line(monkeypatch: pytest.Monkey
     assert b"hunter2" not in sink.getvalue()
     assert sink.getvalue().endswith(b'{"token":"[REDACTED]"}\n')
     assert (stats.lines, stats.redactions) == (2, 2)
+
+
+# -- every shape and rule of docs/redaction.md -------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "redaction.md"
+FAKE = "AbCdEfGh0123456789IjKlMnOpQrStUvWxYz01"
+"""Letters and digits to build tokens from (built here, so no file holds a whole token)."""
+
+SHAPE_CASES: dict[str, tuple[str, str]] = {
+    "url-credentials": (
+        "DATABASE_URL=https://admin:pass@db:5432/prod, redis://:s3cret@cache ftp://a:p@ss@h/",
+        f"DATABASE_URL=https://admin:{REDACTED}@db:5432/prod, redis://:{REDACTED}@cache "
+        f"ftp://a:{REDACTED}@h/",
+    ),
+    "bearer": (
+        "send bearer ab1 or Bearer xY, not the bearer of news",
+        f"send bearer {REDACTED} or Bearer {REDACTED}, not the bearer of news",
+    ),
+    "authorization": (
+        "set Authorization: Bearer abc and authorization=xyz;",
+        f"set Authorization: {REDACTED} and authorization={REDACTED};",
+    ),
+    "basic": (
+        "Basic dXNlcjpwYXNz, a Basic idea",
+        f"Basic {REDACTED}, a Basic idea",
+    ),
+    "jwt": (
+        "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl here",
+        f"token {REDACTED} here",
+    ),
+    "openai-anthropic": ("use sk-ant-api03-" + FAKE, f"use {REDACTED}"),
+    "stripe-secret": ("sk_live_" + FAKE[:24] + " sk_test_" + FAKE[:12], f"{REDACTED} {REDACTED}"),
+    "stripe-restricted": ("rk_live_" + FAKE[:24], REDACTED),
+    **{f"github-gh{k}": (f"gh{k}_" + FAKE[:36], REDACTED) for k in "pousr"},
+    "github-pat": ("github_pat_" + FAKE + "_" + FAKE, REDACTED),
+    "gitlab": ("glpat-" + FAKE[:20], REDACTED),
+    "slack": ("xoxb-1234567890-" + FAKE[:12], REDACTED),
+    "aws-access-key": ("id AKIA" + FAKE.upper()[:16], f"id {REDACTED}"),
+    "aws-temporary-key": ("id ASIA" + FAKE.upper()[:16] + ".", f"id {REDACTED}."),
+    "google-api-key": ("AIza" + FAKE[:35], REDACTED),
+    "npm": ("//registry/:_authToken=npm_" + FAKE[:36], f"//registry/:_authToken={REDACTED}"),
+    "huggingface": ("HF hf_" + FAKE[:34], f"HF {REDACTED}"),
+    "private-key": (
+        "key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY----- ok",
+        f"key: {REDACTED} ok",
+    ),
+}
+"""Each token shape: a prompt text holding it, and the text redacted."""
+
+SERVER = {"type": "http", "name": "db", "url": "https://u:pw@mcp.example/x"}
+RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
+    "secret-names": (
+        {},
+        {"db": {"secret_key": "k", "count": 3}},
+        {"db": {"secret_key": REDACTED, "count": 3}},
+    ),
+    "name-value-pairs": (
+        {},
+        {"env": [{"name": "DB_PWD", "value": "p"}, {"name": "HOME", "value": "/h"}]},
+        {"env": [{"name": "DB_PWD", "value": REDACTED}, {"name": "HOME", "value": "/h"}]},
+    ),
+    "mcp-server-env-headers": (
+        {},
+        {"mcpServers": [{**SERVER, "headers": [{"name": "X-Tenant", "value": "t"}]}]},
+        {
+            "mcpServers": [
+                {
+                    **SERVER,
+                    "url": f"https://u:{REDACTED}@mcp.example/x",
+                    "headers": [{"name": "X-Tenant", "value": REDACTED}],
+                }
+            ]
+        },
+    ),
+    "mcp-server-args": (
+        {},
+        {"mcpServers": [{"name": "s", "command": "c", "args": ["--api-key", "k", "--v"]}]},
+        {"mcpServers": [{"name": "s", "command": "c", "args": ["--api-key", REDACTED, "--v"]}]},
+    ),
+    "credential-params": (
+        {},
+        rpc("authenticate", {"methodId": "m", "code": "c"}),
+        rpc("authenticate", {"methodId": "m", "code": REDACTED}),
+    ),
+    "name=value": (
+        {},
+        {"text": "GET /x?api_key=abc&page=2&access_token=t0k&token=q#top; if token == 1"},
+        {
+            "text": f"GET /x?api_key={REDACTED}&page=2&access_token={REDACTED}&token={REDACTED}"
+            "#top; if token == 1"
+        },
+    ),
+    "name: value": (
+        {},
+        {"dir": "stderr", "text": 'password: hunter2, {"apiKey": "k", oops'},
+        {"dir": "stderr", "text": f'password: {REDACTED}, {{"apiKey": "{REDACTED}", oops'},
+    ),
+    "json-in-strings": (
+        {},
+        {"raw": '{"params": {"url": "postgres://a:b@h/db", "token": "t"}}'},
+        {"raw": f'{{"params":{{"url":"postgres://a:{REDACTED}@h/db","token":"{REDACTED}"}}}}'},
+    ),
+    "zero-width": (
+        {},
+        {"text": "ghp_\u200b" + FAKE[:36], "api\u200bKey": "k"},
+        {"text": REDACTED, "api\u200bKey": REDACTED},
+    ),
+    "argv": (
+        {},
+        {"dir": "meta", "event": "open", "argv": ["agent", "--token", "t", "https://a:b@h"]},
+        {
+            "dir": "meta",
+            "event": "open",
+            "argv": ["agent", "--token", REDACTED, f"https://a:{REDACTED}@h"],
+        },
+    ),
+    "user-keys": ({"keys": ["tenant"]}, {"Tenant": "acme"}, {"Tenant": REDACTED}),
+    "user-patterns": (
+        {"patterns": [r"INC-(\d+)"]},
+        {"note": "INC-42"},
+        {"note": f"INC-{REDACTED}"},
+    ),
+}
+"""Each rule: the policy's extra keys/patterns, a value, and the value redacted."""
+
+
+def doc_table(heading: str) -> list[str]:
+    """The first column (a `name`) of the table under this heading of docs/redaction.md."""
+    section = DOC.read_text().split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [row.split("`")[1] for row in rows]
+
+
+def test_the_docs_list_every_shape_rule_and_name_in_the_codes_order() -> None:
+    assert doc_table("Token shapes") == [shape.name for shape in SHAPES]
+    assert doc_table("Rules") == list(RULES)
+    assert doc_table("Secret-like names") == list(SECRET_SUFFIXES)
+    assert list(SHAPE_CASES) == [shape.name for shape in SHAPES]  # a case for every shape
+    assert list(RULE_CASES) == list(RULES)  # and for every rule
+
+
+@pytest.mark.parametrize(("text", "expected"), SHAPE_CASES.values(), ids=list(SHAPE_CASES))
+def test_every_token_shape_is_redacted_in_any_string(text: str, expected: str) -> None:
+    message = rpc("session/prompt", {"prompt": [{"type": "text", "text": text}]})
+    assert redacted(message)["params"]["prompt"][0]["text"] == expected
+    assert redact_text(text, POLICY)[0] == expected  # free text (raw lines, stderr) too
+
+
+@pytest.mark.parametrize(("extra", "value", "expected"), RULE_CASES.values(), ids=list(RULE_CASES))
+def test_every_rule_is_applied(extra: dict[str, Any], value: Any, expected: Any) -> None:
+    assert redacted(value, RedactionPolicy.build(**extra)) == expected
+
+
+@pytest.mark.parametrize("suffix", SECRET_SUFFIXES)
+def test_every_secret_like_name_is_redacted(suffix: str) -> None:
+    for name in (suffix, f"my_{suffix}", f"X-My-{suffix.capitalize()}"):
+        assert redacted({"result": {name: "v4lue", "n": name}}) == {
+            "result": {name: REDACTED, "n": name}
+        }, name
+
+
+def test_redact_marks_the_transcript_it_redacted(tmp_path: Path) -> None:
+    opened = {"ts": "2026-12-02T10:00:00Z", "mono_ns": 1, "dir": "meta", "event": "open",
+              "argv": ["agent"], "redacted": False}  # fmt: skip
+    clean = {"ts": "2026-12-02T10:00:01Z", "mono_ns": 2, "dir": "c2a", "msg": {"id": 1}}
+    source = tmp_path / "plain.jsonl"
+    source.write_bytes(orjson.dumps(opened) + b"\n" + orjson.dumps(clean) + b"\n")
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.exit_code == 0, result.output
+    first, second = map(orjson.loads, result.stdout.encode().splitlines())
+    assert first == {**opened, "redacted": True}
+    assert second == clean
+
+
+@pytest.mark.parametrize("depth", [250, 255, 488, 1000, 1025, 100_000])
+def test_redact_handles_any_depth(tmp_path: Path, depth: int) -> None:
+    deep = b"[" * depth + b'{"token":"S3CR3T"}' + b"]" * depth
+    source = tmp_path / "deep.jsonl"
+    source.write_bytes(deep + b"\n" + deep)
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.exit_code == 0, result.output
+    out = result.stdout.encode()
+    assert MARK not in out
+    assert out.count(b"\n") == 1
+    assert out.startswith(b"[" * depth + b'{"token":')
+    assert "2 values redacted in 2 of 2 lines" in result.stderr
+
+
+def test_secrets_in_every_place_a_recording_writes_are_redacted() -> None:
+    url = "postgres://admin:S3CR3T@db:5432/prod"
+    items = [
+        Captured(Stream.C2A, Line(orjson.dumps(rpc("x", {"DATABASE_URL": url}))), 1, 1),
+        Captured(Stream.A2C, Line(f"not json {url} api_key=S3CR3T".encode()), 2, 2),
+        Captured(Stream.STDERR, Line(f"connecting to {url}".encode()), 3, 3),
+        Captured(Stream.STDERR, Line(b"\xff Authorization: Bearer S3CR3T"), 4, 4),
+        Captured(Stream.C2A, Line(b"[" * 300 + f'"{url}"'.encode() + b"]" * 300), 5, 5),
+    ]
+    written = b"".join(encode(item, POLICY) for item in items)
+    assert written.count(REDACTED.encode()) == 5  # the base64 one is counted below
+    assert MARK not in written
+    assert MARK not in base64.b64decode(orjson.loads(written.splitlines()[3])["text"])

@@ -4,19 +4,22 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_OK, fail, print_error
+from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
 from acptrace.record import (
     AgentNotStarted,
+    OutputRefused,
     RecordSettings,
     TranscriptUnwritable,
     default_transcript_path,
+    make_folder,
     open_output,
     record,
     redact_transcript,
@@ -75,8 +78,9 @@ def record_command(
             "--output",
             "-o",
             metavar="FILE",
-            help="Write the transcript here (default: acptrace-<UTC time>-<pid>.jsonl in "
-            "$ACPTRACE_DIR or the current directory, named on stderr).",
+            help="Write the transcript here, mode 0600; its folder must exist, a folder or a "
+            "read-only file is refused (default: acptrace-<UTC time>-<pid>.jsonl in "
+            "$ACPTRACE_DIR, created if missing, or the current directory, named on stderr).",
         ),
     ] = None,
     redact: Annotated[
@@ -104,13 +108,17 @@ def record_command(
     Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
     settings. Every byte passes through unchanged; the transcript gets every line in each
     direction, the agent's stderr, and open/close events. acptrace exits with the agent's
-    exit status.
+    exit status, or 2 (after forwarding everything) when the transcript is incomplete.
     """
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
     policy = _policy(redact_key, redact_pattern) if redact else None
     path = output or str(default_transcript_path())
     if output is None:
+        try:
+            make_folder(Path(path))
+        except OSError as error:
+            fail(f"cannot create the folder for {path} ({error.strerror or error})")
         _note(f"recording to {path}")
     settings = RecordSettings(
         redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
@@ -122,10 +130,11 @@ def record_command(
         raise typer.Exit(error.exit_code) from None
     except TranscriptUnwritable as error:
         fail(str(error))
-    if result.transcript_error:
-        print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
     if result.dropped:
         _note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
+    if result.transcript_error:
+        print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
+        raise typer.Exit(result.exit_code or EXIT_ERROR)
     raise typer.Exit(result.exit_code)
 
 
@@ -140,8 +149,9 @@ def redact_command(
             "--output",
             "-o",
             metavar="OUT",
-            help="Write the redacted transcript here (written only on success; `.gz` "
-            "compresses). Default: stdout.",
+            help="Write the redacted transcript here, mode 0600 (written only on success; "
+            "`.gz` compresses; its folder must exist, a folder or a read-only file is "
+            "refused). Default: stdout.",
         ),
     ] = None,
     redact_pattern: RedactPatternOption = None,
@@ -164,6 +174,8 @@ def redact_command(
                     stats = redact_transcript(source, sink, policy)
     except UnreadableInput as error:
         fail(str(error))
+    except OutputRefused as error:
+        fail(f"cannot write the redacted transcript {error}")
     except OSError as error:
         fail(f"{output}: cannot be written ({error.strerror or error})")
     _note(f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines")

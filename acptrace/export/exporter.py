@@ -6,11 +6,18 @@ a whole transcript (`json`, one array per table, is the exception: it is collect
 Nothing is written unless every transcript was read: the tables are staged in the scratch
 directory and moved into place at the end (a new directory appears whole; in an existing one
 each file is replaced atomically).
+
+CSV is spreadsheet-safe: a text cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
+return gets a single quote in front (OWASP's advice against CSV formula injection: a
+spreadsheet would otherwise run `=HYPERLINK(...)` from a transcript as a formula). Only text
+columns are touched: numbers stay numbers (a negative latency is still `-1.5`). Parquet,
+NDJSON and JSON keep the exact values.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -101,11 +108,28 @@ class _Spool:
             case ExportFormat.PARQUET:
                 lazy.sink_parquet(path)
             case ExportFormat.CSV:
-                lazy.sink_csv(path)
+                spreadsheet_safe(lazy).sink_csv(path)
             case ExportFormat.NDJSON:
                 lazy.sink_ndjson(path)
             case ExportFormat.JSON:
                 lazy.collect().write_json(path)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a CSV text cell must not begin with: a spreadsheet reads it as a formula."""
+_FORMULA_START = "^[" + "".join(re.escape(c) for c in FORMULA_STARTS) + "]"
+
+
+def spreadsheet_safe(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Text cells that begin with a formula character prefixed with `'`; others as they were."""
+    texts = [name for name, dtype in frame.collect_schema().items() if dtype == pl.String]
+    return frame.with_columns(
+        pl.when(pl.col(name).str.contains(_FORMULA_START))
+        .then(pl.lit("'") + pl.col(name))
+        .otherwise(pl.col(name))
+        .alias(name)
+        for name in texts
+    )
 
 
 def _write_frame(frame: pl.DataFrame, path: Path, output_format: ExportFormat) -> None:

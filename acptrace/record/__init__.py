@@ -8,7 +8,8 @@
 """
 
 from acptrace.record.events import CloseReason, Stream
-from acptrace.record.paths import default_transcript_path
+from acptrace.record.outputs import OutputRefused, check_output
+from acptrace.record.paths import default_transcript_path, make_folder
 from acptrace.record.process import AgentNotStarted
 from acptrace.record.proxy import (
     RecordResult,
@@ -22,13 +23,16 @@ from acptrace.record.rewrite import RedactStats, open_output, redact_transcript
 __all__ = [
     "AgentNotStarted",
     "CloseReason",
+    "OutputRefused",
     "RecordResult",
     "RecordSettings",
     "RedactStats",
     "Stdio",
     "Stream",
     "TranscriptUnwritable",
+    "check_output",
     "default_transcript_path",
+    "make_folder",
     "open_output",
     "record",
     "redact_transcript",

@@ -21,3 +21,9 @@ def default_transcript_path(
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{rest // 1_000_000:03d}Z"
     directory = Path(environ.get(DIRECTORY_VARIABLE) or ".")
     return directory / f"acptrace-{stamp}-{os.getpid() if pid is None else pid}.jsonl"
+
+
+def make_folder(path: Path) -> None:
+    """Create the folder of a default transcript path (`$ACPTRACE_DIR` may not exist yet);
+    OSError on failure. An `-o` path's folder is never created (`acptrace.record.outputs`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)

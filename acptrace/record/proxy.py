@@ -26,6 +26,7 @@ from acptrace.model.version import __version__
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Closed, CloseReason, Item, Opened, Stream
 from acptrace.record.fdio import retire
+from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_output
 from acptrace.record.process import SignalForwarder, exit_status, signal_name, spawn
 from acptrace.record.pump import Pump, PumpEnd
 from acptrace.record.redact import RedactionPolicy
@@ -85,7 +86,8 @@ class RecordResult:
     dropped: int
     """Lines left out of the transcript because the disk could not keep up."""
     transcript_error: str | None
-    """Why the transcript stopped being written, if it did."""
+    """Why the transcript is incomplete (it stopped being written, or a record was lost), if
+    it is: the caller must say so and fail."""
 
 
 class _FirstEnd:
@@ -109,7 +111,8 @@ def record(
 ) -> RecordResult:
     """Run the Agent `argv` with the Client on `stdio`, recording to `path`; wait for its end.
 
-    Raises `TranscriptUnwritable` when the file cannot be created (before anything starts)
+    Raises `TranscriptUnwritable` when the file cannot be created (before anything starts;
+    see `acptrace.record.outputs` for the paths refused)
     and `AgentNotStarted` when the command cannot be started (a file it created is removed,
     one that existed is left as it was).
     """
@@ -118,8 +121,10 @@ def record(
     target = Path(path)
     existed = target.exists()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        check_output(target)
         fd = open_transcript(target)
+    except OutputRefused as error:
+        raise TranscriptUnwritable(f"cannot write the transcript {error}") from None
     except OSError as error:
         reason = error.strerror or str(error)
         raise TranscriptUnwritable(f"{target}: cannot write the transcript ({reason})") from None
@@ -137,6 +142,7 @@ def record(
                 raise
             if stat.S_ISREG(os.fstat(fd).st_mode):  # not a FIFO or a device
                 os.ftruncate(fd, 0)  # only now: a failed start leaves a file as it was
+                os.fchmod(fd, OWNER_ONLY)  # an existing file may have been world-readable
             forwarder.attach(agent)
             return _Recording(argv, agent, fd, settings, stdio, first_end, forwarder).run()
     finally:
@@ -207,13 +213,12 @@ class _Recording:
         for pump, pipe in ((self._output, agent.stdout), (self._errors, agent.stderr)):
             if pump.join(0):  # a pump still reading (a child holds the pipe) keeps its fd
                 _close(pipe)
-        error = self._writer.error
         return RecordResult(
             exit_code=exit_status(returncode),
             reason=reason,
             records=self._writer.records,
             dropped=self._queue.dropped,
-            transcript_error=None if error is None else (error.strerror or str(error)),
+            transcript_error=self._writer.error,
         )
 
     def _closed(self, returncode: int, reason: CloseReason, ts_ns: int, mono_ns: int) -> Item:

@@ -13,10 +13,16 @@ What counts as secret:
 - secret-like names anywhere: a member whose name (case-, `-`- and `_`-insensitive) ends in one
   of `SECRET_SUFFIXES` or equals a `--redact-key`, and the `value` of a `{"name", "value"}`
   pair whose name is secret-like (HTTP headers, environment variables);
-- patterns: well-known token shapes (`DEFAULT_PATTERNS`, where they start a word) and
-  every `--redact-pattern` (wherever it matches), replaced in every string (a pattern with a
-  group replaces only its first group); strings that hold JSON (envelopes that carry the
-  message as a string) are parsed, redacted and serialised again when something changed.
+- patterns: well-known token shapes (`secret_shapes.SHAPES`: URL passwords, `Bearer`/`Basic`
+  credentials, JWTs, vendor keys; where they start a word) and every `--redact-pattern`
+  (wherever it matches), replaced in every string (a pattern with a group replaces only its
+  first group), as is the value of `name=value` with a secret-like name (query parameters);
+  strings that hold JSON (envelopes that carry the message as a string) are parsed, redacted
+  and serialised again when something changed; free text (raw lines, stderr, argv) also
+  has `name: value` and `"name": "value"` forms redacted;
+- a string split by zero-width characters is searched without them.
+
+docs/redaction.md lists every rule and shape.
 
 Booleans and nulls are never replaced; objects keep their shape (each leaf is replaced).
 """
@@ -26,53 +32,28 @@ from __future__ import annotations
 import base64
 import functools
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from acptrace.model.errors import UsageError
+from acptrace.record.secret_shapes import (
+    CREDENTIAL_IDENTIFIERS,
+    CREDENTIAL_METHODS,
+    SECRET_SUFFIXES,
+    SHAPES,
+    ZERO_WIDTH,
+    Shape,
+)
 
 REDACTED = "[REDACTED]"
 """What a secret value is replaced with."""
 
-SECRET_SUFFIXES = (
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "passphrase",
-    "apikey",
-    "accesskey",
-    "privatekey",
-    "credential",
-    "credentials",
-    "authorization",
-    "cookie",
-)
-"""A member or header name ending in one of these (normalised) is secret-like."""
-
-CREDENTIAL_METHODS = ("authenticate", "providers/set")
-"""Methods (besides `auth/*`) whose params carry credentials."""
-
-CREDENTIAL_IDENTIFIERS = frozenset({"methodid", "providerid", "apitype", "baseurl", "sessionid"})
-"""Members of credential-bearing params that name things and are kept."""
-
-DEFAULT_PATTERNS = (
-    ("sk-", r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),  # OpenAI, Anthropic
-    *((f"gh{kind}_", rf"gh{kind}_[A-Za-z0-9]{{30,}}") for kind in "pousr"),  # GitHub tokens
-    ("github_pat_", r"github_pat_[A-Za-z0-9_]{30,}"),  # GitHub fine-grained tokens
-    ("glpat-", r"glpat-[A-Za-z0-9_-]{20,}"),  # GitLab
-    ("xox", r"xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
-    ("AKIA", r"AKIA[0-9A-Z]{16}"),  # AWS access key id
-    ("AIza", r"AIza[0-9A-Za-z_-]{35}"),  # Google API key
-    ("Bearer", r"Bearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),  # bearer credentials in text
-    ("-----BEGIN", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
-)
-"""Token shapes redacted by default, each with the literal it starts with (a fast pre-check)."""
-
 _SEPARATOR = re.compile(r"[=:]")
+_EQUALS = re.compile(r"=")
+_PLAIN_VALUE = re.compile(r"([^\s\"',;&#=][^\s\"',;&#]*+)")
 _NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]{0,100})(\"?)\s*\Z")
 _TEXT_VALUE = re.compile(r"\s*+((?:Bearer|Basic|Token)\s++[^\s\"',;&]++|[^\s\"',;&]++)")
 _QUOTED_VALUE = re.compile(r'\s*+"((?:[^"\\]++|\\.)*+)"')
@@ -86,17 +67,23 @@ class RedactionPolicy:
 
     keys: frozenset[str] = frozenset()
     """Extra member names (normalised) whose values are secret, besides `SECRET_SUFFIXES`."""
-    shapes: tuple[tuple[str, re.Pattern[str]], ...] = ()
-    """Token shapes and their literal start, replaced where they do not start inside a word."""
+    shapes: tuple[Shape, ...] = ()
+    """Token shapes, replaced where they do not start inside a word."""
     patterns: tuple[re.Pattern[str], ...] = ()
     """The caller's patterns, replaced in every string wherever they match."""
+    starts: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    """Any literal a shape starts with: one search tells most strings have none."""
+
+    def __post_init__(self) -> None:
+        literals = sorted({re.escape(start) for shape in self.shapes for start in shape.starts})
+        object.__setattr__(self, "starts", re.compile("|".join(literals)) if literals else None)
 
     @classmethod
     def build(
         cls, keys: Iterable[str] = (), patterns: Iterable[str] = (), *, defaults: bool = True
     ) -> RedactionPolicy:
-        """`DEFAULT_PATTERNS` (unless not `defaults`) and these; UsageError for a bad regex."""
-        shapes = tuple((start, re.compile(p)) for start, p in DEFAULT_PATTERNS) if defaults else ()
+        """`SHAPES` (unless not `defaults`) and these; UsageError for a bad regex."""
+        shapes = SHAPES if defaults else ()
         compiled: list[re.Pattern[str]] = []
         for source in patterns:
             try:
@@ -118,11 +105,12 @@ def _is_secret_name(name: str, keys: frozenset[str]) -> bool:
 
 
 def normalize_name(name: str) -> str:
-    """Names compare case-insensitively and ignore `-`, `_`, `.` and spaces."""
+    """Names compare case-insensitively and ignore `-`, `_`, `.`, spaces and zero-width
+    characters."""
     return name.lower().translate(_NAME_NOISE)
 
 
-_NAME_NOISE = str.maketrans("", "", "-_. ")
+_NAME_NOISE = str.maketrans("", "", "-_. \u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 def redact_message(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
@@ -131,9 +119,24 @@ def redact_message(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
 
 
 def redact_text(text: str, policy: RedactionPolicy) -> tuple[str, int]:
-    """Text that is not JSON (a raw line, stderr): patterns, `"name": "value"`, `name=value`."""
+    """Text that is not JSON (a raw line, stderr): patterns, `"name": "value"`, `name=value`,
+    `name: value`."""
+    return _redact_string(text, policy, free_text=True)
+
+
+def _redact_string(text: str, policy: RedactionPolicy, *, free_text: bool) -> tuple[str, int]:
+    """Shapes, patterns and `name=value` in any string; `name: value` forms too in free text.
+    A string with zero-width characters is searched without them (and so written if it held
+    a secret)."""
+    if ZERO_WIDTH.search(text):
+        visible, count = _redact_visible(ZERO_WIDTH.sub("", text), policy, free_text=free_text)
+        return (visible, count) if count else (text, 0)
+    return _redact_visible(text, policy, free_text=free_text)
+
+
+def _redact_visible(text: str, policy: RedactionPolicy, *, free_text: bool) -> tuple[str, int]:
     text, count = _sub_patterns(text, policy)
-    text, n = _sub_assignments(text, policy)
+    text, n = _sub_assignments(text, policy, loose=free_text)
     return text, count + n
 
 
@@ -240,9 +243,7 @@ def _walk_string(text: str, policy: RedactionPolicy, *, free_text: bool = False)
         else:
             new, count = _walk(inner, policy)
             return (orjson.dumps(new).decode(), count) if count else (text, 0)
-    if free_text:
-        return redact_text(text, policy)
-    return _sub_patterns(text, policy)
+    return _redact_string(text, policy, free_text=free_text)
 
 
 def _blank(value: Any) -> tuple[Any, int]:
@@ -336,9 +337,10 @@ def _is_strings(value: Any) -> bool:
 
 def _sub_patterns(text: str, policy: RedactionPolicy) -> tuple[str, int]:
     count = 0
-    for start, shape in policy.shapes:
-        if start in text:
-            text, n = _sub_pattern(shape, text, word_start=True)
+    shapes = policy.shapes if policy.starts and policy.starts.search(text) else ()
+    for shape in shapes:
+        if any(start in text for start in shape.starts):
+            text, n = _sub_pattern(shape.pattern, text, word_start=True, check=shape.check)
             count += n
     for pattern in policy.patterns:
         text, n = _sub_pattern(pattern, text, word_start=False)
@@ -346,8 +348,15 @@ def _sub_patterns(text: str, policy: RedactionPolicy) -> tuple[str, int]:
     return text, count
 
 
-def _sub_pattern(pattern: re.Pattern[str], text: str, *, word_start: bool) -> tuple[str, int]:
-    """Replace each match (or its first group); with `word_start`, not those inside a word."""
+def _sub_pattern(
+    pattern: re.Pattern[str],
+    text: str,
+    *,
+    word_start: bool,
+    check: Callable[[str], bool] | None = None,
+) -> tuple[str, int]:
+    """Replace each match (or its first group) that passes `check` and is not already
+    redacted; with `word_start`, not those inside a word."""
     if pattern.search(text) is None:
         return text, 0
     count = 0
@@ -356,10 +365,12 @@ def _sub_pattern(pattern: re.Pattern[str], text: str, *, word_start: bool) -> tu
         nonlocal count
         start = match.start()
         inside = start and _WORD_CHAR.match(text, start - 1) and _WORD_CHAR.match(text, start)
-        if word_start and inside:
+        grouped = bool(pattern.groups) and match.group(1) is not None
+        secret = match.group(1) if grouped else match.group(0)
+        if (word_start and inside) or REDACTED in secret or (check and not check(secret)):
             return match.group(0)
         count += 1
-        if pattern.groups and match.group(1) is not None:
+        if grouped:
             whole = match.group(0)
             begin, end = match.start(1) - start, match.end(1) - start
             return whole[:begin] + REDACTED + whole[end:]
@@ -368,18 +379,19 @@ def _sub_pattern(pattern: re.Pattern[str], text: str, *, word_start: bool) -> tu
     return pattern.sub(replace, text), count
 
 
-def _sub_assignments(text: str, policy: RedactionPolicy) -> tuple[str, int]:
-    """`"name": "value"`, `name=value`, `name: value` with a secret-like name: value replaced.
+def _sub_assignments(text: str, policy: RedactionPolicy, *, loose: bool) -> tuple[str, int]:
+    """`name=value` (as in a query string or an environment) with a secret-like name: value
+    replaced; when `loose` (free text), also `"name": "value"`, `name: value`, `name = value`.
 
     Finds separators first and looks at the name before each, so a long text with few
     separators costs one fast scan (no regex walks every word).
     """
-    if "=" not in text and ":" not in text:
+    if "=" not in text and (not loose or ":" not in text):
         return text, 0
     pieces: list[str] = []
     done = 0
     count = 0
-    for separator in _SEPARATOR.finditer(text):
+    for separator in (_SEPARATOR if loose else _EQUALS).finditer(text):
         at = separator.start()
         if at < done:
             continue
@@ -387,7 +399,12 @@ def _sub_assignments(text: str, policy: RedactionPolicy) -> tuple[str, int]:
         if name is None or not policy.is_secret_name(name.group(1)):
             continue
         quoted = name.group(2) == '"'
-        value = (_QUOTED_VALUE if quoted else _TEXT_VALUE).match(text, at + 1)
+        if loose:
+            value = (_QUOTED_VALUE if quoted else _TEXT_VALUE).match(text, at + 1)
+        elif quoted or name.end(1) != at:
+            continue
+        else:
+            value = _PLAIN_VALUE.match(text, at + 1)
         if value is None or not value.group(1) or REDACTED in value.group(1):
             continue
         pieces += (text[done : value.start(1)], REDACTED)

@@ -2,9 +2,11 @@
 
 Line formats (JSON Lines of any envelope, bare JSON-RPC) are rewritten line by line: a line
 whose redaction changes nothing is copied byte for byte, a changed one is serialised again
-(compact), a line that is not JSON is redacted as text (undecodable bytes kept). A file that
+(compact), a line that is not JSON is redacted as text (undecodable bytes kept); the `open`
+record of a canonical transcript is marked `"redacted": true`. A file that
 is one JSON document spread over many lines (Zed's "Copy All Messages" array) is redacted
-as a whole and written indented. Lines longer than `MAX_LINE_BYTES` are redacted piecewise
+as a whole and written indented. JSON nested too deep to walk or write back is redacted as
+text. Lines longer than `MAX_LINE_BYTES` are redacted piecewise
 as text (patterns and `name=value` rules only).
 """
 
@@ -17,10 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
+from acptrace.record.outputs import check_output
 from acptrace.record.redact import RedactionPolicy, redact_bytes, redact_message
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -49,13 +52,12 @@ def redact_transcript(source: BinaryIO, sink: BinaryIO, policy: RedactionPolicy)
         whole = first + source.read()
         stats.lines = whole.count(b"\n") + (not whole.endswith(b"\n"))
         try:
-            document = orjson.loads(whole)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            redacted, count = redact_message(document, policy)
+            redacted, count = redact_message(orjson.loads(whole), policy)
             option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
             sink.write(orjson.dumps(redacted, option=option) if count else whole)
+        except (orjson.JSONDecodeError, RecursionError, orjson.JSONEncodeError):
+            pass  # not one document, or nested too deep: redacted line by line, as text
+        else:
             stats.changed, stats.redactions = int(bool(count)), count
             return stats
         stats.lines = 0
@@ -67,8 +69,10 @@ def redact_transcript(source: BinaryIO, sink: BinaryIO, policy: RedactionPolicy)
 
 @contextmanager
 def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A file that appears at `path` only if the block succeeds; gzip when it ends in `.gz`."""
+    """A file (0600) that appears at `path` only if the block succeeds; gzip when it ends in
+    `.gz`. OutputRefused first when the path cannot be written (`acptrace.record.outputs`)."""
     target = Path(path)
+    check_output(target)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(handle, "wb") as raw:
@@ -141,5 +145,22 @@ def _redact_line(line: bytes, policy: RedactionPolicy) -> tuple[bytes, int]:
     except orjson.JSONDecodeError:
         redacted, count = redact_bytes(body, policy)
         return (redacted + ending, count) if count else (line, 0)
-    new, count = redact_message(value, policy)
-    return (orjson.dumps(new) + ending, count) if count else (line, 0)
+    try:
+        new, count = redact_message(value, policy)
+        new, marked = _marked_redacted(new)
+        return (orjson.dumps(new) + ending, count) if count or marked else (line, 0)
+    except (RecursionError, orjson.JSONEncodeError):  # nested too deep to walk or write back
+        redacted, count = redact_bytes(body, policy)
+        return (redacted + ending, count) if count else (line, 0)
+
+
+def _marked_redacted(value: Any) -> tuple[Any, bool]:
+    """A canonical transcript's `open` record says `"redacted": true` once redacted."""
+    if (
+        isinstance(value, dict)
+        and value.get("dir") == "meta"
+        and value.get("event") == "open"
+        and value.get("redacted") is not True
+    ):
+        return {**value, "redacted": True}, True
+    return value, False

@@ -8,7 +8,12 @@
 - parts of an over-long line: `raw` (text or base64) with `part` (1, 2, …) and `more`;
   joining the bytes of the parts in order gives the line back;
 - a final line without a newline carries `"eol": false`;
+- a JSON line the writer cannot re-encode (nested deeper than orjson writes, or deeper
+  than redaction walks) is kept as `raw` too, its exact bytes, with a `note`
+  (`{"kind", "message"}`) saying why: nothing is ever left out;
 - `meta`: `open`, `close` and `gap` events.
+
+docs/recorder-format.md lists every field and what a reader should do with it.
 
 Redaction (when a policy is given) applies to `msg`, `raw`, `text` and the open event's
 `argv`; it never changes anything that is forwarded.
@@ -38,7 +43,7 @@ def encode(item: Item, policy: RedactionPolicy | None) -> bytes:
     """One transcript line (with its newline) for a captured item."""
     match item:
         case Captured():
-            record = _traffic(item, policy)
+            return _encode_traffic(item, policy)
         case Gap():
             record = _gap(item)
         case Opened():
@@ -46,6 +51,15 @@ def encode(item: Item, policy: RedactionPolicy | None) -> bytes:
         case Closed():
             record = _closed(item)
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _encode_traffic(item: Captured, policy: RedactionPolicy | None) -> bytes:
+    """The line as `msg` when it can be; as its exact bytes (`raw`, with a note) otherwise."""
+    try:
+        return orjson.dumps(_traffic(item, policy), option=orjson.OPT_APPEND_NEWLINE)
+    except (orjson.JSONEncodeError, RecursionError) as error:
+        record = _kept_raw(item, policy, error)
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def rfc3339(ts_ns: int) -> str:
@@ -73,6 +87,21 @@ def _traffic(item: Captured, policy: RedactionPolicy | None) -> dict[str, Any]:
     if not line.ended and not line.more:
         record["eol"] = False
     return record
+
+
+def _kept_raw(item: Captured, policy: RedactionPolicy | None, error: Exception) -> dict[str, Any]:
+    """A whole line that parsed as JSON but could not be written as `msg`."""
+    record = _head(item.ts_ns, item.mono_ns, item.stream.value)
+    record.update(_text("raw", item.line.data, policy))
+    if not item.line.ended:
+        record["eol"] = False
+    message = f"kept as raw bytes: the JSON could not be re-encoded ({error})"
+    record["note"] = {"kind": NOTE_NOT_REENCODED, "message": message}
+    return record
+
+
+NOTE_NOT_REENCODED = "not_reencoded"
+"""The `note` kind of a JSON line recorded as `raw` because it could not be re-encoded."""
 
 
 def _parse(data: bytes) -> Any:

@@ -4,8 +4,9 @@ It takes what the pumps queued, encodes it (parsing and redaction happen here, n
 pumps; it waits `SETTLE_S` before each batch and hands the GIL back after every record)
 and writes whole records with one write per batch, so the file is always a valid prefix of
 the transcript, whatever stops when: records reach the file a few milliseconds after
-their line. After a write error it keeps draining the queue (so the pumps never notice) and
-reports the error at the end.
+their line. A record that cannot be encoded is noted and the rest written; after a write
+error, or anything else that stops it, the writer keeps draining the queue (so the pumps never
+notice) and reports the error at the end: it never dies silently.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import threading
 import time
 
 from acptrace.record.capture import CaptureQueue
-from acptrace.record.events import Item
+from acptrace.record.events import Captured, Item
 from acptrace.record.fdio import write_all
 from acptrace.record.redact import RedactionPolicy
 from acptrace.record.transcript import encode
@@ -35,10 +36,14 @@ class TranscriptWriter:
         self._queue = queue
         self._policy = policy
         self._thread = threading.Thread(target=self._run, name="acptrace-writer", daemon=True)
-        self.error: OSError | None = None
-        """The write error that stopped the transcript, if one did."""
+        self.error: str | None = None
+        """The first thing that went wrong (a record lost, the writing stopped), if any."""
+        self.stopped = False
+        """Whether the writing stopped (a write error, or the writer failed)."""
         self.records = 0
         """Records written."""
+        self.lost = 0
+        """Records that could not be encoded (each also noted in `error` if it is the first)."""
 
     def start(self) -> None:
         """Start writing in the background."""
@@ -49,24 +54,55 @@ class TranscriptWriter:
         self._thread.join()
 
     def _run(self) -> None:
-        while items := self._queue.take(BATCH_BYTES):
-            time.sleep(SETTLE_S)
-            if self.error is None:
-                data = b"".join(self._encode(item) for item in items)
+        try:
+            while items := self._queue.take(BATCH_BYTES):
                 try:
-                    write_all(self._fd, data)
-                    self.records += len(items)
-                except OSError as error:
-                    self.error = error
-            self._queue.release(items)
+                    if not self.stopped:
+                        time.sleep(SETTLE_S)
+                        self._write(items)
+                except BaseException as error:  # reported at the end, never lost
+                    self._stop(f"the transcript writer failed: {_describe(error)}")
+                finally:
+                    self._queue.release(items)
+        except BaseException as error:  # the queue failed: report it
+            self._stop(f"the transcript writer failed: {_describe(error)}")
 
-    def _encode(self, item: Item) -> bytes:
-        """One record, then the GIL handed over: a pump waiting for it forwards at once
-        instead of after the interpreter's switch interval (this cut p99 forwarding latency
-        under bulk load from ~10 ms to ~1 ms in benchmarks/record_overhead.py's setting)."""
-        record = encode(item, self._policy)
+    def _write(self, items: list[Item]) -> None:
+        records = [record for item in items if (record := self._encode(item)) is not None]
+        try:
+            write_all(self._fd, b"".join(records))
+        except OSError as error:
+            self._stop(error.strerror or str(error))
+            return
+        self.records += len(records)
+
+    def _encode(self, item: Item) -> bytes | None:
+        """One record (None if it cannot be encoded at all), then the GIL handed over: a pump
+        waiting for it forwards at once instead of after the interpreter's switch interval
+        (this cut p99 forwarding latency under bulk load from ~10 ms to ~1 ms in
+        benchmarks/record_overhead.py's setting)."""
+        try:
+            record = encode(item, self._policy)
+        except Exception as error:  # one record lost, the rest still written
+            self.lost += 1
+            if self.error is None:
+                self.error = f"a {_kind(item)} could not be recorded ({_describe(error)})"
+            record = None
         time.sleep(0)
         return record
+
+    def _stop(self, message: str) -> None:
+        self.stopped = True
+        if self.error is None:
+            self.error = message
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _kind(item: Item) -> str:
+    return "line" if isinstance(item, Captured) else "recorder event"
 
 
 def open_transcript(path: os.PathLike[str] | str) -> int:
