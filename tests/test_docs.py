@@ -3,8 +3,10 @@ real output, the package layout, and each other (every relative link resolves)."
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.core
@@ -16,6 +18,8 @@ from acptrace.judge.rules import REGISTRY, RULES
 from acptrace.read.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block
+from tests.test_report import ALPHA_1, BETA_1, write_corpus
+from tests.transcript import Transcript
 
 SPEC_RULES = ROOT.parent / "shared" / "spec" / "rules.md"
 README = ROOT / "README.md"
@@ -129,6 +133,90 @@ def test_docs_format_table_is_the_registry(regen: bool) -> None:
     rows = ["| name | what writes it |", "|---|---|"]
     rows += [f"| `{known.name}` | {known.summary} |" for known in FORMATS]
     check_block(DOCS / "formats.md", "formats", "\n".join(rows) + "\n", regen)
+
+
+def test_json_example_has_exactly_the_fields_of_real_output(tmp_path: Path) -> None:
+    """docs/json-output.md's example names every field `--format json` prints, and no other."""
+    t = Transcript()
+    t.initialize()
+    resume = t.resume(id=3)
+    t.history()
+    t.update("available_commands_update")  # RC-NOT-HISTORY: a finding
+    t.marker()
+    t.result(3, {})
+    t.raw(b"not json")  # an issue
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(t.text())
+    result = CliRunner().invoke(app, ["analyze", "--format", "json", str(path)])
+    assert result.exit_code == 1, result.output
+    real = json.loads(result.stdout)
+    assert real["resumes"][0]["request_line"] == resume
+    assert real["findings"]
+    assert real["issues"]
+    assert real["sessions"]
+    assert_same_fields(json_example(DOCS / "json-output.md"), real)
+
+
+def test_report_json_example_has_exactly_the_fields_of_real_output(tmp_path: Path) -> None:
+    """docs/report.md's report.json example: every field it shows exists, every one that exists
+    is shown (where the example writes `"...": 0` or `[]`, what is inside is left open)."""
+    runs = write_corpus(tmp_path / "runs", ALPHA_1, BETA_1)
+    (runs / "broken.jsonl.gz").write_bytes(b"\x1f\x8b\x08\x00garbage-not-deflate")
+    t = Transcript()
+    t.initialize()
+    t.resume(id=3)
+    t.marker()
+    t.marker()  # RC-DUPLICATE: a finding
+    t.update("state_update", state="idle")
+    t.result(3, {})
+    (runs / "duplicate.jsonl").write_bytes(t.text())
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    runner = CliRunner()
+    runner.invoke(app, ["report", str(runs), "-q", "-o", str(old)])
+    limit = ["--baseline", str(old), "--max-regression", "p90=20%"]
+    runner.invoke(app, ["report", str(runs), "-q", "-o", str(new), *limit])
+    real = json.loads(new.read_text())
+    assert real["errors"]
+    assert real["comparison"]["deltas"]
+    assert any(group["findings_detail"] for group in real["groups"])
+    assert_same_fields(json_example(DOCS / "report.md"), real)
+
+
+def json_example(page: Path) -> Any:
+    """The first JSON block of a docs page."""
+    return json.loads(page.read_text().split("```json\n", 1)[1].split("```", 1)[0])
+
+
+def assert_same_fields(example: Any, real: Any) -> None:
+    shown, open_ = fields(example)
+    actual, _ = fields(real)
+    assert shown - actual == set(), "documented but not in real output"
+    hidden = {p for p in actual - shown if not any(p.startswith(o) for o in open_)}
+    assert hidden == set(), "in real output but not documented"
+
+
+def fields(document: Any, at: str = "") -> tuple[set[str], set[str]]:
+    """Every field path of a JSON document (a list's items merged), and the paths left open: an
+    object holding a `"..."` member or an empty list stands for fields it does not show."""
+    paths: set[str] = set()
+    open_: set[str] = set()
+    items: list[tuple[str, Any]] = []
+    if isinstance(document, list):
+        if not document:
+            open_.add(f"{at}[]")
+        items = [(f"{at}[]", item) for item in document]
+    elif isinstance(document, dict):
+        if "..." in document:
+            open_.add(f"{at}.")
+        for key, value in document.items():
+            if key != "...":
+                paths.add(f"{at}.{key}")
+                items.append((f"{at}.{key}", value))
+    for path, value in items:
+        more, more_open = fields(value, path)
+        paths |= more
+        open_ |= more_open
+    return paths, open_
 
 
 def test_architecture_lists_every_stage_package() -> None:
