@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.judge.rules import REGISTRY, RULES
+from acptrace.model.domain import ConnectionEnd, Outcome, ProtocolSource, Role, WindowEnd
 from acptrace.read.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block
@@ -180,6 +181,15 @@ def test_report_json_example_has_exactly_the_fields_of_real_output(tmp_path: Pat
     assert real["comparison"]["deltas"]
     assert any(group["findings_detail"] for group in real["groups"])
     assert_same_fields(json_example(DOCS / "report.md"), real)
+
+
+def test_json_output_names_every_value_of_the_closed_sets() -> None:
+    text = (DOCS / "json-output.md").read_text()
+    table = re.findall(r"^\| `([a-z_]+)` \|", section(text, "Outcomes"), re.M)
+    assert table == [outcome.value for outcome in Outcome]
+    for values in (WindowEnd, ConnectionEnd, ProtocolSource, Role):
+        for value in values:
+            assert f"`{value.value}`" in text, value
 
 
 def json_example(page: Path) -> Any:
