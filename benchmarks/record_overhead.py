@@ -19,7 +19,7 @@ Command line::
     python benchmarks/record_overhead.py                 # all, default sizes (~30 s)
     python benchmarks/record_overhead.py --messages 5000 --mb 200 --json
 
-Figures depend on the machine (those in the README come from a 2-core VM); nothing here
+Figures depend on the machine (those in docs/record.md come from a 2-core VM); nothing here
 asserts a timing.
 """
 

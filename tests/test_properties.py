@@ -1,7 +1,7 @@
 """Property tests: hostile bytes, mutated transcripts and cut-off files never break the analysis.
 
 CI runs the `ci` profile (fixed seed, bounded examples). A longer fuzz run:
-`HYPOTHESIS_PROFILE=fuzz .venv/bin/pytest tests/test_properties.py` (see the README).
+`HYPOTHESIS_PROFILE=fuzz .venv/bin/pytest tests/test_properties.py` (see docs/formats.md).
 """
 
 from __future__ import annotations

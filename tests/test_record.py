@@ -1012,16 +1012,23 @@ def written_field_names() -> set[str]:
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
-            names |= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+            names |= {
+                k.value
+                for k in node.keys
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            }
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            if isinstance(node.slice, ast.Constant):
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
                 names.add(node.slice.value)
         elif not isinstance(node, ast.Call):
             continue
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "update":
             names |= {k.arg for k in node.keywords if k.arg}
         elif isinstance(node.func, ast.Name) and node.func.id == "_text":
-            names.add(node.args[0].value)
+            field = node.args[0]
+            assert isinstance(field, ast.Constant)
+            assert isinstance(field.value, str)
+            names.add(field.value)
     return names
 
 

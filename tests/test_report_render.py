@@ -1,5 +1,6 @@
 """The report's views: HTML (self-contained, escaped, tables without matplotlib), Markdown
-(escaped for a pull-request comment), the terminal (inert), and the README's real output."""
+(escaped for a pull-request comment), the terminal (inert), and the real output shown in
+docs/report.md."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ from benchmarks.generate import generate
 from tests.golden import ROOT, check_block
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
 
-README = ROOT / "README.md"
+REPORT_DOC = ROOT / "docs" / "report.md"
 SESSIONS = 40
-"""Top-level sessions per recording of the README's corpus."""
+"""Top-level sessions per recording of the docs' example corpus."""
 HOSTILE = "<script>alert(1)</script>\x1b[31m $x$ | [a](http://e.vil) @octocat `tick`"
 """An agent name that tries every kind of injection."""
 
@@ -102,20 +103,20 @@ def test_terminal_shows_transcript_text_inertly(hostile: Report) -> None:
     assert "<script>alert(1)</script>\\x1b[31m $x$" in text
 
 
-def test_readme_shows_the_real_terminal_report(
+def test_docs_show_the_real_terminal_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, regen: bool
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    corpus = make_readme_corpus(Path("runs"))
+    corpus = make_docs_corpus(Path("runs"))
     result = CliRunner().invoke(app, ["report", str(corpus)], env={"COLUMNS": "110"})
     assert result.exit_code == 0, result.output
     text = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
     block = f"```console\n$ acptrace report runs/\n{text}\n```\n"
-    check_block(README, "report", block, regen)
+    check_block(REPORT_DOC, "report", block, regen)
 
 
-def make_readme_corpus(root: Path) -> Path:
-    """The README's example corpus: two adapters, three seeded recordings each, 10 % faults."""
+def make_docs_corpus(root: Path) -> Path:
+    """docs/report.md's example corpus: two adapters, three seeded recordings each, 10 % faults."""
     root.mkdir(parents=True, exist_ok=True)
     adapters = (("claude-agent-acp", "1.2.0", (1, 2, 3)), ("codex-acp", "0.9.1", (21, 22, 23)))
     for agent, version, seeds in adapters:

@@ -1,4 +1,4 @@
-"""The rule catalogue as a terminal table, a Markdown table (the README's) or JSON."""
+"""The rule catalogue as a terminal table, a Markdown table (docs/rules.md's) or JSON."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def rules_table(rules: Iterable[Rule]) -> Table:
 
 
 def rules_markdown(rules: Iterable[Rule]) -> str:
-    """A Markdown table of the rules (the README embeds exactly this)."""
+    """A Markdown table of the rules (docs/rules.md embeds exactly this)."""
     lines = ["| ID | level | family | source | help |", "|---|---|---|---|---|"]
     for rule in rules:
         cells = (f"`{rule.id}`", _level(rule), rule.family, rule.source, rule.help)

@@ -1,7 +1,7 @@
 """report.json: the versioned, documented form of a report (and of its comparison).
 
 `schema_version` 1; fields may be added, none is renamed or removed without bumping it. The
-README's "Latency reports" section documents every field.
+report.json section of docs/report.md documents every field.
 """
 
 from __future__ import annotations

@@ -339,7 +339,7 @@ def frames(
 
 
 def schema_markdown() -> str:
-    """Every table's columns as Markdown (the README embeds exactly this)."""
+    """Every table's columns as Markdown (docs/tables.md embeds exactly this)."""
     out = []
     for table in TABLES:
         out += [f"`{table.name}`: {table.doc}.", "", "| column | type | meaning |", "|---|---|---|"]
