@@ -238,12 +238,18 @@ def test_cut_off_zed_array_is_an_issue() -> None:
 
 
 REAL_FORMATS = {
+    # The F# ACP Inspector's own recordings (SOURCES.md): `{"ts", "direction", "json"}`.
+    "acp-inspector-fsharp__basic-session.jsonl": "inspector",
+    "acp-inspector-fsharp__demo-session.jsonl": "inspector",
+    "acp-inspector-fsharp__proxy-chain.jsonl": "inspector",
+    "acp-inspector-fsharp__tool-call-session.jsonl": "inspector",
     "rust-sdk-conductor__trace_client_mcp_server.jsons.jsonl": "conductor",
     "rust-sdk-conductor__trace_mcp_tool_call.jsons.jsonl": "conductor",
     "rust-sdk-conductor__trace_snapshot.jsons.jsonl": "conductor",
 }
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", sorted(REAL_WORLD.glob("*.jsonl")), ids=lambda p: p.name)
 def test_real_world_files_are_detected_with_no_unknown_envelope(path: Path) -> None:
     analysis = acptrace.analyze(path)
