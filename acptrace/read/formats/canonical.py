@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from acptrace.read.formats import openhands, tee
 from acptrace.read.formats.envelope_fields import META, STDERR, EnvelopeFormat
 
 FORMAT = EnvelopeFormat(
@@ -14,4 +15,7 @@ FORMAT = EnvelopeFormat(
     directions={"c2a": "c2a", "a2c": "a2c", "stderr": STDERR, "meta": META},
     monotonic_key="mono_ns",
     monotonic_in_seconds=False,
+    # (any other `dir` word is an `unknown_direction` issue; the two recorders that also write
+    # `dir` keep theirs)
+    other_words=frozenset(openhands.FORMAT.directions) | frozenset(tee.FORMAT.directions),
 )
