@@ -68,6 +68,20 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         yield _maybe_gunzip(handle)
 
 
+def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
+    """Up to `size` bytes from where the stream stands, leaving them to be read (fewer when the
+    stream buffers less; none from a stream that can neither peek nor seek)."""
+    peek = getattr(stream, "peek", None)
+    if peek is not None:
+        return bytes(peek(size)[:size])
+    if stream.seekable():
+        at = stream.tell()
+        head = stream.read(size)
+        stream.seek(at)
+        return head
+    return b""
+
+
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     """Wrap a gzip stream for transparent decompression; leave anything else as it is."""
     peek = getattr(stream, "peek", None)

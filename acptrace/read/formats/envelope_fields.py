@@ -39,6 +39,8 @@ class EnvelopeFormat(Stateless):
     """One record as it appears in a file."""
     directions: Mapping[str, str]
     """The recorder's direction words -> `c2a`, `a2c`, `stderr` or `meta`."""
+    producers: str = ""
+    """Which tools write it."""
     monotonic_key: str | None = None
     """A field with a monotonic clock (`mono_ns`, `t_rel`), if the recorder writes one."""
     monotonic_in_seconds: bool = True
@@ -91,7 +93,7 @@ class EnvelopeFormat(Stateless):
             yield Issue(line, "unknown_envelope", "record has no message payload")
             return
         if record.get("encoding") == "base64":
-            side = _SIDES.get(direction, "peer")
+            side = SIDES.get(direction, "peer")
             yield Issue(line, "not_utf8", f"the {side} wrote a line that is not UTF-8 (base64)")
             return
         for decoded in decode_payload(record[payload_key], line, direction, ts_ns, mono_ns):
@@ -107,22 +109,27 @@ class EnvelopeFormat(Stateless):
 
 
 def decode_payload(
-    payload: Any, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
+    payload: Any,
+    line: int,
+    direction: Direction,
+    ts_ns: int | None,
+    mono_ns: int | None,
+    connection: str | None = None,
 ) -> Iterator[Record]:
     """An envelope for a payload; a string payload is parsed as JSON first."""
     if isinstance(payload, str):
         try:
             payload = loads(payload)
         except JSONDecodeError:
-            side = _SIDES.get(direction, "peer")
+            side = SIDES.get(direction, "peer")
             yield Issue(
                 line, "not_json", f"the {side} wrote a line that is not JSON: {excerpt(payload)}"
             )
             return
-    yield Envelope(line, direction, payload, ts_ns, mono_ns)
+    yield Envelope(line, direction, payload, ts_ns, mono_ns, connection)
 
 
-_SIDES = {Direction.C2A: "Client", Direction.A2C: "Agent"}
+SIDES = {Direction.C2A: "Client", Direction.A2C: "Agent"}
 
 
 def _gap_issue(record: dict[str, Any], line: int) -> Issue:

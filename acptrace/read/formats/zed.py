@@ -51,6 +51,7 @@ class Zed(Stateless):
 
     name: str = "zed"
     summary: str = "Zed 'Copy All Messages': a pretty-printed JSON array, _direction/_type"
+    producers: str = "Zed's ACP logs panel -> Copy All Messages (several dumps pasted too)"
     example: str = (
         '[{"_direction": "outgoing", "_type": "request", "id": 1, "method": "session/new", '
         '"params": {"cwd": "/"}}, …]'
