@@ -309,3 +309,31 @@ def test_the_spec_example_report_gives_one_section_and_one_analysis_per_transcri
     assert [d["source"]["issues"] for d in documents] == [0, 1]
     assert documents[1]["issues"][0]["kind"] == "truncated_payload"
     assert {d["resumes"][0]["outcome"] for d in documents} == {"unmarked_success"}
+
+
+@pytest.mark.parametrize(
+    ("output_format", "expected"),
+    [
+        ("junit", 'name="REPORT [t.py::test_missing]"'),
+        ("markdown", "REPORT [t.py::test_marked]"),
+        ("github", "title=RC-MISSING (error) in t.py%3A%3Atest_missing"),
+    ],
+)
+def test_ci_formats_name_each_connection(tmp_path: Path, output_format: str, expected: str) -> None:
+    path = tmp_path / "report.json"
+    path.write_bytes(
+        report(
+            ("ACP-RESUME-201", [tck_test("t.py::test_missing", MISSING_MARKER)]),
+            ("ACP-RESUME-202", [tck_test("t.py::test_marked", WITH_MARKER)]),
+        )
+    )
+    result = CliRunner().invoke(app, ["analyze", str(path), "--format", output_format])
+    assert expected.replace("REPORT", str(path)) in result.stdout
+
+
+def test_ci_formats_name_a_plain_file_by_its_path_alone(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(jsonl([m for _, m in EXCHANGE]))
+    result = CliRunner().invoke(app, ["analyze", str(path), "--format", "junit"])
+    assert f'name="{path}"' in result.stdout
+    assert f"{path} [" not in result.stdout
