@@ -337,3 +337,21 @@ def test_ci_formats_name_a_plain_file_by_its_path_alone(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["analyze", str(path), "--format", "junit"])
     assert f'name="{path}"' in result.stdout
     assert f"{path} [" not in result.stdout
+
+
+INSPECTOR_EXAMPLE = ROOT.parent / "shared" / "real-world" / "acp-inspector-trace__doc-example.jsonl"
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not INSPECTOR_EXAMPLE.exists(), reason=f"no file at {INSPECTOR_EXAMPLE}")
+def test_the_inspector_trace_doc_example_is_one_connection_read_whole() -> None:
+    result = CliRunner().invoke(app, ["analyze", "--strict", "-f", "json", str(INSPECTOR_EXAMPLE)])
+    assert result.exit_code == 0, result.output
+    (document,) = orjson.loads(result.stdout)
+    source = document["source"]
+    assert (source["format"], source["connection"], source["messages"]) == (
+        "acp-inspector-trace",
+        "1",
+        2,
+    )
+    assert document["connection"]["protocol_version"] == 1
