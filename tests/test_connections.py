@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import acptrace
@@ -355,3 +357,21 @@ def test_the_inspector_trace_doc_example_is_one_connection_read_whole() -> None:
         2,
     )
     assert document["connection"]["protocol_version"] == 1
+
+
+@given(
+    st.sampled_from([b'{"tck_version": "0.1.0",\n', b'{\n  "tck_version": 1, "requirements": [',
+                     orjson.dumps(header()) + b"\n"]),
+    st.binary(max_size=400) | st.text(max_size=200).map(str.encode),
+)  # fmt: skip
+def test_a_multi_connection_head_followed_by_anything_never_raises(
+    head: bytes, rest: bytes
+) -> None:
+    for analysis in acptrace.analyze_file(io.BytesIO(head + rest)):
+        assert analysis.source.connection is not None
+
+
+def test_a_deeply_nested_report_is_an_issue_not_a_crash() -> None:
+    data = b'{"tck_version": "0.1.0", "requirements": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    assert [i.kind for i in analysis.issues] == ["not_json"]

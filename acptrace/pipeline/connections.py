@@ -70,7 +70,7 @@ def _tck_parts(data: bytes) -> list[Part]:
     except UnicodeDecodeError as error:
         issue = Issue(data.count(b"\n", 0, error.start) + 1, "not_utf8", "report is not UTF-8")
         return [Part("report", acp_tck.NAME, lines, [issue])]
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
         issue = Issue(line, "not_json", f"not a complete acp-tck report: {error}")
         return [Part("report", acp_tck.NAME, lines, [issue])]
