@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 from pathlib import Path
 from typing import Any
@@ -375,3 +376,14 @@ def test_a_deeply_nested_report_is_an_issue_not_a_crash() -> None:
     data = b'{"tck_version": "0.1.0", "requirements": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     (analysis,) = acptrace.analyze_file(io.BytesIO(data))
     assert [i.kind for i in analysis.issues] == ["not_json"]
+
+
+def test_a_gzipped_report_that_stops_midway_is_unreadable_not_a_crash(tmp_path: Path) -> None:
+    data = gzip.compress(report(("ACP-R", [tck_test("t.py::test_missing", MISSING_MARKER)])))
+    path = tmp_path / "report.json.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(acptrace.UnreadableInput):
+        acptrace.analyze_file(path)
+    result = CliRunner().invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output

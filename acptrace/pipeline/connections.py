@@ -14,7 +14,7 @@ from acptrace.read.connections import BOM, MULTI_CONNECTION_FORMATS, Part, multi
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 from acptrace.read.formats import ReadSettings, acp_tck, inspector_trace
 from acptrace.read.positions import load_located
-from acptrace.read.source import iter_blocks, peek_head
+from acptrace.read.source import iter_blocks, peek_head, read_whole
 
 
 def analyze_file(
@@ -49,7 +49,7 @@ def read_parts(stream: BinaryIO, options: Options) -> list[Part] | None:
     else:
         chosen = multi_connection_format(peek_head(stream))
     if chosen == acp_tck.NAME:
-        return _tck_parts(stream.read())
+        return _tck_parts(read_whole(stream))
     if chosen == inspector_trace.NAME:
         return _inspector_parts(stream, options)
     return None

@@ -68,6 +68,14 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         yield _maybe_gunzip(handle)
 
 
+def read_whole(stream: BinaryIO) -> bytes:
+    """The rest of the stream at once (a document read whole); UnreadableInput if reading fails."""
+    try:
+        return stream.read()
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise UnreadableInput(f"reading stopped: {error}") from None
+
+
 def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
     """Up to `size` bytes from where the stream stands, leaving them to be read (fewer when the
     stream buffers less; none from a stream that can neither peek nor seek)."""

@@ -12,7 +12,7 @@ FORMAT = EnvelopeFormat(
         '{"ts": "2026-12-02T10:00:00.124001Z", "mono_ns": 81235102000, "dir": "c2a", '
         '"msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}}'
     ),
-    producers="`acptrace record` (and `record --rewrite` of other formats)",
+    producers="`acptrace record`",
     directions={"c2a": "c2a", "a2c": "a2c", "stderr": STDERR, "meta": META},
     monotonic_key="mono_ns",
     monotonic_in_seconds=False,
