@@ -28,6 +28,7 @@ from acptrace.model.errors import AcptraceError, UnreadableInput, UsageError
 from acptrace.model.options import Options
 from acptrace.model.version import __version__
 from acptrace.pipeline.analysis import Walk, analyze, analyze_stream, open_walk
+from acptrace.pipeline.connections import analyze_file
 
 __all__ = [
     "AcptraceError",
@@ -54,6 +55,7 @@ __all__ = [
     "WindowEnd",
     "__version__",
     "analyze",
+    "analyze_file",
     "analyze_stream",
     "open_walk",
 ]

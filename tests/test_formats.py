@@ -95,6 +95,31 @@ def tee() -> bytes:
     )
 
 
+def inspector_trace() -> bytes:
+    words = {"c2a": "client -> agent", "a2c": "agent -> client"}
+    header = {"type": "header", "format": "acp-inspector-trace", "version": 1,
+              "at": START * 1000, "frames": len(REPLAY), "dropped": 0, "warning": ""}  # fmt: skip
+    frames = [
+        {"type": "frame", "at": START * 1000 + t, "connection": 1, "direction": words[d],
+         "encoding": "utf8", "frame": orjson.dumps(m).decode()}
+        for d, m, t in REPLAY
+    ]  # fmt: skip
+    return lines([header, *frames])
+
+
+def acp_tck(tests: list[dict[str, Any]] | None = None) -> bytes:
+    words = {"c2a": "sent", "a2c": "received"}
+    transcript = [
+        {"dir": words[d], "t": 1000.0 + t / 1000, "raw": orjson.dumps(m).decode()}
+        for d, m, t in REPLAY
+    ]
+    if tests is None:
+        tests = [{"nodeid": "test_resume.py::test_x", "status": "FAIL", "transcript": transcript}]
+    requirement = {"id": "ACP-RESUME-201", "status": "FAIL", "tests": tests}
+    report = {"tck_version": "0.1.0", "protocol_version": 2, "requirements": [requirement]}
+    return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def conductor() -> bytes:
     records = []
     for d, m, t in REPLAY:
@@ -138,6 +163,8 @@ WRITERS: dict[str, tuple[Callable[[], bytes], bool]] = {
     "tee": (tee, True),
     "conductor": (conductor, True),
     "zed": (zed, False),
+    "acp-inspector-trace": (inspector_trace, True),
+    "acp-tck": (acp_tck, True),
 }
 
 
@@ -148,7 +175,7 @@ def test_every_registered_format_has_a_writer_here() -> None:
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_the_same_replay_in_every_format_gives_the_same_analysis(name: str) -> None:
     writer, timed = WRITERS[name]
-    analysis = acptrace.analyze(io.BytesIO(writer()))
+    (analysis,) = acptrace.analyze_file(io.BytesIO(writer()))
     assert analysis.source.format == name
     assert analysis.issues == ()
     (row,) = analysis.resumes
@@ -171,7 +198,7 @@ def test_the_same_replay_in_every_format_gives_the_same_analysis(name: str) -> N
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_forcing_the_format_reads_it_the_same(name: str) -> None:
     writer, _ = WRITERS[name]
-    forced = acptrace.analyze(io.BytesIO(writer()), Options(input_format=name))
+    (forced,) = acptrace.analyze_file(io.BytesIO(writer()), Options(input_format=name))
     assert forced.source.format == name
     assert [r.outcome for r in forced.resumes] == [Outcome.COMPLETE_FAILED]
 
@@ -237,6 +264,12 @@ def test_cut_off_zed_array_is_an_issue() -> None:
 
 
 REAL_FORMATS = {
+    # The F# ACP Inspector's own recordings (SOURCES.md): `{"ts", "direction", "json"}`.
+    "acp-inspector-fsharp__basic-session.jsonl": "inspector",
+    "acp-inspector-fsharp__demo-session.jsonl": "inspector",
+    "acp-inspector-fsharp__proxy-chain.jsonl": "inspector",
+    "acp-inspector-fsharp__tool-call-session.jsonl": "inspector",
+    "acp-inspector-trace__doc-example.jsonl": "acp-inspector-trace",
     "rust-sdk-conductor__trace_client_mcp_server.jsons.jsonl": "conductor",
     "rust-sdk-conductor__trace_mcp_tool_call.jsons.jsonl": "conductor",
     "rust-sdk-conductor__trace_snapshot.jsons.jsonl": "conductor",
@@ -246,9 +279,9 @@ REAL_FORMATS = {
 @pytest.mark.shared
 @pytest.mark.parametrize("path", sorted(REAL_WORLD.glob("*.jsonl")), ids=lambda p: p.name)
 def test_real_world_files_are_detected_with_no_unknown_envelope(path: Path) -> None:
-    analysis = acptrace.analyze(path)
-    assert analysis.source.format == REAL_FORMATS.get(path.name, "jsonrpc")
-    assert not [i for i in analysis.issues if i.kind == "unknown_envelope"]
+    for analysis in acptrace.analyze_file(path):
+        assert analysis.source.format == REAL_FORMATS.get(path.name, "jsonrpc")
+        assert not [i for i in analysis.issues if i.kind == "unknown_envelope"]
 
 
 def test_formats_command_lists_every_format_with_an_example() -> None:
@@ -256,3 +289,12 @@ def test_formats_command_lists_every_format_with_an_example() -> None:
     for known in FORMATS:
         assert f"{known.name}: " in output
         assert known.example in output
+
+
+def test_formats_command_says_which_producers_each_format_covers() -> None:
+    output = CliRunner().invoke(app, ["formats"]).stdout
+    for known in FORMATS:
+        assert known.producers
+        assert f"written by: {known.producers}" in output
+    assert "sagikazarmark/acp-inspector" in output
+    assert "acp-tck" in output

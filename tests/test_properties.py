@@ -43,8 +43,12 @@ def line_count(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+BOM = b"\xef\xbb\xbf"
+"""A byte-order mark at the start of a file is skipped (input-formats.md): not part of line 1."""
+
+
 def opens_multiline_array(data: bytes) -> bool:
-    first = next((line for line in data.split(b"\n") if line.strip()), b"")
+    first = next((line for line in data.removeprefix(BOM).split(b"\n") if line.strip()), b"")
     return first.lstrip().startswith(b"[")
 
 
@@ -61,7 +65,7 @@ def accounted_lines(analysis: acptrace.Analysis, items: list[object]) -> set[int
 
 
 def blank_lines(data: bytes) -> set[int]:
-    return {n for n, line in enumerate(data.split(b"\n"), 1) if not line.strip()}
+    return {n for n, line in enumerate(data.removeprefix(BOM).split(b"\n"), 1) if not line.strip()}
 
 
 @given(st.binary(max_size=2000))
@@ -224,3 +228,17 @@ def test_every_sample_line_is_accounted_for(path: Path) -> None:
     analysis, items = walk(data)
     every = set(range(1, analysis.source.lines + 1))
     assert accounted_lines(analysis, items) | blank_lines(data) >= every
+
+
+@given(json_lines)
+def test_a_byte_order_mark_before_any_input_changes_nothing_but_itself(chunks: list[bytes]) -> None:
+    data = b"\n".join(chunk.replace(b"\n", b" ") for chunk in chunks)
+    if not data or data.startswith(BOM):
+        return  # (a mark alone is one blank line, nothing is none; a second mark is data)
+    plain, _ = walk(data)
+    marked, _ = walk(BOM + data)
+    assert (marked.source.lines, marked.source.messages) == (
+        plain.source.lines,
+        plain.source.messages,
+    )
+    assert [(i.line, i.kind) for i in marked.issues] == [(i.line, i.kind) for i in plain.issues]

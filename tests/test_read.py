@@ -107,7 +107,13 @@ def test_canonical_record_without_msg_is_unknown_envelope_and_raw_is_not_json() 
     )
     analysis = run(data)
     assert analysis.source.format == "acptrace"
-    assert issues(analysis) == [(2, "unknown_envelope"), (3, "not_json"), (4, "unknown_envelope")]
+    # (an unknown `dir` is `unknown_direction` since input-formats.md said so; `{}` is then read)
+    assert issues(analysis) == [
+        (2, "unknown_envelope"),
+        (3, "not_json"),
+        (4, "unknown_direction"),
+        (4, "not_jsonrpc"),
+    ]
 
 
 def test_mixed_formats_are_read_and_reported_once() -> None:
@@ -192,3 +198,70 @@ def test_wall_clock_going_back_is_reported_even_when_the_record_has_a_monotonic_
     analysis = t.analyze()
     assert issues(analysis) == [(back, "time_went_back")]
     assert "ts" in analysis.issues[0].message
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_byte_order_mark_at_the_start_of_a_file_is_skipped(
+    tmp_path: Path, compressed: bool
+) -> None:
+    data = BOM + REQUEST + b"\n" + RESPONSE + b"\n"
+    path = tmp_path / ("t.jsonl.gz" if compressed else "t.jsonl")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    analysis = acptrace.analyze(path)
+    assert (analysis.source.format, analysis.source.lines, analysis.source.messages) == (
+        "jsonrpc",
+        2,
+        2,
+    )
+    assert analysis.issues == ()
+
+
+def test_a_byte_order_mark_opening_a_zed_array_is_skipped() -> None:
+    entry = b'{"_direction": "outgoing", "_type": "request", "id": 1, "method": "session/list"}'
+    analysis = run(BOM + b"[\n  " + entry + b"\n]\n")
+    assert (analysis.source.format, analysis.source.messages, analysis.issues) == ("zed", 1, ())
+
+
+def test_a_byte_order_mark_anywhere_else_is_data() -> None:
+    analysis = run(REQUEST + b"\n" + BOM + RESPONSE + b"\n")
+    assert issues(analysis) == [(2, "not_json")]
+    assert analysis.source.messages == 1
+
+
+def test_a_lone_byte_order_mark_is_one_blank_line() -> None:
+    analysis = run(BOM)
+    assert (analysis.source.lines, analysis.source.messages, analysis.issues) == (1, 0, ())
+
+
+def test_an_unknown_canonical_dir_is_an_issue_and_the_message_is_still_read() -> None:
+    t = Transcript()
+    t.request("session/list", id=1)
+    odd = t.add({"dir": "agent", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}})
+    cancel = t.add({"dir": "up", "msg": {"jsonrpc": "2.0", "method": "session/cancel"}})
+    with acptrace.open_walk(io.BytesIO(t.text())) as walk:
+        steps = [item.message for item in walk if isinstance(item, acptrace.Step)]
+    assert walk.analysis.source.format == "acptrace"
+    assert [(i.line, i.kind) for i in walk.analysis.issues] == [
+        (odd, "unknown_direction"),
+        (cancel, "unknown_direction"),
+    ]
+    assert '"agent"' in walk.analysis.issues[0].message
+    assert [(m.line, m.kind.value, m.direction.value) for m in steps] == [
+        (1, "request", "c2a"),
+        (odd, "response", "a2c"),  # the answer to a Client request
+        (cancel, "notification", "c2a"),  # session/cancel goes to the Agent
+    ]
+
+
+def test_known_canonical_dirs_and_other_recorders_dir_words_are_no_unknown_direction() -> None:
+    t = Transcript()
+    t.request("session/list", id=1)
+    t.result(1, {"sessions": []})
+    t.add({"dir": "stderr", "text": "log"})
+    assert t.analyze().issues == ()
+    openhands = b'{"ts": "2026-12-02T10:00:00Z", "dir": ">>>", "msg": ' + REQUEST + b"}\n"
+    analysis = run(openhands)
+    assert (analysis.source.format, analysis.issues) == ("openhands", ())

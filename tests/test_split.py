@@ -95,7 +95,9 @@ def _seen(item: acptrace.pipeline.analysis.Item) -> object:
 
 def test_one_file_given_to_analyze_many_is_split_across_the_jobs(generated: list[Path]) -> None:
     path = generated[0]
-    (result,) = analyze_many([str(path)], Options(split_min_bytes=0), jobs=2)
+    (results,) = analyze_many([str(path)], Options(split_min_bytes=0), jobs=2)
+    assert isinstance(results, list)
+    (result,) = results
     assert isinstance(result, acptrace.Analysis)
     assert dumps([result]) == one_pass(path)
 

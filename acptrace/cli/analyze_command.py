@@ -39,6 +39,7 @@ from acptrace.cli.settings import (
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.pipeline.connections import is_multi_connection
 from acptrace.pipeline.pool import analyze_many
 from acptrace.read.inputs import Unmatched, expand
 
@@ -93,6 +94,7 @@ def analyze_command(
     """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
     policy = policy_from(ctx)
     analyses: list[Analysis] = []
+    read_any = False
     exit_code = EXIT_OK
     paths: list[str] = []
     for path in expand(files):
@@ -109,27 +111,31 @@ def analyze_command(
                     print_error(str(result))
                     exit_code = EXIT_ERROR
                 else:
-                    analyses.append(result)
+                    read_any = True
+                    analyses.extend(result)
     except UsageError as error:
         fail(str(error))
     for analysis in analyses:
         exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
-    if analyses:
-        write_output(_render(analyses, output_format, policy), output)
+    if read_any:
+        several = len(paths) > 1 or len(analyses) != 1 or is_multi_connection(analyses)
+        write_output(_render(analyses, output_format, policy, several), output)
     raise typer.Exit(exit_code)
 
 
-def _render(analyses: list[Analysis], output_format: AnalyzeFormat, policy: Policy) -> bytes:
+def _render(
+    analyses: list[Analysis], output_format: AnalyzeFormat, policy: Policy, several: bool
+) -> bytes:
     # (each renderer imported when asked for: a run pays for the one it uses)
     match output_format:
         case AnalyzeFormat.JSON:
             from acptrace.render import json_report
 
-            return json_report.dumps(analyses)
+            return json_report.dumps(analyses, as_array=several)
         case AnalyzeFormat.RICH:
-            from acptrace.render.summary import summary
+            from acptrace.render.summary import summaries
 
-            return rich_bytes(*(summary(a) for a in analyses))
+            return rich_bytes(*summaries(analyses))
         case AnalyzeFormat.JUNIT:
             from acptrace.render.junit import junit_xml
 

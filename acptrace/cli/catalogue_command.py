@@ -43,6 +43,9 @@ def rules_command(
 
 @app.command("formats")
 def formats_command() -> None:
-    """List the input formats acptrace reads, with one example line each."""
-    lines = [f"{known.name}: {known.summary}\n    {known.example}\n" for known in FORMATS]
+    """List the input formats acptrace reads: who writes each, with one example line."""
+    lines = [
+        f"{known.name}: {known.summary}\n    written by: {known.producers}\n    {known.example}\n"
+        for known in FORMATS
+    ]
     write_output("".join(lines).encode(), None)

@@ -351,6 +351,13 @@ class Source:
     """Whether the end of the connection is recorded."""
     link: str | None = None
     """For multi-hop traces: which link was analysed (`Proxy(0)<->Agent`)."""
+    connection: str | None = None
+    """In a file that holds several connections, the one analysed (an acp-tck test's `nodeid`,
+    an acp-inspector-trace connection number); None for a file of one connection."""
+    requirements: tuple[str, ...] | None = None
+    """For an acp-tck test: the ids of the requirements it is listed under."""
+    test_status: str | None = None
+    """For an acp-tck test: its status in the report (`FAIL`, `PASS`, …)."""
 
 
 @dataclass(frozen=True, slots=True)

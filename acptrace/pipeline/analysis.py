@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
@@ -30,6 +30,7 @@ from acptrace.model.domain import (
 from acptrace.model.options import Options
 from acptrace.model.tags import TagPolicy
 from acptrace.pipeline.pieces import split_records
+from acptrace.read.connections import Part
 from acptrace.read.envelopes import Envelope, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
 from acptrace.read.source import iter_blocks, open_input
@@ -65,11 +66,20 @@ def open_walk(
     Raises `UnreadableInput` when the input cannot be read at all.
     """
     options = options or Options()
+    with opened(source, name) as (stream, label):
+        yield Walk(stream, options, name=label, each_message=each_message)
+
+
+@contextmanager
+def opened(
+    source: str | os.PathLike[str] | BinaryIO, name: str | None = None
+) -> Iterator[tuple[BinaryIO, str]]:
+    """The input as a binary stream, and the name it goes by (its path, else `name`)."""
     if isinstance(source, str | os.PathLike):
         with open_input(source) as stream:
-            yield Walk(stream, options, name=name or os.fspath(source), each_message=each_message)
+            yield stream, name or os.fspath(source)
     else:
-        yield Walk(source, options, name=name or "<stream>", each_message=each_message)
+        yield source, name or "<stream>"
 
 
 @dataclass(slots=True)
@@ -127,8 +137,9 @@ class Walk:
     """
 
     def __init__(
-        self, stream: BinaryIO, options: Options, *, name: str, each_message: bool = True
+        self, stream: BinaryIO | Part, options: Options, *, name: str, each_message: bool = True
     ) -> None:
+        """Walk a stream, or one connection of a file that holds several (already read)."""
         self.options = options
         self.name = name
         self.each_message = each_message
@@ -158,7 +169,13 @@ class Walk:
         classifier = Classifier()
         stats = ReadStats()
         runs_for = None if self.each_message else options.tag_policy()
-        for record in _records(self._stream, options, stats, runs_for):
+        part = self._stream if isinstance(self._stream, Part) else None
+        if part is None:
+            records = _records(cast(BinaryIO, self._stream), options, stats, runs_for)
+        else:
+            records = iter(part.records)
+            stats.format, stats.lines = part.format, part.lines
+        for record in records:
             if run.closed and isinstance(record, Message | Envelope | UpdateRun):
                 yield from run.after_close(record)
             elif isinstance(record, UpdateRun):
@@ -198,7 +215,16 @@ class Walk:
             run.issue(version_issue)
         self._analysis = Analysis(
             source=Source(
-                self.name, stats.format, stats.lines, run.messages, run.events, end, stats.note
+                self.name,
+                stats.format,
+                stats.lines,
+                run.messages,
+                run.events,
+                end,
+                stats.note,
+                connection=None if part is None else part.name,
+                requirements=None if part is None else part.requirements,
+                test_status=None if part is None else part.test_status,
             ),
             connection=Connection(version, protocol_source, correlator.agent, correlator.client),
             resumes=tuple(sorted(run.rows, key=_row_order)),

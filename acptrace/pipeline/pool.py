@@ -14,14 +14,15 @@ from dataclasses import replace
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput
 from acptrace.model.options import Options
-from acptrace.pipeline.analysis import analyze
+from acptrace.pipeline.connections import analyze_file
 from acptrace.pipeline.pieces import USEFUL_PROCESSES
 
 
 def analyze_many(
     paths: Sequence[str], options: Options, jobs: int = 0
-) -> Iterator[Analysis | UnreadableInput]:
-    """Analyse each path (in parallel when `jobs` > 1; 0 means one per core), in order.
+) -> Iterator[list[Analysis] | UnreadableInput]:
+    """Analyse each path (in parallel when `jobs` > 1; 0 means one per core), in order: the
+    analyses of its connections (one, but for a file that holds several).
 
     With one path, the `jobs` processes go to that file (`Options.split`; 0 means one per
     core up to `USEFUL_PROCESSES`). A file that cannot be read yields its `UnreadableInput`
@@ -38,8 +39,8 @@ def analyze_many(
         yield from pool.map(_analyze_one, paths, [options] * len(paths))
 
 
-def _analyze_one(path: str, options: Options) -> Analysis | UnreadableInput:
+def _analyze_one(path: str, options: Options) -> list[Analysis] | UnreadableInput:
     try:
-        return analyze(path, options)
+        return analyze_file(path, options)
     except UnreadableInput as error:
         return error

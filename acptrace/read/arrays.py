@@ -1,11 +1,14 @@
-"""Splitting one JSON array spread over many lines (Zed's pretty-printed log) into its elements.
+"""Splitting JSON arrays spread over many lines (Zed's pretty-printed log) into their elements.
 
 The splitter never holds more than one element: it tracks strings, escapes and nesting with a
-scan that jumps from one structural byte to the next.
+scan that jumps from one structural byte to the next. Users paste several dumps into one file:
+the arrays are read in turn, as one transcript, and where an array begins with the elements of
+the one before (a cumulative log pasted twice) that repeated start is skipped, with an issue.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,16 +28,16 @@ class ArraySplitter:
     in_string: bool = False
     escaped_at: int = -1
     closed: bool = False
+    """The closing `]` was read."""
+    rest: bytes = b""
+    """What followed the closing `]` on its line."""
     start_line: int | None = None
     element: bytearray = field(default_factory=bytearray)
 
-    def feed(self, raw: RawLine) -> Iterator[tuple[int, bytes] | Issue]:
-        """The elements that end on this line; after the closing `]`, stray bytes are issues."""
+    def feed(self, raw: RawLine) -> Iterator[tuple[int, bytes]]:
+        """The elements that end on this line (up to the closing `]`, after which `rest` is)."""
         data = raw.data
         begin = 0
-        if self.closed:
-            yield from self._trailing(raw, data)
-            return
         self.escaped_at = -1
         for match in _STRUCTURAL.finditer(data):
             at = match.start()
@@ -54,7 +57,7 @@ class ArraySplitter:
                 if self.depth == 0:
                     yield from self._finish(raw.number, data[begin:at])
                     self.closed = True
-                    yield from self._trailing(raw, data[at + 1 :])
+                    self.rest = data[at + 1 :]
                     return
             elif char == b"," and self.depth == 1:
                 yield from self._finish(raw.number, data[begin:at])
@@ -94,20 +97,83 @@ class ArraySplitter:
         self.element.clear()
         self.start_line = None
 
-    def _trailing(self, raw: RawLine, rest: bytes) -> Iterator[Issue]:
-        if rest.strip(_BLANK):
-            yield Issue(raw.number, "not_json", "text after the end of the JSON array")
+
+@dataclass
+class RepeatFilter:
+    """Skips the start of an array that repeats the array before it, element for element."""
+
+    before: list[bytes] = field(default_factory=list)
+    """Digests of the previous array's elements."""
+    current: list[bytes] = field(default_factory=list)
+    """Digests of this array's elements so far."""
+    skipped: int = 0
+    first_line: int = 0
+    repeating: bool = True
+
+    def next_array(self) -> Iterator[Issue]:
+        """A new array starts: the one read so far becomes the one to compare with."""
+        yield from self._report()
+        self.before, self.current = self.current, []
+        self.skipped, self.repeating = 0, True
+
+    def keep(self, line: int, element: bytes) -> Iterator[tuple[int, bytes] | Issue]:
+        """The element, unless it repeats the previous array at the same place."""
+        digest = hashlib.blake2b(element, digest_size=16).digest()
+        index = len(self.current)
+        self.current.append(digest)
+        if self.repeating and index < len(self.before) and self.before[index] == digest:
+            if not self.skipped:
+                self.first_line = line
+            self.skipped += 1
+            return
+        self.repeating = False
+        yield from self._report()
+        yield line, element
+
+    def _report(self) -> Iterator[Issue]:
+        if self.skipped:
+            message = (
+                f"{self.skipped} element(s) repeat the start of the array before: "
+                "skipped (a log pasted again)"
+            )
+            yield Issue(self.first_line, "repeated_messages", message)
+            self.skipped = 0
 
 
 def split_array(lines: Iterable[RawLine | Issue]) -> Iterator[tuple[int, bytes] | Issue]:
-    """Every element of an array that starts on the first of these lines (issues pass through;
-    an over-long line inside the array is reported and left out)."""
+    """Every element of the arrays that start on the first of these lines, one after another
+    (issues pass through; an over-long line inside an array is reported and left out)."""
     splitter = ArraySplitter()
+    repeats = RepeatFilter()
     for raw in lines:
         if isinstance(raw, Issue):
             yield raw
         elif raw.too_long:
             yield Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
         else:
-            yield from splitter.feed(raw)
+            if splitter.closed:
+                if not raw.data.lstrip(_BLANK).startswith(b"["):
+                    yield from _stray(raw.number, raw.data)
+                    continue
+                splitter = ArraySplitter()
+                yield from repeats.next_array()
+            while True:
+                for number, element in splitter.feed(raw):
+                    yield from repeats.keep(number, element)
+                rest = splitter.rest
+                if not splitter.closed or not rest.lstrip(_BLANK).startswith(b"["):
+                    break
+                splitter = ArraySplitter()  # another array opens on the same line
+                yield from repeats.next_array()
+                raw = RawLine(raw.number, rest, raw.ended)
+            if splitter.closed:
+                yield from _stray(raw.number, splitter.rest)
+                splitter.rest = b""
+    yield from repeats.next_array()
     yield from splitter.end()
+
+
+def _stray(number: int, data: bytes) -> Iterator[Issue]:
+    """Text between or after the arrays."""
+    if data.strip(_BLANK):
+        yield Issue(number, "not_json", "text after the end of the JSON array")

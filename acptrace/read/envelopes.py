@@ -22,6 +22,8 @@ class Envelope:
     """Wall clock, nanoseconds since the Unix epoch."""
     mono_ns: int | None = None
     """Monotonic clock, nanoseconds."""
+    connection: str | None = None
+    """In a file that holds several connections, the one this message travelled on."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from acptrace.model.options import DEFAULT_MAX_LINE_BYTES
 """Lines longer than this are reported as `line_too_long` and skipped, never held in memory."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
 _SKIP_CHUNK = 1024 * 1024
 
 
@@ -65,6 +66,28 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
     with handle:
         yield _maybe_gunzip(handle)
+
+
+def read_whole(stream: BinaryIO) -> bytes:
+    """The rest of the stream at once (a document read whole); UnreadableInput if reading fails."""
+    try:
+        return stream.read()
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise UnreadableInput(f"reading stopped: {error}") from None
+
+
+def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
+    """Up to `size` bytes from where the stream stands, leaving them to be read (fewer when the
+    stream buffers less; none from a stream that can neither peek nor seek)."""
+    peek = getattr(stream, "peek", None)
+    if peek is not None:
+        return bytes(peek(size)[:size])
+    if stream.seekable():
+        at = stream.tell()
+        head = stream.read(size)
+        stream.seek(at)
+        return head
+    return b""
 
 
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
@@ -145,7 +168,7 @@ def iter_blocks(
     held: list[bytes] = []  # the start of a line that continues past the last block
     held_bytes = 0
     try:
-        while block := stream.read(READ_BLOCK):
+        for block in _reads(stream, skip_bom=first == 1):
             newline = block.find(b"\n")
             if newline < 0:
                 held.append(block)
@@ -172,6 +195,20 @@ def iter_blocks(
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
     if held:
         yield RawLine(number + 1, b"".join(held), ended=False)
+
+
+def _reads(stream: BinaryIO, skip_bom: bool) -> Iterator[bytes]:
+    """The stream in blocks; a UTF-8 byte-order mark at its very start is skipped (RFC 8259
+    allows one there; anywhere else it is data)."""
+    block = stream.read(READ_BLOCK)
+    if skip_bom and block.startswith(_BOM):
+        block = block[len(_BOM) :] or stream.read(READ_BLOCK)
+        if not block:
+            yield b""  # (a mark alone: one empty line, as its bytes count)
+            return
+    while block:
+        yield block
+        block = stream.read(READ_BLOCK)
 
 
 def _whole(number: int, data: bytes, max_line_bytes: int) -> RawLine:

@@ -21,12 +21,13 @@ def github_annotations(analyses: Sequence[Analysis]) -> bytes:
     lines = []
     for analysis in analyses:
         path = analysis.source.path
+        where = "" if analysis.source.connection is None else f" in {analysis.source.connection}"
         for finding in analysis.findings:
-            title = f"{finding.rule} ({finding.severity.value})"
+            title = f"{finding.rule} ({finding.severity.value}){where}"
             command = COMMAND[finding.severity]
             lines.append(_command(command, path, finding.line, title, finding.message))
         for issue in analysis.issues:
-            title = f"input issue {issue.kind}"
+            title = f"input issue {issue.kind}{where}"
             lines.append(_command("notice", path, issue.line, title, issue.message))
     return "".join(line + "\n" for line in lines).encode()
 

@@ -29,6 +29,9 @@ def report(analysis: Analysis) -> dict[str, Any]:
             "issues": len(analysis.issues),
             "connection_end": source.connection_end.value,
             "link": source.link,
+            "connection": source.connection,
+            "requirements": None if source.requirements is None else list(source.requirements),
+            "test_status": source.test_status,
         },
         "connection": {
             "protocol_version": connection.protocol_version,
@@ -58,8 +61,12 @@ def _peer(peer: PeerInfo | None) -> dict[str, Any] | None:
     return {"name": peer.name, "version": peer.version}
 
 
-def dumps(analyses: Sequence[Analysis]) -> bytes:
-    """One document for one file; an array of documents for several."""
+def dumps(analyses: Sequence[Analysis], *, as_array: bool | None = None) -> bytes:
+    """One document for one file; an array of documents for several files, or for the
+    connections of a file that holds several (even one, or none). `as_array` None: an array
+    unless there is exactly one analysis of a one-connection file."""
     documents = [report(a) for a in analyses]
-    payload: Any = documents[0] if len(documents) == 1 else documents
+    if as_array is None:
+        as_array = len(analyses) != 1 or analyses[0].source.connection is not None
+    payload: Any = documents if as_array or len(documents) != 1 else documents[0]
     return orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis, Finding, ResumeRow, Role
 from acptrace.render.ci import attribute, finding_text, judged, row_facts, row_title
-from acptrace.render.text import printable
+from acptrace.render.text import printable, transcript_name
 
 
 def junit_xml(analyses: Sequence[Analysis], policy: Policy) -> bytes:
@@ -29,7 +29,7 @@ def junit_xml(analyses: Sequence[Analysis], policy: Policy) -> bytes:
 
 
 def _suite(analysis: Analysis, policy: Policy) -> ET.Element:
-    path = printable(analysis.source.path)
+    path = printable(transcript_name(analysis.source))
     suite = ET.Element("testsuite", name=path)
     properties = ET.SubElement(suite, "properties")
     connection = analysis.connection

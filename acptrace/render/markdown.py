@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis, Finding, PeerInfo, Severity
 from acptrace.render.ci import count, id_text, ms_text
-from acptrace.render.text import plural, printable
+from acptrace.render.text import plural, printable, transcript_name
 
 FINDINGS_SHOWN = 50
 """Findings listed per file before the rest are only counted (comments have a size limit)."""
@@ -48,7 +48,7 @@ def _lines(analyses: Sequence[Analysis], policy: Policy) -> Iterator[str]:
     for analysis in analyses:
         findings = analysis.findings
         yield (
-            f"| {code(analysis.source.path)} | {analysis.source.messages} "
+            f"| {code(transcript_name(analysis.source))} | {analysis.source.messages} "
             f"| {_outcomes(analysis)} | {count(findings, Severity.ERROR)} "
             f"| {count(findings, Severity.WARNING)} | {count(findings, Severity.NOTE)} "
             f"| {len(analysis.issues)} |"
@@ -65,7 +65,7 @@ def _outcomes(analysis: Analysis) -> str:
 
 def _details(analysis: Analysis) -> Iterator[str]:
     source, connection = analysis.source, analysis.connection
-    yield f"### {code(source.path)}"
+    yield f"### {code(transcript_name(source))}"
     yield ""
     yield (
         f"ACP v{connection.protocol_version} ({connection.protocol_source.value}) · "

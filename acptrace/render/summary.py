@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from itertools import groupby
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -29,8 +30,23 @@ SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severi
 
 
 def summary(analysis: Analysis) -> RenderableType:
-    """Everything `acptrace analyze` shows for one file."""
+    """Everything `acptrace analyze` shows for one file (or one connection of a file)."""
     return Group(*_sections(analysis))
+
+
+def summaries(analyses: Sequence[Analysis]) -> Iterator[RenderableType]:
+    """One section per analysis; the connections of a file that holds several come under a
+    heading for that file, each in its own section."""
+    for (path, several), grouped in groupby(
+        analyses, key=lambda a: (a.source.path, a.source.connection is not None)
+    ):
+        group = list(grouped)
+        if several:
+            heading = Text()
+            heading.append_text(inert(path, "bold underline"))
+            heading.append(f"  {group[0].source.format} · {plural(len(group), 'connection')}")
+            yield heading
+        yield from (summary(a) for a in group)
 
 
 def _sections(analysis: Analysis) -> Iterator[RenderableType]:
@@ -44,6 +60,14 @@ def _sections(analysis: Analysis) -> Iterator[RenderableType]:
 def _header(analysis: Analysis) -> Text:
     source, connection = analysis.source, analysis.connection
     header = Text()
+    if source.connection is not None:
+        header.append("connection ")
+        header.append_text(inert(source.connection, "bold"))
+        if source.requirements is not None:
+            header.append(f"  requirements {', '.join(source.requirements) or '—'}")
+        if source.test_status is not None:
+            header.append(f"  test {source.test_status}")
+        header.append("\n  ")
     header.append_text(inert(source.path, "bold"))
     link = f" (link {source.link})" if source.link else ""
     header.append(

@@ -6,6 +6,8 @@ from typing import Any
 
 from rich.text import Text
 
+from acptrace.model.domain import Source
+
 
 def printable(value: Any) -> str:
     """The value as one line of text with control characters shown as escapes (`\\x1b`)."""
@@ -28,3 +30,11 @@ def short_id(value: str, limit: int = 20) -> str:
 def plural(n: int, noun: str) -> str:
     """`1 finding`, `2 findings`."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def transcript_name(source: Source) -> str:
+    """What an analysis is called in reports: its path, and its connection in a file that
+    holds several (`report.json [test_x.py::test_y]`)."""
+    if source.connection is None:
+        return source.path
+    return f"{source.path} [{source.connection}]"

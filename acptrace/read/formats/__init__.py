@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from acptrace.model.errors import UsageError
 from acptrace.read.formats import (
+    acp_tck,
     bare,
     canonical,
     conductor,
     inspector,
+    inspector_trace,
     mcpsnoop,
     openhands,
     tee,
@@ -26,6 +28,8 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     mcpsnoop.FORMAT,
     tee.FORMAT,
     conductor.FORMAT,
+    inspector_trace.FORMAT,
+    acp_tck.FORMAT,
     zed.FORMAT,
     bare.FORMAT,
 )

@@ -26,6 +26,7 @@ class BareJsonRpc(Stateless):
 
     name: str = "jsonrpc"
     summary: str = "bare JSON-RPC, one message or batch per line (stdio dumps, lsp-devtools)"
+    producers: str = "lsp-devtools `--to-file`, stdio dumps, hand-made logs, spec examples"
     example: str = '{"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}}'
 
     def detect(self, record: Any) -> bool:

@@ -50,6 +50,11 @@ class TranscriptFormat(Protocol):
         ...
 
     @property
+    def producers(self) -> str:
+        """Which tools write it (for `acptrace formats`)."""
+        ...
+
+    @property
     def example(self) -> str:
         """One example record, as it appears in a file."""
         ...

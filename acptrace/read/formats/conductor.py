@@ -98,6 +98,7 @@ class Conductor:
 
     name: str = "conductor"
     summary: str = "sacp-conductor --trace events (.jsons): every hop of a proxy chain"
+    producers: str = "sacp-conductor --trace (agentclientprotocol/rust-sdk)"
     example: str = (
         '{"type": "request", "ts": 0.01, "protocol": "acp", "from": "Client", '
         '"to": "Proxy(0)", "id": 1, "method": "session/new", "params": {}}'

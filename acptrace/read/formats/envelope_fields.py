@@ -24,6 +24,7 @@ DIRECTION_KEYS = ("dir", "direction", "source", "origin", "_direction", "from")
 PAYLOAD_KEYS = ("msg", "message", "raw", "json", "payload")
 
 STDERR, META = "stderr", "meta"
+_TRAFFIC_KEYS = ("msg", "raw")
 
 
 @dataclass(frozen=True)
@@ -38,14 +39,31 @@ class EnvelopeFormat(Stateless):
     """One record as it appears in a file."""
     directions: Mapping[str, str]
     """The recorder's direction words -> `c2a`, `a2c`, `stderr` or `meta`."""
+    producers: str = ""
+    """Which tools write it."""
     monotonic_key: str | None = None
     """A field with a monotonic clock (`mono_ns`, `t_rel`), if the recorder writes one."""
     monotonic_in_seconds: bool = True
     """Whether that clock counts seconds (else integer nanoseconds)."""
+    other_words: frozenset[str] | None = None
+    """When set, a record whose `dir` holds a word that is neither this recorder's nor one of
+    these (other recorders' `dir` words) is still this format's: an issue `unknown_direction`,
+    its message read with the direction left to inference."""
 
     def detect(self, record: Any) -> bool:
         """An object whose direction field holds one of this recorder's words."""
-        return isinstance(record, dict) and _direction_word(record) in self.directions
+        if not isinstance(record, dict):
+            return False
+        return _direction_word(record) in self.directions or self._unknown_word(record)
+
+    def _unknown_word(self, record: dict[str, Any]) -> bool:
+        """A traffic record of this format with a `dir` word nobody uses."""
+        if self.other_words is None or not any(key in record for key in _TRAFFIC_KEYS):
+            return False
+        word = record.get("dir")
+        return (
+            isinstance(word, str) and word not in self.directions and word not in self.other_words
+        )
 
     def decode(self, record: Any, line: int) -> Iterator[Record]:
         """Traffic becomes an envelope; stderr and meta lines become recorder events."""
@@ -54,7 +72,10 @@ class EnvelopeFormat(Stateless):
         if ts_raw is not None and ts_ns is None:
             yield Issue(line, "bad_timestamp", f"unusable time {excerpt(ts_raw)}")
         mono_ns = self._monotonic_ns(record)
-        meaning = self.directions[str(_direction_word(record))]
+        word = _direction_word(record)
+        meaning = self.directions.get(str(word), Direction.UNKNOWN.value)
+        if word not in self.directions:
+            yield Issue(line, "unknown_direction", f"unknown dir {excerpt(word)}: inferred")
         if meaning in (STDERR, META):
             kind = STDERR if meaning == STDERR else str(record.get("event", META))
             yield RecorderEvent(line, kind, ts_ns, mono_ns, dict(record))
@@ -72,7 +93,7 @@ class EnvelopeFormat(Stateless):
             yield Issue(line, "unknown_envelope", "record has no message payload")
             return
         if record.get("encoding") == "base64":
-            side = _SIDES.get(direction, "peer")
+            side = SIDES.get(direction, "peer")
             yield Issue(line, "not_utf8", f"the {side} wrote a line that is not UTF-8 (base64)")
             return
         for decoded in decode_payload(record[payload_key], line, direction, ts_ns, mono_ns):
@@ -88,22 +109,27 @@ class EnvelopeFormat(Stateless):
 
 
 def decode_payload(
-    payload: Any, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
+    payload: Any,
+    line: int,
+    direction: Direction,
+    ts_ns: int | None,
+    mono_ns: int | None,
+    connection: str | None = None,
 ) -> Iterator[Record]:
     """An envelope for a payload; a string payload is parsed as JSON first."""
     if isinstance(payload, str):
         try:
             payload = loads(payload)
         except JSONDecodeError:
-            side = _SIDES.get(direction, "peer")
+            side = SIDES.get(direction, "peer")
             yield Issue(
                 line, "not_json", f"the {side} wrote a line that is not JSON: {excerpt(payload)}"
             )
             return
-    yield Envelope(line, direction, payload, ts_ns, mono_ns)
+    yield Envelope(line, direction, payload, ts_ns, mono_ns, connection)
 
 
-_SIDES = {Direction.C2A: "Client", Direction.A2C: "Agent"}
+SIDES = {Direction.C2A: "Client", Direction.A2C: "Agent"}
 
 
 def _gap_issue(record: dict[str, Any], line: int) -> Issue:

@@ -11,5 +11,6 @@ FORMAT = EnvelopeFormat(
         '{"ts": "2026-12-02T10:00:00.124Z", "direction": "fromClient", '
         '"json": "{\\"jsonrpc\\": \\"2.0\\", ...}"}'
     ),
+    producers="the F# ACP Inspector's recordings (venikman/ACP-inspector)",
     directions={"fromClient": "c2a", "fromAgent": "a2c"},
 )

@@ -8,5 +8,6 @@ FORMAT = EnvelopeFormat(
     name="openhands",
     summary="OpenHands `acp --debug` log: >>> into the agent, <<< out of it, ISO time",
     example='{"ts": "2026-12-02T10:00:00.124Z", "dir": ">>>", "msg": {"jsonrpc": "2.0", ...}}',
+    producers="OpenHands `acp --debug`",
     directions={">>>": "c2a", "<<<": "a2c"},
 )

@@ -11,6 +11,7 @@ FORMAT = EnvelopeFormat(
     name="tee",
     summary="simple tee: Unix-seconds ts (t_rel monotonic), client->agent / agent->client",
     example='{"ts": 1764669600.124, "t_rel": 0.124, "dir": "client->agent", "msg": {...}}',
+    producers="simple tee scripts between a client and an agent",
     directions={"client->agent": "c2a", "agent->client": "a2c"},
     monotonic_key="t_rel",
 )

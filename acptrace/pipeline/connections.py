@@ -1,0 +1,162 @@
+"""Files that hold several connections (acp-tck reports, acp-inspector-trace exports): each
+connection analysed on its own by the single-transcript walk, like a file of its own."""
+
+from __future__ import annotations
+
+import os
+from typing import BinaryIO
+
+from acptrace.decode.stream import ReadStats, read_records
+from acptrace.model.domain import Analysis, Issue, Message, UpdateRun
+from acptrace.model.options import Options
+from acptrace.pipeline.analysis import Walk, opened
+from acptrace.read.connections import BOM, MULTI_CONNECTION_FORMATS, Part, multi_connection_format
+from acptrace.read.envelopes import Envelope, Record, RecorderEvent
+from acptrace.read.formats import ReadSettings, acp_tck, inspector_trace
+from acptrace.read.positions import load_located
+from acptrace.read.source import iter_blocks, peek_head, read_whole
+
+
+def analyze_file(
+    source: str | os.PathLike[str] | BinaryIO,
+    options: Options | None = None,
+    *,
+    name: str | None = None,
+) -> list[Analysis]:
+    """Every connection a transcript file holds, analysed: one analysis for most formats, one
+    per connection (`source.connection` set) for a multi-connection format, even with one.
+
+    Raises `UnreadableInput` when the input cannot be read at all.
+    """
+    options = options or Options()
+    with opened(source, name) as (stream, label):
+        parts = read_parts(stream, options)
+        if parts is None:
+            return [_analysed(Walk(stream, options, name=label, each_message=False))]
+        return [_analysed(Walk(part, options, name=label, each_message=False)) for part in parts]
+
+
+def is_multi_connection(analyses: list[Analysis]) -> bool:
+    """Whether these analyses come from a multi-connection file (or files)."""
+    return any(a.source.connection is not None for a in analyses)
+
+
+def read_parts(stream: BinaryIO, options: Options) -> list[Part] | None:
+    """The connections of a multi-connection file, in file order; None for any other file."""
+    forced = options.input_format
+    if forced is not None:
+        chosen = forced if forced in MULTI_CONNECTION_FORMATS else None
+    else:
+        chosen = multi_connection_format(peek_head(stream))
+    if chosen == acp_tck.NAME:
+        return _tck_parts(read_whole(stream))
+    if chosen == inspector_trace.NAME:
+        return _inspector_parts(stream, options)
+    return None
+
+
+def _analysed(walk: Walk) -> Analysis:
+    for _ in walk:
+        pass
+    return walk.analysis
+
+
+def _tck_parts(data: bytes) -> list[Part]:
+    """One part per test transcript of an acp-tck report."""
+    data = data.removeprefix(BOM)
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    try:
+        document = load_located(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        issue = Issue(data.count(b"\n", 0, error.start) + 1, "not_utf8", "report is not UTF-8")
+        return [Part("report", acp_tck.NAME, lines, [issue])]
+    except (ValueError, RecursionError) as error:
+        line = getattr(error, "lineno", 1)
+        issue = Issue(line, "not_json", f"not a complete acp-tck report: {error}")
+        return [Part("report", acp_tck.NAME, lines, [issue])]
+    return [
+        Part(test.nodeid, acp_tck.NAME, lines, test.records, tuple(test.requirements), test.status)
+        for test in acp_tck.read_report(document)
+    ]
+
+
+def _inspector_parts(stream: BinaryIO, options: Options) -> list[Part]:
+    """One part per `connection` value of an acp-inspector-trace export, in order of first
+    frame; what comes before the first frame (the header) belongs to each."""
+    stats = ReadStats()
+    settings = ReadSettings(fast=False)
+    blocks = iter_blocks(stream, options.max_line_bytes)
+    split = _Split()
+    for record in read_records(blocks, stats, inspector_trace.FORMAT, settings):
+        assert not isinstance(record, Message | UpdateRun), "not a format of the hot path"
+        split.add(record)
+    split.flush()
+    return [
+        Part(name, inspector_trace.NAME, stats.lines, [*split.preamble, *records])
+        for name, records in split.ended().items()
+    ]
+
+
+class _Split:
+    """Records sorted into connections as they come (issues go with their frame's line)."""
+
+    def __init__(self) -> None:
+        self.preamble: list[Record] = []
+        self.connections: dict[str, list[Record]] = {}
+        self.frames: list[str] = []
+        self.last: dict[str, int] = {}
+        self.current: str | None = None
+        self.pending: list[Record] = []
+
+    def add(self, record: Record) -> None:
+        if not isinstance(record, Envelope) or record.connection is None:
+            self.pending.append(record)
+            return
+        for held in self.pending:
+            self._keep(record.connection if held.line == record.line else self.current, held)
+        self.pending.clear()
+        self.current = record.connection
+        self.last[record.connection] = len(self.frames)
+        self.frames.append(record.connection)
+        self._keep(record.connection, record)
+
+    def flush(self) -> None:
+        for held in self.pending:
+            self._keep(self.current, held)
+        self.pending.clear()
+
+    def _keep(self, connection: str | None, record: Record) -> None:
+        if connection is None:
+            self.preamble.append(record)
+        else:
+            self.connections.setdefault(connection, []).append(record)
+
+    def ended(self) -> dict[str, list[Record]]:
+        """The connections, each closed when a frame of a higher connection number follows
+        its last frame (input-formats.md)."""
+        later = _later_highest(self.frames)
+        for name, records in self.connections.items():
+            number, after = _number(name), later[self.last[name]]
+            if number is not None and after is not None and after > number:
+                line = records[-1].line
+                records.append(RecorderEvent(line, "close", detail={"reason": "next_connection"}))
+        return self.connections
+
+
+def _later_highest(frames: list[str]) -> list[int | None]:
+    """For each frame, the highest connection number among the frames after it."""
+    highest: int | None = None
+    result: list[int | None] = [None] * len(frames)
+    for index in range(len(frames) - 1, -1, -1):
+        result[index] = highest
+        number = _number(frames[index])
+        if number is not None and (highest is None or number > highest):
+            highest = number
+    return result
+
+
+def _number(name: str) -> int | None:
+    try:
+        return int(name)
+    except ValueError:
+        return None

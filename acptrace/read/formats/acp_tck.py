@@ -1,0 +1,130 @@
+"""acp-tck conformance reports: one JSON document, one connection per test transcript.
+
+`{"tck_version", "requirements": [{"id", "tests": [{"nodeid", "status", "transcript": null |
+[{"dir": "sent" | "received", "t": <monotonic seconds>, "raw": "<one JSON-RPC line>"}]}]}]}`.
+`sent` is Client -> Agent. Each test's transcript is a fresh agent process that the test
+stopped (a recorded end), named by the test's `nodeid`; a test listed under several
+requirements is read once. A `raw` cut by the report (`...[truncated N byte(s)]...`) is an
+issue `truncated_payload`, and what is left of it is read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from acptrace.model.domain import Direction, Issue
+from acptrace.model.excerpt import excerpt
+from acptrace.read.cutjson import read_cut
+from acptrace.read.envelopes import Envelope, Record, RecorderEvent
+from acptrace.read.formats.base import Stateless
+from acptrace.read.formats.envelope_fields import decode_payload
+from acptrace.read.positions import Located
+from acptrace.read.timestamps import seconds_ns
+
+NAME = "acp-tck"
+MARK = b'"tck_version"'
+"""A key only a report has."""
+_DIRECTIONS = {"sent": Direction.C2A, "received": Direction.A2C}
+_ENVELOPE_KEYS = ("jsonrpc", "id", "method", "result", "error")
+"""What makes what is left of a cut payload a message still (its envelope)."""
+_CUT = re.compile(r"\.\.\.\[truncated (\d+) byte\(s\)\]\.\.\.")
+
+
+@dataclass(frozen=True)
+class AcpTck(Stateless):
+    """The report format; its connections are read by `read_report`, not record by record."""
+
+    name: str = NAME
+    summary: str = "acp-tck conformance report (one JSON document): one connection per test"
+    producers: str = "acp-tck (`.agents/reports/<agent>.json` in CI)"
+    example: str = (
+        '{"tck_version": "0.1.0", "requirements": [{"id": "ACP-LOAD-002", "tests": [{"nodeid": '
+        '"test_load.py::test_x", "status": "FAIL", "transcript": [{"dir": "sent", "t": 1.5, '
+        '"raw": "{\\"jsonrpc\\": \\"2.0\\", ...}"}]}]}]}'
+    )
+
+    def detect(self, record: Any) -> bool:
+        """A whole report (read on one line)."""
+        return isinstance(record, dict) and "tck_version" in record and "requirements" in record
+
+    def decode(self, record: Any, line: int) -> Iterator[Record]:
+        """Never asked for its connections here: a report met among other records is an issue."""
+        yield Issue(line, "unknown_envelope", "an acp-tck report inside another transcript")
+
+
+FORMAT = AcpTck()
+
+
+@dataclass
+class Test:
+    """One test's transcript as read from a report."""
+
+    nodeid: str
+    status: str | None
+    records: list[Record]
+    requirements: list[str] = field(default_factory=list)
+
+
+def read_report(document: Located) -> list[Test]:
+    """Every test with a transcript, in report order, each once (an `unknown_envelope`-only
+    list when the document is not a report)."""
+    report = document.value
+    tests: dict[str, Test] = {}
+    requirements = report.get("requirements") if isinstance(report, dict) else None
+    for requirement in requirements if isinstance(requirements, list) else ():
+        if not isinstance(requirement, dict) or not isinstance(requirement.get("tests"), list):
+            continue
+        for test in requirement["tests"]:
+            if not isinstance(test, dict) or not isinstance(test.get("transcript"), list):
+                continue
+            nodeid = str(test.get("nodeid"))
+            found = tests.get(nodeid)
+            if found is None:
+                status = None if test.get("status") is None else str(test["status"])
+                records = _transcript(test["transcript"], document, document.line(test))
+                found = tests[nodeid] = Test(nodeid, status, records)
+            requirement_id = requirement.get("id")
+            if requirement_id is not None and str(requirement_id) not in found.requirements:
+                found.requirements.append(str(requirement_id))
+    return list(tests.values())
+
+
+def _transcript(entries: list[Any], document: Located, test_line: int) -> list[Record]:
+    """A transcript's records, ended by the test (a recorded close)."""
+    records: list[Record] = []
+    last_line = test_line
+    for entry in entries:
+        last_line = document.line(entry, last_line)
+        records.extend(_entry(entry, last_line))
+    records.append(RecorderEvent(last_line, "close", detail={"reason": "test_end"}))
+    return records
+
+
+def _entry(entry: Any, line: int) -> Iterator[Record]:
+    if not isinstance(entry, dict):
+        yield Issue(line, "unknown_envelope", f"not a transcript entry: {excerpt(entry)}")
+        return
+    word = entry.get("dir")
+    direction = _DIRECTIONS.get(word) if isinstance(word, str) else None
+    if direction is None:
+        yield Issue(line, "unknown_direction", f"unknown dir {excerpt(word)}: inferred")
+        direction = Direction.UNKNOWN
+    mono_ns = seconds_ns(entry.get("t"))
+    raw = entry.get("raw")
+    if not isinstance(raw, str):
+        yield Issue(line, "unknown_envelope", "transcript entry has no raw JSON-RPC line")
+        return
+    cut = _CUT.search(raw)
+    if cut is None:
+        yield from decode_payload(raw, line, direction, None, mono_ns)
+        return
+    message = f"the report cut this payload ({cut.group(1)} byte(s) left out)"
+    left = read_cut(raw[: cut.start()])
+    if isinstance(left, dict) and any(key in left for key in _ENVELOPE_KEYS):
+        yield Issue(line, "truncated_payload", message + "; its start is read")
+        yield Envelope(line, direction, left, None, mono_ns)
+    else:
+        yield Issue(line, "truncated_payload", message + "; nothing readable is left")

@@ -1,0 +1,100 @@
+"""The Rust ACP Inspector's export, `acp-inspector-trace` v1 (sagikazarmark/acp-inspector).
+
+JSON Lines: a header `{"type": "header", "format": "acp-inspector-trace", "version": 1, "at",
+"frames", "dropped", "warning"}`, then one frame per JSON-RPC line: `{"type": "frame", "at":
+<epoch ms>, "connection": N, "direction": "client -> agent" | "agent -> client", "encoding":
+"utf8", "frame": "<the line, verbatim>"}`. A header's `dropped` above 0 means frames are
+missing (issue `frames_dropped`). Each `connection` value is a connection of its own: the
+envelopes say which (`Envelope.connection`), and the pipeline analyses each on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from acptrace.model.domain import Direction, Issue
+from acptrace.model.excerpt import excerpt
+from acptrace.read.envelopes import Record, RecorderEvent
+from acptrace.read.formats.base import Stateless
+from acptrace.read.formats.envelope_fields import SIDES, decode_payload
+from acptrace.read.timestamps import seconds_ns
+
+NAME = "acp-inspector-trace"
+_DIRECTIONS = {"client -> agent": Direction.C2A, "agent -> client": Direction.A2C}
+
+
+def connection_of(record: Any) -> str | None:
+    """The connection a frame belongs to, as a string (None for anything but a frame)."""
+    if not isinstance(record, dict) or record.get("type") != "frame":
+        return None
+    value = record.get("connection")
+    return str(value) if isinstance(value, int | str) and not isinstance(value, bool) else "?"
+
+
+@dataclass(frozen=True)
+class InspectorTrace(Stateless):
+    """`acp-inspector-trace` v1: a header line, then frames."""
+
+    name: str = NAME
+    summary: str = "acp-inspector-trace v1: header, then frames with epoch-ms `at`, per connection"
+    producers: str = "the Rust ACP Inspector's trace export (sagikazarmark/acp-inspector)"
+    example: str = (
+        '{"type": "frame", "at": 1785312000456, "connection": 1, "direction": '
+        '"client -> agent", "encoding": "utf8", "frame": "{\\"jsonrpc\\": \\"2.0\\", ...}"}'
+    )
+
+    def detect(self, record: Any) -> bool:
+        """The header, or a frame with a frame string."""
+        if not isinstance(record, dict):
+            return False
+        if record.get("type") == "header":
+            return record.get("format") == NAME
+        return record.get("type") == "frame" and "frame" in record and "direction" in record
+
+    def decode(self, record: Any, line: int) -> Iterator[Record]:
+        """The header becomes an event (and `frames_dropped`), a frame its message."""
+        ts_ns = _epoch_ms_ns(record.get("at"))
+        if record.get("type") == "header":
+            yield RecorderEvent(line, "header", ts_ns, None, dict(record))
+            yield from _header_issues(record, line)
+            return
+        word = record.get("direction")
+        direction = _DIRECTIONS.get(word, Direction.UNKNOWN) if isinstance(word, str) else None
+        if direction is None or direction is Direction.UNKNOWN:
+            yield Issue(line, "unknown_direction", f"unknown direction {excerpt(word)}: inferred")
+            direction = Direction.UNKNOWN
+        encoding = record.get("encoding", "utf8")
+        if encoding != "utf8":
+            side = SIDES.get(direction, "peer")
+            yield Issue(line, "not_utf8", f"the {side} wrote a frame in {excerpt(encoding)}")
+            return
+        frame = record.get("frame")
+        if not isinstance(frame, str):
+            yield Issue(line, "unknown_envelope", "frame is not a JSON-RPC line as a string")
+            return
+        yield from decode_payload(frame, line, direction, ts_ns, None, connection_of(record))
+
+
+def _header_issues(header: dict[str, Any], line: int) -> Iterator[Issue]:
+    if header.get("version") != 1:
+        version = excerpt(header.get("version"))
+        yield Issue(line, "unknown_envelope", f"version {version}: read as version 1")
+    dropped = header.get("dropped")
+    if isinstance(dropped, int) and not isinstance(dropped, bool) and dropped > 0:
+        message = (
+            f"the inspector dropped {dropped} frame(s): the file is not the whole session, "
+            "so rule results are less certain"
+        )
+        yield Issue(line, "frames_dropped", message)
+
+
+def _epoch_ms_ns(value: Any) -> int | None:
+    """Nanoseconds since the Unix epoch from milliseconds."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return seconds_ns(value / 1000)
+
+
+FORMAT = InspectorTrace()
