@@ -59,6 +59,7 @@ def drive_command(
         int,
         typer.Option(
             "--protocol",
+            metavar="1|2",
             min=1,
             max=2,
             help="Ask for ACP v1 (replay with session/load) or v2 (session/resume); the "

@@ -33,7 +33,9 @@ def mock_command(
     speed: Annotated[
         float,
         typer.Option(
-            min=0.0, help="Play the recorded gaps this many times faster (0: no waiting)."
+            min=0.0,
+            metavar="X",
+            help="Play the recorded gaps this many times faster (0: no waiting).",
         ),
     ] = 1.0,
 ) -> None:

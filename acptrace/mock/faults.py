@@ -142,7 +142,7 @@ def _apply(fault: Fault, steps: list[Step], request_id: Any) -> tuple[list[Step]
             return [_error_step(request_id, error)], False
         case FaultName.STATE_BEFORE_MARKER:
             state = _state_update(steps)
-            return _around_marker(steps, lambda m: [replace(m, message=state, gap_ns=0), m]), False
+            return _around_marker(steps, lambda m: [Step(state, StepRole.UPDATE, 0), m]), False
         case FaultName.DROP_CHILD_MARKER:
             return [s for s in steps if s.role is not StepRole.CHILD_MARKER], False
         case FaultName.ERROR_AFTER_MARKER:

@@ -69,7 +69,7 @@ class Window:
     @property
     def answered(self) -> bool:
         """Whether the recording holds the response."""
-        return bool(self.steps) and self.steps[-1].role is StepRole.RESPONSE
+        return any(step.role is StepRole.RESPONSE for step in self.steps)
 
     def count(self, role: StepRole) -> int:
         """How many steps have this role."""
@@ -102,50 +102,79 @@ class _Open:
 
 def load_recording(path: str | os.PathLike[str]) -> Recording:
     """Read a transcript (any format) into what the mock plays; UsageError when it has none."""
-    initialize: dict[str, Any] | None = None
-    new_session: dict[str, Any] | None = None
-    replay: Window | None = None
-    turns: list[Window] = []
-    pending: dict[Any, _Open] = {}
+    collector = _Collector()
     with open_input(path) as stream:
         for envelope, message in _messages(stream):
             when = _time_ns(envelope)
             if _is_client_request(envelope, message):
-                method = message["method"]
-                params = message.get("params")
-                params = params if isinstance(params, dict) else {}
-                if method in ("initialize", "session/new", "session/prompt") or is_replaying(
-                    method, params
-                ):
-                    session = params.get("sessionId")
-                    pending[_key(message["id"])] = _Open(
-                        method, session if isinstance(session, str) else None, when, []
-                    )
-                continue
-            if _direction(envelope, message) is not Direction.A2C:
-                continue
-            opened = pending.get(_key(message.get("id"))) if _is_response(message) else None
-            if opened is not None:
-                del pending[_key(message["id"])]
-                if opened.method == "initialize" and "result" in message and initialize is None:
-                    initialize = message["result"]
-                elif opened.method == "session/new" and "result" in message:
-                    new_session = new_session or message["result"]
-            for window in pending.values():
-                _add(window, message, when, StepRole.OTHER)
-            if opened is None:
-                continue
-            _add(opened, message, when, StepRole.RESPONSE)
-            if opened.method == "session/prompt":
-                turns.append(Window(opened.session_id, tuple(opened.steps)))
-            elif opened.method in REPLAYING_METHODS and replay is None:
-                replay = Window(opened.session_id, tuple(opened.steps))
-    for window in pending.values():  # the connection ended first
-        if window.method in REPLAYING_METHODS and replay is None:
-            replay = Window(window.session_id, tuple(window.steps))
-    if initialize is None and new_session is None and replay is None and not turns:
+                collector.client_request(message, when)
+            elif _direction(envelope, message) is Direction.A2C:
+                collector.agent_message(message, when)
+    recording = collector.finish()
+    if recording == Recording(None, None, None, ()):
         raise UsageError(f"{os.fspath(path)}: holds no Agent answer to play back")
-    return Recording(initialize, new_session, replay, tuple(turns))
+    return recording
+
+
+class _Collector:
+    """Gathers the windows as the transcript goes by.
+
+    A replay window ends at its response (or the connection's end). A turn ends at the
+    Client's next request: on v2 the prompt's response comes early and the work goes on
+    until the `state_update` that ends it.
+    """
+
+    def __init__(self) -> None:
+        self.initialize: dict[str, Any] | None = None
+        self.new_session: dict[str, Any] | None = None
+        self.replay: Window | None = None
+        self.turns: list[Window] = []
+        self.pending: dict[Any, _Open] = {}
+        self.turn: tuple[Any, _Open] | None = None
+
+    def client_request(self, message: dict[str, Any], when: int | None) -> None:
+        self._end_turn()
+        method = message["method"]
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        session = params.get("sessionId")
+        opened = _Open(method, session if isinstance(session, str) else None, when, [])
+        if method == "session/prompt":
+            self.turn = (_key(message["id"]), opened)
+        elif method in ("initialize", "session/new") or is_replaying(method, params):
+            self.pending[_key(message["id"])] = opened
+
+    def agent_message(self, message: dict[str, Any], when: int | None) -> None:
+        key = _key(message.get("id")) if _is_response(message) else None
+        if self.turn is not None:
+            role = StepRole.RESPONSE if key == self.turn[0] else StepRole.OTHER
+            _add(self.turn[1], message, when, role)
+        opened = self.pending.pop(key, None) if key is not None else None
+        for window in self.pending.values():
+            _add(window, message, when, StepRole.OTHER)
+        if opened is None:
+            return
+        _add(opened, message, when, StepRole.RESPONSE)
+        result = message.get("result")
+        if opened.method == "initialize" and self.initialize is None and result is not None:
+            self.initialize = result
+        elif opened.method == "session/new" and self.new_session is None and result is not None:
+            self.new_session = result
+        elif opened.method in REPLAYING_METHODS and self.replay is None:
+            self.replay = Window(opened.session_id, tuple(opened.steps))
+
+    def finish(self) -> Recording:
+        self._end_turn()
+        for window in self.pending.values():  # the connection ended first
+            if window.method in REPLAYING_METHODS and self.replay is None:
+                self.replay = Window(window.session_id, tuple(window.steps))
+        return Recording(self.initialize, self.new_session, self.replay, tuple(self.turns))
+
+    def _end_turn(self) -> None:
+        if self.turn is not None:
+            opened = self.turn[1]
+            self.turns.append(Window(opened.session_id, tuple(opened.steps)))
+            self.turn = None
 
 
 def _messages(stream: Any) -> Iterator[tuple[Envelope, dict[str, Any]]]:
