@@ -86,6 +86,14 @@ def drive_command(
             help="Milliseconds to keep listening after the replay's response.",
         ),
     ] = DEFAULT_LINGER_MS,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ID",
+            help="Replay this session, which the Agent already keeps, instead of making one "
+            "first (no 00-new.jsonl; --prompt does not apply).",
+        ),
+    ] = None,
     permission: Annotated[
         Permission,
         typer.Option(help="How to answer the Agent's session/request_permission."),
@@ -98,6 +106,8 @@ def drive_command(
     `acptrace report DIR` prints it. A connection whose Agent dies, hangs past --timeout
     or sends garbage is named on stderr and the run goes on; acptrace then exits 1.
     """
+    if session is not None and prompt is not None:
+        fail("--prompt needs the first connection, which --session leaves out")
     directory = Path(output) if output else default_transcript_path().with_suffix("")
     if output is None:
         _note(f"recording to {directory}/")
@@ -110,6 +120,7 @@ def drive_command(
         timeout_s=timeout,
         linger_ms=linger,
         permission=permission,
+        session_id=session,
     )
     options = policy_from(ctx).options
     try:

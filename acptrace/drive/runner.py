@@ -1,7 +1,8 @@
 """`acptrace drive`'s script: one connection that makes a session, then N that replay it.
 
 Each connection starts the Agent afresh behind the recorder and writes one transcript into
-the run's folder: `00-new.jsonl`, then `01-replay.jsonl`, `02-replay.jsonl`, … A connection
+the run's folder: `00-new.jsonl` (left out when the session to replay is given), then
+`01-replay.jsonl`, `02-replay.jsonl`, … A connection
 that fails (the Agent dies, hangs past the timeout, sends garbage) is told to `notify` in one
 line and the run goes on; its transcript still goes into the report.
 """
@@ -57,6 +58,8 @@ class DriveSettings:
     """How to answer `session/request_permission`."""
     cwd: str = field(default_factory=os.getcwd)
     """The working directory named in the session requests."""
+    session_id: str | None = None
+    """Replay this session the Agent already keeps, instead of making one first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +103,13 @@ def drive(
 ) -> DriveResult:
     """Run the script against the Agent `argv`, recording every connection into `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
-    first, session_id = _new_session(argv, directory / "00-new.jsonl", settings, notify)
-    results = [first]
+    results: list[ConnectionResult] = []
+    session_id = settings.session_id
     if session_id is None:
-        return DriveResult(tuple(results), None)
+        first, session_id = _new_session(argv, directory / "00-new.jsonl", settings, notify)
+        results.append(first)
+        if session_id is None:
+            return DriveResult(tuple(results), None)
     for number in range(1, settings.replays + 1):
         path = directory / f"{number:02d}-replay.jsonl"
         results.append(_replay(argv, path, session_id, settings, notify))
@@ -128,7 +134,7 @@ def _new_session(
             params = prompt_params(session_id, settings.prompt)
             answered = connection.request("session/prompt", params, settings.timeout_s)
             if "error" in answered:
-                notify(f"{path.name}: session/prompt failed: {_problem(answered)}")
+                notify(f"{path}: session/prompt failed: {_problem(answered)}")
             connection.linger(settings.linger_ms / 1000)
     except ConnectionFailed as error:
         failure = str(error)
@@ -173,7 +179,7 @@ def _ended(
     if stopped is not None:
         failure = f"{failure}; the Agent {stopped}" if failure else f"the Agent {stopped}"
     if failure is not None:
-        notify(f"{result.path.name}: {failure}")
+        notify(f"{result.path}: {failure}")
     return ConnectionResult(result.step, result.path, failure)
 
 
