@@ -264,6 +264,14 @@ def test_a_replay_that_hangs_past_the_timeout_is_cut_and_the_run_goes_on(tmp_pat
         assert [(r["outcome"], r["end"]) for r in rows] == [("truncated", "disconnect")]
 
 
+def test_prompt_and_session_together_are_a_usage_error(tmp_path: Path) -> None:
+    argv = ["drive", "-o", str(tmp_path), "--session", "s", "--prompt", "hi", "--", "true"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2
+    assert "--prompt needs the first connection" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_agent_that_cannot_start_is_a_usage_error(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     argv = ["drive", "-o", str(runs), "--", str(tmp_path / "no-such-agent")]

@@ -4,6 +4,7 @@ answers it gives on stdio. In-process and fast; tests/test_drive.py runs it as a
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -347,3 +348,13 @@ def test_the_command_refuses_bad_input_with_exit_2(args: list[str]) -> None:
     assert result.exit_code == 2
     assert "acptrace: error:" in result.stderr
     assert result.stdout == ""
+
+
+def test_the_help_names_every_fault() -> None:
+    result = CliRunner().invoke(app, ["mock", "--help"])
+    assert result.exit_code == 0
+    flat = re.sub(r"\s+", "", result.stdout)  # (the help is wrapped, at hyphens too)
+    for fault in FaultName:
+        assert fault.value in flat
+    assert "truncate:N," in flat
+    assert "delay-marker:MS," in flat

@@ -10,6 +10,7 @@ import typer
 from acptrace.cli.common import fail
 from acptrace.cli.root import app
 from acptrace.mock import MockAgent, MockSettings, load_recording, parse_fault
+from acptrace.mock.faults import fault_usage
 from acptrace.model.errors import UnreadableInput, UsageError
 
 
@@ -25,9 +26,7 @@ def mock_command(
             "--fault",
             metavar="NAME[:ARG]",
             help="Inject this fault into every replay (repeatable; see docs/mock-and-drive.md): "
-            "truncate:N, no-marker, double-marker, marker-after-response, delay-marker:MS, "
-            "delay-response:MS, reject-cursor, state-before-marker, drop-child-marker, "
-            "error-after-marker.",
+            f"{fault_usage()}.",
         ),
     ] = None,
     speed: Annotated[

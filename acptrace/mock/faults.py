@@ -47,7 +47,12 @@ class FaultName(StrEnum):
     """After a complete replay (the marker), answer with an error instead of the rest."""
 
 
-_WITH_ARGUMENT = {FaultName.TRUNCATE, FaultName.DELAY_MARKER, FaultName.DELAY_RESPONSE}
+_WITH_ARGUMENT = {
+    FaultName.TRUNCATE: "N",
+    FaultName.DELAY_MARKER: "MS",
+    FaultName.DELAY_RESPONSE: "MS",
+}
+"""The faults that take an argument, and what it is called."""
 _NEEDS_MARKER = {
     FaultName.NO_MARKER,
     FaultName.DOUBLE_MARKER,
@@ -56,6 +61,14 @@ _NEEDS_MARKER = {
     FaultName.STATE_BEFORE_MARKER,
     FaultName.ERROR_AFTER_MARKER,
 }
+
+
+def fault_usage() -> str:
+    """Every fault as written on the command line: `truncate:N, no-marker, …`."""
+    return ", ".join(
+        f"{fault}:{_WITH_ARGUMENT[fault]}" if fault in _WITH_ARGUMENT else fault.value
+        for fault in FaultName
+    )
 
 
 @dataclass(frozen=True, slots=True)
