@@ -261,6 +261,7 @@ def test_a_prompt_replays_the_next_recorded_turn_then_errors() -> None:
     [
         (line({"id": 9, "method": "session/list", "params": {}}), -32603),
         (line({"id": 9, "method": "_vendor/thing", "params": {}}), -32601),
+        (line({"id": 9, "method": "session/resume", "params": {"sessionId": "s"}}), -32603),
         (b"not json\n", -32700),
         (b"[1, 2]\n", -32600),
     ],

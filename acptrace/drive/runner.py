@@ -138,9 +138,8 @@ def _new_session(
             connection.linger(settings.linger_ms / 1000)
     except ConnectionFailed as error:
         failure = str(error)
-    return _ended(connection, ConnectionResult(Step.NEW, path, failure), settings, notify), (
-        session_id
-    )
+    ended = _ended(connection, ConnectionResult(Step.NEW, path, failure), settings, notify)
+    return ended, session_id
 
 
 def _replay(
