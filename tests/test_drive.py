@@ -189,6 +189,19 @@ def test_a_v1_agent_is_replayed_with_session_load(tmp_path: Path) -> None:
     assert [r["outcome"] for r in analysed(replay)["resumes"]] == ["loaded"]
 
 
+def test_a_prompt_turn_with_a_permission_request_is_denied_by_default(tmp_path: Path) -> None:
+    settings = replace(FAST, replays=0, prompt="hi")
+    result = drive([*MOCK, str(SAMPLES / "clean.jsonl")], tmp_path, settings, print)
+    assert result.failures == 0
+    first = Path(result.transcripts[0])
+    prompt = [m for m in sent(first, "c2a") if m.get("method") == "session/prompt"]
+    assert prompt[0]["params"]["sessionId"] == "sess_clean"  # the recorded session/new result
+    answers = [m["result"] for m in sent(first, "c2a") if "result" in m]
+    assert answers == [{"outcome": {"outcome": "selected", "optionId": "reject-once"}}]
+    updates = [m for m in sent(first, "a2c") if m.get("method") == "session/update"]
+    assert updates[-1]["params"]["update"]["sessionUpdate"] == "state_update"  # the whole turn
+
+
 def test_a_real_agent_the_sdk_example(tmp_path: Path) -> None:
     settings = DriveSettings(
         replays=1, prompt="hello", permission=Permission.ALLOW, timeout_s=30.0, linger_ms=50.0
