@@ -286,6 +286,38 @@ def test_a_replay_that_hangs_past_the_timeout_is_cut_and_the_run_goes_on(tmp_pat
     ]
 
 
+def jsonrpc_lines(*messages: dict[str, Any]) -> bytes:
+    return b"".join(orjson.dumps({"jsonrpc": "2.0", **m}) + b"\n" for m in messages)
+
+
+@pytest.mark.parametrize(
+    ("initialize_result", "failure"),
+    [
+        (
+            {"protocolVersion": 1, "agentCapabilities": {}},
+            "the v1 Agent does not advertise loadSession: nothing to replay",
+        ),
+        (None, "initialize failed: -32603 acptrace mock has no recording for initialize"),
+    ],
+)
+def test_a_replay_that_cannot_be_asked_for_is_named(
+    tmp_path: Path, initialize_result: dict[str, Any] | None, failure: str
+) -> None:
+    recording = tmp_path / "recording.jsonl"
+    messages: list[dict[str, Any]] = [{"id": 0, "method": "session/new", "params": {}}]
+    messages.append({"id": 0, "result": {"sessionId": "s"}})
+    if initialize_result is not None:
+        messages.append({"id": 1, "method": "initialize", "params": {}})
+        messages.append({"id": 1, "result": initialize_result})
+    recording.write_bytes(jsonrpc_lines(*messages))
+    notes: list[str] = []
+    result = drive(
+        [*MOCK, str(recording)], tmp_path / "runs", replace(FAST, session_id="s"), notes.append
+    )
+    assert result.failures == 1
+    assert notes == [f"{tmp_path / 'runs' / '01-replay.jsonl'}: {failure}"]
+
+
 def test_prompt_and_session_together_are_a_usage_error(tmp_path: Path) -> None:
     argv = ["drive", "-o", str(tmp_path), "--session", "s", "--prompt", "hi", "--", "true"]
     result = CliRunner().invoke(app, argv)
