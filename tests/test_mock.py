@@ -201,15 +201,35 @@ def test_delays_are_added_unscaled() -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "fault", "problem"),
+    ("path", "faults", "problem"),
     [
-        (LOADED_V1, "no-marker", "has no marker"),
-        (COMPLETE, "drop-child-marker", "no child marker"),
+        (LOADED_V1, ["no-marker"], "no-marker: the replay has no marker"),
+        (COMPLETE, ["drop-child-marker"], "no child marker"),
+        (
+            COMPLETE,
+            ["no-marker", "error-after-marker"],
+            "error-after-marker: the replay has no marker",
+        ),
+        (COMPLETE, ["reject-cursor", "delay-marker:5"], "delay-marker: the replay has no marker"),
+        (
+            COMPLETE,
+            ["truncate:1", "delay-response:5"],
+            "delay-response: the replay has no response",
+        ),
     ],
 )
-def test_a_fault_the_recording_cannot_take_is_refused(path: Path, fault: str, problem: str) -> None:
+def test_a_fault_the_recording_cannot_take_is_refused(
+    path: Path, faults: list[str], problem: str
+) -> None:
+    settings = MockSettings(faults=tuple(parse_fault(fault) for fault in faults))
     with pytest.raises(UsageError, match=problem):
-        MockAgent(load_recording(path), MockSettings(faults=(parse_fault(fault),)))
+        MockAgent(load_recording(path), settings)
+
+
+def test_faults_combine_in_order() -> None:
+    faults = ("double-marker", "delay-response:0", "marker-after-response")
+    _, out = serve(COMPLETE, resume(), faults=faults)
+    assert tags(out)[-3:] == ["response", "replay_complete", "replay_complete"]
 
 
 # -- serving ---------------------------------------------------------------------------------

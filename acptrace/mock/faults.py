@@ -61,6 +61,7 @@ _NEEDS_MARKER = {
     FaultName.STATE_BEFORE_MARKER,
     FaultName.ERROR_AFTER_MARKER,
 }
+_NEEDS_RESPONSE = {FaultName.MARKER_AFTER_RESPONSE, FaultName.DELAY_RESPONSE}
 
 
 def fault_usage() -> str:
@@ -109,19 +110,25 @@ def parse_fault(text: str) -> Fault:
 
 
 def check_faults(faults: Sequence[Fault], window: Window | None) -> None:
-    """UsageError when a fault cannot apply to the recorded replay (nothing to change)."""
+    """UsageError when a fault has nothing to change in the recorded replay, as the faults
+    before it left it (`no-marker` then `double-marker`: no marker to double)."""
     if not faults:
         return
     if window is None:
         raise UsageError("the recording has no replay window to inject faults into")
+    steps = list(window.steps)
     for fault in faults:
-        if fault.name in _NEEDS_MARKER and not window.count(StepRole.MARKER):
-            raise UsageError(f"--fault {fault.name}: the recorded replay has no marker")
-        if fault.name is FaultName.DROP_CHILD_MARKER and not window.count(StepRole.CHILD_MARKER):
-            raise UsageError(f"--fault {fault.name}: the recorded replay has no child marker")
-        needs_response = fault.name in (FaultName.MARKER_AFTER_RESPONSE, FaultName.DELAY_RESPONSE)
-        if needs_response and not window.answered:
-            raise UsageError(f"--fault {fault.name}: the recorded replay has no response")
+        roles = {step.role for step in steps}
+        missing = None
+        if fault.name in _NEEDS_MARKER and StepRole.MARKER not in roles:
+            missing = "marker"
+        elif fault.name is FaultName.DROP_CHILD_MARKER and StepRole.CHILD_MARKER not in roles:
+            missing = "child marker"
+        elif fault.name in _NEEDS_RESPONSE and StepRole.RESPONSE not in roles:
+            missing = "response"
+        if missing is not None:
+            raise UsageError(f"--fault {fault.name}: the replay has no {missing} to change")
+        steps = _apply(fault, steps, None)[0]
 
 
 def plan(window: Window, faults: Sequence[Fault], request_id: Any) -> Plan:
