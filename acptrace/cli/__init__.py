@@ -24,6 +24,8 @@ MODULES = {
     "redact": "record_command",
     "report": "report_command",
     "timeline": "timeline_command",
+    "mock": "mock_command",
+    "drive": "drive_command",
 }
 """Each command, and the module that registers it."""
 

@@ -1,0 +1,134 @@
+"""`acptrace drive`: measure an Agent's replay in one command (connect, replay N times, report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, rich_bytes
+from acptrace.cli.output import write_output
+from acptrace.cli.root import app
+from acptrace.cli.settings import policy_from
+from acptrace.drive import (
+    DEFAULT_LINGER_MS,
+    DEFAULT_TIMEOUT_S,
+    DriveSettings,
+    Permission,
+    drive,
+)
+from acptrace.record import default_transcript_path
+from acptrace.report import build_report
+from acptrace.report.terminal import terminal_report
+
+
+def _note(message: str) -> None:
+    typer.echo(f"acptrace: {message}", err=True)
+
+
+@app.command(
+    "drive",
+    context_settings={"allow_interspersed_args": False},
+    no_args_is_help=True,
+)
+def drive_command(
+    ctx: typer.Context,
+    agent: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="AGENT_CMD",
+            help="The agent command and its arguments, after `--`.",
+            show_default=False,
+        ),
+    ],
+    replays: Annotated[
+        int, typer.Option("--replays", "-n", min=0, metavar="N", help="Replaying connections.")
+    ] = 5,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="DIR",
+            help="Write the recordings here (default: acptrace-<UTC time>-<pid> in "
+            "$ACPTRACE_DIR or the current directory, named on stderr).",
+        ),
+    ] = None,
+    client_protocol: Annotated[
+        int,
+        typer.Option(
+            "--protocol",
+            metavar="1|2",
+            min=1,
+            max=2,
+            help="Ask for ACP v1 (replay with session/load) or v2 (session/resume); the "
+            "Agent's answer decides.",
+        ),
+    ] = 2,
+    prompt: Annotated[
+        str | None,
+        typer.Option(metavar="TEXT", help="Send one session/prompt on the first connection."),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            metavar="S",
+            help="Seconds to wait for each response (and for the Agent to exit at the end).",
+        ),
+    ] = DEFAULT_TIMEOUT_S,
+    linger: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            metavar="MS",
+            help="Milliseconds to keep listening after the replay's response.",
+        ),
+    ] = DEFAULT_LINGER_MS,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ID",
+            help="Replay this session, which the Agent already keeps, instead of making one "
+            "first (no 00-new.jsonl; --prompt does not apply).",
+        ),
+    ] = None,
+    permission: Annotated[
+        Permission,
+        typer.Option(help="How to answer the Agent's session/request_permission."),
+    ] = Permission.DENY,
+) -> None:
+    """Measure an ACP Agent's replay: one connection makes a session, N more replay it.
+
+    Every connection starts the Agent afresh behind the recorder of `acptrace record` and
+    is recorded into DIR; at the end the latency report over them is printed, as
+    `acptrace report DIR` prints it. A connection whose Agent dies, hangs past --timeout
+    or sends garbage is named on stderr and the run goes on; acptrace then exits 1.
+    """
+    if session is not None and prompt is not None:
+        fail("--prompt needs the first connection, which --session leaves out")
+    directory = Path(output) if output else default_transcript_path().with_suffix("")
+    if output is None:
+        _note(f"recording to {directory}/")
+    if directory.exists() and not directory.is_dir():
+        fail(f"{directory}: exists and is not a directory")
+    settings = DriveSettings(
+        replays=replays,
+        protocol=client_protocol,
+        prompt=prompt,
+        timeout_s=timeout,
+        linger_ms=linger,
+        permission=permission,
+        session_id=session,
+    )
+    options = policy_from(ctx).options
+    try:
+        result = drive(agent, directory, settings, _note)
+    except OSError as error:
+        fail(f"{directory}: cannot write the recordings ({error.strerror or error})")
+    if not result.transcripts:
+        fail("no connection was recorded; nothing to report")
+    report = build_report(result.transcripts, options)
+    write_output(rich_bytes(*terminal_report(report)), None)
+    raise typer.Exit(EXIT_FINDINGS if result.failures or report.errors else EXIT_OK)

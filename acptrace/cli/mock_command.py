@@ -1,0 +1,57 @@
+"""`acptrace mock`: an ACP Agent on stdin/stdout that plays a recording back, with faults."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from acptrace.cli.common import fail
+from acptrace.cli.root import app
+from acptrace.mock import MockAgent, MockSettings, load_recording, parse_fault
+from acptrace.mock.faults import fault_usage
+from acptrace.model.errors import UnreadableInput, UsageError
+
+
+@app.command("mock", no_args_is_help=True)
+def mock_command(
+    transcript: Annotated[
+        str,
+        typer.Argument(metavar="TRANSCRIPT", help="The recording to play back (any format)."),
+    ],
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fault",
+            metavar="NAME[:ARG]",
+            help="Inject this fault into every replay (repeatable; see docs/mock-and-drive.md): "
+            f"{fault_usage()}.",
+        ),
+    ] = None,
+    speed: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            metavar="X",
+            help="Play the recorded gaps this many times faster (0: no waiting).",
+        ),
+    ] = 1.0,
+) -> None:
+    """Act as the recorded ACP Agent on stdin/stdout, with faults on demand.
+
+    Answers `initialize` and `session/new` as recorded, a replaying `session/resume` (or
+    `session/load`) with the first recorded replay, with the session id the Client asks
+    for, and each `session/prompt` with the next recorded turn. Anything else gets a
+    JSON-RPC error. Start it as a Client's agent command.
+    """
+    try:
+        faults = tuple(parse_fault(text) for text in fault or ())
+        agent = MockAgent(load_recording(transcript), MockSettings(speed=speed, faults=faults))
+    except (UsageError, UnreadableInput) as error:
+        fail(str(error))
+    try:
+        status = agent.serve(sys.stdin.buffer, sys.stdout.buffer)
+    except BrokenPipeError:
+        status = 0  # the Client went away: nothing left to answer
+    raise typer.Exit(status)

@@ -1,0 +1,74 @@
+"""What the scripted Client says: its requests for each protocol version, its answers to the
+Agent's requests."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from acptrace.model.version import __version__
+
+CLIENT_INFO = {"name": "acptrace-drive", "version": __version__}
+"""Who the scripted Client says it is."""
+METHOD_NOT_FOUND = -32601
+
+
+class Permission(StrEnum):
+    """How the scripted Client answers `session/request_permission`."""
+
+    ALLOW = "allow"
+    DENY = "deny"
+
+
+def initialize_params(protocol: int) -> dict[str, Any]:
+    """`initialize` params in the shape of that version (v1: `clientInfo`, v2: `info`)."""
+    if protocol == 1:
+        fs = {"readTextFile": False, "writeTextFile": False}
+        return {
+            "protocolVersion": 1,
+            "clientCapabilities": {"fs": fs, "terminal": False},
+            "clientInfo": CLIENT_INFO,
+        }
+    return {"protocolVersion": protocol, "info": CLIENT_INFO, "capabilities": {}}
+
+
+def negotiated_version(result: Any, asked: int) -> int:
+    """The version the Agent answered with (what the rest of the connection follows)."""
+    version = result.get("protocolVersion") if isinstance(result, dict) else None
+    return version if isinstance(version, int) and not isinstance(version, bool) else asked
+
+
+def can_load(result: Any) -> bool:
+    """Whether a v1 `initialize` result advertises `loadSession`."""
+    capabilities = result.get("agentCapabilities") if isinstance(result, dict) else None
+    return isinstance(capabilities, dict) and capabilities.get("loadSession") is True
+
+
+def new_session_params(cwd: str) -> dict[str, Any]:
+    return {"cwd": cwd, "mcpServers": []}
+
+
+def replay_request(protocol: int, session_id: str, cwd: str) -> tuple[str, dict[str, Any]]:
+    """The replaying request: v2 `session/resume` from the start, v1 `session/load`."""
+    params: dict[str, Any] = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
+    if protocol == 1:
+        return "session/load", params
+    return "session/resume", {**params, "replayFrom": {"type": "start"}}
+
+
+def prompt_params(session_id: str, text: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+def answer(method: str, params: Any, permission: Permission) -> dict[str, Any]:
+    """The result or error member answering an Agent request: `{"result": …}`/`{"error": …}`."""
+    if method != "session/request_permission":
+        text = f"acptrace drive does not handle {method}"
+        return {"error": {"code": METHOD_NOT_FOUND, "message": text}}
+    options = params.get("options") if isinstance(params, dict) else None
+    wanted = "allow" if permission is Permission.ALLOW else "reject"
+    for option in options if isinstance(options, list) else []:
+        kind = option.get("kind") if isinstance(option, dict) else None
+        if isinstance(kind, str) and kind.startswith(wanted) and "optionId" in option:
+            return {"result": {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}}
+    return {"result": {"outcome": {"outcome": "cancelled"}}}
