@@ -37,6 +37,8 @@ COMMAND_PAGES = {
     "report": "report.md",
     "record": "record.md",
     "redact": "record.md",
+    "mock": "mock-and-drive.md",
+    "drive": "mock-and-drive.md",
 }
 """The docs/ page that documents each command's options."""
 
@@ -129,9 +131,7 @@ def test_readme_is_a_first_visit() -> None:
     assert headings == ["Set up and run", "Why", "Quick start", "Commands", "Documentation"]
     assert len(text) < 12_000
     linked = {target.split("#")[0] for target in links(text)}
-    assert {f"docs/{page.name}" for page in DOCS.glob("*.md")} <= linked | {
-        "docs/mock-and-drive.md",
-    }
+    assert {f"docs/{page.name}" for page in DOCS.glob("*.md")} <= linked
 
 
 def test_every_docs_page_is_in_the_index() -> None:

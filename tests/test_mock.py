@@ -23,7 +23,6 @@ from acptrace.mock import (
     parse_fault,
     plan,
 )
-from acptrace.mock import agent as mock_agent
 from acptrace.model.errors import UsageError
 from tests.golden import ROOT
 
@@ -327,7 +326,7 @@ def test_state_before_marker_sends_the_recorded_snapshot_early() -> None:
 
 def test_gaps_are_scaled_by_speed_and_delays_are_not(monkeypatch: pytest.MonkeyPatch) -> None:
     slept: list[float] = []
-    monkeypatch.setattr(mock_agent.time, "sleep", slept.append)
+    monkeypatch.setattr("acptrace.mock.agent.time.sleep", slept.append)
     recording = load_recording(COMPLETE)
     for speed in (2.0, 0.0):
         settings = MockSettings(speed=speed, faults=(parse_fault("delay-response:100"),))
