@@ -19,8 +19,9 @@ import msgspec
 UNSET: Any = msgspec.UNSET
 """A member that was absent (not the same as `null`)."""
 
-NOT_DECODED = (msgspec.ValidationError, msgspec.DecodeError)
-"""What decoding raises for bytes that are not JSON, or JSON that does not fit a shape."""
+NOT_DECODED = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
+"""What decoding raises for bytes that are not JSON, JSON that does not fit a shape, or JSON
+nested deeper than the decoder goes (the general path then reads it, or says it is too deep)."""
 
 
 class WireUpdate(msgspec.Struct, gc=False):

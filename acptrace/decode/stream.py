@@ -21,7 +21,7 @@ from acptrace.read.clocks import Clock
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
 from acptrace.read.formats.base import Stateless
-from acptrace.read.jsontext import JSONDecodeError, loads
+from acptrace.read.jsontext import MAX_DEPTH, JSONDecodeError, loads, too_deep
 from acptrace.read.source import LineBlock, RawLine
 
 DETECTION_SAMPLE = 16
@@ -354,7 +354,10 @@ def _parse_elements(items: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
         number, data = item
         try:
             yield number, loads(data)
-        except JSONDecodeError:
+        except JSONDecodeError as error:
+            if too_deep(error):
+                yield _too_deep(number)
+                continue
             text = excerpt(data.decode("utf-8", errors="replace"))
             yield Issue(number, "not_json", f"array element is not JSON: {text}")
 
@@ -365,8 +368,13 @@ def _parse_line(raw: RawLine) -> Parsed:
         return Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
     try:
         return raw.number, loads(raw.data)
-    except JSONDecodeError:
-        return _unparsable(raw)
+    except JSONDecodeError as error:
+        return _too_deep(raw.number) if too_deep(error) else _unparsable(raw)
+
+
+def _too_deep(line: int) -> Issue:
+    """JSON nested too deeply to be read: it is JSON, but it is not read."""
+    return Issue(line, "too_deep", f"JSON nested deeper than {MAX_DEPTH:,} levels: not read")
 
 
 def _unparsable(raw: RawLine) -> Issue:

@@ -1,16 +1,75 @@
-"""Short, printable excerpts of untrusted transcript text for issue and finding messages."""
+"""Short, printable excerpts of untrusted transcript text for issue and finding messages, and
+JSON text of a value at any depth."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
+
+import orjson
 
 EXCERPT_CHARS = 60
 
 
 def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
     """A one-line, control-free excerpt of a value (strings in quotes), at most `limit` chars."""
-    text = value if isinstance(value, str) else repr(value)
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = repr(value)
+        except RecursionError:  # nested deeper than repr goes: its JSON's start will do
+            text = "".join(islice(json_pieces(value), limit * 2))
     cleaned = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text[: limit * 2])
     if len(cleaned) > limit or len(text) > limit * 2:
         cleaned = cleaned[: limit - 1] + "…"
     return f'"{cleaned}"' if isinstance(value, str) else cleaned
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text of a parsed value, however deeply it nests (orjson stops at 255)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return "".join(json_pieces(value))
+
+
+class _Token(str):
+    """Punctuation already written as JSON text (a marker on the stack, not a string value)."""
+
+
+def json_pieces(value: Any) -> Iterator[str]:
+    """The JSON text of a value in pieces, without recursion (any depth)."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is _Token:
+            yield item
+        elif isinstance(item, dict):
+            entries = list(item.items())
+            stack.append(_Token("}"))
+            for index in range(len(entries) - 1, -1, -1):
+                key, member = entries[index]
+                stack.append(member)
+                stack.append(_Token(json.dumps(str(key)) + ":"))
+                if index:
+                    stack.append(_Token(","))
+            stack.append(_Token("{"))
+        elif isinstance(item, list | tuple):
+            stack.append(_Token("]"))
+            for index in range(len(item) - 1, -1, -1):
+                stack.append(item[index])
+                if index:
+                    stack.append(_Token(","))
+            stack.append(_Token("["))
+        else:
+            yield _scalar(item)
+
+
+def _scalar(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # (an int beyond 64 bits, a value that is not JSON)
+        return json.dumps(value, default=repr)

@@ -12,6 +12,13 @@ from typing import Any
 import orjson
 
 JSONDecodeError = orjson.JSONDecodeError
+MAX_DEPTH = 1024
+"""How deeply JSON may nest to be read (orjson's limit)."""
+
+
+def too_deep(error: JSONDecodeError) -> bool:
+    """The text was refused for nesting deeper than `MAX_DEPTH`, not for its syntax."""
+    return "depth limit" in str(error)
 
 
 def loads(data: bytes | str) -> Any:

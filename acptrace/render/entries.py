@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from acptrace.correlate.correlator import Step
 from acptrace.model.domain import Direction, Issue, JsonId, Message, MessageKind, SessionInfo, Stamp
+from acptrace.model.excerpt import json_text
 from acptrace.model.tags import ANNOUNCE_TAG, MARKER_TAG
 from acptrace.read.envelopes import RecorderEvent
 from acptrace.read.formats.envelope_fields import DIRECTION_KEYS, TIME_KEYS
@@ -244,10 +243,7 @@ def _payload_text(message: Message, payload: Any) -> str:
 
 
 def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return repr(value)
+    return json_text(value)
 
 
 def session_depths(sessions: Sequence[SessionInfo]) -> dict[str, int]:
