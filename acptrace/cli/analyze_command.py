@@ -25,6 +25,7 @@ from acptrace.cli.settings import (
     ConfigOption,
     FailOnOption,
     HistoryTagOption,
+    IdleTimeoutsOption,
     IgnoreOption,
     InputFormatOption,
     LinkOption,
@@ -34,6 +35,7 @@ from acptrace.cli.settings import (
     ProtocolOption,
     SelectOption,
     StrictOption,
+    idle_timeouts_from,
     policy_from,
 )
 from acptrace.judge.policy import Policy
@@ -78,6 +80,7 @@ def analyze_command(
     link: LinkOption = None,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
+    idle_timeouts: IdleTimeoutsOption = None,
     jobs: Annotated[
         int,
         typer.Option(
@@ -92,6 +95,7 @@ def analyze_command(
 ) -> None:
     """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
     policy = policy_from(ctx)
+    timeouts = idle_timeouts_from(idle_timeouts)
     analyses: list[Analysis] = []
     exit_code = EXIT_OK
     paths: list[str] = []
@@ -115,21 +119,26 @@ def analyze_command(
     for analysis in analyses:
         exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
     if analyses:
-        write_output(_render(analyses, output_format, policy), output)
+        write_output(_render(analyses, output_format, policy, timeouts), output)
     raise typer.Exit(exit_code)
 
 
-def _render(analyses: list[Analysis], output_format: AnalyzeFormat, policy: Policy) -> bytes:
+def _render(
+    analyses: list[Analysis],
+    output_format: AnalyzeFormat,
+    policy: Policy,
+    timeouts: tuple[float, ...],
+) -> bytes:
     # (each renderer imported when asked for: a run pays for the one it uses)
     match output_format:
         case AnalyzeFormat.JSON:
             from acptrace.render import json_report
 
-            return json_report.dumps(analyses)
+            return json_report.dumps(analyses, timeouts)
         case AnalyzeFormat.RICH:
             from acptrace.render.summary import summary
 
-            return rich_bytes(*(summary(a) for a in analyses))
+            return rich_bytes(*(summary(a, timeouts) for a in analyses))
         case AnalyzeFormat.JUNIT:
             from acptrace.render.junit import junit_xml
 

@@ -40,6 +40,15 @@ class Track:
     """A `state_update` came at all."""
     early_markers: int = 0
     """Markers for a child that came before its announcement."""
+    replay_at: Stamp | None = None
+    """The replay's last message so far: the request (a child's announcement), then each
+    update before the marker (idle-timer verdicts)."""
+    pauses: list[tuple[int, int]] = field(default_factory=list)
+    """(gap_ns, updates replayed before it) of each silence in the replay wider than any before."""
+
+    def __post_init__(self) -> None:
+        if self.replay_at is None:
+            self.replay_at = self.announce
 
     def record_updates(self, run: UpdateRun) -> None:
         """Count a run of non-marker updates for this session."""
@@ -51,6 +60,13 @@ class Track:
             if self.markers:
                 self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot
             return
+        self._pause_before(Stamp.of(run.first))
+        widest = self.pauses[-1][0] if self.pauses else -1
+        for line, gap in run.pauses:
+            if gap > widest:
+                widest = gap
+                self.pauses.append((gap, self.replayed + line - run.first.line))
+        self.replay_at = run.end
         self.replayed += run.count
         self.live_before_marker.extend(run.live)
 
@@ -59,7 +75,29 @@ class Track:
         stamp = Stamp.of(message)
         if self.first_update is None:
             self.first_update = stamp
+        if self.replaying and not self.markers:
+            self._pause_before(stamp)
         self.markers.append(stamp)
+
+    def replay_pauses(self, response: Stamp | None) -> list[tuple[int, int]]:
+        """(gap_ns, updates replayed before it) of each silence of the replay wider than any
+        before, up to the marker, or up to `response` (the window's end) without one."""
+        if not self.replaying:
+            return []
+        pauses = list(self.pauses)
+        if not self.markers and response is not None and self.replay_at is not None:
+            gap = self.replay_at.ns_until(response)
+            if gap is not None and gap > (pauses[-1][0] if pauses else -1):
+                pauses.append((gap, self.replayed))
+        return pauses
+
+    def _pause_before(self, stamp: Stamp) -> None:
+        """Measure the silence between the replay's last message and this one."""
+        if self.replay_at is not None:
+            gap = self.replay_at.ns_until(stamp)
+            if gap is not None and gap > (self.pauses[-1][0] if self.pauses else -1):
+                self.pauses.append((gap, self.replayed))
+        self.replay_at = stamp
 
     def record_request(self, message: Message) -> None:
         """Note an Agent request naming this session, if it came before the marker."""

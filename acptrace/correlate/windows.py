@@ -49,7 +49,9 @@ class WindowBook:
     def open(self, request: Message, session_id: str, *, v1: bool = False) -> Window:
         """Start following a resume or load request (on v1 only `session/load` replays)."""
         replaying = request.method == "session/load" or (request.replay_from is not None and not v1)
-        track = Track(session_id, replaying, self.is_active(session_id))
+        track = Track(
+            session_id, replaying, self.is_active(session_id), replay_at=Stamp.of(request)
+        )
         window = Window(request, session_id, replaying, track)
         siblings = self.by_session.setdefault(session_id, [])
         if replaying:

@@ -8,14 +8,17 @@ from typing import Any
 
 import orjson
 
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Analysis, PeerInfo, Severity
 
 SCHEMA_VERSION = 1
 """Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""
 
 
-def report(analysis: Analysis) -> dict[str, Any]:
-    """The JSON document for one analysis."""
+def report(
+    analysis: Analysis, idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
+) -> dict[str, Any]:
+    """The JSON document for one analysis (idle timers judged for these timeouts)."""
     source = analysis.source
     connection = analysis.connection
     return {
@@ -48,6 +51,7 @@ def report(analysis: Analysis) -> dict[str, Any]:
         "findings": list(analysis.findings),
         "issues": list(analysis.issues),
         "sessions": list(analysis.sessions),
+        "idle_timers": list(idle_verdicts(analysis.resumes, idle_timeouts_ms)),
     }
 
 
@@ -58,8 +62,10 @@ def _peer(peer: PeerInfo | None) -> dict[str, Any] | None:
     return {"name": peer.name, "version": peer.version}
 
 
-def dumps(analyses: Sequence[Analysis]) -> bytes:
+def dumps(
+    analyses: Sequence[Analysis], idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
+) -> bytes:
     """One document for one file; an array of documents for several."""
-    documents = [report(a) for a in analyses]
+    documents = [report(a, idle_timeouts_ms) for a in analyses]
     payload: Any = documents[0] if len(documents) == 1 else documents
     return orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"

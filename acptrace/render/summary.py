@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.render.idle_view import idle_table
 from acptrace.render.text import inert, plural, short_id
 
 ISSUES_SHOWN = 10
@@ -28,14 +30,19 @@ OUTCOME_STYLE = {
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
 
-def summary(analysis: Analysis) -> RenderableType:
-    """Everything `acptrace analyze` shows for one file."""
-    return Group(*_sections(analysis))
+def summary(
+    analysis: Analysis, idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
+) -> RenderableType:
+    """Everything `acptrace analyze` shows for one file (idle timers judged for these)."""
+    return Group(*_sections(analysis, idle_timeouts_ms))
 
 
-def _sections(analysis: Analysis) -> Iterator[RenderableType]:
+def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator[RenderableType]:
     yield _header(analysis)
     yield _resumes(analysis.resumes) if analysis.resumes else Text("No resumes or loads.", "dim")
+    verdicts = idle_verdicts(analysis.resumes, idle_timeouts_ms)
+    if verdicts and verdicts[0].replays:
+        yield idle_table([(None, verdicts)])
     yield from _findings(analysis.findings)
     yield from _issues(analysis)
     yield _verdict(analysis)
@@ -72,7 +79,7 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
     table = Table(title="Resumes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for heading in ("line", "session", "kind", "outcome", "end"):
         table.add_column(heading, no_wrap=True, justify="right" if heading == "line" else "left")
-    for heading in ("mk", "repl", "held", "→marker", "marker→resp", "total"):
+    for heading in ("mk", "repl", "held", "→marker", "marker→resp", "total", "max gap"):
         table.add_column(heading, justify="right", no_wrap=True)
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
@@ -88,6 +95,7 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
             _ms(row.request_to_marker_ms),
             _ms(row.marker_to_response_ms),
             _ms(row.request_to_response_ms),
+            _ms(row.max_replay_gap_ms),
         )
     return table
 
