@@ -320,6 +320,11 @@ class ResumeRow:
     """Each silence in the replay longer than every one before it (the last is
     `max_replay_gap_ms`): what an idle timer would have cut there."""
 
+    @property
+    def replaying(self) -> bool:
+        """A resume with `replayFrom`, or a `session/load` (which always replays)."""
+        return self.replay_from is not None or self.method == "session/load"
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayPause:

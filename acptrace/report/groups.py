@@ -96,7 +96,7 @@ def build_group(
 
 def is_replaying(row: ResumeRow) -> bool:
     """A resume with `replayFrom`, or a v1 `session/load` (which always replays)."""
-    return row.replay_from is not None or row.method == "session/load"
+    return row.replaying
 
 
 def metric_value(metric: Metric, row: ResumeRow) -> float | None:
