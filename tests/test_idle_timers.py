@@ -305,3 +305,16 @@ def test_report_counts_cut_replays_per_adapter(tmp_path: Path) -> None:
         ["paged-agent", "1", "s", "1", "of", "2", "3"],
         ["steady-agent", "1", "s", "0", "of", "1", "0"],
     ]
+
+
+def test_report_pages_show_the_idle_timers_per_group(tmp_path: Path) -> None:
+    write(tmp_path, "a.jsonl", agent_run(Transcript(), "paged-agent", 300.0))
+    markdown, page = tmp_path / "report.md", tmp_path / "report.html"
+    result = runner.invoke(app, ["report", str(tmp_path / "a.jsonl"), "-q", "--idle-timeouts",
+                                 "250ms,1s", "-o", str(markdown), "-o", str(page)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = [line for line in markdown.read_text().splitlines() if " of 1 |" in line]
+    assert rows == ["| 250 ms | 1 of 1 | 3 |", "| 1 s | 0 of 1 | 0 |"]
+    html = page.read_text()
+    assert "<h3>Idle timers</h3>" in html
+    assert '<tr class="bad"><td class="num">250 ms</td><td class="num">1 of 1</td>' in html
