@@ -292,6 +292,10 @@ def test_report_counts_cut_replays_per_adapter(tmp_path: Path) -> None:
         "paged-agent": [(2, 6), (2, 6), (2, 6), (1, 3), (0, 0), (0, 0)],
         "steady-agent": [(0, 0)] * 6,
     }
+    chosen = build_report([str(tmp_path)], jobs=1, idle_timeouts_ms=(300.0, 301.0))
+    assert [(v.timeout_ms, v.cut_short) for v in chosen.groups[0].idle_timers] == [
+        (300.0, 2), (301.0, 1)
+    ]  # fmt: skip
     out = tmp_path / "report.json"
     result = runner.invoke(app, ["report", str(tmp_path), "-j", "1", "--idle-timeouts", "1s",
                                  "-o", str(out)])  # fmt: skip

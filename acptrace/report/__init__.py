@@ -48,12 +48,13 @@ def build_report(
     by: GroupBy = GroupBy.AGENT,
     jobs: int | None = None,
     progress: Progress | None = None,
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
 ) -> Report:
     """Analyse the transcripts (files, directories or globs, as on the command line) in
     parallel and add them up by group; arguments that match nothing are errors of the report."""
     files, unmatched = gather(arguments)
     collection = analyze_files(files, options or Options(), jobs=jobs, progress=progress)
-    return assemble(by, collection, unmatched)
+    return assemble(by, collection, unmatched, idle_timeouts_ms)
 
 
 __all__ = [
