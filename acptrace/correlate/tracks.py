@@ -61,11 +61,8 @@ class Track:
                 self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot
             return
         self._pause_before(Stamp.of(run.first))
-        widest = self.pauses[-1][0] if self.pauses else -1
-        for line, gap in run.pauses:
-            if gap > widest:
-                widest = gap
-                self.pauses.append((gap, self.replayed + line - run.first.line))
+        for line, gap in run.pauses:  # (the run's lines are consecutive)
+            _widen(self.pauses, gap, self.replayed + line - run.first.line)
         self.replay_at = run.end
         self.replayed += run.count
         self.live_before_marker.extend(run.live)
@@ -86,23 +83,25 @@ class Track:
             return []
         pauses = list(self.pauses)
         if not self.markers and response is not None and self.replay_at is not None:
-            gap = self.replay_at.ns_until(response)
-            if gap is not None and gap > (pauses[-1][0] if pauses else -1):
-                pauses.append((gap, self.replayed))
+            _widen(pauses, self.replay_at.ns_until(response), self.replayed)
         return pauses
 
     def _pause_before(self, stamp: Stamp) -> None:
         """Measure the silence between the replay's last message and this one."""
         if self.replay_at is not None:
-            gap = self.replay_at.ns_until(stamp)
-            if gap is not None and gap > (self.pauses[-1][0] if self.pauses else -1):
-                self.pauses.append((gap, self.replayed))
+            _widen(self.pauses, self.replay_at.ns_until(stamp), self.replayed)
         self.replay_at = stamp
 
     def record_request(self, message: Message) -> None:
         """Note an Agent request naming this session, if it came before the marker."""
         if self.replaying and not self.markers:
             self.requests_before_marker.append((message.line, message.method or "", message.id))
+
+
+def _widen(pauses: list[tuple[int, int]], gap_ns: int | None, replayed_before: int) -> None:
+    """Add the silence to `pauses` when it is wider than every one there."""
+    if gap_ns is not None and gap_ns > (pauses[-1][0] if pauses else -1):
+        pauses.append((gap_ns, replayed_before))
 
 
 @dataclass(slots=True, eq=False)

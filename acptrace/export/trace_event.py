@@ -22,7 +22,7 @@ import orjson
 
 from acptrace.correlate.correlator import Step
 from acptrace.export.trace_clock import Axis, Moment, choose_axis, place
-from acptrace.model.domain import Analysis, Issue, Message, MessageKind, ResumeRow, Role
+from acptrace.model.domain import Analysis, Message, MessageKind, ResumeRow, Role
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import open_walk
 from acptrace.read.envelopes import RecorderEvent
@@ -237,13 +237,11 @@ def trace_events(
     for pid, source in enumerate(sources, start=1):
         with open_walk(source, options) as walk:
             timeline = _Timeline(walk.name, options.marker_tag)
-            for item in walk:
+            for item in walk:  # (issues are listed from the analysis, with the findings)
                 if isinstance(item, Step):
                     timeline.step(item)
                 elif isinstance(item, RecorderEvent):
                     timeline.event(item)
-                elif isinstance(item, Issue):
-                    pass  # (listed from the analysis, with the rest)
             timeline.finish(walk.analysis, walk.unanswered)
         axis = choose_axis(timeline.moments)
         axes.append(axis)
