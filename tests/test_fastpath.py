@@ -157,6 +157,7 @@ steps = st.lists(
         st.tuples(st.just("clock"), st.sampled_from(["back", "untimed", "mono only", "offset"])),
         st.tuples(st.just("odd"), st.sampled_from([b"", b"  ", b"not json", b"{}"])),
         st.tuples(st.just("odd time"), st.sampled_from(sorted(ODD_TIMES))),
+        st.tuples(st.just("pause"), st.sampled_from([0.0, 0.001, 3.0, 40.0, 1500.0, 70_000.0])),
     ),
     max_size=60,
 )  # fmt: skip
@@ -201,6 +202,8 @@ def with_runs(steps: list[tuple[Any, ...]]) -> bytes:
                 t.raw(data)
             case ("odd time", variant):
                 _odd_time(t, t.update("agent_message_chunk"), variant)
+            case ("pause", ms):  # the next line comes that much later (idle-timer gaps)
+                t.now_ms += ms
     return t.text()
 
 
@@ -227,6 +230,35 @@ def test_runs_of_updates_are_analysed_as_their_messages_one_by_one(
     fast, general = both(data)
     assert fast == general
     assert each_message(data) == general
+    gaps = [row.max_replay_gap_ms for row in general.resumes]  # (compared above; shown here)
+    assert gaps == [row.max_replay_gap_ms for row in fast.resumes]
+
+
+def test_a_run_carries_its_widest_gaps_as_the_messages_show_them() -> None:
+    t = padded()
+    t.initialize()
+    t.new_session()
+    t.resume(id=7)
+    first = t.update("agent_message_chunk")
+    t.update("agent_message_chunk", at_ms=t.now_ms + 5)
+    wide = t.update("agent_message_chunk", at_ms=t.now_ms + 700)
+    t.update("agent_message_chunk", at_ms=t.now_ms + 300)
+    t.lines[-1] = t.lines[-1].replace(b'"mono_ns":', b'"other":')  # wall clock only
+    wider = t.update("agent_message_chunk", at_ms=t.now_ms + 900)  # (wall: no mono before)
+    last = t.update("agent_message_chunk", at_ms=t.now_ms + 1)
+    t.marker(at_ms=t.now_ms + 2)
+    t.result(7)
+    taken = [r for r in records_with_runs(t.text()) if isinstance(r, UpdateRun)]
+    assert [(r.first.line, r.count) for r in taken] == [(first, 6)]
+    assert taken[0].pauses == ((first + 1, 5_000_000), (wide, 700_000_000), (wider, 900_000_000))
+    assert taken[0].end.line == last
+    fast, general = both(t.text())
+    row = general.resumes[0]
+    assert fast.resumes[0] == row == each_message(t.text()).resumes[0]
+    assert row.max_replay_gap_ms == 900.0
+    assert [(p.gap_ms, p.updates_after) for p in row.replay_pauses] == [
+        (10.0, 6), (700.0, 4), (900.0, 2)
+    ]  # fmt: skip
 
 
 UTF8_EDGES = [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xf4\x8f\xbf\xbf",  # UTF-8
@@ -248,7 +280,7 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
     assert before is not None
     index, *_ = runs.grow_run(lines, 1, first, "sess_1",
                      Direction.A2C, frozenset(), frozenset(), "state_update", before.ts,
-                     before.mono_ns, second_start_ns, [])  # fmt: skip
+                     before.mono_ns, second_start_ns, [], before.mono_ns, -1, [])  # fmt: skip
     try:
         lines[1].decode()
     except UnicodeDecodeError:

@@ -380,6 +380,7 @@ def test_report_json_holds_the_documented_fields(release_1: Path) -> None:
         "slowest",
         "incomplete",
         "incomplete_total",
+        "idle_timers",
     ]
     assert list(alpha["metrics"]) == [m.value for m in Metric]
     assert alpha["metrics"]["marker_to_response_ms"] == {

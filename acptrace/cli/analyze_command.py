@@ -25,6 +25,7 @@ from acptrace.cli.settings import (
     ConfigOption,
     FailOnOption,
     HistoryTagOption,
+    IdleTimeoutsOption,
     IgnoreOption,
     InputFormatOption,
     LinkOption,
@@ -34,6 +35,7 @@ from acptrace.cli.settings import (
     ProtocolOption,
     SelectOption,
     StrictOption,
+    idle_timeouts_from,
     policy_from,
 )
 from acptrace.judge.policy import Policy
@@ -79,6 +81,7 @@ def analyze_command(
     link: LinkOption = None,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
+    idle_timeouts: IdleTimeoutsOption = None,
     jobs: Annotated[
         int,
         typer.Option(
@@ -93,6 +96,7 @@ def analyze_command(
 ) -> None:
     """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
     policy = policy_from(ctx)
+    timeouts = idle_timeouts_from(idle_timeouts)
     analyses: list[Analysis] = []
     read_any = False
     exit_code = EXIT_OK
@@ -119,23 +123,27 @@ def analyze_command(
         exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
     if read_any:
         several = len(paths) > 1 or len(analyses) != 1 or is_multi_connection(analyses)
-        write_output(_render(analyses, output_format, policy, several), output)
+        write_output(_render(analyses, output_format, policy, several, timeouts), output)
     raise typer.Exit(exit_code)
 
 
 def _render(
-    analyses: list[Analysis], output_format: AnalyzeFormat, policy: Policy, several: bool
+    analyses: list[Analysis],
+    output_format: AnalyzeFormat,
+    policy: Policy,
+    several: bool,
+    timeouts: tuple[float, ...],
 ) -> bytes:
     # (each renderer imported when asked for: a run pays for the one it uses)
     match output_format:
         case AnalyzeFormat.JSON:
             from acptrace.render import json_report
 
-            return json_report.dumps(analyses, as_array=several)
+            return json_report.dumps(analyses, as_array=several, idle_timeouts_ms=timeouts)
         case AnalyzeFormat.RICH:
             from acptrace.render.summary import summaries
 
-            return rich_bytes(*summaries(analyses))
+            return rich_bytes(*summaries(analyses, timeouts))
         case AnalyzeFormat.JUNIT:
             from acptrace.render.junit import junit_xml
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error
+from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -25,7 +27,19 @@ from acptrace.cli.settings import (
 )
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.model.options import Options
 from acptrace.read.inputs import Unmatched, expand
+
+
+class ExportChoice(StrEnum):
+    """`--format` of export: a table format (`ExportFormat`), or one trace-event timeline."""
+
+    PARQUET = ExportFormat.PARQUET.value
+    CSV = ExportFormat.CSV.value
+    NDJSON = ExportFormat.NDJSON.value
+    JSON = ExportFormat.JSON.value
+    TRACE_EVENT = "trace-event"
+    """Not tables: a Chrome Trace Event timeline (docs/trace-event.md)."""
 
 
 @app.command("export")
@@ -35,11 +49,21 @@ def export_command(
         list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
     ],
     output: Annotated[
-        str, typer.Option("--output", "-o", help="Directory to write the tables into.")
-    ],
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Directory to write the tables into (for trace-event: a file; default stdout).",
+        ),
+    ] = None,
     output_format: Annotated[
-        ExportFormat, typer.Option("--format", "-f", help="File format of the tables.")
-    ] = ExportFormat.PARQUET,
+        ExportChoice,
+        typer.Option(
+            "--format",
+            "-f",
+            help="File format of the tables, or trace-event: a timeline for ui.perfetto.dev.",
+        ),
+    ] = ExportChoice.PARQUET,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,
@@ -56,18 +80,24 @@ def export_command(
     """Export messages, requests, sessions, resumes, findings and issues as tables.
 
     One file per table in the output directory, each with a `file` column; written only when
-    every transcript could be read.
+    every transcript could be read. `--format trace-event` writes one Chrome Trace Event
+    timeline instead (to open in ui.perfetto.dev), to `-o FILE` or stdout.
     """
-    from acptrace.export.exporter import export_tables  # polars loads only for this command
-
     options = policy_from(ctx).options
     paths: list[str] = []
     for path in expand(files):
         if isinstance(path, Unmatched):
             fail(f"{path.argument}: {path.reason}")
         paths.append(path)
+    if output_format is ExportChoice.TRACE_EVENT:
+        _export_trace_event(paths, output, options)
+        return
+    if output is None:
+        fail("--output DIRECTORY is needed to write tables")
+    from acptrace.export.exporter import export_tables  # polars loads only for this command
+
     try:
-        result = export_tables(paths, output, output_format, options)
+        result = export_tables(paths, output, ExportFormat(output_format), options)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:
@@ -75,3 +105,20 @@ def export_command(
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(f"{rows} {name}" for name, rows in result.rows.items())
     typer.echo(f"acptrace: wrote {len(result.files)} tables to {output}: {counts}", err=True)
+
+
+def _export_trace_event(paths: list[str], output: str | None, options: Options) -> None:
+    """The transcripts as one timeline, to `output` or stdout (nothing written on failure)."""
+    from acptrace.export.trace_event import dumps, trace_events
+
+    try:
+        document = trace_events(paths, options)
+    except UsageError as error:
+        fail(str(error))
+    except UnreadableInput as error:
+        print_error(f"{error} (nothing was written)")
+        raise typer.Exit(EXIT_ERROR) from None
+    write_output(dumps(document), output)
+    events = len(document["traceEvents"])
+    where = output or "stdout"
+    typer.echo(f"acptrace: wrote {events} trace events of {len(paths)} files to {where}", err=True)

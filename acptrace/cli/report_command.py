@@ -20,6 +20,7 @@ from acptrace.cli.settings import (
     ChildRulesOption,
     ConfigOption,
     HistoryTagOption,
+    IdleTimeoutsOption,
     IgnoreOption,
     InputFormatOption,
     LinkOption,
@@ -28,6 +29,7 @@ from acptrace.cli.settings import (
     NoConfigOption,
     ProtocolOption,
     SelectOption,
+    idle_timeouts_from,
     policy_from,
 )
 from acptrace.model.errors import UsageError
@@ -128,12 +130,14 @@ def report_command(
     link: LinkOption = None,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
+    idle_timeouts: IdleTimeoutsOption = None,
 ) -> None:
     """Latency report over many transcripts: outcomes, findings and latency percentiles per
     group, with an optional comparison against an earlier report.json."""
     kinds = [_kind(path) for path in output or ()]
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])
+    timeouts = idle_timeouts_from(idle_timeouts)
     options = policy_from(ctx).options
     if input_format is not None:
         try:
@@ -145,7 +149,7 @@ def report_command(
         print_error(f"{missing.path}: {missing.message}")
     with _progress(len(files), quiet) as on_done:
         collection = analyze_files(files, options, jobs=jobs, progress=on_done)
-    report = assemble(by, collection, unmatched)
+    report = assemble(by, collection, unmatched, timeouts)
     if not report.files:
         fail("no transcript could be analysed; nothing written")
     comparison = None

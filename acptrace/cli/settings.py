@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from acptrace.cli.common import fail
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, parse_idle_timeouts
 from acptrace.judge.policy import FailOn, Policy, Settings, find_config, load_config
 from acptrace.model.errors import UsageError
 
@@ -76,6 +77,25 @@ StrictOption = Annotated[
     bool | None,
     typer.Option("--strict/--no-strict", help="Exit 1 when the input has any issue."),
 ]
+IdleTimeoutsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--idle-timeouts",
+        metavar="LIST",
+        help="Idle timers to judge replays against, e.g. 50ms,1s "
+        "(default: 50ms,100ms,250ms,1s,5s,30s).",
+    ),
+]
+
+
+def idle_timeouts_from(text: str | None) -> tuple[float, ...]:
+    """`--idle-timeouts` in milliseconds (the defaults when not given); a usage error if bad."""
+    if text is None:
+        return DEFAULT_IDLE_TIMEOUTS_MS
+    try:
+        return parse_idle_timeouts(text)
+    except ValueError as error:
+        fail(f"--idle-timeouts: {error}")
 
 
 def policy_from(ctx: typer.Context) -> Policy:

@@ -40,6 +40,15 @@ class Track:
     """A `state_update` came at all."""
     early_markers: int = 0
     """Markers for a child that came before its announcement."""
+    replay_at: Stamp | None = None
+    """The replay's last message so far: the request (a child's announcement), then each
+    update before the marker (idle-timer verdicts)."""
+    pauses: list[tuple[int, int]] = field(default_factory=list)
+    """(gap_ns, updates replayed before it) of each silence in the replay wider than any before."""
+
+    def __post_init__(self) -> None:
+        if self.replay_at is None:
+            self.replay_at = self.announce
 
     def record_updates(self, run: UpdateRun) -> None:
         """Count a run of non-marker updates for this session."""
@@ -51,6 +60,10 @@ class Track:
             if self.markers:
                 self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot
             return
+        self._pause_before(Stamp.of(run.first))
+        for line, gap in run.pauses:  # (the run's lines are consecutive)
+            _widen(self.pauses, gap, self.replayed + line - run.first.line)
+        self.replay_at = run.end
         self.replayed += run.count
         self.live_before_marker.extend(run.live)
 
@@ -59,12 +72,36 @@ class Track:
         stamp = Stamp.of(message)
         if self.first_update is None:
             self.first_update = stamp
+        if self.replaying and not self.markers:
+            self._pause_before(stamp)
         self.markers.append(stamp)
+
+    def replay_pauses(self, response: Stamp | None) -> list[tuple[int, int]]:
+        """(gap_ns, updates replayed before it) of each silence of the replay wider than any
+        before, up to the marker, or up to `response` (the window's end) without one."""
+        if not self.replaying:
+            return []
+        pauses = list(self.pauses)
+        if not self.markers and response is not None and self.replay_at is not None:
+            _widen(pauses, self.replay_at.ns_until(response), self.replayed)
+        return pauses
+
+    def _pause_before(self, stamp: Stamp) -> None:
+        """Measure the silence between the replay's last message and this one."""
+        if self.replay_at is not None:
+            _widen(self.pauses, self.replay_at.ns_until(stamp), self.replayed)
+        self.replay_at = stamp
 
     def record_request(self, message: Message) -> None:
         """Note an Agent request naming this session, if it came before the marker."""
         if self.replaying and not self.markers:
             self.requests_before_marker.append((message.line, message.method or "", message.id))
+
+
+def _widen(pauses: list[tuple[int, int]], gap_ns: int | None, replayed_before: int) -> None:
+    """Add the silence to `pauses` when it is wider than every one there."""
+    if gap_ns is not None and gap_ns > (pauses[-1][0] if pauses else -1):
+        pauses.append((gap_ns, replayed_before))
 
 
 @dataclass(slots=True, eq=False)

@@ -54,7 +54,12 @@ class WindowBook:
         """
         is_load = request.method == "session/load"
         replaying = not is_load and request.replay_from is not None and not v1
-        track = Track(session_id, replaying or is_load, self.is_active(session_id))
+        track = Track(
+            session_id,
+            replaying or is_load,
+            self.is_active(session_id),
+            replay_at=Stamp.of(request),
+        )
         window = Window(request, session_id, replaying, track)
         siblings = self.by_session.setdefault(session_id, [])
         if replaying:

@@ -20,7 +20,7 @@ from acptrace.decode.shapes import (
     WireUpdate,
     decode_line,
 )
-from acptrace.model.domain import Message, MessageKind, UpdateRun
+from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
 from acptrace.model.tags import SNAPSHOT_TAG
 from acptrace.read.clocks import Clock
 from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
@@ -62,13 +62,16 @@ class Run:
         "count",
         "direction",
         "first",
+        "last",
         "last_mono",
         "last_ts",
         "live",
         "live_tags",
+        "pauses",
         "session",
         "snapshot",
         "stale",
+        "widest",
     )
 
     def __init__(
@@ -89,6 +92,12 @@ class Run:
         self.live: list[tuple[int, str]] = []
         self.stale = False
         """The clock is behind the run's last update (the quick path moves the run only)."""
+        self.last: Stamp | None = None
+        """The run's last update (its own times, not the clock's)."""
+        self.widest = -1
+        """The largest gap between two of its updates so far, in nanoseconds (-1: none)."""
+        self.pauses: list[tuple[int, int]] = []
+        """(line, gap_ns) of each update after a gap wider than any before (`UpdateRun`)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock)
@@ -101,14 +110,17 @@ class Run:
         The loop most lines of a big transcript go through (`grow_run`): anything else (another
         session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
         """
-        index, plain, last_ts, last_mono, snapshot = grow_run(
+        last = self.last
+        own_mono = last.mono_ns if last is not None else None
+        index, plain, last_ts, last_mono, snapshot, own_mono, self.widest = grow_run(
             lines, start, first, self.session, self.direction,
             self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
-            second_start_ns, self.live,
+            second_start_ns, self.live, own_mono, self.widest, self.pauses,
         )  # fmt: skip
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
+            self.last = Stamp(first + index - 1, utc_microseconds_ns(last_ts), own_mono)
         self.snapshot = self.snapshot or snapshot
         return index, plain
 
@@ -124,6 +136,13 @@ class Run:
         ):
             return False
         self.count += 1
+        stamp = Stamp.of(message)
+        if self.last is not None:
+            gap = self.last.ns_until(stamp)
+            if gap is not None and gap > self.widest:
+                self.widest = gap
+                self.pauses.append((message.line, gap))
+        self.last = stamp
         if tag in self.live_tags:
             self.live.append((message.line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
@@ -143,7 +162,10 @@ class Run:
     def done(self) -> UpdateRun:
         """The run (the clock synced)."""
         assert not self.stale
-        return UpdateRun(self.first, self.count, self.snapshot, tuple(self.live))
+        last = self.last if self.count > 1 else None
+        return UpdateRun(
+            self.first, self.count, self.snapshot, tuple(self.live), tuple(self.pauses), last
+        )
 
 
 def grow_run(
@@ -159,13 +181,19 @@ def grow_run(
     last_mono: int | None,
     second_start: Callable[[str], int | None],
     live: list[tuple[int, str]],
-) -> tuple[int, CanonicalLine | None, str, int | None, bool]:
+    own_mono: int | None,
+    widest: int,
+    pauses: list[tuple[int, int]],
+) -> tuple[int, CanonicalLine | None, str, int | None, bool, int | None, int]:
     """The run loop, in locals and without a `Message` per line: the plain updates of one
     session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
     come. Returns the index of the first line not taken, that line decoded as a canonical line
     if it is one, the last time (`last_ts`, a usual time's text or `_NEVER`) and monotonic
-    time of the lines taken, and whether one was a `snapshot_tag`; never-history tags taken
-    are appended to `live`.
+    time of the lines taken, whether one was a `snapshot_tag`, the last line's own monotonic
+    time (`own_mono`: the line before `start`'s on the way in) and the widest gap between two
+    lines (`widest`, nanoseconds: monotonic when both lines have it, else wall); never-history
+    tags taken are appended to `live`, and (line, gap) to `pauses` where a gap is wider than
+    `widest` was.
 
     A line is taken when it has the shape `acptrace.decode.fastpath` would make a plain update
     of, with nothing the general path would report. A usual time's text is checked against the
@@ -233,10 +261,25 @@ def grow_run(
             if type(mono) is not int or last_mono is None or mono < last_mono:
                 break
             last_mono = mono
+        if mono is not None and own_mono is not None:
+            gap = mono - own_mono
+        else:
+            gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
+        if gap > widest:
+            widest = gap
+            pauses.append((first + index, gap))
+        own_mono = mono
         last_ts = ts
         if tag in live_tags:
             live.append((first + index, tag))
             snapshot = snapshot or tag == snapshot_tag
     else:
         index, decoded = len(lines), None
-    return index, decoded, last_ts, last_mono, snapshot
+    return index, decoded, last_ts, last_mono, snapshot, own_mono, widest
+
+
+def _text_ns(ts: str, second_start: Callable[[str], int | None]) -> int:
+    """A usual time's text (checked) as nanoseconds."""
+    base = second_start(ts[:19])
+    assert base is not None
+    return base + int(ts[20:26]) * 1000

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from acptrace.correlate.observations import WindowClosed
 from acptrace.correlate.tracks import Track, Window
-from acptrace.model.domain import Outcome, ResumeRow, Role, Stamp, WindowEnd
+from acptrace.model.domain import Outcome, ReplayPause, ResumeRow, Role, Stamp, WindowEnd
 
 
 def rows_for(closed: WindowClosed) -> Iterator[ResumeRow]:
@@ -44,6 +44,10 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
     request = Stamp.of(window.request)
     marker = track.markers[0] if track.markers else None
     response = closed.response
+    pauses = tuple(
+        ReplayPause(round(gap_ns / 1e6, 3), track.replayed - before)
+        for gap_ns, before in track.replay_pauses(response)
+    )
     return ResumeRow(
         request_id=window.request.id,
         session_id=track.session_id,
@@ -66,6 +70,8 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
         marker_to_response_ms=_ms(marker, response),
         request_to_response_ms=_ms(request, response),
         announce_line=track.announce.line if track.announce else None,
+        max_replay_gap_ms=pauses[-1].gap_ms if pauses else None,
+        replay_pauses=pauses,
     )
 
 

@@ -207,6 +207,16 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     """A `state_update` was among them."""
     live: tuple[tuple[int, str], ...] = ()
     """(line, tag) of each never-history update, by the tag policy of the analysis."""
+    pauses: tuple[tuple[int, int], ...] = ()
+    """(line, gap_ns) of each update that came after a longer silence since the update before
+    it than any before it in the run (`Stamp.ns_until`); the last is the run's largest inner gap."""
+    last: Stamp | None = None
+    """The last update's line and times (None: the run is its first update)."""
+
+    @property
+    def end(self) -> Stamp:
+        """Where and when the run's last update came."""
+        return self.last if self.last is not None else Stamp.of(self.first)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +249,21 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
             return (later.mono_ns - self.mono_ns) / 1e6
         if self.ts_ns is not None and later.ts_ns is not None:
             return (later.ts_ns - self.ts_ns) / 1e6
+        return None
+
+    def ns_until(self, later: Stamp) -> int | None:
+        """Nanoseconds from this stamp to `later`, never negative: monotonic when both have it,
+        else wall; a negative difference is taken on the other clock when both ends have it
+        and it is not negative there, else None (outcomes.md)."""
+        mono = wall = None
+        if self.mono_ns is not None and later.mono_ns is not None:
+            mono = later.mono_ns - self.mono_ns
+        if self.ts_ns is not None and later.ts_ns is not None:
+            wall = later.ts_ns - self.ts_ns
+        if mono is not None and mono >= 0:
+            return mono
+        if wall is not None and wall >= 0:
+            return wall
         return None
 
     @staticmethod
@@ -293,6 +318,28 @@ class ResumeRow:
     """Request -> response."""
     announce_line: int | None = None
     """For a child: the line of its announcement."""
+    max_replay_gap_ms: float | None = None
+    """The longest silence between consecutive messages of the replay for the session: the
+    request (a child's announcement), its updates, then the marker (the response when there is
+    none); None without a replay or without times."""
+    replay_pauses: tuple[ReplayPause, ...] = ()
+    """Each silence in the replay longer than every one before it (the last is
+    `max_replay_gap_ms`): what an idle timer would have cut there."""
+
+    @property
+    def replaying(self) -> bool:
+        """A resume with `replayFrom`, or a `session/load` (which always replays)."""
+        return self.replay_from is not None or self.method == "session/load"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayPause:
+    """A silence in a replay longer than every one before it (idle-timer verdicts)."""
+
+    gap_ms: float
+    """How long it lasted."""
+    updates_after: int
+    """Replayed updates still to come after it: lost to a timer that fired in it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,14 +8,17 @@ from typing import Any
 
 import orjson
 
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Analysis, PeerInfo, Severity
 
 SCHEMA_VERSION = 1
 """Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""
 
 
-def report(analysis: Analysis) -> dict[str, Any]:
-    """The JSON document for one analysis."""
+def report(
+    analysis: Analysis, idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
+) -> dict[str, Any]:
+    """The JSON document for one analysis (idle timers judged for these timeouts)."""
     source = analysis.source
     connection = analysis.connection
     return {
@@ -51,6 +54,7 @@ def report(analysis: Analysis) -> dict[str, Any]:
         "findings": list(analysis.findings),
         "issues": list(analysis.issues),
         "sessions": list(analysis.sessions),
+        "idle_timers": list(idle_verdicts(analysis.resumes, idle_timeouts_ms)),
     }
 
 
@@ -61,11 +65,16 @@ def _peer(peer: PeerInfo | None) -> dict[str, Any] | None:
     return {"name": peer.name, "version": peer.version}
 
 
-def dumps(analyses: Sequence[Analysis], *, as_array: bool | None = None) -> bytes:
+def dumps(
+    analyses: Sequence[Analysis],
+    *,
+    as_array: bool | None = None,
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
+) -> bytes:
     """One document for one file; an array of documents for several files, or for the
     connections of a file that holds several (even one, or none). `as_array` None: an array
     unless there is exactly one analysis of a one-connection file."""
-    documents = [report(a) for a in analyses]
+    documents = [report(a, idle_timeouts_ms) for a in analyses]
     if as_array is None:
         as_array = len(analyses) != 1 or analyses[0].source.connection is not None
     payload: Any = documents if as_array or len(documents) != 1 else documents[0]

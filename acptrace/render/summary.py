@@ -10,7 +10,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.render.idle_view import idle_table
 from acptrace.render.text import inert, plural, short_id
 
 ISSUES_SHOWN = 10
@@ -29,12 +31,17 @@ OUTCOME_STYLE = {
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
 
-def summary(analysis: Analysis) -> RenderableType:
-    """Everything `acptrace analyze` shows for one file (or one connection of a file)."""
-    return Group(*_sections(analysis))
+def summary(
+    analysis: Analysis, idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
+) -> RenderableType:
+    """Everything `acptrace analyze` shows for one file (or one connection of a file), idle
+    timers judged for these timeouts."""
+    return Group(*_sections(analysis, idle_timeouts_ms))
 
 
-def summaries(analyses: Sequence[Analysis]) -> Iterator[RenderableType]:
+def summaries(
+    analyses: Sequence[Analysis], idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
+) -> Iterator[RenderableType]:
     """One section per analysis; the connections of a file that holds several come under a
     heading for that file, each in its own section."""
     for (path, several), grouped in groupby(
@@ -46,12 +53,15 @@ def summaries(analyses: Sequence[Analysis]) -> Iterator[RenderableType]:
             heading.append_text(inert(path, "bold underline"))
             heading.append(f"  {group[0].source.format} · {plural(len(group), 'connection')}")
             yield heading
-        yield from (summary(a) for a in group)
+        yield from (summary(a, idle_timeouts_ms) for a in group)
 
 
-def _sections(analysis: Analysis) -> Iterator[RenderableType]:
+def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator[RenderableType]:
     yield _header(analysis)
     yield _resumes(analysis.resumes) if analysis.resumes else Text("No resumes or loads.", "dim")
+    verdicts = idle_verdicts(analysis.resumes, idle_timeouts_ms)
+    if verdicts and verdicts[0].replays:
+        yield idle_table([(None, verdicts)])
     yield from _findings(analysis.findings)
     yield from _issues(analysis)
     yield _verdict(analysis)
@@ -96,7 +106,7 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
     table = Table(title="Resumes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for heading in ("line", "session", "kind", "outcome", "end"):
         table.add_column(heading, no_wrap=True, justify="right" if heading == "line" else "left")
-    for heading in ("mk", "repl", "held", "→marker", "marker→resp", "total"):
+    for heading in ("mk", "repl", "held", "→marker", "marker→resp", "total", "max gap"):
         table.add_column(heading, justify="right", no_wrap=True)
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
@@ -112,6 +122,7 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
             _ms(row.request_to_marker_ms),
             _ms(row.marker_to_response_ms),
             _ms(row.request_to_response_ms),
+            _ms(row.max_replay_gap_ms),
         )
     return table
 

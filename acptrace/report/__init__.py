@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS
 from acptrace.model.options import Options
 from acptrace.read.inputs import Unmatched, expand
 from acptrace.report.collect import Collection, Progress, analyze_files
@@ -25,11 +26,16 @@ def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
     return files, unmatched
 
 
-def assemble(by: GroupBy, collection: Collection, unmatched: Sequence[FileError] = ()) -> Report:
-    """The report of the collected files."""
+def assemble(
+    by: GroupBy,
+    collection: Collection,
+    unmatched: Sequence[FileError] = (),
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
+) -> Report:
+    """The report of the collected files (idle timers judged for these timeouts)."""
     return Report(
         group_by=by,
-        groups=build_groups(collection.summaries, by),
+        groups=build_groups(collection.summaries, by, idle_timeouts_ms),
         files=len(collection.summaries),
         errors=(*unmatched, *collection.errors),
     )
@@ -42,12 +48,13 @@ def build_report(
     by: GroupBy = GroupBy.AGENT,
     jobs: int | None = None,
     progress: Progress | None = None,
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
 ) -> Report:
     """Analyse the transcripts (files, directories or globs, as on the command line) in
     parallel and add them up by group; arguments that match nothing are errors of the report."""
     files, unmatched = gather(arguments)
     collection = analyze_files(files, options or Options(), jobs=jobs, progress=progress)
-    return assemble(by, collection, unmatched)
+    return assemble(by, collection, unmatched, idle_timeouts_ms)
 
 
 __all__ = [

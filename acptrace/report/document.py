@@ -57,6 +57,7 @@ def group_document(group: Group) -> dict[str, Any]:
         "slowest": [_resume(ref) for ref in group.slowest],
         "incomplete": [_resume(ref) for ref in group.incomplete],
         "incomplete_total": group.incomplete_total,
+        "idle_timers": list(group.idle_timers),
     }
 
 

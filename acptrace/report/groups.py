@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Outcome, PeerInfo, ResumeRow, Role, Severity
 from acptrace.report.stats import DIGITS, describe, log_edges
 from acptrace.report.summaries import (
@@ -48,16 +49,24 @@ def _name(peer: PeerInfo | None) -> str:
     return peer.name if peer is not None and peer.name else UNKNOWN
 
 
-def build_groups(summaries: Iterable[FileSummary], by: GroupBy) -> tuple[Group, ...]:
-    """One group per key, sorted by name with `unknown` last."""
+def build_groups(
+    summaries: Iterable[FileSummary],
+    by: GroupBy,
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
+) -> tuple[Group, ...]:
+    """One group per key, sorted by name with `unknown` last (idle timers judged for these)."""
     members: dict[str, list[FileSummary]] = defaultdict(list)
     for summary in summaries:
         members[group_key(summary, by)].append(summary)
     names = sorted(members, key=lambda name: (name == UNKNOWN, name))
-    return tuple(build_group(name, members[name]) for name in names)
+    return tuple(build_group(name, members[name], idle_timeouts_ms) for name in names)
 
 
-def build_group(name: str, summaries: Sequence[FileSummary]) -> Group:
+def build_group(
+    name: str,
+    summaries: Sequence[FileSummary],
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
+) -> Group:
     """Add up one group's files."""
     located = [(s.path, row) for s in summaries for row in s.resumes]
     requested = [(path, row) for path, row in located if row.role is Role.REQUESTED]
@@ -81,12 +90,13 @@ def build_group(name: str, summaries: Sequence[FileSummary]) -> Group:
         slowest=_slowest(replaying),
         incomplete=tuple(incomplete[:INCOMPLETE_SHOWN]),
         incomplete_total=len(incomplete),
+        idle_timers=idle_verdicts((row for _, row in located), idle_timeouts_ms),
     )
 
 
 def is_replaying(row: ResumeRow) -> bool:
     """A resume with `replayFrom`, or a v1 `session/load` (which always replays)."""
-    return row.replay_from is not None or row.method == "session/load"
+    return row.replaying
 
 
 def metric_value(metric: Metric, row: ResumeRow) -> float | None:

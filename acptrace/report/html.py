@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
@@ -212,6 +213,7 @@ def _group(index: int, group: Group, edges: tuple[float, ...] | None) -> Iterato
         for metric in Metric
     ]
     yield _table(head, rows)
+    yield from _idle_timers(group)
     yield from _outcomes(group)
     yield from _findings(group)
     yield from _resumes(
@@ -221,6 +223,27 @@ def _group(index: int, group: Group, edges: tuple[float, ...] | None) -> Iterato
         "Truncated and failed resumes", group.incomplete, group.incomplete_total, "none"
     )
     yield "</section>"
+
+
+def _idle_timers(group: Group) -> Iterator[str]:
+    """What a Client guessing the end of a replay from silence would have cut, per timeout."""
+    if not any(verdict.replays for verdict in group.idle_timers):
+        return
+    yield "<h3>Idle timers</h3>"
+    yield (
+        '<p class="muted">Replays a Client waiting for this much silence would have taken as '
+        "complete before their last replayed update, and the updates it would have lost.</p>"
+    )
+    head: list[Cell] = [_num("idle timer"), _num("replays cut short"), _num("updates lost")]
+    rows: list[list[Cell]] = [
+        [
+            _num(timeout_text(v.timeout_ms)),
+            _num(f"{v.cut_short} of {v.replays}"),
+            _num(f"{v.updates_lost:,}"),
+        ]
+        for v in group.idle_timers
+    ]
+    yield _table(head, rows, [v.cut_short > 0 for v in group.idle_timers])
 
 
 def _stat_text(metric: Metric, stat: str, group: Group) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
@@ -143,6 +144,15 @@ def _details(group: Group) -> Iterator[str]:
         cells = [str(distribution.count)]
         cells += [metric_text(metric, distribution.stat(stat)) for stat in STATS[1:]]
         yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
+    if any(verdict.replays for verdict in group.idle_timers):
+        yield ""
+        yield "| idle timer | replays cut short | updates lost |"
+        yield "|---:|---:|---:|"
+        for verdict in group.idle_timers:
+            yield (
+                f"| {timeout_text(verdict.timeout_ms)} | {verdict.cut_short} of "
+                f"{verdict.replays} | {verdict.updates_lost:,} |"
+            )
     if group.findings:
         yield ""
         yield "| rule | level | count | first at |"

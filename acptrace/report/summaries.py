@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from acptrace.judge.idle_timers import IdleVerdict
 from acptrace.model.domain import Finding, Outcome, PeerInfo, ResumeRow, Severity, WindowEnd
 from acptrace.report.stats import Distribution
 
@@ -164,6 +165,8 @@ class Group:
     """The first replaying resumes with an outcome in `INCOMPLETE`, in file and line order."""
     incomplete_total: int
     """How many there are in all."""
+    idle_timers: tuple[IdleVerdict, ...] = ()
+    """For each idle timeout judged, the replays (requested and children) it would have cut."""
 
     def rate(self, outcome: Outcome) -> float | None:
         """The share of replaying resumes with this outcome (None without replaying resumes)."""

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from acptrace.model.domain import Outcome, Severity
+from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert
 from acptrace.report.baseline import Comparison
@@ -55,6 +56,8 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     if histograms is not None:
         yield histograms
     yield _latencies(report.groups)
+    if any(v.replays for g in report.groups for v in g.idle_timers):
+        yield idle_table([(g.name, g.idle_timers) for g in report.groups])
     if any(g.findings for g in report.groups):
         yield _findings(report.groups)
     if any(g.slowest for g in report.groups):

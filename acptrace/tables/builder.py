@@ -159,6 +159,12 @@ RESUMES = Table(
         _c("marker_to_response_ms", pl.Float64, "Marker to response."),
         _c("request_to_response_ms", pl.Float64, "Request to response."),
         _c("announce_line", pl.Int64, "For a child: the line of its announcement."),
+        _c("max_replay_gap_ms", pl.Float64, "Longest silence in the replay."),
+        _c(
+            "replay_pauses",
+            pl.String,
+            "JSON text: each silence longer than all before it (`gap_ms`, `updates_after`).",
+        ),
     ),
 )
 
@@ -256,6 +262,7 @@ def resume_row(file: str, row: ResumeRow) -> dict[str, Any]:
     replay_from = row.replay_from
     values["request_id"] = id_value(row.request_id)
     values["replay_from"] = None if replay_from is None else orjson.dumps(replay_from).decode()
+    values["replay_pauses"] = orjson.dumps(row.replay_pauses).decode()
     return {"file": file, **values}
 
 
