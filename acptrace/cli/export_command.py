@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error
+from acptrace.cli.options import FORMAT, OUTPUT, JobsOption
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -34,12 +35,9 @@ def export_command(
     files: Annotated[
         list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
     ],
-    output: Annotated[
-        str, typer.Option("--output", "-o", help="Directory to write the tables into.")
-    ],
-    output_format: Annotated[
-        ExportFormat, typer.Option("--format", "-f", help="File format of the tables.")
-    ] = ExportFormat.PARQUET,
+    output: Annotated[str, OUTPUT],
+    output_format: Annotated[ExportFormat, FORMAT] = ExportFormat.PARQUET,
+    jobs: JobsOption = None,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,
@@ -55,8 +53,9 @@ def export_command(
 ) -> None:
     """Export messages, requests, sessions, resumes, findings and issues as tables.
 
-    One file per table in the output directory, each with a `file` column; written only when
-    every transcript could be read.
+    One file per table in the directory -o names (required; created when missing), in the
+    file format --format names, each with a `file` column; written only when every transcript
+    could be read.
     """
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
@@ -67,7 +66,7 @@ def export_command(
             fail(f"{path.argument}: {path.reason}")
         paths.append(path)
     try:
-        result = export_tables(paths, output, output_format, options)
+        result = export_tables(paths, output, output_format, options, jobs=jobs)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_OK, fail, print_error
+from acptrace.cli.options import OutputOption
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -69,16 +70,7 @@ def record_command(
             show_default=False,
         ),
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the transcript here (default: acptrace-<UTC time>-<pid>.jsonl in "
-            "$ACPTRACE_DIR or the current directory, named on stderr).",
-        ),
-    ] = None,
+    output: OutputOption = None,
     redact: Annotated[
         bool,
         typer.Option(
@@ -102,7 +94,9 @@ def record_command(
     """Run an ACP agent behind a transparent proxy and record its traffic.
 
     Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
-    settings. Every byte passes through unchanged; the transcript gets every line in each
+    settings. The transcript goes to the file -o names (default:
+    acptrace-<UTC time>-<pid>.jsonl in $ACPTRACE_DIR or the current directory, named on
+    stderr). Every byte passes through unchanged; the transcript gets every line in each
     direction, the agent's stderr, and open/close events. acptrace exits with the agent's
     exit status.
     """
@@ -134,16 +128,7 @@ def redact_command(
     file: Annotated[
         str, typer.Argument(metavar="IN", help="Transcript to redact, any format (`-` for stdin).")
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="OUT",
-            help="Write the redacted transcript here (written only on success; `.gz` "
-            "compresses). Default: stdout.",
-        ),
-    ] = None,
+    output: OutputOption = None,
     redact_pattern: RedactPatternOption = None,
     redact_key: RedactKeyOption = None,
 ) -> None:
@@ -152,6 +137,8 @@ def redact_command(
     Known places (mcpServers env and header values, credential params of authenticate and
     auth/*), secret-like names (tokens, API keys, passwords, Authorization headers) and
     well-known token shapes are replaced by "[REDACTED]"; everything else is kept as it was.
+    The redacted transcript goes to stdout, or to the file -o names (written only on
+    success; `.gz` compresses).
     """
     policy = _policy(redact_key, redact_pattern)
     try:
