@@ -86,10 +86,24 @@ def test_small_inputs_stay_in_one_process_unless_jobs_says(files: list[str]) -> 
 
 def test_large_inputs_get_every_core(files: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pool, "PARALLEL_MIN_BYTES", sum(os.path.getsize(f) for f in files))
-    monkeypatch.setattr(pool, "available_cores", lambda: 3)
+    monkeypatch.setattr(pool, "idle_cores", lambda: 3)
     assert plan(files) == Plan(processes=3, split=1)
     assert plan(files[1:]) == Plan(processes=1, split=1)  # one byte short
     assert plan([*files, str(Path(files[0]).with_name("missing"))]) == Plan(3, 1)
+    monkeypatch.setattr(pool, "idle_cores", lambda: 1)
+    assert plan(files) == Plan(processes=1, split=1)
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "idle"),
+    [(2, 0.0, 2), (2, 0.6, 1), (2, 0.4, 2), (2, 9.0, 1), (8, 3.0, 5), (4, 0.0, 4)],
+)
+def test_idle_cores_leave_out_the_busy_ones(
+    cores: int, load: float, idle: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool, "available_cores", lambda: cores)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert pool.idle_cores() == idle
 
 
 # -- running ----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Many transcripts, one driver: the processes `analyze`, `export` and `report` run them in.
 
 `jobs` means the same for every command: the processes to use, this one included (None or 0:
-chosen from the input, see `plan`; 1: this process only). One file alone gets them instead:
+chosen from the input's size and the idle cores, see `plan`; 1: this process only). One file alone gets them instead:
 a big one is split across them (`acptrace.pipeline.pieces`). With several files, this
 process works too: it takes the next file itself while it waits for the one due next, and the
 workers (`jobs - 1`, started with `spawn`: safe beside threads, the same on every system) get
@@ -69,14 +69,26 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def plan(paths: Sequence[str], jobs: int | None = None) -> Plan:
-    """The processes for these paths: `jobs` when given (0 or None: chosen)."""
+def idle_cores() -> int:
+    """The cores this process may use less those other work keeps busy (the load average of
+    the last minute), at least one."""
     cores = available_cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this system
+        return cores
+    return max(1, min(cores, int(cores - load + 0.5)))
+
+
+def plan(paths: Sequence[str], jobs: int | None = None) -> Plan:
+    """The processes for these paths: `jobs` when given; when not (or 0), one process per
+    idle core for `PARALLEL_MIN_BYTES` of input or more, else one (workers on busy cores
+    made every run measured slower than one process: `benchmarks/jobs.py`)."""
     if len(paths) == 1:
-        return Plan(processes=1, split=jobs or min(cores, USEFUL_PROCESSES))
+        return Plan(processes=1, split=jobs or min(available_cores(), USEFUL_PROCESSES))
     pooled = sum(1 for path in paths if path != "-")
     if not jobs:
-        jobs = cores if _total_bytes(paths) >= PARALLEL_MIN_BYTES else 1
+        jobs = idle_cores() if _total_bytes(paths) >= PARALLEL_MIN_BYTES else 1
     return Plan(processes=max(1, min(jobs, pooled)), split=1)
 
 
