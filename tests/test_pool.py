@@ -68,11 +68,15 @@ def dies_on_bad(path: str, options: Options) -> str:
 # -- the plan ---------------------------------------------------------------------------------
 
 
-def test_one_file_gets_the_processes_to_split_it(files: list[str]) -> None:
-    cores = pool.available_cores()
-    assert plan(files[:1]) == Plan(processes=1, split=min(cores, USEFUL_PROCESSES))
+def test_one_file_gets_the_processes_to_split_it(
+    files: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool, "idle_cores", lambda: USEFUL_PROCESSES + 1)
+    assert plan(files[:1]) == Plan(processes=1, split=USEFUL_PROCESSES)
     assert plan(files[:1], 3) == Plan(processes=1, split=3)
-    assert plan(["-"], 0) == Plan(processes=1, split=min(cores, USEFUL_PROCESSES))
+    assert plan(["-"], 0) == Plan(processes=1, split=USEFUL_PROCESSES)
+    monkeypatch.setattr(pool, "idle_cores", lambda: 1)
+    assert plan(files[:1]) == Plan(processes=1, split=1)
 
 
 def test_small_inputs_stay_in_one_process_unless_jobs_says(files: list[str]) -> None:
