@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,7 @@ def files(tmp_path: Path) -> list[str]:
 
 
 def pid_of(path: str, options: Options) -> tuple[str, int]:
+    time.sleep(0.1)  # (long enough that a worker starts before this process is through)
     return path, os.getpid()
 
 
@@ -59,9 +61,10 @@ def fails_on_bad(path: str, options: Options) -> str:
     return path
 
 
-def dies_on_bad(path: str, options: Options) -> str:
-    if "bad" in path:
+def dies_in_a_worker(path: str, options: Options) -> str:
+    if multiprocessing.parent_process() is not None:
         os._exit(3)
+    time.sleep(0.25)
     return path
 
 
@@ -114,7 +117,7 @@ def test_idle_cores_leave_out_the_busy_ones(
 
 
 def test_workers_and_this_process_share_the_files_in_order(files: list[str]) -> None:
-    many = files * 4
+    many = files * 6
     results = list(each_file(pid_of, many, Options(), jobs=2))
     assert [path for path, _ in results] == many
     assert {pid for _, pid in results} - {os.getpid()}, "no worker analysed anything"
@@ -142,17 +145,17 @@ def test_an_error_is_raised_when_its_file_is_due(files: list[str], tmp_path: Pat
         next(results)
 
 
-def test_a_dead_worker_is_said_per_file_or_raised(files: list[str], tmp_path: Path) -> None:
-    paths = [str(tmp_path / "bad.jsonl"), *files]
+def test_a_dead_worker_is_said_per_file_or_raised(files: list[str]) -> None:
+    paths = files * 3
     results = list(
-        each_file(dies_on_bad, paths, Options(), jobs=2, crashed=lambda p, why: f"{p}: {why}")
+        each_file(dies_in_a_worker, paths, Options(), jobs=2, crashed=lambda p, why: f"!{why}")
     )
     assert len(results) == len(paths)
-    assert results[0].endswith('without `if __name__ == "__main__":`)')
+    assert "!the worker process analysing it died" in results
     for path, result in zip(paths, results, strict=True):
-        assert result == path or result.startswith(f"{path}: the worker processes stopped")
-    with pytest.raises(WorkersFailed, match=r"bad\.jsonl: the worker processes stopped"):
-        list(each_file(dies_on_bad, paths, Options(), jobs=2))
+        assert result in (path, "!the worker process analysing it died")
+    with pytest.raises(WorkersFailed, match="jsonl: the worker process analysing it died"):
+        list(each_file(dies_in_a_worker, paths, Options(), jobs=2))
 
 
 def test_a_call_while_a_worker_imports_main_raises(
@@ -215,7 +218,7 @@ def test_a_script_with_the_guard_runs_in_processes(files: list[str], tmp_path: P
         from tests.test_pool import pid_of
 
         if __name__ == "__main__":
-            pids = {pid for _, pid in each_file(pid_of, FILES * 4, Options(), jobs=2)}
+            pids = {pid for _, pid in each_file(pid_of, FILES * 6, Options(), jobs=2)}
             print("workers", len(pids - {os.getpid()}))
         """,
         files,
@@ -224,7 +227,9 @@ def test_a_script_with_the_guard_runs_in_processes(files: list[str], tmp_path: P
     assert result.stdout.splitlines() == ["workers 1"]
 
 
-def test_a_guard_the_check_cannot_see_gives_a_clear_error(files: list[str], tmp_path: Path) -> None:
+def test_workers_that_cannot_start_leave_the_work_here_and_say_why(
+    files: list[str], tmp_path: Path
+) -> None:
     result = run_script(
         tmp_path,
         """
@@ -235,8 +240,8 @@ def test_a_guard_the_check_cannot_see_gives_a_clear_error(files: list[str], tmp_
         """,
         files,
     )
-    assert result.returncode == 1
-    assert "WorkersFailed" in result.stderr
-    assert 'without `if __name__ == "__main__":`' in result.stderr
-    assert "StartedInWorker" in result.stderr  # what each worker said
-    assert not (tmp_path / "out").exists()
+    assert result.returncode == 0, result.stderr
+    assert "RuntimeWarning: acptrace: the worker processes could not start" in result.stderr
+    assert "StartedInWorker" in result.stderr  # what the worker said
+    assert 'put the call under `if __name__ == "__main__":`' in result.stderr
+    assert (tmp_path / "out" / "messages.csv").read_text().count("\n") > len(files)

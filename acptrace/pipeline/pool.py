@@ -10,14 +10,18 @@ they are due, never all held at once.
 
 A script that calls this from top-level code not under `if __name__ == "__main__":` would
 have each spawned worker run the call again: such a call runs in this process alone
-(`acptrace.pipeline.mainguard`); if workers die before any file is done, the files they had
-get the `crashed` result that says so, or `WorkersFailed` is raised.
+(`acptrace.pipeline.mainguard`). Workers that cannot start leave the files to this process,
+with a `RuntimeWarning`; a worker that dies on a file gives the files the pool had the
+`crashed` result that says so, or raises `WorkersFailed`.
 """
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
+import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -40,6 +44,8 @@ starting a worker and sending results back cost more than a second core saves
 IN_FLIGHT_PER_WORKER = 2
 """Files handed to each worker ahead of time: enough that none waits, few enough that the
 results held until they are due stay few."""
+AHEAD_FILES = 16
+"""Files this process may have done ahead of the one due (waiting on a worker), at most."""
 
 Work = Callable[[str, Options], T]
 """What is done to each file: a module-level function (the workers import it by name)."""
@@ -168,16 +174,30 @@ def _pooled(
 ) -> Iterator[T]:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        run = _Run(work, paths, options, pool, workers * IN_FLIGHT_PER_WORKER, crashed)
+        run = _Run(work, paths, options, pool, workers, crashed)
         try:
             for index in range(len(paths)):
                 yield run.result(index)
         finally:
+            run.close()
             pool.shutdown(wait=True, cancel_futures=True)
+        run.warn_unstarted()  # (a worker may fail to start after this process was through)
+
+
+def _warm_up(module: str) -> None:
+    """Import the module of the work in a worker (and so say that it has started)."""
+    importlib.import_module(module)
 
 
 class _Run(Generic[T]):
-    """The files of one pooled run: who has which, and what came back."""
+    """The files of one pooled run: who has which, and what came back.
+
+    Files are taken in path order: by this process whenever the one due next is nobody's yet,
+    and by each worker as soon as it has started and as soon as it is done with one (a
+    callback in the pool's thread hands it the next, so a worker never waits for this process
+    to finish a file of its own). A worker takes a second or more to start on a busy machine:
+    meanwhile this process works through the files alone.
+    """
 
     def __init__(
         self,
@@ -185,80 +205,110 @@ class _Run(Generic[T]):
         paths: Sequence[str],
         options: Options,
         pool: ProcessPoolExecutor,
-        window: int,
+        workers: int,
         crashed: Crashed[T] | None,
     ) -> None:
         self.work, self.paths, self.options = work, paths, options
-        self.pool, self.window, self.crashed = pool, window, crashed
+        self.pool, self.crashed = pool, crashed
+        self.lock = threading.Lock()
         self.held: dict[int, Future[T] | _Done[T]] = {}
         self.claimed = 0
         """Files handed out so far (to the pool or to this process), in path order."""
         self.broken = False
-        self.returned = False
-        """Whether any worker has returned a result yet."""
+        """No more files for the pool: it broke, could not start, or the run is over."""
+        self.unstarted = False
+        """A worker could not start (said once, by a warning)."""
+        module = getattr(work, "func", work).__module__  # (a partial's function)
+        for _ in range(workers):
+            pool.submit(_warm_up, module).add_done_callback(self._started)
+
+    def close(self) -> None:
+        """Hand the pool nothing more."""
+        with self.lock:
+            self.broken = True
 
     def result(self, index: int) -> T:
         """The result of file `index`, working on later files meanwhile."""
         while True:
-            self._hand_out()
-            held = self.held.get(index)
+            self.warn_unstarted()
+            with self.lock:
+                held = self.held.get(index)
+                ready = isinstance(held, _Done) or (held is not None and held.done())
+                if ready:
+                    del self.held[index]
+                elif held is None or self._may_run_ahead():
+                    held = None
+                    mine = self._claim()  # (`index` itself when it is nobody's)
             if isinstance(held, _Done):
-                del self.held[index]
                 return held.get()
-            if held is None:  # its turn in this process (stdin, or the pool is gone)
-                self._run_here()
-            elif held.done():
-                del self.held[index]
+            if held is None:
+                self._run_here(mine)
+            elif ready:
                 return self._outcome(index, held)
-            elif self._may_run_ahead():
-                self._run_here()
             else:
                 wait([held], return_when=FIRST_COMPLETED)
 
-    def _hand_out(self) -> None:
-        """Give the pool the next files until it has `window` of them."""
-        while (
-            not self.broken
-            and self.claimed < len(self.paths)
-            and self.paths[self.claimed] != "-"
-            and self._in_pool() < self.window
-        ):
-            index = self.claimed
-            try:
-                self.held[index] = self.pool.submit(self.work, self.paths[index], self.options)
-            except BrokenProcessPool:
-                self.broken = True
+    def _started(self, warm_up: Future[None]) -> None:
+        """A worker has started (or could not): give it a file."""
+        if warm_up.cancelled() or warm_up.exception() is not None:
+            with self.lock:
+                self.broken = self.unstarted = True
+            return
+        self._give_pool()
+
+    def _give_pool(self, done: Future[T] | None = None) -> None:
+        """Hand the pool the next file, if it is one for the pool (not stdin, not too far
+        ahead of the one due)."""
+        with self.lock:
+            if self.broken or self.claimed >= len(self.paths) or self.paths[self.claimed] == "-":
                 return
-            self.claimed += 1
+            if len(self.held) >= AHEAD_FILES:
+                return
+            index = self._claim()
+            try:
+                future = self.pool.submit(self.work, self.paths[index], self.options)
+            except (BrokenProcessPool, RuntimeError):  # (broken, or shut down meanwhile)
+                self.broken = True
+                self.claimed = index  # (still nobody's: this process takes it)
+                return
+            self.held[index] = future
+        future.add_done_callback(self._give_pool)
 
-    def _in_pool(self) -> int:
-        return sum(1 for held in self.held.values() if isinstance(held, Future))
-
-    def _may_run_ahead(self) -> bool:
-        ahead = len(self.held) - self._in_pool()
-        return self.claimed < len(self.paths) and ahead < self.window
-
-    def _run_here(self) -> None:
+    def _claim(self) -> int:
+        """The next file (the lock held)."""
         index = self.claimed
         self.claimed += 1
+        return index
+
+    def _may_run_ahead(self) -> bool:
+        return self.claimed < len(self.paths) and len(self.held) < AHEAD_FILES
+
+    def _run_here(self, index: int) -> None:
         try:
-            self.held[index] = _Done(self.work(self.paths[index], self.options))
+            done = _Done(self.work(self.paths[index], self.options))
         except Exception as error:  # raised when the file is due, as a worker's would be
-            self.held[index] = _Done(None, error)
+            done = _Done(None, error)
+        with self.lock:
+            self.held[index] = done
+
+    def warn_unstarted(self) -> None:
+        """Say once that a worker could not start."""
+        if self.unstarted:
+            self.unstarted = False
+            warnings.warn(
+                "acptrace: the worker processes could not start; the files are analysed in "
+                "this process (a script that calls acptrace needs "
+                '`if __name__ == "__main__":` under the spawn start method)',
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def _outcome(self, index: int, future: Future[T]) -> T:
         try:
-            value = future.result()
+            return future.result()
         except BrokenProcessPool as error:
-            self.broken = True
-            reason = (
-                "the worker process analysing it died"
-                if self.returned
-                else "the worker processes stopped before any file was done (killed, or a "
-                'script calling acptrace without `if __name__ == "__main__":`)'
-            )
+            self.close()
+            reason = "the worker process analysing it died"
             if self.crashed is None:
                 raise WorkersFailed(f"{self.paths[index]}: {reason}") from error
             return self.crashed(self.paths[index], reason)
-        self.returned = True
-        return value
