@@ -123,6 +123,17 @@ def test_workers_and_this_process_share_the_files_in_order(files: list[str]) -> 
     assert {pid for _, pid in results} - {os.getpid()}, "no worker analysed anything"
 
 
+def test_a_worker_held_back_gets_files_again(
+    files: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool, "AHEAD_FILES", 1)  # (read by this process, which hands out)
+    many = files * 6
+    results = list(each_file(pid_of, many, Options(), jobs=2))
+    assert [path for path, _ in results] == many
+    by_worker = [pid for _, pid in results if pid != os.getpid()]
+    assert len(by_worker) >= 3, "the worker was not handed files after it was held back"
+
+
 def test_analyses_in_processes_equal_those_in_one(files: list[str], tmp_path: Path) -> None:
     paths = [*files[:3], str(tmp_path / "missing.jsonl"), *files[3:]]
     one = list(analyze_many(paths, Options(), jobs=1))

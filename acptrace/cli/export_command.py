@@ -26,6 +26,7 @@ from acptrace.cli.settings import (
 )
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
 
 
@@ -69,7 +70,7 @@ def export_command(
         result = export_tables(paths, output, output_format, options, jobs=jobs)
     except UsageError as error:
         fail(str(error))
-    except UnreadableInput as error:
+    except (UnreadableInput, WorkersFailed) as error:
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(f"{rows} {name}" for name, rows in result.rows.items())

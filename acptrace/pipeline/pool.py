@@ -218,6 +218,8 @@ class _Run(Generic[T]):
         """No more files for the pool: it broke, could not start, or the run is over."""
         self.unstarted = False
         """A worker could not start (said once, by a warning)."""
+        self.started = 0
+        """Workers that have started."""
         module = getattr(work, "func", work).__module__  # (a partial's function)
         for _ in range(workers):
             pool.submit(_warm_up, module).add_done_callback(self._started)
@@ -231,6 +233,7 @@ class _Run(Generic[T]):
         """The result of file `index`, working on later files meanwhile."""
         while True:
             self.warn_unstarted()
+            self._top_up()
             with self.lock:
                 held = self.held.get(index)
                 ready = isinstance(held, _Done) or (held is not None and held.done())
@@ -254,7 +257,18 @@ class _Run(Generic[T]):
             with self.lock:
                 self.broken = self.unstarted = True
             return
+        with self.lock:
+            self.started += 1
         self._give_pool()
+
+    def _top_up(self) -> None:
+        """Hand a file to each started worker that has none (it was held back, by a file for
+        this process or by `AHEAD_FILES`, when it finished its last)."""
+        with self.lock:
+            busy = sum(1 for held in self.held.values() if isinstance(held, Future))
+            idle = self.started - busy
+        for _ in range(idle):
+            self._give_pool()
 
     def _give_pool(self, done: Future[T] | None = None) -> None:
         """Hand the pool the next file, if it is one for the pool (not stdin, not too far
