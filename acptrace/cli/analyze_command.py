@@ -11,11 +11,11 @@ from acptrace.cli.common import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     EXIT_OK,
-    OutputOption,
     fail,
     print_error,
     rich_bytes,
 )
+from acptrace.cli.options import FORMAT, JobsOption, OutputOption, QuietOption
 from acptrace.cli.output import write_output
 from acptrace.cli.progress import file_progress
 from acptrace.cli.root import app
@@ -63,9 +63,7 @@ def analyze_command(
     files: Annotated[
         list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
     ],
-    output_format: Annotated[
-        AnalyzeFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = AnalyzeFormat.RICH,
+    output_format: Annotated[AnalyzeFormat, FORMAT] = AnalyzeFormat.RICH,
     output: OutputOption = None,
     fail_on: FailOnOption = None,
     strict: StrictOption = None,
@@ -82,19 +80,13 @@ def analyze_command(
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
     idle_timeouts: IdleTimeoutsOption = None,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help="Processes (0: one per core, up to 4 for one file): files analysed at once, "
-            "or the pieces of one big file decoded at once.",
-        ),
-    ] = 0,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")
-    ] = False,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
 ) -> None:
-    """Analyse transcripts: resume outcomes, replay latencies and rule findings."""
+    """Analyse transcripts: resume outcomes, replay latencies and rule findings.
+
+    The result goes to stdout, or to the file -o names.
+    """
     policy = policy_from(ctx)
     timeouts = idle_timeouts_from(idle_timeouts)
     analyses: list[Analysis] = []

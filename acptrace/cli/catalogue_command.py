@@ -5,9 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-import typer
-
-from acptrace.cli.common import OutputOption, rich_bytes
+from acptrace.cli.common import rich_bytes
+from acptrace.cli.options import FORMAT, OutputOption
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.judge.rules import RULES
@@ -25,12 +24,10 @@ class RulesFormat(StrEnum):
 
 @app.command("rules")
 def rules_command(
-    output_format: Annotated[
-        RulesFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RulesFormat.TABLE,
+    output_format: Annotated[RulesFormat, FORMAT] = RulesFormat.TABLE,
     output: OutputOption = None,
 ) -> None:
-    """List every rule with its ID, level, source and one-line help."""
+    """List every rule with its ID, level, source and one-line help (to stdout, or -o)."""
     match output_format:
         case RulesFormat.TABLE:
             data = rich_bytes(rules_table(RULES))

@@ -1,10 +1,10 @@
-"""What several commands share: exit codes, the output option, rich rendering, diagnostics."""
+"""What several commands share: exit codes, rich rendering, diagnostics."""
 
 from __future__ import annotations
 
 import io
 import os
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
 import typer
 
@@ -12,10 +12,6 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 PLAIN_WIDTH = 160
 """Width of rich output when stdout is not a terminal (files, pipes, CI logs); `COLUMNS` wins."""
-
-OutputOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
-]
 
 
 def rich_bytes(*renderables: object) -> bytes:

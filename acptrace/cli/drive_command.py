@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, rich_bytes
+from acptrace.cli.options import OutputOption
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import policy_from
@@ -45,16 +46,7 @@ def drive_command(
     replays: Annotated[
         int, typer.Option("--replays", "-n", min=0, metavar="N", help="Replaying connections.")
     ] = 5,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="DIR",
-            help="Write the recordings here (default: acptrace-<UTC time>-<pid> in "
-            "$ACPTRACE_DIR or the current directory, named on stderr).",
-        ),
-    ] = None,
+    output: OutputOption = None,
     client_protocol: Annotated[
         int,
         typer.Option(
@@ -102,9 +94,11 @@ def drive_command(
     """Measure an ACP Agent's replay: one connection makes a session, N more replay it.
 
     Every connection starts the Agent afresh behind the recorder of `acptrace record` and
-    is recorded into DIR; at the end the latency report over them is printed, as
-    `acptrace report DIR` prints it. A connection whose Agent dies, hangs past --timeout
-    or sends garbage is named on stderr and the run goes on; acptrace then exits 1.
+    is recorded into the folder -o names (default: acptrace-<UTC time>-<pid> in
+    $ACPTRACE_DIR or the current directory, named on stderr); at the end the latency report
+    over them is printed, as `acptrace report DIR` prints it. A connection whose Agent dies,
+    hangs past --timeout or sends garbage is named on stderr and the run goes on; acptrace
+    then exits 1.
     """
     if session is not None and prompt is not None:
         fail("--prompt needs the first connection, which --session leaves out")

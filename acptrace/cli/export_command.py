@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error
+from acptrace.cli.options import FORMAT, JobsOption, OutputOption
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -28,6 +29,7 @@ from acptrace.cli.settings import (
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
+from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
 
 
@@ -48,22 +50,9 @@ def export_command(
     files: Annotated[
         list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Directory to write the tables into (for trace-event: a file; default stdout).",
-        ),
-    ] = None,
-    output_format: Annotated[
-        ExportChoice,
-        typer.Option(
-            "--format",
-            "-f",
-            help="File format of the tables, or trace-event: a timeline for ui.perfetto.dev.",
-        ),
-    ] = ExportChoice.PARQUET,
+    output: OutputOption = None,
+    output_format: Annotated[ExportChoice, FORMAT] = ExportChoice.PARQUET,
+    jobs: JobsOption = None,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,
@@ -79,9 +68,10 @@ def export_command(
 ) -> None:
     """Export messages, requests, sessions, resumes, findings and issues as tables.
 
-    One file per table in the output directory, each with a `file` column; written only when
-    every transcript could be read. `--format trace-event` writes one Chrome Trace Event
-    timeline instead (to open in ui.perfetto.dev), to `-o FILE` or stdout.
+    One file per table in the directory -o names (required for tables; created when missing),
+    in the file format --format names, each with a `file` column; written only when every
+    transcript could be read. `--format trace-event` writes one Chrome Trace Event timeline
+    instead (to open in ui.perfetto.dev), to the file -o names or stdout.
     """
     options = policy_from(ctx).options
     paths: list[str] = []
@@ -93,14 +83,14 @@ def export_command(
         _export_trace_event(paths, output, options)
         return
     if output is None:
-        fail("--output DIRECTORY is needed to write tables")
+        fail("-o/--output DIRECTORY is needed to write tables")
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
     try:
-        result = export_tables(paths, output, ExportFormat(output_format), options)
+        result = export_tables(paths, output, ExportFormat(output_format), options, jobs=jobs)
     except UsageError as error:
         fail(str(error))
-    except UnreadableInput as error:
+    except (UnreadableInput, WorkersFailed) as error:
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(f"{rows} {name}" for name, rows in result.rows.items())

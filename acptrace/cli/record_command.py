@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error
+from acptrace.cli.options import OutputOption
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -72,17 +73,7 @@ def record_command(
             show_default=False,
         ),
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Write the transcript here, mode 0600; its folder must exist, a folder or a "
-            "read-only file is refused (default: acptrace-<UTC time>-<pid>.jsonl in "
-            "$ACPTRACE_DIR, created if missing, or the current directory, named on stderr).",
-        ),
-    ] = None,
+    output: OutputOption = None,
     redact: Annotated[
         bool,
         typer.Option(
@@ -106,8 +97,11 @@ def record_command(
     """Run an ACP agent behind a transparent proxy and record its traffic.
 
     Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
-    settings. Every byte passes through unchanged; the transcript gets every line in each
-    direction, the agent's stderr, and open/close events. acptrace exits with the agent's
+    settings. The transcript goes to the file -o names, mode 0600 (its folder must exist; a
+    folder or a read-only file is refused), by default acptrace-<UTC time>-<pid>.jsonl in
+    $ACPTRACE_DIR (created if missing) or the current directory, named on stderr. Every byte
+    passes through unchanged; the transcript gets every line in each direction, the agent's
+    stderr, and open/close events. acptrace exits with the agent's
     exit status, or 2 (after forwarding everything) when the transcript is incomplete.
     """
     if output == "-":
@@ -143,17 +137,7 @@ def redact_command(
     file: Annotated[
         str, typer.Argument(metavar="IN", help="Transcript to redact, any format (`-` for stdin).")
     ],
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="OUT",
-            help="Write the redacted transcript here, mode 0600 (written only on success; "
-            "`.gz` compresses; its folder must exist, a folder or a read-only file is "
-            "refused). Default: stdout.",
-        ),
-    ] = None,
+    output: OutputOption = None,
     redact_pattern: RedactPatternOption = None,
     redact_key: RedactKeyOption = None,
 ) -> None:
@@ -162,6 +146,9 @@ def redact_command(
     Known places (mcpServers env and header values, credential params of authenticate and
     auth/*), secret-like names (tokens, API keys, passwords, Authorization headers) and
     well-known token shapes are replaced by "[REDACTED]"; everything else is kept as it was.
+    The redacted transcript goes to stdout, or to the file -o names, mode 0600 (written only
+    on success; `.gz` compresses; its folder must exist, a folder or a read-only file is
+    refused).
     """
     policy = _policy(redact_key, redact_pattern)
     try:

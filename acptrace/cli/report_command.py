@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.options import OUTPUT, JobsOption, QuietOption
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -80,16 +81,7 @@ def report_command(
         typer.Argument(metavar="PATH", help="Transcripts, directories or globs (`.gz` too)."),
     ],
     by: Annotated[GroupBy, typer.Option("--by", help="What makes a group.")] = GroupBy.AGENT,
-    output: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="FILE",
-            help="Also write the report here; the suffix picks the kind: .json, .md, .html "
-            "(repeatable).",
-        ),
-    ] = None,
+    output: Annotated[list[str] | None, OUTPUT] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -104,20 +96,8 @@ def report_command(
             "[METRIC.]STAT=N%|Nms|Ns or OUTCOME=Npp, e.g. p90=20%, complete=1pp (repeatable).",
         ),
     ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            metavar="N",
-            help="Processes analysing files (default: all cores).",
-        ),
-    ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="No progress bar and no summary on stdout."),
-    ] = False,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,
@@ -133,7 +113,11 @@ def report_command(
     idle_timeouts: IdleTimeoutsOption = None,
 ) -> None:
     """Latency report over many transcripts: outcomes, findings and latency percentiles per
-    group, with an optional comparison against an earlier report.json."""
+    group, with an optional comparison against an earlier report.json.
+
+    A summary goes to stdout; each -o (repeatable) also writes the report to a file whose
+    suffix picks the kind: .json, .md, .html.
+    """
     kinds = [_kind(path) for path in output or ()]
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, OutputOption, fail, print_error, rich_bytes
+from acptrace.cli.common import EXIT_ERROR, fail, print_error, rich_bytes
+from acptrace.cli.options import OutputOption
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -66,7 +67,10 @@ def timeline_command(
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
 ) -> None:
-    """Show one connection as it unfolded: replay windows, request/response links, findings."""
+    """Show one connection as it unfolded: replay windows, request/response links, findings.
+
+    The view goes to stdout, or to the file -o names.
+    """
     options = replace(policy_from(ctx).options, fast=False)  # the timeline shows payloads
     view = View(session, request, around, context, full)
     builder = TimelineBuilder(view, options.marker_tag)

@@ -21,6 +21,7 @@ import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -30,6 +31,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import UsageError
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import open_walk
+from acptrace.pipeline.pool import each_file
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
 
 __all__ = ["ExportFormat", "Exported", "export_tables"]
@@ -54,8 +56,10 @@ def export_tables(
     options: Options | None = None,
     *,
     batch_rows: int = BATCH_ROWS,
+    jobs: int | None = None,
 ) -> Exported:
-    """Export every table of these transcripts into `directory` (created when missing).
+    """Export every table of these transcripts into `directory` (created when missing), the
+    transcripts analysed in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`).
 
     Raises `UnreadableInput` (nothing is written) when a transcript cannot be read.
     """
@@ -67,11 +71,10 @@ def export_tables(
     with tempfile.TemporaryDirectory(prefix=".acptrace-export-", dir=scratch_parent) as scratch:
         spool = _Spool(Path(scratch))
         analyses = []
-        for source in sources:
-            with open_walk(source, options) as walk:
-                for table, frame in walk_frames(walk, batch_rows):
-                    spool.add(table, frame)
-                analyses.append(walk.analysis)
+        spool_one = partial(_spool_file, scratch=scratch, batch_rows=batch_rows)
+        for spooled in each_file(spool_one, sources, options or Options(), jobs):
+            spool.extend(spooled)
+            analyses.append(spooled.analysis)
         staged = Path(scratch) / "tables"
         staged.mkdir()
         names = [f"{table.name}.{output_format.value}" for table in TABLES]
@@ -79,6 +82,28 @@ def export_tables(
             spool.write(table, staged / name, output_format)
         _publish(staged, target, names)
     return Exported(tuple(target / n for n in names), dict(spool.rows), tuple(analyses))
+
+
+@dataclass(frozen=True, slots=True)
+class _Spooled:
+    """One transcript's tables, parked on disk."""
+
+    parts: dict[str, list[Path]]
+    """Arrow IPC files of each table, in row order."""
+    rows: dict[str, int]
+    """Rows per table."""
+    analysis: Analysis
+    """Its analysis."""
+
+
+def _spool_file(path: str, options: Options, *, scratch: str, batch_rows: int) -> _Spooled:
+    """Walk one transcript, parking its tables in a directory of their own under `scratch`
+    (in whichever process the pool runs it)."""
+    spool = _Spool(Path(tempfile.mkdtemp(dir=scratch)))
+    with open_walk(path, options) as walk:
+        for table, frame in walk_frames(walk, batch_rows):
+            spool.add(table, frame)
+        return _Spooled(spool.parts, spool.rows, walk.analysis)
 
 
 class _Spool:
@@ -97,6 +122,12 @@ class _Spool:
         frame.write_ipc(path)
         parts.append(path)
         self.rows[table.name] += frame.height
+
+    def extend(self, spooled: _Spooled) -> None:
+        """Add a transcript spooled elsewhere, after what is here."""
+        for name, parts in spooled.parts.items():
+            self.parts[name].extend(parts)
+            self.rows[name] += spooled.rows[name]
 
     def write(self, table: Table, path: Path, output_format: ExportFormat) -> None:
         parts = self.parts[table.name]
