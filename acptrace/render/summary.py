@@ -12,6 +12,7 @@ from rich.text import Text
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.text import inert, plural, short_id
 
@@ -102,12 +103,10 @@ def _peer(peer: PeerInfo | None) -> Text:
     return text
 
 
-def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
-    table = Table(title="Resumes", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for heading in ("line", "session", "kind", "outcome", "end"):
-        table.add_column(heading, no_wrap=True, justify="right" if heading == "line" else "left")
-    for heading in ("mk", "repl", "held", "→marker", "marker→resp", "total", "max gap"):
-        table.add_column(heading, justify="right", no_wrap=True)
+def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
+    """The resume rows; at narrow widths the text columns go first, then the least read
+    numbers (`max gap`, `held`, `mk`): no number is ever cut."""
+    table = FittedTable(RESUME_COLUMNS(), title="Resumes", title_justify="left")
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
         table.add_row(
@@ -125,6 +124,25 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> Table:
             _ms(row.max_replay_gap_ms),
         )
     return table
+
+
+def RESUME_COLUMNS() -> list[Column]:
+    """The columns of the resumes table, with what each gives up when space is short."""
+    right = "right"
+    return [
+        Column("line", right),
+        Column("session"),  # (short ids: never long)
+        Column("kind", drop=1),
+        Column("outcome"),
+        Column("end", drop=2),
+        Column("mk", right, drop=5),
+        Column("repl", right),
+        Column("held", right, drop=4),
+        Column("→marker", right),
+        Column("marker→resp", right),
+        Column("total", right, drop=6),
+        Column("max gap", right, drop=3),
+    ]
 
 
 def _method(row: ResumeRow) -> str:

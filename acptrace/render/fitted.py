@@ -1,0 +1,96 @@
+"""Tables that fit the terminal without cutting a number or a word of a closed set.
+
+A `FittedTable` is laid out when it is printed, for the width it gets. Every column keeps its
+cells and its heading whole (numbers, outcomes, rule IDs) except the ones marked to wrap (free
+text, folded); when the whole does not fit, columns marked droppable go, in their order (text
+before numbers). Only a terminal narrower than the columns that cannot go cuts anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich import box
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+UNBOUNDED = 1_000_000
+"""A width no table reaches: to measure what a table would take."""
+WRAPPED_MIN = 12
+"""The narrowest a wrapping column is made."""
+
+
+@dataclass(slots=True)
+class Column:
+    """One column: its heading, alignment and cells, and what it may give up."""
+
+    heading: str
+    justify: str = "left"
+    style: str = ""
+    wraps: bool = False
+    """Free text: folded onto several lines when the table must narrow."""
+    drop: int | None = None
+    """Dropped when the table does not fit, lowest first; None: never dropped."""
+    cells: list[Text] = field(default_factory=list)
+
+    def need(self) -> int:
+        """The narrowest this column can be without cutting a cell."""
+        widest = max((cell.cell_len for cell in self.cells), default=0)
+        heading = Text(self.heading).cell_len
+        if self.wraps:
+            return max(min(heading, WRAPPED_MIN), min(widest, WRAPPED_MIN))
+        return max(widest, heading)
+
+
+class FittedTable:
+    """A table laid out for the width it is printed at (see the module docstring)."""
+
+    def __init__(self, columns: Sequence[Column], **table: Any) -> None:
+        self.columns = list(columns)
+        self.table = table
+
+    def add_row(self, *cells: Text | str) -> None:
+        """Append one row (a cell per column, in order)."""
+        for column, cell in zip(self.columns, cells, strict=True):
+            column.cells.append(cell if isinstance(cell, Text) else Text(cell))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.layout(console, options)
+
+    def layout(self, console: Console, options: ConsoleOptions) -> Table:
+        """The rich table for the width it is printed at, measured by rich itself."""
+        kept = list(self.columns)
+        droppable = sorted((c for c in kept if c.drop is not None), key=lambda c: c.drop or 0)
+        table = self._table(kept)
+        unbounded = options.update(max_width=UNBOUNDED)  # (a measure is cut to its width)
+        for column in droppable:
+            if Measurement.get(console, unbounded, table).maximum <= options.max_width:
+                break
+            kept.remove(column)
+            table = self._table(kept)
+        return table
+
+    def _table(self, columns: Sequence[Column]) -> Table:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
+        for column in columns:
+            table.add_column(
+                column.heading,
+                justify=column.justify,  # type: ignore[arg-type]
+                style=column.style,
+                min_width=column.need(),
+                no_wrap=not column.wraps,
+                overflow="fold",
+            )
+        for row in _rows(columns):
+            table.add_row(*row)
+        return table
+
+
+def _rows(columns: Sequence[Column]) -> Iterator[list[Text]]:
+    count = len(columns[0].cells) if columns else 0
+    for index in range(count):
+        yield [column.cells[index] for column in columns]

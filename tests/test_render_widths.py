@@ -1,0 +1,82 @@
+"""The terminal summary at 80, 100 and 120 columns: no line is wider than the terminal, and no
+number or outcome is ever cut (text columns go first, then the least read numbers)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+import acptrace
+from acptrace.render.summary import summaries
+from acptrace.render.text import short_id
+from tests.golden import ROOT
+
+SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
+HEADING = ["line", "session"]
+
+
+def rendered(path: Path, width: int) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, highlight=False)
+    for renderable in summaries([acptrace.analyze(path)]):
+        console.print(renderable)
+    return buffer.getvalue()
+
+
+def ms(value: float | None) -> str | None:
+    """A latency as the summary writes it (`_ms`)."""
+    if value is None:
+        return None
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.1f} ms"
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> None:
+    text = rendered(path, width)
+    lines = text.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= width
+    titles = [index for index, line in enumerate(lines) if line.strip() == "Resumes"]
+    start = titles[0] if titles else len(lines)
+    table = []
+    for line in lines[start + 4 :]:  # (past the title, a blank line, the heading and its rule)
+        if not line.strip():
+            break
+        table.append(line)
+    for resume in acptrace.analyze(path).resumes:
+        session = short_id(resume.session_id)
+        (row,) = [
+            line
+            for line in table
+            if line.split()[0] == str(resume.request_line) and f" {session} " in f"{line} "
+        ]
+        assert f" {resume.outcome.value} " in row
+        for value in (resume.marker_to_response_ms, resume.request_to_marker_ms):
+            if value is not None:
+                assert f" {ms(value)}" in row, (ms(value), row)
+    shortened = {short_id(r.session_id) for r in acptrace.analyze(path).resumes}
+    cells = " ".join(table)
+    for session in shortened:
+        cells = cells.replace(session, "")
+    assert "…" not in cells  # (rich marks a cut cell so)
+
+
+def test_columns_go_text_first_and_all_stay_when_there_is_room() -> None:
+    path = ROOT / "sample_traces" / "mixed-session.jsonl"
+    header = {
+        width: next(
+            line for line in rendered(path, width).splitlines() if line.split()[:2] == HEADING
+        )
+        for width in (80, 160)
+    }
+    assert header[160].split() == [
+        "line", "session", "kind", "outcome", "end", "mk", "repl", "held", "→marker",
+        "marker→resp", "total", "max", "gap",
+    ]  # fmt: skip
+    narrow = header[80].split()
+    assert "kind" not in narrow
+    assert "end" not in narrow
+    assert {"line", "session", "outcome", "marker→resp"} <= set(narrow)
