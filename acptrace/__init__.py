@@ -25,7 +25,7 @@ from acptrace.model.domain import (
     WindowEnd,
 )
 from acptrace.model.errors import AcptraceError, UnreadableInput, UsageError
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.model.version import __version__
 from acptrace.pipeline.analysis import Walk, analyze, analyze_stream, open_walk
 from acptrace.pipeline.connections import analyze_file
@@ -36,6 +36,7 @@ __all__ = [
     "Connection",
     "ConnectionEnd",
     "Direction",
+    "Execution",
     "Finding",
     "Issue",
     "Message",

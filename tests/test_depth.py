@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import acptrace
-from acptrace import Options
+from acptrace.model.options import Execution
 from acptrace.read.jsontext import MAX_DEPTH
 from tests.transcript import SESSION, Transcript
 
@@ -48,7 +48,7 @@ def transcript(depth: int) -> Transcript:
 def test_deep_json_is_read_or_too_deep_the_same_on_both_paths(depth: int) -> None:
     data = transcript(depth).text()
     fast = acptrace.analyze(io.BytesIO(data))
-    general = acptrace.analyze(io.BytesIO(data), Options(fast=False))
+    general = acptrace.analyze(io.BytesIO(data), execution=Execution(fast=False))
     assert fast == general
     # The update's payload sits 4 levels down (record, msg, params, update), the prompt's 3.
     too_deep = [depth + levels > MAX_DEPTH for levels in (4, 3)]

@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import acptrace
-from acptrace import Options
 from acptrace.decode import runs
 from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
 from acptrace.decode.stream import DETECTION_SAMPLE, ReadStats, read_records
 from acptrace.model.domain import Direction, Issue, UpdateRun
+from acptrace.model.options import Execution
 from acptrace.model.tags import TagPolicy
 from acptrace.read.formats import ReadSettings
 from acptrace.read.source import iter_blocks
@@ -34,8 +34,8 @@ FILES = [
 
 
 def both(data: bytes) -> tuple[acptrace.Analysis, acptrace.Analysis]:
-    fast = acptrace.analyze(io.BytesIO(data), Options(fast=True))
-    general = acptrace.analyze(io.BytesIO(data), Options(fast=False))
+    fast = acptrace.analyze(io.BytesIO(data), execution=Execution(fast=True))
+    general = acptrace.analyze(io.BytesIO(data), execution=Execution(fast=False))
     return fast, general
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acptrace.model.errors import UnreadableInput
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.pipeline import pool
 from acptrace.pipeline.mainguard import StartedInWorker, called_from_unguarded_main
 from acptrace.pipeline.pieces import USEFUL_PROCESSES
@@ -49,18 +49,18 @@ def files(tmp_path: Path) -> list[str]:
 # -- work functions the workers import by name ------------------------------------------------
 
 
-def pid_of(path: str, options: Options) -> tuple[str, int]:
+def pid_of(path: str, options: Options, *, execution: Execution) -> tuple[str, int]:
     time.sleep(0.1)  # (long enough that a worker starts before this process is through)
     return path, os.getpid()
 
 
-def fails_on_bad(path: str, options: Options) -> str:
+def fails_on_bad(path: str, options: Options, *, execution: Execution) -> str:
     if "bad" in path:
         raise ValueError(path)
     return path
 
 
-def dies_in_a_worker(path: str, options: Options) -> str:
+def dies_in_a_worker(path: str, options: Options, *, execution: Execution) -> str:
     if multiprocessing.parent_process() is not None:
         os._exit(3)
     time.sleep(0.25)

@@ -19,6 +19,7 @@ from acptrace import Issue, Options, Outcome, Step
 from acptrace.read.envelopes import RecorderEvent
 from tests.golden import ROOT
 from tests.shared import REAL_WORLD
+from tests.transcript import options_and_execution
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
 CORPORA = [
@@ -34,7 +35,8 @@ SMALL_LINE_LIMIT = 4096
 
 
 def walk(data: bytes, **options: object) -> tuple[acptrace.Analysis, list[object]]:
-    with acptrace.open_walk(io.BytesIO(data), Options(**options)) as walker:  # type: ignore[arg-type]
+    judged, run = options_and_execution(**options)
+    with acptrace.open_walk(io.BytesIO(data), judged, execution=run) as walker:
         items: list[object] = list(walker)
     return walker.analysis, items
 

@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 import acptrace
-from acptrace import Options, UnreadableInput
-from tests.transcript import Transcript
+from acptrace import UnreadableInput
+from tests.transcript import Transcript, options_and_execution
 
 REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}'
 RESPONSE = b'{"jsonrpc":"2.0","id":1,"result":{"sessions":[]}}'
 
 
 def run(data: bytes, **options: object) -> acptrace.Analysis:
-    return acptrace.analyze(io.BytesIO(data), Options(**options))  # type: ignore[arg-type]
+    judged, run = options_and_execution(**options)
+    return acptrace.analyze(io.BytesIO(data), judged, execution=run)
 
 
 def issues(analysis: acptrace.Analysis) -> list[tuple[int, str]]:

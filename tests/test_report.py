@@ -279,7 +279,7 @@ def test_a_bad_file_is_reported_and_skipped(tmp_path: Path) -> None:
 
 
 def test_an_analysis_that_crashes_is_a_file_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    def explode(path: str, options: Options) -> None:
+    def explode(path: str, options: Options, **_: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr("acptrace.report.collect.analyze", explode)

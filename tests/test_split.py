@@ -15,30 +15,34 @@ import pytest
 import acptrace
 from acptrace import Options
 from acptrace.decode.stream import ReadStats
+from acptrace.model.options import Execution
 from acptrace.pipeline import pieces as split
 from acptrace.pipeline.pool import analyze_many
 from acptrace.read.source import open_input
 from acptrace.render.json_report import dumps
 from tests.golden import ROOT
-from tests.transcript import Transcript
+from tests.transcript import Transcript, options_and_execution
 
 
 def one_pass(path: Path, **options: Any) -> bytes:
     """The JSON report of one process's analysis."""
-    return dumps([acptrace.analyze(path, Options(**options))])
+    judged, run = options_and_execution(**options)
+    return dumps([acptrace.analyze(path, judged, execution=run)])
 
 
 def split_pass(path: Path, piece_bytes: int = 0, processes: int = 2, **options: Any) -> bytes:
     """The JSON report of the analysis split across processes, whatever the file's size."""
-    settings = Options(split=processes, split_min_bytes=0, split_piece_bytes=piece_bytes, **options)
-    return dumps([acptrace.analyze(path, settings)])
+    judged, run = options_and_execution(
+        split=processes, split_min_bytes=0, split_piece_bytes=piece_bytes, **options
+    )
+    return dumps([acptrace.analyze(path, judged, execution=run)])
 
 
 def is_split(path: Path, **options: Any) -> bool:
     """Whether the walk would split this file (with any size allowed)."""
-    settings = Options(split=2, split_min_bytes=0, **options)
+    judged, run = options_and_execution(split=2, split_min_bytes=0, **options)
     with path.open("rb") as stream:
-        records = split.split_records(stream, settings, ReadStats())
+        records = split.split_records(stream, judged, run, ReadStats())
         if records is None:
             return False
         for _ in records:
@@ -80,10 +84,10 @@ def test_three_processes_give_the_same_analysis_too(generated: list[Path]) -> No
 
 def test_a_walk_over_a_split_file_yields_the_same_steps(generated: list[Path]) -> None:
     path = generated[1]
-    settings = Options(split=2, split_min_bytes=0, split_piece_bytes=10_000)
+    judged, run = options_and_execution(split=2, split_min_bytes=0, split_piece_bytes=10_000)
     with acptrace.open_walk(path) as walk:
         alone = [_seen(item) for item in walk]
-    with acptrace.open_walk(path, settings) as walk:
+    with acptrace.open_walk(path, judged, execution=run) as walk:
         split_up = [_seen(item) for item in walk]
     assert split_up == alone
 
@@ -95,7 +99,9 @@ def _seen(item: acptrace.pipeline.analysis.Item) -> object:
 
 def test_one_file_given_to_analyze_many_is_split_across_the_jobs(generated: list[Path]) -> None:
     path = generated[0]
-    (results,) = analyze_many([str(path)], Options(split_min_bytes=0), jobs=2)
+    (results,) = analyze_many(
+        [str(path)], Options(), jobs=2, execution=Execution(split_min_bytes=0)
+    )
     assert isinstance(results, list)
     (result,) = results
     assert isinstance(result, acptrace.Analysis)
@@ -348,14 +354,14 @@ def test_only_big_plain_files_of_a_hot_path_format_are_split(tmp_path: Path) -> 
     assert is_split(path)
     assert not is_split(path, fast=False)  # a walk that keeps payloads
     with path.open("rb") as stream:
-        big = Options(split=2, split_min_bytes=len(t.text()) + 1)
-        assert split.split_records(stream, big, ReadStats()) is None
+        big = Execution(split=2, split_min_bytes=len(t.text()) + 1)
+        assert split.split_records(stream, Options(), big, ReadStats()) is None
     gz = write(tmp_path, gzip.compress(t.text()), "cut.jsonl.gz")
-    anything = Options(split=2, split_min_bytes=0)
+    anything = Execution(split=2, split_min_bytes=0)
     with open_input(gz) as unzipped:
-        assert split.split_records(unzipped, anything, ReadStats()) is None
+        assert split.split_records(unzipped, Options(), anything, ReadStats()) is None
     memory = io.BufferedReader(io.BytesIO(t.text()))
-    assert split.split_records(memory, anything, ReadStats()) is None
+    assert split.split_records(memory, Options(), anything, ReadStats()) is None
     tee = b"\n".join(
         b'{"ts": 1764669700.5, "dir": "client->agent", "msg": {"jsonrpc": "2.0", "id": %d, '
         b'"method": "session/list", "params": {}}}' % n

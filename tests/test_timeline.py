@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from acptrace import Options
 from acptrace.cli import app
+from acptrace.model.options import Execution
 from acptrace.pipeline.analysis import open_walk
 from acptrace.render.entries import PAYLOAD_CHARS, TimelineBuilder, View, session_tree
 from tests.golden import ROOT, check_block
@@ -139,7 +139,7 @@ def test_views_select_their_lines(view: View, lines: list[int]) -> None:
     t.request("session/prompt", {"sessionId": "sess_other"}, id=5)  # 12
     t.result(5)  # 13
     builder = TimelineBuilder(view)
-    with open_walk(io.BytesIO(t.text()), Options(fast=False)) as walk:
+    with open_walk(io.BytesIO(t.text()), execution=Execution(fast=False)) as walk:
         for item in walk:
             builder.add(item)
     assert [entry.line for entry in builder.entries] == lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,6 +11,7 @@ import orjson
 
 import acptrace
 from acptrace.model.domain import Analysis
+from acptrace.model.options import Execution, Options
 
 START_NS = 1_764_669_600_000_000_000  # 2025-12-02T10:00:00Z
 SESSION = "sess_1"
@@ -169,7 +170,8 @@ class Transcript:
 
     def analyze(self, **options: Any) -> Analysis:
         """Analyse the transcript with these options."""
-        return acptrace.analyze(io.BytesIO(self.text()), acptrace.Options(**options))
+        judged, run = options_and_execution(**options)
+        return acptrace.analyze(io.BytesIO(self.text()), judged, execution=run)
 
 
 def _rfc3339(ns: int) -> str:
@@ -186,3 +188,14 @@ def findings(analysis: Analysis) -> list[tuple[str, str, int]]:
 def rule_ids(analysis: Analysis) -> set[str]:
     """The rule IDs found."""
     return {f.rule for f in analysis.findings}
+
+
+RUN_FIELDS = frozenset(f.name for f in fields(Execution))
+"""The settings that say how to run (`Execution`), not what to judge (`Options`)."""
+
+
+def options_and_execution(**given: Any) -> tuple[Options, Execution]:
+    """What to judge and how to run, from one set of keyword arguments."""
+    judged = {k: v for k, v in given.items() if k not in RUN_FIELDS}
+    run = {k: v for k, v in given.items() if k in RUN_FIELDS}
+    return Options(**judged), Execution(**run)

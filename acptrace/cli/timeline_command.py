@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -27,6 +26,7 @@ from acptrace.cli.settings import (
     policy_from,
 )
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.model.options import Execution
 from acptrace.pipeline.analysis import analyze, open_walk
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
 from acptrace.render.timeline import render_timeline
@@ -71,13 +71,14 @@ def timeline_command(
 
     The view goes to stdout, or to the file -o names.
     """
-    options = replace(policy_from(ctx).options, fast=False)  # the timeline shows payloads
+    options = policy_from(ctx).options
+    payloads = Execution(fast=False)  # the timeline shows payloads
     view = View(session, request, around, context, full)
     builder = TimelineBuilder(view, options.marker_tag)
     try:
         if session is not None and file != "-":  # children that speak before their announcement
             builder.focus |= session_tree(analyze(file, options).sessions, session)
-        with open_walk(file, options) as walk:
+        with open_walk(file, options, execution=payloads) as walk:
             for item in walk:
                 builder.add(item)
             analysis = walk.analysis

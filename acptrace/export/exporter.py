@@ -29,7 +29,7 @@ import polars as pl
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UsageError
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import open_walk
 from acptrace.pipeline.pool import each_file
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
@@ -96,11 +96,13 @@ class _Spooled:
     """Its analysis."""
 
 
-def _spool_file(path: str, options: Options, *, scratch: str, batch_rows: int) -> _Spooled:
+def _spool_file(
+    path: str, options: Options, *, scratch: str, batch_rows: int, execution: Execution
+) -> _Spooled:
     """Walk one transcript, parking its tables in a directory of their own under `scratch`
     (in whichever process the pool runs it)."""
     spool = _Spool(Path(tempfile.mkdtemp(dir=scratch)))
-    with open_walk(path, options) as walk:
+    with open_walk(path, options, execution=execution) as walk:
         for table, frame in walk_frames(walk, batch_rows):
             spool.add(table, frame)
         return _Spooled(spool.parts, spool.rows, walk.analysis)

@@ -1,4 +1,6 @@
-"""The settings one analysis runs with (the CLI's options, the library's keyword arguments)."""
+"""The settings one analysis runs with (the CLI's options, the library's keyword arguments), as
+two values: what to read and judge (`Options`), and how to run (`Execution`), which never
+changes what an analysis finds."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """How to read and judge a transcript."""
+    """What to read and how to judge it: the rules, tags, protocol and format."""
 
     input_format: str | None = None
     """Force an input format by name (None: detect it)."""
@@ -32,20 +34,8 @@ class Options:
     """Only these rule IDs (or prefixes such as `RC-CHILD`); empty for all."""
     ignore: tuple[str, ...] = ()
     """Rule IDs (or prefixes) to leave out."""
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    """Longer lines are reported and skipped."""
-    fast: bool = True
-    """Decode plain lines on the hot path; views that show payloads turn it off."""
     link: str | None = None
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
-    split: int = 1
-    """Processes for one file: from 2, a big file of a line-based format is decoded in pieces
-    by that many processes and correlated in order, with the same result
-    (`acptrace.pipeline.pieces`)."""
-    split_min_bytes: int = 32 * 1024 * 1024
-    """Smaller files are not split: what the processes save is small next to starting acptrace."""
-    split_piece_bytes: int = 0
-    """The size of the pieces handed out (ended at the next line end; 0: chosen by file size)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""
@@ -58,3 +48,22 @@ class Options:
         if self.select and not any(rule_id.startswith(p) for p in self.select):
             return False
         return not any(rule_id.startswith(p) for p in self.ignore)
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """How to run an analysis: processes, fast paths, buffer sizes. Never changes a verdict
+    (tests compare every setting with the reference, one process on the general path)."""
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longer lines are reported and skipped."""
+    fast: bool = True
+    """Decode plain lines on the hot path; views that show payloads turn it off."""
+    split: int = 1
+    """Processes for one file: from 2, a big file of a line-based format is decoded in pieces
+    by that many processes and correlated in order, with the same result
+    (`acptrace.pipeline.pieces`)."""
+    split_min_bytes: int = 32 * 1024 * 1024
+    """Smaller files are not split: what the processes save is small next to starting acptrace."""
+    split_piece_bytes: int = 0
+    """The size of the pieces handed out (ended at the next line end; 0: chosen by file size)."""

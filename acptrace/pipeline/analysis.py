@@ -27,7 +27,7 @@ from acptrace.model.domain import (
     Source,
     UpdateRun,
 )
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
 from acptrace.pipeline.pieces import split_records
 from acptrace.read.connections import Part
@@ -41,13 +41,14 @@ def analyze(
     options: Options | None = None,
     *,
     name: str | None = None,
+    execution: Execution | None = None,
 ) -> Analysis:
     """Analyse one transcript: a path (`-` for stdin, `.gz` transparently) or a binary stream.
 
     Raises `UnreadableInput` when the input cannot be read at all; everything wrong inside it
     is reported in the result.
     """
-    with open_walk(source, options, name=name, each_message=False) as walk:
+    with open_walk(source, options, name=name, each_message=False, execution=execution) as walk:
         for _ in walk:
             pass
         return walk.analysis
@@ -60,6 +61,7 @@ def open_walk(
     *,
     name: str | None = None,
     each_message: bool = True,
+    execution: Execution | None = None,
 ) -> Iterator[Walk]:
     """A walk over a transcript (a path, `-`, or a binary stream), for views of every message.
 
@@ -67,7 +69,7 @@ def open_walk(
     """
     options = options or Options()
     with opened(source, name) as (stream, label):
-        yield Walk(stream, options, name=label, each_message=each_message)
+        yield Walk(stream, options, name=label, each_message=each_message, execution=execution)
 
 
 @contextmanager
@@ -116,9 +118,11 @@ class _Run:
             self.rows.extend(rows_for(observation))
 
 
-def analyze_stream(stream: BinaryIO, options: Options, *, name: str) -> Analysis:
+def analyze_stream(
+    stream: BinaryIO, options: Options, *, name: str, execution: Execution | None = None
+) -> Analysis:
     """Analyse a transcript from an open binary stream."""
-    walk = Walk(stream, options, name=name, each_message=False)
+    walk = Walk(stream, options, name=name, each_message=False, execution=execution)
     for _ in walk:
         pass
     return walk.analysis
@@ -137,10 +141,17 @@ class Walk:
     """
 
     def __init__(
-        self, stream: BinaryIO | Part, options: Options, *, name: str, each_message: bool = True
+        self,
+        stream: BinaryIO | Part,
+        options: Options,
+        *,
+        name: str,
+        each_message: bool = True,
+        execution: Execution | None = None,
     ) -> None:
         """Walk a stream, or one connection of a file that holds several (already read)."""
         self.options = options
+        self.execution = execution or Execution()
         self.name = name
         self.each_message = each_message
         self._stream = stream
@@ -171,7 +182,9 @@ class Walk:
         runs_for = None if self.each_message else options.tag_policy()
         part = self._stream if isinstance(self._stream, Part) else None
         if part is None:
-            records = _records(cast(BinaryIO, self._stream), options, stats, runs_for)
+            records = _records(
+                cast(BinaryIO, self._stream), options, self.execution, stats, runs_for
+            )
         else:
             records = iter(part.records)
             stats.format, stats.lines = part.format, part.lines
@@ -235,16 +248,20 @@ class Walk:
 
 
 def _records(
-    stream: BinaryIO, options: Options, stats: ReadStats, runs_for: TagPolicy | None
+    stream: BinaryIO,
+    options: Options,
+    execution: Execution,
+    stats: ReadStats,
+    runs_for: TagPolicy | None,
 ) -> Iterator[Read]:
-    """The input's records: decoded by several processes when the options ask for it and the
-    input is a big plain file (`acptrace.pipeline.pieces`), else in this one."""
-    split = split_records(stream, options, stats, runs_for)
+    """The input's records: decoded by several processes when the execution asks for it and
+    the input is a big plain file (`acptrace.pipeline.pieces`), else in this one."""
+    split = split_records(stream, options, execution, stats, runs_for)
     if split is not None:
         return split
     forced = format_named(options.input_format) if options.input_format else None
-    lines = iter_blocks(stream, options.max_line_bytes)
-    settings = ReadSettings(link=options.link, fast=options.fast, runs_for=runs_for)
+    lines = iter_blocks(stream, execution.max_line_bytes)
+    settings = ReadSettings(link=options.link, fast=execution.fast, runs_for=runs_for)
     return read_records(lines, stats, forced, settings)
 
 

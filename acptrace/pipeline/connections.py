@@ -8,7 +8,7 @@ from typing import BinaryIO
 
 from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Analysis, Issue, Message, UpdateRun
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import Walk, opened
 from acptrace.read.connections import BOM, MULTI_CONNECTION_FORMATS, Part, multi_connection_format
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
@@ -22,18 +22,21 @@ def analyze_file(
     options: Options | None = None,
     *,
     name: str | None = None,
+    execution: Execution | None = None,
 ) -> list[Analysis]:
     """Every connection a transcript file holds, analysed: one analysis for most formats, one
     per connection (`source.connection` set) for a multi-connection format, even with one.
 
     Raises `UnreadableInput` when the input cannot be read at all.
     """
-    options = options or Options()
+    options, execution = options or Options(), execution or Execution()
     with opened(source, name) as (stream, label):
-        parts = read_parts(stream, options)
-        if parts is None:
-            return [_analysed(Walk(stream, options, name=label, each_message=False))]
-        return [_analysed(Walk(part, options, name=label, each_message=False)) for part in parts]
+        parts = read_parts(stream, options, execution.max_line_bytes)
+        walks = [stream] if parts is None else parts
+        return [
+            _analysed(Walk(walked, options, name=label, each_message=False, execution=execution))
+            for walked in walks
+        ]
 
 
 def is_multi_connection(analyses: list[Analysis]) -> bool:
@@ -41,7 +44,7 @@ def is_multi_connection(analyses: list[Analysis]) -> bool:
     return any(a.source.connection is not None for a in analyses)
 
 
-def read_parts(stream: BinaryIO, options: Options) -> list[Part] | None:
+def read_parts(stream: BinaryIO, options: Options, max_line_bytes: int) -> list[Part] | None:
     """The connections of a multi-connection file, in file order; None for any other file."""
     forced = options.input_format
     if forced is not None:
@@ -51,7 +54,7 @@ def read_parts(stream: BinaryIO, options: Options) -> list[Part] | None:
     if chosen == acp_tck.NAME:
         return _tck_parts(read_whole(stream))
     if chosen == inspector_trace.NAME:
-        return _inspector_parts(stream, options)
+        return _inspector_parts(stream, max_line_bytes)
     return None
 
 
@@ -80,12 +83,12 @@ def _tck_parts(data: bytes) -> list[Part]:
     ]
 
 
-def _inspector_parts(stream: BinaryIO, options: Options) -> list[Part]:
+def _inspector_parts(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
     """One part per `connection` value of an acp-inspector-trace export, in order of first
     frame; what comes before the first frame (the header) belongs to each."""
     stats = ReadStats()
     settings = ReadSettings(fast=False)
-    blocks = iter_blocks(stream, options.max_line_bytes)
+    blocks = iter_blocks(stream, max_line_bytes)
     split = _Split()
     for record in read_records(blocks, stats, inspector_trace.FORMAT, settings):
         assert not isinstance(record, Message | UpdateRun), "not a format of the hot path"

@@ -3,7 +3,7 @@
 Decoding a line (reading it, JSON, the hot path) is most of the work per line and needs almost
 nothing from the lines before it; correlating needs everything before it. So the file is cut
 into pieces at line ends, handed out in order to whichever process asks first (the main
-process and `Options.split - 1` workers); each process decodes its pieces into records, and
+process and `Execution.split - 1` workers); each process decodes its pieces into records, and
 the main process joins them in file order for the walk to correlate, exactly as if it had read
 the file alone. The little that does depend on earlier lines is carried across pieces here:
 
@@ -24,7 +24,7 @@ the file alone. The little that does depend on earlier lines is carried across p
 Everything after decoding (classification, correlation, the rules) stays in the main process,
 in order; for an analysis, a worker sends each run of plain updates as one `UpdateRun`. Only
 plain files in a format with a hot path are split (not stdin, gzip, a Zed array, or a walk
-that keeps payloads), and only from `Options.split_min_bytes`. A worker that fails loses
+that keeps payloads), and only from `Execution.split_min_bytes`. A worker that fails loses
 nothing: the join decodes the pieces it took itself.
 """
 
@@ -57,7 +57,7 @@ from acptrace.decode.stream import (
     detect_format,
 )
 from acptrace.model.domain import Issue, Message, UpdateRun
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
 from acptrace.read.clocks import Clock, TimeProbe
 from acptrace.read.envelopes import Record
@@ -94,16 +94,21 @@ Joined = Read
 
 
 def split_records(
-    stream: BinaryIO, options: Options, stats: ReadStats, runs_for: TagPolicy | None = None
+    stream: BinaryIO,
+    options: Options,
+    execution: Execution,
+    stats: ReadStats,
+    runs_for: TagPolicy | None = None,
 ) -> Iterator[Joined] | None:
-    """The records of a file as `read_records` gives them, decoded by `options.split` processes.
+    """The records of a file as `read_records` gives them, decoded by `execution.split`
+    processes.
 
     None when the input is not split (one process asked, too small, not a plain file, not a
     format read on the hot path, or a walk that keeps payloads): the caller reads it itself.
     The workers start when the records are first asked for and stop when they are done or
     the iterator is closed.
     """
-    plan = _plan(stream, options, runs_for)
+    plan = _plan(stream, options, execution, runs_for)
     if plan is None:
         return None
     stats.format = plan.format
@@ -147,18 +152,20 @@ class _Plan:
     max_line_bytes: int
 
 
-def _plan(stream: BinaryIO, options: Options, runs_for: TagPolicy | None) -> _Plan | None:
+def _plan(
+    stream: BinaryIO, options: Options, execution: Execution, runs_for: TagPolicy | None
+) -> _Plan | None:
     """The split of this input, or None when it is not to be split."""
-    if options.split < 2 or not options.fast or current_process().daemon:
+    if execution.split < 2 or not execution.fast or current_process().daemon:
         return None  # (a daemonic process may not start processes)
     found = _plain_file(stream)
     if found is None:
         return None
     path, identity, start, size = found
-    if size - start < max(options.split_min_bytes, 1):
+    if size - start < max(execution.split_min_bytes, 1):
         return None
     forced = format_named(options.input_format) if options.input_format else None
-    chosen = _head_format(stream.fileno(), start, size, forced, options.max_line_bytes)
+    chosen = _head_format(stream.fileno(), start, size, forced, execution.max_line_bytes)
     if chosen is None or chosen.name not in FAST_FORMATS:
         return None
     automatic = min(max((size - start) // PIECES_PER_FILE, MIN_PIECE_BYTES), MAX_PIECE_BYTES)
@@ -167,12 +174,12 @@ def _plan(stream: BinaryIO, options: Options, runs_for: TagPolicy | None) -> _Pl
         identity=identity,
         start=start,
         size=size,
-        piece_bytes=max(options.split_piece_bytes or automatic, 1),
-        processes=options.split,
+        piece_bytes=max(execution.split_piece_bytes or automatic, 1),
+        processes=execution.split,
         format=chosen.name,
         strict=forced is not None,
         settings=ReadSettings(link=options.link, fast=True, runs_for=runs_for),
-        max_line_bytes=options.max_line_bytes,
+        max_line_bytes=execution.max_line_bytes,
     )
 
 

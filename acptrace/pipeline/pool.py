@@ -26,11 +26,12 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Generic, TypeVar
 
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import AcptraceError, UnreadableInput
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.pipeline.connections import analyze_file
 from acptrace.pipeline.mainguard import called_from_unguarded_main, check_not_importing_main
 from acptrace.pipeline.pieces import USEFUL_PROCESSES
@@ -48,8 +49,9 @@ results held until they are due stay few."""
 AHEAD_FILES = 16
 """Files this process may have done ahead of the one due (waiting on a worker), at most."""
 
-Work = Callable[[str, Options], T]
-"""What is done to each file: a module-level function (the workers import it by name)."""
+Work = Callable[..., T]
+"""What is done to each file, `work(path, options, execution=...)`: a module-level function
+(the workers import it by name), or a partial of one."""
 Crashed = Callable[[str, str], T]
 """The result for a file whose worker died: from its path and what happened."""
 
@@ -65,7 +67,7 @@ class Plan:
     processes: int
     """Processes analysing files at once, this one included."""
     split: int
-    """`Options.split` for each file: the processes one lone file is decoded by."""
+    """`Execution.split` for each file: the processes one lone file is decoded by."""
 
 
 def available_cores() -> int:
@@ -91,7 +93,7 @@ def plan(paths: Sequence[str], jobs: int | None = None) -> Plan:
     """The processes for these paths: `jobs` when given; when not (or 0), one process per
     idle core for `PARALLEL_MIN_BYTES` of input or more, else one (workers on busy cores
     made every run measured slower than one process: `benchmarks/jobs.py`). One file is
-    split across them (up to `USEFUL_PROCESSES`, from `Options.split_min_bytes`)."""
+    split across them (up to `USEFUL_PROCESSES`, from `Execution.split_min_bytes`)."""
     if len(paths) == 1:
         return Plan(processes=1, split=jobs or min(idle_cores(), USEFUL_PROCESSES))
     pooled = sum(1 for path in paths if path != "-")
@@ -106,34 +108,42 @@ def each_file(
     options: Options,
     jobs: int | None = None,
     *,
+    execution: Execution | None = None,
     crashed: Crashed[T] | None = None,
 ) -> Iterator[T]:
-    """`work(path, options)` for each path, in the order of the paths, in the processes of
-    `plan` (`-`, stdin, always in this one). An exception `work` raises for a file is raised
-    here when that file is due (and the files after it are not started).
+    """`work(path, options, execution=...)` for each path, in the order of the paths, in the
+    processes of `plan` (`-`, stdin, always in this one), the execution's `split` set by the
+    plan. An exception `work` raises for a file is raised here when that file is due (and the
+    files after it are not started).
 
     Raises `StartedInWorker` when called while a spawned worker imports the main script.
     """
     check_not_importing_main()
     chosen = plan(paths, jobs)
-    options = replace(options, split=chosen.split)
+    bound = partial(work, execution=replace(execution or Execution(), split=chosen.split))
     if chosen.processes <= 1 or called_from_unguarded_main():
-        return (work(path, options) for path in paths)
-    return _pooled(work, paths, options, chosen.processes - 1, crashed)
+        return (bound(path, options) for path in paths)
+    return _pooled(bound, paths, options, chosen.processes - 1, crashed)
 
 
 def analyze_many(
-    paths: Sequence[str], options: Options, jobs: int | None = None
+    paths: Sequence[str],
+    options: Options,
+    jobs: int | None = None,
+    *,
+    execution: Execution | None = None,
 ) -> Iterator[list[Analysis] | UnreadableInput]:
     """Analyse each path, in order (`each_file`): the analyses of its connections (one, but
     for a file that holds several). A file that cannot be read yields its `UnreadableInput`
     instead of stopping the others."""
-    return each_file(_analyze_one, paths, options, jobs, crashed=_unanalysed)
+    return each_file(_analyze_one, paths, options, jobs, execution=execution, crashed=_unanalysed)
 
 
-def _analyze_one(path: str, options: Options) -> list[Analysis] | UnreadableInput:
+def _analyze_one(
+    path: str, options: Options, *, execution: Execution
+) -> list[Analysis] | UnreadableInput:
     try:
-        return analyze_file(path, options)
+        return analyze_file(path, options, execution=execution)
     except UnreadableInput as error:
         return error
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
-from acptrace.model.options import Options
+from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import analyze
 from acptrace.pipeline.pool import each_file
 from acptrace.report.summaries import FileError, FileSummary
@@ -48,11 +48,11 @@ def summarize(path: str, analysis: Analysis) -> FileSummary:
     )
 
 
-def analyze_file(path: str, options: Options) -> Outcome:
+def analyze_file(path: str, options: Options, *, execution: Execution | None = None) -> Outcome:
     """Analyse one file; any failure becomes a `FileError` (options that cannot work for any
     file, such as an unknown input format, are the caller's to check first)."""
     try:
-        return summarize(path, analyze(path, options))
+        return summarize(path, analyze(path, options, execution=execution))
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))
     except Exception as error:
