@@ -3,6 +3,7 @@
 Each observation is a small frozen record of something that happened (a response nobody asked
 for, a window that closed, a marker nobody expected). The correlator decides *what happened*;
 the rules in `acptrace.judge.rules` decide *whether it breaks the protocol*, and how badly.
+The decoder's own facts (`acptrace.decode.malformed`) are observations too.
 """
 
 from __future__ import annotations
@@ -11,29 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from acptrace.correlate.tracks import Window
+from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.model.domain import Direction, JsonId, Message, Stamp, WindowEnd
-
-
-@dataclass(frozen=True, slots=True)
-class InvalidJsonRpc:
-    """An object meant as JSON-RPC that breaks JSON-RPC 2.0."""
-
-    line: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class EmptyBatch:
-    """An empty batch array."""
-
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class BatchedLifecycle:
-    """A lifecycle request (`initialize`, `session/new`, …) inside a batch array."""
-
-    message: Message
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
-from acptrace.correlate.observations import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.decode.directions import PROXY_PREFIX, infer_direction
+from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.decode.message import message_of, problems
 from acptrace.decode.shapes import wire_message
 from acptrace.model.domain import Direction, Issue, Message, MessageKind

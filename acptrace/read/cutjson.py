@@ -6,6 +6,7 @@ Reports cut long payloads (`...[truncated N byte(s)]...`); the envelope of the m
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from acptrace.read.jsontext import JSONDecodeError, loads
@@ -33,52 +34,59 @@ def read_cut(prefix: str) -> Any | None:
 
 def _cut_points(prefix: str) -> list[int]:
     """Where the prefix may be cut back to, latest first (outside strings only)."""
-    points = [len(prefix)]
-    in_string = escaped = False
     found: list[int] = []
-    for at, char in enumerate(prefix):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == ",":
+    for at, char in _structure(prefix):
+        if char == ",":
             found.append(at)
         elif char in "{[":
             found.append(at + 1)
-    points.extend(reversed(found))
-    return points
+    return [len(prefix), *reversed(found)]
 
 
 def _closed(text: str) -> str | None:
     """The text with its open string and brackets closed (None if it cannot be)."""
     stack: list[str] = []
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
+    scan = _Scan()
+    for _, char in _structure(text, scan):
+        if char in "{[":
             stack.append("}" if char == "{" else "]")
         elif char in "}]":
             if not stack:
                 return None
             stack.pop()
-    if escaped:
+    if scan.escaped:
         text = text[:-1]
-    if in_string:
+    if scan.in_string:
         text += '"'
     text = text.rstrip()
     if text.endswith(":"):
         text += " null"
     return text + "".join(reversed(stack))
+
+
+class _Scan:
+    """Where a scan of JSON text ended: inside a string, just after a backslash in one."""
+
+    __slots__ = ("escaped", "in_string")
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escaped = False
+
+
+def _structure(text: str, scan: _Scan | None = None) -> Iterator[tuple[int, str]]:
+    """The characters of JSON text outside its strings, with their positions (a string's
+    quotes excluded); `scan` says where the text ended."""
+    scan = scan or _Scan()
+    for at, char in enumerate(text):
+        if scan.in_string:
+            if scan.escaped:
+                scan.escaped = False
+            elif char == "\\":
+                scan.escaped = True
+            elif char == '"':
+                scan.in_string = False
+        elif char == '"':
+            scan.in_string = True
+        else:
+            yield at, char

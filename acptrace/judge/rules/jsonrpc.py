@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from acptrace.correlate.observations import (
-    BatchedLifecycle,
-    DuplicateRequestId,
-    EmptyBatch,
-    InvalidJsonRpc,
-    OrphanResponse,
-    Unanswered,
-)
+from acptrace.correlate.observations import DuplicateRequestId, OrphanResponse, Unanswered
+from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Severity
 
