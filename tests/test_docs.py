@@ -16,7 +16,14 @@ from typer.testing import CliRunner
 from acptrace.cli import app
 from acptrace.judge.rules import RULES
 from acptrace.judge.rules.registry import REGISTRY
-from acptrace.model.domain import ConnectionEnd, Outcome, ProtocolSource, Role, WindowEnd
+from acptrace.model.domain import (
+    ConnectionEnd,
+    IssueKind,
+    Outcome,
+    ProtocolSource,
+    Role,
+    WindowEnd,
+)
 from acptrace.read.formats import FORMATS
 from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block
@@ -293,3 +300,9 @@ def code_text(markdown: str) -> str:
 def section(markdown: str, heading: str) -> str:
     """The text under a `## heading`, up to the next one."""
     return markdown.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_issue_kind_is_documented() -> None:
+    text = (DOCS / "formats.md").read_text()
+    missing = [kind.value for kind in IssueKind if f"`{kind.value}`" not in text]
+    assert missing == []

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from acptrace.judge.lost import LostInput, demote_for_lost_input
-from acptrace.model.domain import Finding, Issue, Severity
+from acptrace.model.domain import Finding, Issue, IssueKind, Severity
 from acptrace.pipeline import analysis as pipeline
 from tests.transcript import Transcript, findings
 
@@ -20,7 +20,7 @@ def lost(*events: tuple[str, int]) -> str | None:
         if kind == "message":
             tracker.on_messages(line)
         else:
-            tracker.on_issue(Issue(line, kind, "…"))
+            tracker.on_issue(Issue(line, IssueKind(kind), "…"))
     return tracker.reason()
 
 
@@ -90,7 +90,7 @@ def test_the_analysis_demotes_where_the_reader_reports_dropped_frames(
     records = pipeline._records
 
     def with_dropped_frames(*args: Any) -> Iterator[Any]:
-        yield Issue(1, "frames_dropped", "the header says 3 frames were dropped")
+        yield Issue(1, IssueKind.FRAMES_DROPPED, "the header says 3 frames were dropped")
         yield from records(*args)
 
     monkeypatch.setattr(pipeline, "_records", with_dropped_frames)

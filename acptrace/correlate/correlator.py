@@ -30,6 +30,7 @@ from acptrace.model.domain import (
     ConnectionEnd,
     Direction,
     Issue,
+    IssueKind,
     Message,
     MessageKind,
     PeerInfo,
@@ -170,7 +171,7 @@ class Correlator:
         line = self.agent_line if source is ProtocolSource.INITIALIZE else self.client_line
         return Issue(
             line,
-            "unknown_protocol_version",
+            IssueKind.UNKNOWN_PROTOCOL_VERSION,
             f"protocolVersion {version} is newer than ACP v{KNOWN_PROTOCOL}: judged as v2",
         )
 

@@ -17,7 +17,7 @@ from acptrace.decode.directions import PROXY_PREFIX, infer_direction
 from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.decode.message import message_of, problems
 from acptrace.decode.shapes import wire_message
-from acptrace.model.domain import Direction, Issue, Message, MessageKind
+from acptrace.model.domain import Direction, Issue, IssueKind, Message, MessageKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.envelopes import Envelope
 from acptrace.read.formats.bare import looks_like_jsonrpc
@@ -58,7 +58,9 @@ class Classifier:
             yield from self._one(payload, envelope, in_batch=False)
         else:
             yield Issue(
-                envelope.line, "not_jsonrpc", f"JSON that is not JSON-RPC: {excerpt(payload)}"
+                envelope.line,
+                IssueKind.NOT_JSONRPC,
+                f"JSON that is not JSON-RPC: {excerpt(payload)}",
             )
 
     def _one(self, obj: Any, envelope: Envelope, *, in_batch: bool) -> Iterator[Classified]:
@@ -68,7 +70,9 @@ class Classifier:
             yield InvalidJsonRpc(line, f"batch member is not an object: {excerpt(obj)}")
             return
         if not looks_like_jsonrpc(obj):
-            yield Issue(line, "not_jsonrpc", f"batch member that is not JSON-RPC: {excerpt(obj)}")
+            yield Issue(
+                line, IssueKind.NOT_JSONRPC, f"batch member that is not JSON-RPC: {excerpt(obj)}"
+            )
             return
         wire = wire_message(obj)
         found = problems(wire)
@@ -101,7 +105,9 @@ class Classifier:
         if method not in self.unknown_methods:
             self.unknown_methods.add(method)
             yield Issue(
-                message.line, "unknown_direction", f"direction of {excerpt(method)} is unknown"
+                message.line,
+                IssueKind.UNKNOWN_DIRECTION,
+                f"direction of {excerpt(method)} is unknown",
             )
 
 

@@ -14,7 +14,7 @@ from itertools import chain
 from typing import Any
 
 from acptrace.decode.fastpath import FastDecoder
-from acptrace.model.domain import Issue, Message, UpdateRun
+from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.excerpt import excerpt
 from acptrace.read.arrays import split_array
 from acptrace.read.clocks import Clock
@@ -227,7 +227,9 @@ class _Decoders:
             yield from self.primary.decode(value, number)
         else:
             name = self.chosen.name
-            yield Issue(number, "unknown_envelope", f"not a {name} record: {excerpt(value)}")
+            yield Issue(
+                number, IssueKind.UNKNOWN_ENVELOPE, f"not a {name} record: {excerpt(value)}"
+            )
 
     def _mixed(self, other: TranscriptFormat, value: Any, number: int) -> Iterator[Record]:
         if self.stateless_only and not isinstance(other, Stateless):
@@ -235,7 +237,7 @@ class _Decoders:
         if other.name not in self.stats.mixed_formats:
             self.stats.mixed_formats.add(other.name)
             message = f"a {other.name} record in a {self.chosen.name} transcript"
-            yield Issue(number, "mixed_format", message)
+            yield Issue(number, IssueKind.MIXED_FORMAT, message)
         decoder = self.others.get(other.name)
         if decoder is None:
             decoder = self.others[other.name] = other.decoder([value], self.settings)
@@ -291,7 +293,7 @@ class _Lines:
         self._stats.lines = raw.number
         if raw.crlf and not self._crlf_reported:
             self._crlf_reported = True
-            yield Issue(raw.number, "crlf", "lines end with CRLF; read as LF")
+            yield Issue(raw.number, IssueKind.CRLF, "lines end with CRLF; read as LF")
         yield raw
 
 
@@ -359,13 +361,13 @@ def _parse_elements(items: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
                 yield _too_deep(number)
                 continue
             text = excerpt(data.decode("utf-8", errors="replace"))
-            yield Issue(number, "not_json", f"array element is not JSON: {text}")
+            yield Issue(number, IssueKind.NOT_JSON, f"array element is not JSON: {text}")
 
 
 def _parse_line(raw: RawLine) -> Parsed:
     """One line as JSON, or the issue that says why it is not."""
     if raw.too_long:
-        return Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
+        return Issue(raw.number, IssueKind.LINE_TOO_LONG, f"line of {raw.too_long} bytes skipped")
     try:
         return raw.number, loads(raw.data)
     except JSONDecodeError as error:
@@ -374,17 +376,21 @@ def _parse_line(raw: RawLine) -> Parsed:
 
 def _too_deep(line: int) -> Issue:
     """JSON nested too deeply to be read: it is JSON, but it is not read."""
-    return Issue(line, "too_deep", f"JSON nested deeper than {MAX_DEPTH:,} levels: not read")
+    return Issue(
+        line, IssueKind.TOO_DEEP, f"JSON nested deeper than {MAX_DEPTH:,} levels: not read"
+    )
 
 
 def _unparsable(raw: RawLine) -> Issue:
     """Say why a line is not JSON: cut off, not UTF-8, NUL bytes, or just not JSON."""
     if not raw.ended:
-        return Issue(raw.number, "truncated_line", "last line is cut off (no newline, not JSON)")
+        return Issue(
+            raw.number, IssueKind.TRUNCATED_LINE, "last line is cut off (no newline, not JSON)"
+        )
     try:
         text = raw.data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return Issue(raw.number, "not_utf8", f"invalid UTF-8 at byte {error.start}")
+        return Issue(raw.number, IssueKind.NOT_UTF8, f"invalid UTF-8 at byte {error.start}")
     if "\x00" in text:
-        return Issue(raw.number, "not_json", "line contains NUL bytes")
-    return Issue(raw.number, "not_json", f"line is not JSON: {excerpt(text)}")
+        return Issue(raw.number, IssueKind.NOT_JSON, "line contains NUL bytes")
+    return Issue(raw.number, IssueKind.NOT_JSON, f"line is not JSON: {excerpt(text)}")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from acptrace.model.domain import Finding, Issue
+from acptrace.model.domain import Finding, Issue, IssueKind
 
-DROPPED = "frames_dropped"
-TRUNCATED = "truncated_payload"
+DROPPED = IssueKind.FRAMES_DROPPED
+TRUNCATED = IssueKind.TRUNCATED_PAYLOAD
 
 RESTS_ON_ABSENCE = frozenset(
     {

@@ -114,13 +114,36 @@ class Role(StrEnum):
     CHILD = "child"
 
 
+class IssueKind(StrEnum):
+    """What is wrong with the input (not a protocol finding): the stable names of `Issue.kind`."""
+
+    NOT_JSON = "not_json"
+    TOO_DEEP = "too_deep"
+    NOT_UTF8 = "not_utf8"
+    TRUNCATED_LINE = "truncated_line"
+    NOT_JSONRPC = "not_jsonrpc"
+    UNKNOWN_ENVELOPE = "unknown_envelope"
+    UNKNOWN_DIRECTION = "unknown_direction"
+    TIME_WENT_BACK = "time_went_back"
+    LINE_TOO_LONG = "line_too_long"
+    BAD_TIMESTAMP = "bad_timestamp"
+    MIXED_FORMAT = "mixed_format"
+    CRLF = "crlf"
+    RECORDING_GAP = "recording_gap"
+    AFTER_CLOSE = "after_close"
+    REPEATED_MESSAGES = "repeated_messages"
+    FRAMES_DROPPED = "frames_dropped"
+    TRUNCATED_PAYLOAD = "truncated_payload"
+    UNKNOWN_PROTOCOL_VERSION = "unknown_protocol_version"
+
+
 @dataclass(frozen=True, slots=True)
 class Issue:
     """An input problem that is not a protocol finding (a line that is not JSON, …)."""
 
     line: int
     """1-based line number in the input."""
-    kind: str
+    kind: IssueKind
     """Stable machine name: `not_json`, `not_utf8`, `truncated_line`, …"""
     message: str
     """One human sentence, with a short excerpt where that helps."""

@@ -21,6 +21,7 @@ from acptrace.model.domain import (
     Connection,
     ConnectionEnd,
     Issue,
+    IssueKind,
     Message,
     ResumeRow,
     Role,
@@ -108,7 +109,9 @@ class _Run:
         first = record.first.line if isinstance(record, UpdateRun) else record.line
         count = record.count if isinstance(record, UpdateRun) else 1
         for line in range(first, first + count):
-            issue = Issue(line, "after_close", "a message after the recorded end of the connection")
+            issue = Issue(
+                line, IssueKind.AFTER_CLOSE, "a message after the recorded end of the connection"
+            )
             self.issues.append(issue)
             yield issue
 

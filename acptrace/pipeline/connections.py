@@ -7,7 +7,7 @@ import os
 from typing import BinaryIO
 
 from acptrace.decode.stream import ReadStats, read_records
-from acptrace.model.domain import Analysis, Issue, Message, UpdateRun
+from acptrace.model.domain import Analysis, Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import Walk, opened
 from acptrace.read.connections import BOM, MULTI_CONNECTION_FORMATS, Part, multi_connection_format
@@ -71,11 +71,13 @@ def _tck_parts(data: bytes) -> list[Part]:
     try:
         document = load_located(data.decode("utf-8"))
     except UnicodeDecodeError as error:
-        issue = Issue(data.count(b"\n", 0, error.start) + 1, "not_utf8", "report is not UTF-8")
+        issue = Issue(
+            data.count(b"\n", 0, error.start) + 1, IssueKind.NOT_UTF8, "report is not UTF-8"
+        )
         return [Part("report", acp_tck.NAME, lines, [issue])]
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
-        issue = Issue(line, "not_json", f"not a complete acp-tck report: {error}")
+        issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {error}")
         return [Part("report", acp_tck.NAME, lines, [issue])]
     return [
         Part(test.nodeid, acp_tck.NAME, lines, test.records, tuple(test.requirements), test.status)

@@ -56,7 +56,7 @@ from acptrace.decode.stream import (
     ReadStats,
     detect_format,
 )
-from acptrace.model.domain import Issue, Message, UpdateRun
+from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
 from acptrace.read.clocks import Clock, TimeProbe
@@ -84,7 +84,7 @@ HELD_BYTES = 2 * MAX_PIECE_BYTES
 SCAN_BYTES = 64 * 1024
 """Bytes read at a time while looking for the line end that ends a piece."""
 
-_ONCE_KINDS = frozenset({"crlf", "mixed_format"})
+_ONCE_KINDS = frozenset({IssueKind.CRLF, IssueKind.MIXED_FORMAT})
 _UNTAKEN, _MAIN = 0, 1
 _FIELDS = 4
 """Per piece in shared memory: start offset, end offset, first line number, taker."""
@@ -434,7 +434,7 @@ class _PieceReader:
         """The record, an issue reported once marked with what it is once for."""
         if not isinstance(record, Issue) or record.kind not in _ONCE_KINDS:
             return record
-        if record.kind == "crlf":
+        if record.kind is IssueKind.CRLF:
             return _Once(record, "")
         (named,) = self._read.stats.mixed_formats - self._formats
         self._formats.add(named)
@@ -673,6 +673,6 @@ class _Join:
         if key in self._reported:
             return None
         self._reported.add(key)
-        if other.issue.kind == "mixed_format":
+        if other.issue.kind is IssueKind.MIXED_FORMAT:
             self._stats.mixed_formats.add(other.key)
         return other.issue

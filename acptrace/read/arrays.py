@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from acptrace.model.domain import Issue
+from acptrace.model.domain import Issue, IssueKind
 from acptrace.read.source import RawLine
 
 _STRUCTURAL = re.compile(rb'["\\\[\]{},]')
@@ -71,7 +71,9 @@ class ArraySplitter:
         """The input ended: an unclosed array is cut off."""
         if not self.closed:
             line = self.start_line if self.start_line is not None else 1
-            yield Issue(line, "truncated_line", "the JSON array is cut off before its closing ]")
+            yield Issue(
+                line, IssueKind.TRUNCATED_LINE, "the JSON array is cut off before its closing ]"
+            )
 
     def _in_string(self, char: bytes, at: int) -> None:
         if at == self.escaped_at:
@@ -136,7 +138,7 @@ class RepeatFilter:
                 f"{self.skipped} element(s) repeat the start of the array before: "
                 "skipped (a log pasted again)"
             )
-            yield Issue(self.first_line, "repeated_messages", message)
+            yield Issue(self.first_line, IssueKind.REPEATED_MESSAGES, message)
             self.skipped = 0
 
 
@@ -149,7 +151,9 @@ def split_array(lines: Iterable[RawLine | Issue]) -> Iterator[tuple[int, bytes] 
         if isinstance(raw, Issue):
             yield raw
         elif raw.too_long:
-            yield Issue(raw.number, "line_too_long", f"line of {raw.too_long} bytes skipped")
+            yield Issue(
+                raw.number, IssueKind.LINE_TOO_LONG, f"line of {raw.too_long} bytes skipped"
+            )
         else:
             if splitter.closed:
                 if not raw.data.lstrip(_BLANK).startswith(b"["):
@@ -176,4 +180,4 @@ def split_array(lines: Iterable[RawLine | Issue]) -> Iterator[tuple[int, bytes] 
 def _stray(number: int, data: bytes) -> Iterator[Issue]:
     """Text between or after the arrays."""
     if data.strip(_BLANK):
-        yield Issue(number, "not_json", "text after the end of the JSON array")
+        yield Issue(number, IssueKind.NOT_JSON, "text after the end of the JSON array")

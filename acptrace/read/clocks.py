@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acptrace.model.domain import Issue, Message
+from acptrace.model.domain import Issue, IssueKind, Message
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 
 
@@ -32,7 +32,9 @@ class Clock:
         if self.probing and (
             (mono is not None and last_mono is None) or (ts is not None and last_ts is None)
         ):
-            return TimeProbe(record.line, "time_went_back", "", mono, ts, last_mono, last_ts)
+            return TimeProbe(
+                record.line, IssueKind.TIME_WENT_BACK, "", mono, ts, last_mono, last_ts
+            )
         return _went_back(record.line, mono, ts, last_mono, last_ts)
 
     def settle(self, probe: TimeProbe) -> Issue | None:
@@ -70,7 +72,7 @@ def _went_back(
 ) -> Issue | None:
     """A `time_went_back` issue when either clock is earlier than its time before (mono first)."""
     if mono is not None and last_mono is not None and mono < last_mono:
-        return Issue(line, "time_went_back", "mono_ns is earlier than the line before")
+        return Issue(line, IssueKind.TIME_WENT_BACK, "mono_ns is earlier than the line before")
     if ts is not None and last_ts is not None and ts < last_ts:
-        return Issue(line, "time_went_back", "ts is earlier than the line before")
+        return Issue(line, IssueKind.TIME_WENT_BACK, "ts is earlier than the line before")
     return None

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from acptrace.model.domain import Direction, Issue
+from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.cutjson import read_cut
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
@@ -52,7 +52,7 @@ class AcpTck(Stateless):
 
     def decode(self, record: Any, line: int) -> Iterator[Record]:
         """Never asked for its connections here: a report met among other records is an issue."""
-        yield Issue(line, "unknown_envelope", "an acp-tck report inside another transcript")
+        yield Issue(line, IssueKind.UNKNOWN_ENVELOPE, "an acp-tck report inside another transcript")
 
 
 FORMAT = AcpTck()
@@ -105,17 +105,17 @@ def _transcript(entries: list[Any], document: Located, test_line: int) -> list[R
 
 def _entry(entry: Any, line: int) -> Iterator[Record]:
     if not isinstance(entry, dict):
-        yield Issue(line, "unknown_envelope", f"not a transcript entry: {excerpt(entry)}")
+        yield Issue(line, IssueKind.UNKNOWN_ENVELOPE, f"not a transcript entry: {excerpt(entry)}")
         return
     word = entry.get("dir")
     direction = _DIRECTIONS.get(word) if isinstance(word, str) else None
     if direction is None:
-        yield Issue(line, "unknown_direction", f"unknown dir {excerpt(word)}: inferred")
+        yield Issue(line, IssueKind.UNKNOWN_DIRECTION, f"unknown dir {excerpt(word)}: inferred")
         direction = Direction.UNKNOWN
     mono_ns = seconds_ns(entry.get("t"))
     raw = entry.get("raw")
     if not isinstance(raw, str):
-        yield Issue(line, "unknown_envelope", "transcript entry has no raw JSON-RPC line")
+        yield Issue(line, IssueKind.UNKNOWN_ENVELOPE, "transcript entry has no raw JSON-RPC line")
         return
     cut = _CUT.search(raw)
     if cut is None:
@@ -124,7 +124,7 @@ def _entry(entry: Any, line: int) -> Iterator[Record]:
     message = f"the report cut this payload ({cut.group(1)} byte(s) left out)"
     left = read_cut(raw[: cut.start()])
     if isinstance(left, dict) and any(key in left for key in _ENVELOPE_KEYS):
-        yield Issue(line, "truncated_payload", message + "; its start is read")
+        yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; its start is read")
         yield Envelope(line, direction, left, None, mono_ns)
     else:
-        yield Issue(line, "truncated_payload", message + "; nothing readable is left")
+        yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; nothing readable is left")

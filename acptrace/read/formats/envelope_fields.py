@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from acptrace.model.domain import Direction, Issue
+from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 from acptrace.read.formats.base import Stateless
@@ -70,12 +70,12 @@ class EnvelopeFormat(Stateless):
         ts_raw = _first(record, TIME_KEYS)
         ts_ns = wall_ns(ts_raw)
         if ts_raw is not None and ts_ns is None:
-            yield Issue(line, "bad_timestamp", f"unusable time {excerpt(ts_raw)}")
+            yield Issue(line, IssueKind.BAD_TIMESTAMP, f"unusable time {excerpt(ts_raw)}")
         mono_ns = self._monotonic_ns(record)
         word = _direction_word(record)
         meaning = self.directions.get(str(word), Direction.UNKNOWN.value)
         if word not in self.directions:
-            yield Issue(line, "unknown_direction", f"unknown dir {excerpt(word)}: inferred")
+            yield Issue(line, IssueKind.UNKNOWN_DIRECTION, f"unknown dir {excerpt(word)}: inferred")
         if meaning in (STDERR, META):
             kind = STDERR if meaning == STDERR else str(record.get("event", META))
             yield RecorderEvent(line, kind, ts_ns, mono_ns, dict(record))
@@ -86,19 +86,25 @@ class EnvelopeFormat(Stateless):
         if "part" in record:
             yield RecorderEvent(line, "part", ts_ns, mono_ns, {"part": record.get("part")})
             if record.get("part") == 1:
-                yield Issue(line, "line_too_long", "a line too long to record whole, in parts")
+                yield Issue(
+                    line, IssueKind.LINE_TOO_LONG, "a line too long to record whole, in parts"
+                )
             return
         payload_key = next((key for key in PAYLOAD_KEYS if key in record), None)
         if payload_key is None:
-            yield Issue(line, "unknown_envelope", "record has no message payload")
+            yield Issue(line, IssueKind.UNKNOWN_ENVELOPE, "record has no message payload")
             return
         if record.get("encoding") == "base64":
             side = SIDES.get(direction, "peer")
-            yield Issue(line, "not_utf8", f"the {side} wrote a line that is not UTF-8 (base64)")
+            yield Issue(
+                line, IssueKind.NOT_UTF8, f"the {side} wrote a line that is not UTF-8 (base64)"
+            )
             return
         for decoded in decode_payload(record[payload_key], line, direction, ts_ns, mono_ns):
             if record.get("eol") is False and isinstance(decoded, Issue):
-                decoded = Issue(line, "truncated_line", "the last line was cut off: not JSON")
+                decoded = Issue(
+                    line, IssueKind.TRUNCATED_LINE, "the last line was cut off: not JSON"
+                )
             yield decoded
 
     def _monotonic_ns(self, record: dict[str, Any]) -> int | None:
@@ -123,7 +129,9 @@ def decode_payload(
         except JSONDecodeError:
             side = SIDES.get(direction, "peer")
             yield Issue(
-                line, "not_json", f"the {side} wrote a line that is not JSON: {excerpt(payload)}"
+                line,
+                IssueKind.NOT_JSON,
+                f"the {side} wrote a line that is not JSON: {excerpt(payload)}",
             )
             return
     yield Envelope(line, direction, payload, ts_ns, mono_ns, connection)
@@ -137,7 +145,7 @@ def _gap_issue(record: dict[str, Any], line: int) -> Issue:
     lines, size, stream = record.get("lines"), record.get("bytes"), record.get("stream")
     return Issue(
         line,
-        "recording_gap",
+        IssueKind.RECORDING_GAP,
         f"the recorder left out {lines} lines ({size} bytes) of {excerpt(stream)}: "
         "messages are missing and rule results are less certain",
     )

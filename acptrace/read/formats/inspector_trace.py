@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from acptrace.model.domain import Direction, Issue
+from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.envelopes import Record, RecorderEvent
 from acptrace.read.formats.base import Stateless
@@ -63,16 +63,22 @@ class InspectorTrace(Stateless):
         word = record.get("direction")
         direction = _DIRECTIONS.get(word, Direction.UNKNOWN) if isinstance(word, str) else None
         if direction is None or direction is Direction.UNKNOWN:
-            yield Issue(line, "unknown_direction", f"unknown direction {excerpt(word)}: inferred")
+            yield Issue(
+                line, IssueKind.UNKNOWN_DIRECTION, f"unknown direction {excerpt(word)}: inferred"
+            )
             direction = Direction.UNKNOWN
         encoding = record.get("encoding", "utf8")
         if encoding != "utf8":
             side = SIDES.get(direction, "peer")
-            yield Issue(line, "not_utf8", f"the {side} wrote a frame in {excerpt(encoding)}")
+            yield Issue(
+                line, IssueKind.NOT_UTF8, f"the {side} wrote a frame in {excerpt(encoding)}"
+            )
             return
         frame = record.get("frame")
         if not isinstance(frame, str):
-            yield Issue(line, "unknown_envelope", "frame is not a JSON-RPC line as a string")
+            yield Issue(
+                line, IssueKind.UNKNOWN_ENVELOPE, "frame is not a JSON-RPC line as a string"
+            )
             return
         yield from decode_payload(frame, line, direction, ts_ns, None, connection_of(record))
 
@@ -80,14 +86,14 @@ class InspectorTrace(Stateless):
 def _header_issues(header: dict[str, Any], line: int) -> Iterator[Issue]:
     if header.get("version") != 1:
         version = excerpt(header.get("version"))
-        yield Issue(line, "unknown_envelope", f"version {version}: read as version 1")
+        yield Issue(line, IssueKind.UNKNOWN_ENVELOPE, f"version {version}: read as version 1")
     dropped = header.get("dropped")
     if isinstance(dropped, int) and not isinstance(dropped, bool) and dropped > 0:
         message = (
             f"the inspector dropped {dropped} frame(s): the file is not the whole session, "
             "so rule results are less certain"
         )
-        yield Issue(line, "frames_dropped", message)
+        yield Issue(line, IssueKind.FRAMES_DROPPED, message)
 
 
 def _epoch_ms_ns(value: Any) -> int | None:
