@@ -17,10 +17,10 @@ import acptrace
 from acptrace import Options, Outcome
 from acptrace.cli import app
 from acptrace.read.cutjson import read_cut
-from tests.golden import ROOT
+from tests import shared
 from tests.transcript import ADVERTISED
 
-EXAMPLE = ROOT.parent / "shared" / "spec" / "examples" / "acp-tck-report.example.json"
+EXAMPLE = shared.SPEC / "examples" / "acp-tck-report.example.json"
 EPOCH_MS = 1_785_312_000_000
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}}
@@ -343,7 +343,7 @@ def test_ci_formats_name_a_plain_file_by_its_path_alone(tmp_path: Path) -> None:
     assert f"{path} [" not in result.stdout
 
 
-INSPECTOR_EXAMPLE = ROOT.parent / "shared" / "real-world" / "acp-inspector-trace__doc-example.jsonl"
+INSPECTOR_EXAMPLE = shared.REAL_WORLD / "acp-inspector-trace__doc-example.jsonl"
 
 
 @pytest.mark.shared

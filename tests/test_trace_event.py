@@ -20,12 +20,13 @@ from acptrace.cli.export_command import ExportChoice
 from acptrace.export.file_formats import ExportFormat
 from acptrace.export.trace_clock import Axis, Moment, place
 from acptrace.export.trace_event import trace_events
+from tests import shared
 from tests.golden import ROOT
 from tests.transcript import Transcript
 
 runner = CliRunner()
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
-REAL_WORLD = sorted((ROOT.parent / "shared" / "real-world").glob("*.jsonl"))
+REAL_WORLD = sorted(shared.REAL_WORLD.glob("*.jsonl"))
 """Third-party recordings, where `../shared` is there (untimed formats among them)."""
 PHASES = {"X", "i", "I", "M", "B", "E"}
 METADATA = {"process_name", "process_labels", "process_sort_index", "thread_name",
@@ -143,6 +144,7 @@ def test_every_sample_exports_a_valid_timeline_that_agrees_with_its_analysis(
     assert shown == {(f.rule, f.line) for f in analysis.findings}
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", REAL_WORLD, ids=lambda path: path.name)
 def test_every_real_world_recording_exports_a_valid_timeline(path: Path) -> None:
     events = check_trace_format(json.loads(json.dumps(trace_events([str(path)]))))

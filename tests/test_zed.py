@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 import acptrace
 from acptrace.cli import app
 from acptrace.read.envelopes import RecorderEvent
-from tests.golden import ROOT
+from tests import shared
 
-REAL_WORLD = ROOT.parent / "shared" / "real-world"
+REAL_WORLD = shared.REAL_WORLD
 ZED_DUMPS = sorted(REAL_WORLD.glob("zed-*.json"))
 
 
