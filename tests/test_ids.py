@@ -99,3 +99,13 @@ def test_ids_as_written_beyond_int64_or_with_an_exponent_are_jr_invalid(written:
     line = t.raw(b'{"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": ' + written + b', "result": {}}}')
     t.close()
     assert findings(t.analyze()) == [("JR-INVALID", "error", line)]
+
+
+@pytest.mark.parametrize(("sent", "quoted"), [(7, "7"), ("7", '"7"'), ('a"b', '"a\\"b"')])
+def test_messages_quote_an_id_as_written(sent: Any, quoted: str) -> None:
+    t = connected()
+    t.c2a(call(sent))
+    t.close()
+    (finding,) = t.analyze().findings
+    assert finding.rule == "JR-UNANSWERED"
+    assert f"(id {quoted})" in finding.message

@@ -73,3 +73,9 @@ def _scalar(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # (an int beyond 64 bits, a value that is not JSON)
         return json.dumps(value, default=repr)
+
+
+def written_id(value: Any) -> str:
+    """A JSON-RPC id as it is written in JSON (`7`, `"7"`): ids are quoted so in messages."""
+    text = json_text(value)
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"

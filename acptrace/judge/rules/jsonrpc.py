@@ -8,6 +8,7 @@ from acptrace.correlate.observations import DuplicateRequestId, OrphanResponse, 
 from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Severity
+from acptrace.model.excerpt import written_id
 
 
 @rule("JR-INVALID", Severity.ERROR, "jsonrpc", "JSON-RPC 2.0", InvalidJsonRpc)
@@ -22,7 +23,7 @@ def orphan_response(observed: OrphanResponse) -> Iterator[Verdict]:
     response = observed.message
     yield Verdict(
         response.line,
-        f"response id {response.id!r} matches no pending request",
+        f"response id {written_id(response.id)} matches no pending request",
         request_id=response.id,
     )
 
@@ -33,7 +34,7 @@ def duplicate_id(observed: DuplicateRequestId) -> Iterator[Verdict]:
     request = observed.message
     yield Verdict(
         request.line,
-        f"{request.method} reuses id {request.id!r} of the pending request at line "
+        f"{request.method} reuses id {written_id(request.id)} of the pending request at line "
         f"{observed.first_line}",
         request.session_id,
         request.id,
@@ -46,7 +47,7 @@ def unanswered(observed: Unanswered) -> Iterator[Verdict]:
     request = observed.request
     yield Verdict(
         request.line,
-        f"{request.method} (id {request.id!r}) has no response by the connection end",
+        f"{request.method} (id {written_id(request.id)}) has no response by the connection end",
         request.session_id,
         request.id,
     )

@@ -16,6 +16,7 @@ from acptrace.correlate.observations import (
 )
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Direction, Severity
+from acptrace.model.excerpt import written_id
 
 REQUEST_CANCELLED = -32800
 
@@ -113,7 +114,7 @@ def cancelled_unanswered(observed: Unanswered) -> Iterator[Verdict]:
         request = observed.request
         yield Verdict(
             request.line,
-            f"cancelled {request.method} (id {request.id!r}) never got a response",
+            f"cancelled {request.method} (id {written_id(request.id)}) never got a response",
             request.session_id,
             request.id,
         )
@@ -127,7 +128,7 @@ def cancelled_wrong_code(observed: CancelledAnswered) -> Iterator[Verdict]:
         request = observed.request
         yield Verdict(
             response.line,
-            f"cancelled {request.method} (id {request.id!r}) answered with error "
+            f"cancelled {request.method} (id {written_id(request.id)}) answered with error "
             f"{response.error_code}, not -32800",
             request.session_id,
             request.id,
