@@ -36,6 +36,10 @@ SDK_AGENT = [sys.executable, str(PEERS / "agent.py")]
 FAST = DriveSettings(replays=1, timeout_s=20.0, linger_ms=50.0)
 """One replay; the timeout is only reached when something is broken."""
 ARGUMENTS = {"N": 2, "MS": 300}
+JITTER_MS = 50
+"""How much earlier than the mock's delay the recorder may see it end: it stamps each line
+when its thread reads it, and on a loaded machine the marker was once read 5 ms late (a
+response 300 ms after it measured 295 ms). The delay itself is never shortened."""
 """The values the table's placeholders take in the round trip."""
 OUTCOMES = r"complete_failed|complete|truncated|unmarked_success|no_replay|loaded|ambiguous|unknown"
 
@@ -139,7 +143,7 @@ def test_each_fault_gives_the_documented_outcome_and_rules(
     requested = next(r for r in report["resumes"] if r["role"] == "requested")
     assert requested["session_id"] == "sess_driven"
     for field, bound in row.at_least_ms:
-        assert requested[field] >= bound, field
+        assert requested[field] >= bound - JITTER_MS, field
     ends_early = row.fault.startswith("truncate")
     assert (result.failures == 1) is ends_early, notes
 
