@@ -13,17 +13,15 @@ session come out as one `UpdateRun` each (`acptrace.decode.runs`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from acptrace.decode.directions import TRAFFIC, infer_direction
-from acptrace.decode.message import message_of, problems, valid_id
+from acptrace.decode.message import message_of, problems
 from acptrace.decode.runs import Run, is_utf8, plain_update
 from acptrace.decode.shapes import (
     NOT_DECODED,
     UNSET,
     CanonicalLine,
     WireMessage,
-    WireParams,
     decode_line,
     decode_message,
 )
@@ -122,8 +120,9 @@ def plain_message(
     wire: WireMessage, line: int, direction: Direction, ts_ns: int | None, mono_ns: int | None
 ) -> Message | None:
     """The message of a plain, valid request, notification or response; None for anything the
-    general path reports on (invalid JSON-RPC, an unknown direction, an unusual id)."""
-    if not _plain_id(wire.id) or problems(wire):
+    general path reports on (invalid JSON-RPC, an unknown direction, a response with no id to
+    pair)."""
+    if problems(wire):  # (an id that is not a string or an int64 integer among them)
         return None
     method = wire.method
     if method is UNSET:
@@ -135,14 +134,4 @@ def plain_message(
             direction = infer_direction(method, kind)
             if direction is Direction.UNKNOWN:
                 return None  # the general path reports the unknown direction
-        if method == "$/cancel_request":
-            params = wire.params
-            if type(params) is not WireParams or not valid_id(params.requestId):
-                return None
     return message_of(wire, line, direction, ts_ns, mono_ns)
-
-
-def _plain_id(value: Any) -> bool:
-    """Absent, or a string or integer id (floats and null take the general path)."""
-    kind = type(value)
-    return kind is str or kind is int or value is UNSET

@@ -1,9 +1,9 @@
 """Tables that fit the terminal without cutting a number or a word of a closed set.
 
 A `FittedTable` is laid out when it is printed, for the width it gets. Every column keeps its
-cells and its heading whole (numbers, outcomes, rule IDs) except the ones marked to wrap (free
-text, folded); when the whole does not fit, columns marked droppable go, in their order (text
-before numbers). Only a terminal narrower than the columns that cannot go cuts anything.
+cells and its heading whole (numbers, outcomes, short ids); when the whole does not fit, columns
+marked droppable go, in their order (text before numbers). Only a terminal narrower than the
+columns that cannot go cuts anything.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from rich.text import Text
 
 UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
-WRAPPED_MIN = 12
-"""The narrowest a wrapping column is made."""
 
 
 @dataclass(slots=True)
@@ -31,8 +29,6 @@ class Column:
     heading: str
     justify: str = "left"
     style: str = ""
-    wraps: bool = False
-    """Free text: folded onto several lines when the table must narrow."""
     drop: int | None = None
     """Dropped when the table does not fit, lowest first; None: never dropped."""
     cells: list[Text] = field(default_factory=list)
@@ -40,10 +36,7 @@ class Column:
     def need(self) -> int:
         """The narrowest this column can be without cutting a cell."""
         widest = max((cell.cell_len for cell in self.cells), default=0)
-        heading = Text(self.heading).cell_len
-        if self.wraps:
-            return max(min(heading, WRAPPED_MIN), min(widest, WRAPPED_MIN))
-        return max(widest, heading)
+        return max(widest, Text(self.heading).cell_len)
 
 
 class FittedTable:
@@ -82,8 +75,7 @@ class FittedTable:
                 justify=column.justify,  # type: ignore[arg-type]
                 style=column.style,
                 min_width=column.need(),
-                no_wrap=not column.wraps,
-                overflow="fold",
+                no_wrap=True,
             )
         for row in _rows(columns):
             table.add_row(*row)
