@@ -250,7 +250,7 @@ def test_report_html_renders_in_chromium(tmp_path: Path) -> None:
         "charts": 4,  # ECDF, outcome bars, one histogram per group
         "drawn": 4,
         "wide": 4,
-        "tables": 9,  # the overview; latency, outcomes, slowest, failed resumes per group
+        "tables": 11,  # the overview; latency, idle timers, outcomes, slowest, failed per group
         "note": False,
     }
     assert screenshot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
