@@ -703,18 +703,27 @@ def test_select_and_ignore_filter_findings() -> None:
 # -- found in review: the catalogue read literally ----------------------------------------------
 
 
-def test_children_of_overlapping_resumes_are_still_judged() -> None:
+def test_children_of_concurrent_resumes_are_ambiguous_and_not_judged() -> None:
+    # December (rules.md §3): "When the windows are RC-CONCURRENT resumes of one session, their
+    # child rows are `ambiguous` and the child rules are not judged for them." (Before, the
+    # catalogue was silent and these children were judged: RC-CHILD-MISSING at the response.)
     t = started()
     t.resume(id=1)
-    t.resume(id=2)
+    concurrent = t.resume(id=2)
     t.announce("child")
     t.marker()
     t.update("state_update")
-    response = t.result(1)
+    t.result(1)
     t.result(2)
-    got = findings(t.analyze())
-    assert ("RC-CHILD-MISSING", "error", response) in got
-    assert "RC-MISSING" not in {rule for rule, _, _ in got}
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", concurrent)]
+    rows = [(r.request_id, r.session_id, r.role, r.outcome) for r in analysis.resumes]
+    assert rows == [
+        (1, SESSION, "requested", "ambiguous"),
+        (1, "child", "child", "ambiguous"),
+        (2, SESSION, "requested", "ambiguous"),
+        (2, "child", "child", "ambiguous"),
+    ]
 
 
 def test_no_snapshot_when_the_state_update_came_before_a_wrong_marker() -> None:

@@ -65,12 +65,26 @@ class Misplacement(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class AnsweredResume:
+    """A replaying resume that got its response: where a late marker should have come."""
+
+    request_id: JsonId
+    """The resume's id."""
+    session_id: str
+    """The session the resume named (a child's parent tree starts there)."""
+    response_line: int
+    """Its response."""
+
+
+@dataclass(frozen=True, slots=True)
 class MisplacedMarker:
     """A marker outside the place the RFD allows for it."""
 
     message: Message
     placement: Misplacement
     request_id: JsonId = None
+    answered: AnsweredResume | None = None
+    """For a marker after the response: the resume it came too late for."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,8 +38,12 @@ class Track:
     """A `state_update` came after the first marker."""
     snapshot_seen: bool = False
     """A `state_update` came at all."""
-    early_markers: int = 0
-    """Markers for a child that came before its announcement."""
+    early: set[int] = field(default_factory=set)
+    """Where in `markers` a child's markers came before its announcement in the window
+    (RC-CHILD-BEFORE-ANNOUNCE): counted in `marker_count`, not towards RC-CHILD-DUPLICATE."""
+    judged_elsewhere: set[int] = field(default_factory=set)
+    """Where in `markers` a child's markers came while the Client's own replaying resume of
+    the child was pending: that resume judges them (RC-DUPLICATE, not RC-CHILD-DUPLICATE)."""
     replay_at: Stamp | None = None
     """The replay's last message so far: the request (a child's announcement), then each
     update before the marker (idle-timer verdicts)."""
@@ -75,6 +79,28 @@ class Track:
         if self.replaying and not self.markers:
             self._pause_before(stamp)
         self.markers.append(stamp)
+
+    def record_early_marker(self, message: Message) -> None:
+        """Count a child's marker that came before its announcement in the window: it counts
+        in `marker_count` and ends the replay, but measures no pause (it came first)."""
+        stamp = Stamp.of(message)
+        if self.first_update is None:
+            self.first_update = stamp
+        self.early.add(len(self.markers))
+        self.markers.append(stamp)
+
+    def first_marker(self) -> Stamp | None:
+        """The marker the latencies run to: the first after the announcement (else any)."""
+        for position, stamp in enumerate(self.markers):
+            if position not in self.early:
+                return stamp
+        return self.markers[0] if self.markers else None
+
+    def counted_markers(self) -> list[Stamp]:
+        """A child's markers that count towards RC-CHILD-DUPLICATE (all but early ones and
+        those a Client's own resume of the child judges)."""
+        uncounted = self.early | self.judged_elsewhere
+        return [stamp for n, stamp in enumerate(self.markers) if n not in uncounted]
 
     def replay_pauses(self, response: Stamp | None) -> list[tuple[int, int]]:
         """(gap_ns, updates replayed before it) of each silence of the replay wider than any

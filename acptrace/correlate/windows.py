@@ -2,7 +2,10 @@
 
 A window follows the requested session and every child announced in it (at any depth): where
 each session's marker falls, what came before and after it, and what the Agent asked meanwhile.
-Markers that fit no window are reported as misplaced. Memory holds open windows only.
+Children are announced per replay window (rules.md §3): a parent's replayed `subagent_update`
+announces its child again in each window that replays it, and a marker counts for every open
+window whose tree holds its session. Markers that fit no window are reported as misplaced.
+Memory holds open windows, and the sessions they and earlier answered resumes named.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from acptrace.correlate.observations import (
+    AnsweredResume,
     ConcurrentResume,
     MisplacedMarker,
     Misplacement,
@@ -37,14 +41,16 @@ class WindowBook:
     """Whether the transcript shows a session active right now."""
     by_session: dict[str, list[Window]] = field(default_factory=dict)
     """Open windows by the session their request names."""
-    child_owner: dict[str, tuple[Window, Track]] = field(default_factory=dict)
-    """Children of open windows, with the window and track that follow them."""
-    announced: set[str] = field(default_factory=set)
-    """Every child announced on the connection (only the first announcement counts)."""
-    answered: set[str] = field(default_factory=set)
-    """Sessions whose replaying window got its response (for RC-AFTER-RESPONSE)."""
+    child_tracks: dict[str, list[tuple[Window, Track]]] = field(default_factory=dict)
+    """Open replay windows whose tree holds a child, with the track following it there."""
+    ever_announced: set[str] = field(default_factory=set)
+    """Every session some `subagent_update` named on the connection."""
+    answered: dict[str, AnsweredResume] = field(default_factory=dict)
+    """The latest answered replaying resume whose tree held each session (RC-AFTER-RESPONSE)."""
+    seen_markers: dict[str, list[Message]] = field(default_factory=dict)
+    """Markers since a window opened: a later announcement in it makes them early."""
     unclaimed: dict[str, list[Message]] = field(default_factory=dict)
-    """Markers for unknown sessions that a later announcement may still claim."""
+    """Markers that fit no window yet: a later announcement may still claim them."""
 
     def open(self, request: Message, session_id: str, *, v1: bool = False) -> Window:
         """Start following a resume or load request.
@@ -90,9 +96,8 @@ class WindowBook:
         assert session_id is not None
         for window in self.by_session.get(session_id, ()):
             window.requested.record_updates(run)
-        owner = self.child_owner.get(session_id)
-        if owner is not None:
-            owner[1].record_updates(run)
+        for _, track in self.child_tracks.get(session_id, ()):
+            track.record_updates(run)
 
     def on_agent_request(self, message: Message) -> None:
         """Note an Agent request that names a requested session (RC-REQUEST-BEFORE-MARKER)."""
@@ -109,10 +114,12 @@ class WindowBook:
         if not siblings:
             self.by_session.pop(window.session_id, None)
         for child in window.children:
-            self.child_owner.pop(child, None)
+            self._drop_child_track(child, window)
         if window.replaying and response is not None:
-            self.answered.add(window.session_id)
-            self.answered.update(window.children)
+            answered = AnsweredResume(window.request.id, window.session_id, response.line)
+            self.answered[window.session_id] = answered
+            for child in window.children:
+                self.answered[child] = answered
         error_code = response.error_code if response is not None else None
         stamp = Stamp.of(response) if response is not None else None
         self.emit(WindowClosed(window, end, stamp, error_code))
@@ -127,62 +134,79 @@ class WindowBook:
         self._flush_unclaimed()
 
     def _place_marker(self, message: Message, session_id: str) -> None:
-        """Give a marker to the window it belongs to, or report where it should not be
+        """Give a marker to every window it belongs to, or report where it should not be
         (a `session/load` window is none: a marker there belongs to no window)."""
         windows = [w for w in self.by_session.get(session_id, ()) if w.method != "session/load"]
         replaying = [w for w in windows if w.replaying]
         for window in replaying:
             window.requested.record_marker(message)
-        if replaying:
-            return
-        owner = self.child_owner.get(session_id)
-        if owner is not None:
-            owner[1].record_marker(message)
+        holders = self.child_tracks.get(session_id, ())
+        for _, track in holders:
+            if replaying:  # the Client's own resume of the child judges its duplicates
+                track.judged_elsewhere.add(len(track.markers))
+            track.record_marker(message)
+        if self.by_session:
+            self.seen_markers.setdefault(session_id, []).append(message)
+        if replaying or holders:
             return
         if windows:
             windows[0].requested.record_marker(message)
             placement, request_id = Misplacement.WITHOUT_CURSOR, windows[0].request.id
             self.emit(MisplacedMarker(message, placement, request_id))
-        elif session_id in self.answered:
-            self.emit(MisplacedMarker(message, Misplacement.AFTER_RESPONSE))
+        elif (answered := self.answered.get(session_id)) is not None:
+            placement = Misplacement.AFTER_RESPONSE
+            self.emit(MisplacedMarker(message, placement, answered.request_id, answered))
         elif self.by_session:
             self.unclaimed.setdefault(session_id, []).append(message)
         else:
             self.emit(MisplacedMarker(message, Misplacement.UNSOLICITED))
 
     def _announce(self, message: Message, parent_id: str, child_id: str) -> None:
-        """A `subagent_update` on a session: the first one for a child announces it."""
-        if child_id in self.announced:
-            return
-        self.announced.add(child_id)
-        window = self._replaying_window_of(parent_id)
-        if window is None:
-            return
-        track = Track(
-            child_id,
-            replaying=True,
-            active_at_request=self.is_active(child_id),
-            parent_id=parent_id,
-            announce=Stamp.of(message),
-        )
-        window.children[child_id] = track
-        self.child_owner[child_id] = (window, track)
-        for early in self.unclaimed.pop(child_id, []):
-            if early.line >= window.request.line:
-                track.record_marker(early)
-                track.early_markers += 1
-                placement = Misplacement.BEFORE_ANNOUNCE
-                self.emit(MisplacedMarker(early, placement, window.request.id))
-            else:
-                self.emit(MisplacedMarker(early, Misplacement.UNSOLICITED))
+        """A `subagent_update` on a session: it announces the child in every open replay window
+        whose tree holds the parent, where it is the parent's replayed history (before the
+        parent's marker there) or the first one for the child on the connection."""
+        first_ever = child_id not in self.ever_announced
+        self.ever_announced.add(child_id)
+        for window, parent in self._replaying_tracks_of(parent_id):
+            if child_id in window.children or child_id == window.session_id:
+                continue
+            if parent.markers and not first_ever:
+                continue  # a live metadata patch after the parent's marker
+            track = Track(
+                child_id,
+                replaying=True,
+                active_at_request=self.is_active(child_id),
+                parent_id=parent_id,
+                announce=Stamp.of(message),
+            )
+            window.children[child_id] = track
+            self.child_tracks.setdefault(child_id, []).append((window, track))
+            self._claim_early_markers(window, track)
 
-    def _replaying_window_of(self, session_id: str) -> Window | None:
-        """The open replaying window whose tree holds the session, if any."""
-        for window in self.by_session.get(session_id, ()):
-            if window.replaying:
-                return window
-        owner = self.child_owner.get(session_id)
-        return owner[0] if owner is not None else None
+    def _claim_early_markers(self, window: Window, track: Track) -> None:
+        """Markers for a child that came in the window before its announcement there."""
+        unclaimed = self.unclaimed.get(track.session_id, [])
+        for early in self.seen_markers.get(track.session_id, ()):
+            if early.line < window.request.line:
+                continue
+            track.record_early_marker(early)
+            placement = Misplacement.BEFORE_ANNOUNCE
+            self.emit(MisplacedMarker(early, placement, window.request.id))
+            unclaimed[:] = [marker for marker in unclaimed if marker is not early]
+
+    def _replaying_tracks_of(self, session_id: str) -> list[tuple[Window, Track]]:
+        """Each open replay window whose tree holds the session, with the session's track."""
+        found = [(w, w.requested) for w in self.by_session.get(session_id, ()) if w.replaying]
+        found.extend(self.child_tracks.get(session_id, ()))
+        return found
+
+    def _drop_child_track(self, child_id: str, window: Window) -> None:
+        """Stop following a child in a window that closed."""
+        holders = [pair for pair in self.child_tracks.get(child_id, ()) if pair[0] is not window]
+        if holders:
+            self.child_tracks[child_id] = holders
+        else:
+            self.child_tracks.pop(child_id, None)
 
     def _flush_unclaimed(self) -> None:
         """Markers no window can claim any more are unsolicited."""
@@ -190,3 +214,4 @@ class WindowBook:
             for marker in markers:
                 self.emit(MisplacedMarker(marker, Misplacement.UNSOLICITED))
         self.unclaimed.clear()
+        self.seen_markers.clear()

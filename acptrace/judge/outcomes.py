@@ -29,7 +29,7 @@ def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.TRUNCATED
     if not window.replaying:
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.NO_REPLAY
-    if window.ambiguous and track is window.requested:
+    if window.ambiguous:  # the children of concurrent resumes too (rules.md §3)
         return Outcome.AMBIGUOUS
     if open_at_unknown_end:
         return Outcome.UNKNOWN
@@ -42,7 +42,7 @@ def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
 def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
     window = closed.window
     request = Stamp.of(window.request)
-    marker = track.markers[0] if track.markers else None
+    marker = track.first_marker()
     response = closed.response
     pauses = tuple(
         ReplayPause(round(gap_ns / 1e6, 3), track.replayed - before)

@@ -19,9 +19,9 @@ SOURCE = "RFD Subagent sessions"
 
 
 def _judged(closed: WindowClosed) -> bool:
-    """Children are judged in replaying resumes (RC-CONCURRENT spares only the four rules of the
-    requested session: the children of overlapping resumes are still judged)."""
-    return closed.window.replaying
+    """Children are judged in replaying resumes, except concurrent ones (RC-CONCURRENT): their
+    child rows are `ambiguous` (rules.md §3)."""
+    return closed.window.replaying and not closed.window.ambiguous
 
 
 @rule("RC-CHILD-MISSING", Severity.ERROR, "child", SOURCE, WindowClosed)
@@ -47,11 +47,12 @@ def child_duplicate(closed: WindowClosed) -> Iterator[Verdict]:
     if not _judged(closed):
         return
     for child in closed.window.children.values():
-        for extra in child.markers[1:]:
+        counted = child.counted_markers()
+        for extra in counted[1:]:
             yield Verdict(
                 extra.line,
                 f"another {MARKER_TAG} for child {child.session_id} "
-                f"(first at line {child.markers[0].line})",
+                f"(first at line {counted[0].line})",
                 child.session_id,
                 closed.window.request.id,
             )

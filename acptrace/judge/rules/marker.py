@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from acptrace.correlate.observations import MisplacedMarker, Misplacement, WindowClosed
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Severity, WindowEnd
-from acptrace.model.excerpt import excerpt
+from acptrace.model.excerpt import excerpt, written_id
 
 CURSOR_REJECTED = -32602
 
@@ -58,6 +58,12 @@ def _register_misplaced(rule_id: str, source: str, kind: Misplacement, help_line
             text = (
                 f"replay_complete for {message.session_id}: {help_line[0].lower()}{help_line[1:]}"
             )
+            if (answered := observed.answered) is not None:
+                text = (
+                    f"replay_complete for {message.session_id} after the response (line "
+                    f"{answered.response_line}) to session/resume id "
+                    f"{written_id(answered.request_id)} of {answered.session_id}"
+                )
             yield Verdict(message.line, text, message.session_id, observed.request_id)
 
     rule(rule_id, Severity.ERROR, "marker", source, MisplacedMarker, help_line)(check)
