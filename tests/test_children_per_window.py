@@ -4,8 +4,8 @@ that triggers the rule and one that must not."""
 from __future__ import annotations
 
 from acptrace.model.domain import Analysis
-from tests.test_rules import findings, started
-from tests.transcript import SESSION, Transcript
+from tests.test_rules import started
+from tests.transcript import SESSION, Transcript, findings
 
 
 def child_rows(analysis: Analysis) -> list[tuple[object, str, str, int]]:
