@@ -14,3 +14,8 @@ class UnreadableInput(AcptraceError):
 
 class UsageError(AcptraceError):
     """The caller asked for something that does not exist (an unknown format, a bad option)."""
+
+
+class SeveralConnections(UsageError):
+    """A call that reads one transcript was given a file holding several connections (or
+    none): `analyze_file` and `open_walks` take such files, one analysis per connection."""

@@ -1,4 +1,7 @@
-"""The library entry point: one streaming pass from a transcript to an `Analysis`."""
+"""One streaming pass over one connection's transcript: the `Walk`, and its `Analysis`.
+
+The entry points that open files (one walk per connection) are in `acptrace.pipeline.transcripts`.
+"""
 
 from __future__ import annotations
 
@@ -35,42 +38,6 @@ from acptrace.read.connections import Part
 from acptrace.read.envelopes import Envelope, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
 from acptrace.read.source import iter_blocks, open_input
-
-
-def analyze(
-    source: str | os.PathLike[str] | BinaryIO,
-    options: Options | None = None,
-    *,
-    name: str | None = None,
-    execution: Execution | None = None,
-) -> Analysis:
-    """Analyse one transcript: a path (`-` for stdin, `.gz` transparently) or a binary stream.
-
-    Raises `UnreadableInput` when the input cannot be read at all; everything wrong inside it
-    is reported in the result.
-    """
-    with open_walk(source, options, name=name, each_message=False, execution=execution) as walk:
-        for _ in walk:
-            pass
-        return walk.analysis
-
-
-@contextmanager
-def open_walk(
-    source: str | os.PathLike[str] | BinaryIO,
-    options: Options | None = None,
-    *,
-    name: str | None = None,
-    each_message: bool = True,
-    execution: Execution | None = None,
-) -> Iterator[Walk]:
-    """A walk over a transcript (a path, `-`, or a binary stream), for views of every message.
-
-    Raises `UnreadableInput` when the input cannot be read at all.
-    """
-    options = options or Options()
-    with opened(source, name) as (stream, label):
-        yield Walk(stream, options, name=label, each_message=each_message, execution=execution)
 
 
 @contextmanager
@@ -160,6 +127,11 @@ class Walk:
         self._stream = stream
         self._analysis: Analysis | None = None
         self._unanswered: tuple[Message, ...] = ()
+
+    @property
+    def connection(self) -> str | None:
+        """The connection walked, in a file that holds several; None for a file of one."""
+        return self._stream.name if isinstance(self._stream, Part) else None
 
     @property
     def analysis(self) -> Analysis:

@@ -80,13 +80,16 @@ def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
     """Up to `size` bytes from where the stream stands, leaving them to be read (fewer when the
     stream buffers less; none from a stream that can neither peek nor seek)."""
     peek = getattr(stream, "peek", None)
-    if peek is not None:
-        return bytes(peek(size)[:size])
-    if stream.seekable():
-        at = stream.tell()
-        head = stream.read(size)
-        stream.seek(at)
-        return head
+    try:
+        if peek is not None:
+            return bytes(peek(size)[:size])
+        if stream.seekable():
+            at = stream.tell()
+            head = stream.read(size)
+            stream.seek(at)
+            return head
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise UnreadableInput(f"reading stopped after line 0: {error}") from None
     return b""
 
 
