@@ -256,6 +256,19 @@ def test_the_terminal_marks_approximate_latencies_and_says_why() -> None:
     assert "~" not in measured.stdout
 
 
+def test_the_timeline_marks_estimated_times_but_not_the_stderr_lines_own() -> None:
+    data = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:32Z"))
+    data += dump(RESUME_OK)
+    result = CliRunner().invoke(app, ["timeline", "-"], input=data, env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "~ estimated" in result.stdout
+    stderr_times = [line.split()[1] for line in lines if "stderr \\x1b" in line]
+    assert stderr_times == ["+0.000s", "+1.000s"]
+    assert any("~+1.000s" in line and "⇠" in line and "~1.00 s" in line for line in lines)
+    assert "marker→response ~1.00 s" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
