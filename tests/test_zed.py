@@ -18,6 +18,7 @@ from acptrace.read.envelopes import RecorderEvent
 from acptrace.read.formats.zed import leading_time_ns
 from acptrace.tables.builder import frames
 from tests import shared
+from tests.transcript import Transcript
 
 REAL_WORLD = shared.REAL_WORLD
 ZED_DUMPS = sorted(REAL_WORLD.glob("zed-*.json"))
@@ -267,6 +268,24 @@ def test_the_timeline_marks_estimated_times_but_not_the_stderr_lines_own() -> No
     assert stderr_times == ["+0.000s", "+1.000s"]
     assert any("~+1.000s" in line and "⇠" in line and "~1.00 s" in line for line in lines)
     assert "marker→response ~1.00 s" in result.stdout
+
+
+def test_ci_formats_mark_estimates_and_junit_gives_them_no_test_time() -> None:
+    data = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:32Z"))
+    data += dump(RESUME_OK)
+    runner = CliRunner()
+    markdown = runner.invoke(app, ["analyze", "--format", "markdown", "-"], input=data)
+    assert "| ~1.00 s |" in markdown.stdout
+    junit = runner.invoke(app, ["analyze", "--format", "junit", "-"], input=data).stdout
+    (case,) = [line for line in junit.splitlines() if 'classname="acptrace.resumes"' in line]
+    assert 'time="0"' in case  # (the default: no measured duration)
+    assert "marker→response ~1.00 s" in junit
+    measured = Transcript()
+    measured.resume(id=3, at_ms=0)
+    measured.marker(at_ms=40)
+    measured.result(3, {}, at_ms=1040)
+    timed = runner.invoke(app, ["analyze", "--format", "junit", "-"], input=measured.text())
+    assert 'time="1.040"' in timed.stdout
 
 
 @pytest.mark.parametrize(
