@@ -16,6 +16,7 @@ from acptrace.cli import app
 from acptrace.model.domain import Analysis, ResumeRow
 from acptrace.read.envelopes import RecorderEvent
 from acptrace.read.formats.zed import leading_time_ns
+from acptrace.report import GroupBy, Metric, build_report
 from acptrace.tables.builder import frames
 from tests import shared
 from tests.transcript import Transcript
@@ -286,6 +287,21 @@ def test_ci_formats_mark_estimates_and_junit_gives_them_no_test_time() -> None:
     measured.result(3, {}, at_ms=1040)
     timed = runner.invoke(app, ["analyze", "--format", "junit", "-"], input=measured.text())
     assert 'time="1.040"' in timed.stdout
+
+
+def test_reports_leave_estimates_out_of_latency_statistics(tmp_path: Path) -> None:
+    zed = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:39Z"))
+    (tmp_path / "zed.json").write_bytes(zed + dump(RESUME_OK))
+    measured = Transcript()
+    measured.resume(id=3, at_ms=0)
+    measured.marker(at_ms=40)
+    measured.result(3, {}, at_ms=1040)
+    (tmp_path / "measured.jsonl").write_bytes(measured.text())
+    report = build_report([str(tmp_path)], by=GroupBy.AGENT, jobs=1)
+    (group,) = report.groups
+    assert group.replaying == 2  # the Zed resume counts among the outcomes ...
+    assert group.metrics[Metric.MARKER_TO_RESPONSE].count == 1  # ... not its estimated 8 s
+    assert [r.marker_to_response_ms for r in group.slowest] == [1000.0]
 
 
 @pytest.mark.parametrize(
