@@ -304,6 +304,15 @@ def test_reports_leave_estimates_out_of_latency_statistics(tmp_path: Path) -> No
     assert [r.marker_to_response_ms for r in group.slowest] == [1000.0]
 
 
+def test_reports_list_an_incomplete_zed_resume_without_its_estimated_times(tmp_path: Path) -> None:
+    failed = entry("incoming", "response", "r1", "session/resume", {"code": -32603, "message": "x"})
+    zed = dump(logged("2026-08-18T05:50:31Z"), RESUME, logged("2026-08-18T05:50:39Z"), failed)
+    (tmp_path / "zed.json").write_bytes(zed)
+    (group,) = build_report([str(tmp_path)], jobs=1).groups
+    (listed,) = group.incomplete
+    assert (listed.outcome, listed.request_to_response_ms) == ("truncated", None)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -171,8 +171,9 @@ def _ref(path: str, row: ResumeRow) -> ResumeRef:
         end=row.end,
         error_code=row.error_code,
         replayed_updates=row.replayed_updates,
-        marker_to_response_ms=row.marker_to_response_ms,
-        request_to_response_ms=row.request_to_response_ms,
+        # (an estimate is not shown as a measured latency: `_values`)
+        marker_to_response_ms=None if row.approximate else row.marker_to_response_ms,
+        request_to_response_ms=None if row.approximate else row.request_to_response_ms,
     )
 
 
