@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -437,6 +440,15 @@ def test_stdin_and_output_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["fidelity", "-", "-f", "json", "-o", str(out)], input=data)
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["sessions"][0]["fidelity"] == 0.75
+
+
+def test_gzip_through_a_pipe_is_read_twice(tmp_path: Path) -> None:
+    """A gzip reader over a pipe claims it can seek; stdin is spooled so both passes read it."""
+    data = gzip.compress(dropped(tmp_path).read_bytes())
+    command = [sys.executable, "-m", "acptrace", "fidelity", "-", "-f", "json", "--no-config"]
+    done = subprocess.run(command, input=data, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout)["sessions"][0]["fidelity"] == 0.75
 
 
 def test_the_table_reads_at_80_columns(tmp_path: Path) -> None:

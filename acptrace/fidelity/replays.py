@@ -144,9 +144,11 @@ def _window(row: ResumeRow, options: Options) -> _Window:
 def _rewindable(
     source: str | os.PathLike[str] | BinaryIO,
 ) -> Iterator[tuple[BinaryIO, str]]:
-    """The input as a stream that can be read twice (a pipe is spooled first)."""
+    """The input as a stream that can be read twice: stdin and streams that cannot seek are
+    spooled first (a gzip reader over a pipe says it can seek, and cannot go back)."""
+    stdin = isinstance(source, str | os.PathLike) and os.fspath(source) == "-"
     with opened(source) as (stream, name):
-        if stream.seekable():
+        if not stdin and stream.seekable():
             yield stream, name
             return
         with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
