@@ -8,7 +8,7 @@ items are kept, never the updates they came from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -117,7 +117,9 @@ class Collector:
     policy: TagPolicy
     """Never-history tags make no item (a replay may leave them out)."""
     _drafts: dict[Key, _Draft] = field(default_factory=dict)
+    """The items so far, in the order of their first update."""
     _counts: dict[tuple[ItemKind, str | None], int] = field(default_factory=dict)
+    """Unkeyed items so far, per kind and role (the next is `#N+1`)."""
     _last: Key | None = None
     """The item the previous update went to (unkeyed chunks continue it)."""
 
@@ -219,13 +221,3 @@ def _entry_text(entry: Any) -> str:
     if not isinstance(entry, dict):
         return "- ?\n"
     return f"- [{entry.get('status', '?')}] {entry.get('content', '')}\n"
-
-
-def collect(
-    updates: Iterable[tuple[str, Mapping[str, Any], int]], policy: TagPolicy
-) -> tuple[HistoryItem, ...]:
-    """The items of (tag, update, line) triples of one session, in order."""
-    collector = Collector(policy)
-    for tag, update, line in updates:
-        collector.add(tag, update, line)
-    return collector.items()

@@ -47,6 +47,7 @@ class LiveBook:
     options: Options
     """The tag policy in force (never-history tags make no item)."""
     sessions: dict[str, Collector] = field(default_factory=dict)
+    """Each session's live items, by session ID."""
 
     def collector(self, session_id: str) -> Collector:
         """The session's live history, started empty."""

@@ -8,7 +8,8 @@ import orjson
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from acptrace.fidelity import FidelityReport, HistoryItem, SessionFidelity
+from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity
+from acptrace.model.domain import Role
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.summary import OUTCOME_STYLE
 from acptrace.render.text import inert, short_id
@@ -70,7 +71,7 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
         c = entry.comparison
         table.add_row(
             str(entry.request_line),
-            inert(("└ " if entry.role.value == "child" else "") + short_id(entry.session_id)),
+            inert(("└ " if entry.role is Role.CHILD else "") + short_id(entry.session_id)),
             Text(entry.outcome.value, OUTCOME_STYLE[entry.outcome]),
             str(c.live_items),
             str(c.replayed_items),
@@ -78,7 +79,7 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
             _count(len(c.extra), "yellow"),
             _count(len(c.changed), "yellow"),
             _count(len(c.reordered), "yellow"),
-            Text(f"{c.fidelity:.2f}", "green" if c.fidelity == 1 else "red"),
+            Text(f"{c.fidelity:.2f}", _ratio_style(c)),
         )
     return Group(table, *(_details(entry) for entry in report.sessions if _differs(entry)))
 
@@ -97,6 +98,11 @@ def _columns() -> list[Column]:
         Column("moved", right),
         Column("fidelity", right),
     ]
+
+
+def _ratio_style(c: Comparison) -> str:
+    """Dim without live items (nothing was compared), green when whole, else red."""
+    return "dim" if not c.live_items else "green" if c.fidelity == 1 else "red"
 
 
 def _count(n: int, style: str) -> Text:
