@@ -163,6 +163,22 @@ def test_a_tool_call_is_compared_by_its_last_status() -> None:
     assert c.fidelity == 3 / 4
 
 
+def test_a_permission_requests_tool_call_is_live_history_like_an_update() -> None:
+    """Clients apply a permission request's `toolCall` like a `tool_call_update` (the RFD), so
+    the title it brings is part of the live tool call."""
+    t = started()
+    subject = {"type": "tool_call", "toolCall": {"toolCallId": "t1", "title": "Edit a.py"}}
+    t.request("session/request_permission", {"sessionId": SESSION, "subject": subject,
+              "options": []}, id=7, agent=True)  # fmt: skip
+    t.result(7, {"outcome": {"outcome": "selected", "optionId": "allow"}}, agent=False)
+    t.update("tool_call_update", toolCallId="t1", status="completed")
+    replay(t)
+    t.update("tool_call_update", toolCallId="t1", title="Edit a.py", status="completed")
+    close_replay(t)
+    c = only(t)
+    assert (c.live_items, c.changed, c.fidelity) == (1, (), 1.0)
+
+
 def test_items_out_of_the_live_order_are_reordered_and_still_count_as_faithful() -> None:
     t = started()
     live_history(t)

@@ -20,9 +20,12 @@ from typing import Any, BinaryIO, cast
 
 from acptrace.correlate.correlator import Step
 from acptrace.fidelity.items import Collector, HistoryItem
-from acptrace.model.domain import Issue, Outcome, ResumeRow
+from acptrace.model.domain import Issue, MessageKind, Outcome, ResumeRow
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import Walk, analyze_stream, opened
+
+PERMISSION = "session/request_permission"
+"""A Client applies the tool call of this request like a `tool_call_update` (RFD)."""
 
 SPOOL_BYTES = 16 * 1024 * 1024
 """A stream that cannot be rewound (a pipe) is kept in memory up to this size, then on disk."""
@@ -110,25 +113,39 @@ def scan(
 
 
 def _fold(step: Step, by_session: dict[str, list[_Window]], book: LiveBook) -> None:
-    """One message: a `session/update` goes to the windows replaying its session, else live."""
+    """One message: a `session/update` goes to the windows replaying its session, else live;
+    a live permission request's tool call patches the live history like a `tool_call_update`."""
     message = step.message
-    if message.method != "session/update" or message.session_id is None:
+    if message.session_id is None:
+        return
+    if message.method == PERMISSION and message.kind is MessageKind.REQUEST:
+        tool_call = _permission_tool_call(step.payload)
+        inside = any(w.holds(message.line) for w in by_session.get(message.session_id, ()))
+        if tool_call is not None and not inside:
+            book.collector(message.session_id).add("tool_call_update", tool_call, message.line)
         return
     tag = message.update_tag
-    update = _update_of(step.payload)
-    if tag is None or update is None:
+    update = _params(step.payload).get("update")
+    if message.method != "session/update" or tag is None or not isinstance(update, dict):
         return
-    inside = [w for w in by_session.get(message.session_id, ()) if w.holds(message.line)]
-    for window in inside:
+    inside_windows = [w for w in by_session.get(message.session_id, ()) if w.holds(message.line)]
+    for window in inside_windows:
         window.replayed.add(tag, update, message.line)
-    if not inside:
+    if not inside_windows:
         book.collector(message.session_id).add(tag, update, message.line)
 
 
-def _update_of(payload: Any) -> dict[str, Any] | None:
+def _params(payload: Any) -> dict[str, Any]:
     params = payload.get("params") if isinstance(payload, dict) else None
-    update = params.get("update") if isinstance(params, dict) else None
-    return update if isinstance(update, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def _permission_tool_call(payload: Any) -> dict[str, Any] | None:
+    """The tool call a permission request is about: `subject.toolCall` (v2), `toolCall` (v1)."""
+    params = _params(payload)
+    subject = params.get("subject")
+    found = subject.get("toolCall") if isinstance(subject, dict) else params.get("toolCall")
+    return found if isinstance(found, dict) else None
 
 
 def _replays(row: ResumeRow) -> bool:
