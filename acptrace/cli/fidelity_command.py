@@ -41,13 +41,16 @@ def fidelity_command(
     live: Annotated[
         str,
         typer.Argument(
+            metavar="LIVE",
             help="The live recording, or one transcript holding the live session and its "
-            "later replay (`-` for stdin)."
+            "later replay (`-` for stdin).",
         ),
     ],
     replayed: Annotated[
         str | None,
-        typer.Argument(help="The recording of the replay, when it is another file."),
+        typer.Argument(
+            metavar="[REPLAYED]", help="The recording of the replay, when it is another file."
+        ),
     ] = None,
     output_format: Annotated[FidelityFormat, FORMAT] = FidelityFormat.RICH,
     output: OutputOption = None,
