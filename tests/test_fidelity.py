@@ -238,6 +238,31 @@ def test_messages_without_message_id_match_by_order_within_kind_and_role() -> No
     assert (c.missing, c.extra, c.reordered) == ((), (), ())
 
 
+def test_a_v1_load_replays_v1_tool_calls_and_plans() -> None:
+    """v1's `tool_call` and `plan` tags (not in the v2 tag table) are history items too."""
+    t = Transcript()
+    t.open()
+    t.initialize(version=1)
+    t.new_session()
+    entries = [{"content": "Read the fixture", "priority": "high", "status": "completed"}]
+
+    def turn(answer: str) -> None:
+        said(t, "user_message_chunk", None, "Fix it")
+        t.update("tool_call", toolCallId="t1", title="Read", kind="read", status="completed")
+        t.update("plan", entries=entries)
+        said(t, "agent_message_chunk", None, answer)
+
+    turn("Done.")
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=5)
+    turn("Done!")
+    t.result(5, None)
+    (entry,) = report(t).sessions
+    assert entry.outcome.value == "loaded"
+    c = entry.comparison
+    assert ids(tuple(ch.live for ch in c.changed)) == [("message", "#1")]
+    assert (c.live_items, c.replayed_items, c.missing, c.extra) == (4, 4, (), ())
+
+
 def test_messages_of_each_role_and_thoughts_have_their_own_ids() -> None:
     """MessageId spaces are per type: a user message and an agent message may share an id."""
     t = started()
