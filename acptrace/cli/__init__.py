@@ -29,6 +29,7 @@ MODULES = {
     "timeline": "timeline_command",
     "mock": "mock_command",
     "drive": "drive_command",
+    "fidelity": "fidelity_command",
 }
 """Each command, and the module that registers it."""
 
