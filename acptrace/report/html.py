@@ -1,8 +1,8 @@
 """report.html: one self-contained page (inline CSS and SVG images, no script, no network).
 
 A Content-Security-Policy meta tag forbids every fetch but `data:` images, so the page cannot
-reach the network even by mistake. Every text from a transcript is escaped. Without matplotlib
-(the `report` extra) the page says so and shows the tables alone.
+reach the network even by mistake. Every text from a transcript is escaped. Should matplotlib
+(a dependency) be missing, the page says so and shows the tables alone.
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 """The page's Content-Security-Policy: nothing is fetched."""
 
 NO_CHARTS = (
-    "Charts need matplotlib, the optional <code>report</code> extra: "
-    "<code>pip install 'acptrace[report]'</code>. The tables hold the same numbers."
+    "Charts need matplotlib, a dependency of acptrace that this installation lacks: "
+    "<code>pip install --force-reinstall acptrace</code> brings it back. "
+    "The tables hold the same numbers."
 )
 
 _CSS = """
