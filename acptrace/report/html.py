@@ -22,6 +22,7 @@ from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
     FEW_LEGEND,
+    FEW_MARK,
     change_text,
     count_text,
     measure_label,
@@ -34,7 +35,7 @@ from acptrace.report.numbers import (
     verdict_text,
 )
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
-from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report, ResumeRef
+from acptrace.report.summaries import FEW_REPLAYS, INCOMPLETE, Group, Metric, Report, ResumeRef
 
 HEADLINE = Metric.MARKER_TO_RESPONSE
 """The metric the charts show: the RFD's headline figure."""
@@ -381,7 +382,9 @@ def _method() -> str:
         "ends; child sessions are counted apart. Percentiles interpolate linearly between the "
         f"nearest ranks (<code>{PERCENTILE_METHOD}</code>, numpy's default). Replay throughput "
         "is replayed updates ÷ (request → marker in seconds), for resumes with a marker. "
-        "Rates are shares of the replaying resumes.</p></footer>"
+        "Rates are shares of the replaying resumes that expect a marker: a v1 "
+        "<code>session/load</code> (<code>loaded</code>) expects none and is counted apart. "
+        f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}.</p></footer>"
     )
 
 
