@@ -12,6 +12,8 @@ from acptrace.model.domain import Source
 def printable(value: Any) -> str:
     """The value as one line of text with control characters shown as escapes (`\\x1b`)."""
     text = "" if value is None else str(value)
+    if text.isprintable():  # (most text: checked in C, no character-by-character work)
+        return text
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
 
 
