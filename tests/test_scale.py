@@ -7,7 +7,9 @@ without a Python step per line.
 
 from __future__ import annotations
 
+import io
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,8 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.model.domain import Analysis
+from acptrace.read import source
+from acptrace.read.source import BlankLines, RawLine, iter_blocks
 from acptrace.render import json_report, jsonstream, sarif
 from acptrace.render.jsonstream import Streamed, json_chunks
 from acptrace.render.summary import FINDINGS_SHOWN
@@ -174,3 +178,53 @@ def test_terminal_of_a_few_findings_lists_them_all() -> None:
     path = ROOT / "sample_traces" / "rules-marker.jsonl"
     _, text = cli("analyze", str(path))
     assert "more" not in text
+
+
+# -- blank lines -----------------------------------------------------------------------------------
+
+
+def _pieces_of(data: bytes) -> list[tuple[int, bytes]]:
+    """Numbered lines as a plain split reads them (CR of a CRLF line end removed)."""
+    lines = data.split(b"\n")
+    if data.endswith(b"\n") or not data:
+        lines.pop()
+    return [(n, line.removesuffix(b"\r")) for n, line in enumerate(lines, 1)]
+
+
+@pytest.mark.parametrize("read_block", [7, 64, 300, 4096])
+def test_blank_runs_are_counted_apart_and_every_line_keeps_its_number(
+    monkeypatch: pytest.MonkeyPatch, read_block: int
+) -> None:
+    monkeypatch.setattr(source, "READ_BLOCK", read_block)
+    rng = random.Random(read_block)
+    shapes = [b"\n", b" \t\n", b"\r\n", b'{"a":1}\n']
+    for _ in range(300):
+        data = b"".join(rng.choice(shapes) * rng.randint(0, 300) for _ in range(rng.randint(0, 8)))
+        data += rng.choice([b"", b"xx", b"  "])
+        got = []
+        for item in iter_blocks(io.BytesIO(data)):
+            raws = [item] if isinstance(item, RawLine) else list(item.raw_lines())
+            got += [(raw.number, raw.data) for raw in raws]
+        assert got == _pieces_of(data)
+
+
+def test_a_flood_of_blank_lines_comes_in_a_few_counted_runs() -> None:
+    data = b"\n" * 3_000_000 + b" \t\n" * 1_000_000
+    items = list(iter_blocks(io.BytesIO(data)))
+    assert len(items) < 30  # (a run and a line per read, not a line each)
+    assert sum(i.count if isinstance(i, BlankLines) else 1 for i in items) == 4_000_000
+
+
+def test_blank_lines_around_messages_are_counted_as_lines_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    t = orphans(3)
+    lines = t.lines
+    flood = b"\n" * 1_500_000
+    path = tmp_path / "flood.jsonl"
+    path.write_bytes(flood + lines[0] + b"\n" + flood + b"  \n" * 70_000 + b"\n".join(lines[1:]))
+    document = json.loads(cli("analyze", str(path), "-f", "json")[1])
+    assert document["source"]["lines"] == 3_070_003
+    assert document["source"]["messages"] == 3
+    assert document["issues"] == []
+    assert [f["line"] for f in document["findings"]] == [1_500_001, 3_070_002, 3_070_003]

@@ -63,7 +63,14 @@ from acptrace.read.clocks import Clock, TimeProbe
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import TranscriptFormat, format_named
 from acptrace.read.formats.base import ReadSettings
-from acptrace.read.source import READ_BLOCK, LineBlock, RawLine, iter_blocks, iter_lines
+from acptrace.read.source import (
+    READ_BLOCK,
+    BlankLines,
+    LineBlock,
+    RawLine,
+    iter_blocks,
+    iter_lines,
+)
 
 HEAD_BYTES = 1024 * 1024
 """Bytes read from the start of a file to settle its format before it is split."""
@@ -283,7 +290,9 @@ class _File:
             start += got
         return count
 
-    def lines(self, piece: _Piece, max_line_bytes: int) -> Iterator[RawLine | LineBlock]:
+    def lines(
+        self, piece: _Piece, max_line_bytes: int
+    ) -> Iterator[RawLine | LineBlock | BlankLines]:
         """The piece's lines, numbered from its first line, as `iter_blocks` cuts them (in
         one block when the piece was held)."""
         held, self._held = self._held, None
