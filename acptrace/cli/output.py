@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,6 +17,8 @@ def write_output(data: bytes | Iterable[bytes], path: str | None) -> None:
             sys.stdout.buffer.write(piece)
         sys.stdout.buffer.flush()
         return
+    import tempfile  # (here: a run that writes to stdout never needs it)
+
     target = Path(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
     try:

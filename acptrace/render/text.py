@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from acptrace.model.domain import Source
+
+if TYPE_CHECKING:  # (rich is imported by `inert`: the CI formats use `printable` alone)
+    from rich.text import Text
 
 
 def printable(value: Any) -> str:
@@ -19,6 +20,8 @@ def printable(value: Any) -> str:
 
 def inert(value: Any, style: str = "") -> Text:
     """A rich Text of the value with control characters shown as escapes, never as markup."""
+    from rich.text import Text
+
     return Text(printable(value), style=style)
 
 
