@@ -46,8 +46,12 @@ def register(*commands: str) -> None:
 
 def main() -> None:
     """Console-script entry point."""
-    named = _command(sys.argv[1:])
-    register(*([named] if named is not None else []))
+    args = sys.argv[1:]
+    named = _command(args)
+    if named is not None:
+        register(named)
+    elif not _version_only(args):  # (`--help` and mistakes list every command)
+        register()
     _run()
 
 
@@ -57,6 +61,12 @@ def _command(args: Sequence[str]) -> str | None:
         if not arg.startswith("-"):
             return arg if arg in MODULES else None
     return None
+
+
+def _version_only(args: Sequence[str]) -> bool:
+    """The arguments ask for the version and name no command: none need be registered."""
+    options = set(args)
+    return "--version" in options and "--help" not in options and all(a[:1] == "-" for a in args)
 
 
 def __getattr__(name: str) -> Any:

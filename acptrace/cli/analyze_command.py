@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated
 
@@ -123,13 +124,13 @@ def _render(
     policy: Policy,
     several: bool,
     timeouts: tuple[float, ...],
-) -> bytes:
+) -> bytes | Iterable[bytes]:
     # (each renderer imported when asked for: a run pays for the one it uses)
     match output_format:
         case AnalyzeFormat.JSON:
             from acptrace.render import json_report
 
-            return json_report.dumps(analyses, as_array=several, idle_timeouts_ms=timeouts)
+            return json_report.chunks(analyses, as_array=several, idle_timeouts_ms=timeouts)
         case AnalyzeFormat.RICH:
             from acptrace.render.summary import summaries
 
@@ -139,9 +140,9 @@ def _render(
 
             return junit_xml(analyses, policy)
         case AnalyzeFormat.SARIF:
-            from acptrace.render.sarif import sarif_bytes
+            from acptrace.render.sarif import sarif_chunks
 
-            return sarif_bytes(analyses)
+            return sarif_chunks(analyses)
         case AnalyzeFormat.GITHUB:
             from acptrace.render.github import github_annotations
 

@@ -22,7 +22,7 @@ from acptrace.read.envelopes import Record
 from acptrace.read.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
 from acptrace.read.formats.base import Stateless
 from acptrace.read.jsontext import MAX_DEPTH, JSONDecodeError, loads, too_deep
-from acptrace.read.source import LineBlock, RawLine
+from acptrace.read.source import BlankLines, LineBlock, RawLine
 
 DETECTION_SAMPLE = 16
 """How many parsed records the format is detected from."""
@@ -55,7 +55,7 @@ class ReadStats:
 
 
 def read_records(
-    lines: Iterable[RawLine | LineBlock],
+    lines: Iterable[RawLine | LineBlock | BlankLines],
     stats: ReadStats,
     forced: TranscriptFormat | None = None,
     settings: ReadSettings | None = None,
@@ -129,7 +129,9 @@ class LaterLines:
         runs_for = self.settings.runs_for
         self._decoder = FastDecoder(self.chosen.name, runs_for) if fast else None
 
-    def records(self, lines: Iterable[RawLine | LineBlock], clock: Clock) -> Iterator[Read]:
+    def records(
+        self, lines: Iterable[RawLine | LineBlock | BlankLines], clock: Clock
+    ) -> Iterator[Read]:
         """The records of these lines, as `read_records` gives them past its first lines."""
         fast = self._decoder is not None
         parsed = _parse_rest(_Lines(lines, self.stats).rest(fast), self.stats, self._decoder)
@@ -247,11 +249,12 @@ class _Decoders:
 class _Lines:
     """The input's lines, numbered and counted in `stats`, CRLF line ends reported once: one by
     one while the format is detected (`one_by_one`), then the rest from where that stopped,
-    blocks of lines kept whole for the hot path (`rest`)."""
+    blocks of lines kept whole for the hot path (`rest`). Runs of blank lines are counted
+    (in `lines` and `blank`) and go no further."""
 
     __slots__ = ("_block", "_crlf_reported", "_items", "_next", "_stats")
 
-    def __init__(self, lines: Iterable[RawLine | LineBlock], stats: ReadStats) -> None:
+    def __init__(self, lines: Iterable[RawLine | LineBlock | BlankLines], stats: ReadStats) -> None:
         self._items = iter(lines)
         self._stats = stats
         self._crlf_reported = False
@@ -265,6 +268,9 @@ class _Lines:
             if isinstance(item, RawLine):
                 yield from self._counted(item)
                 continue
+            if isinstance(item, BlankLines):
+                self._blank(item)
+                continue
             self._block = item
             for index, raw in enumerate(item.raw_lines()):
                 self._next = index + 1
@@ -274,7 +280,7 @@ class _Lines:
     def rest(self, blocks: bool) -> Iterator[RawLine | LineBlock | Issue]:
         """The lines `one_by_one` did not give; with `blocks`, a block of lines (without CRs,
         whose line ends are told line by line) goes on whole."""
-        items: Iterable[RawLine | LineBlock] = self._items
+        items: Iterable[RawLine | LineBlock | BlankLines] = self._items
         block, self._block = self._block, None
         if block is not None and self._next < block.count:
             rest = LineBlock(block.first + self._next, block.lines[self._next :], block.cr)
@@ -282,12 +288,19 @@ class _Lines:
         for item in items:
             if isinstance(item, RawLine):
                 yield from self._counted(item)
+            elif isinstance(item, BlankLines):
+                self._blank(item)
             elif blocks and not item.cr:
                 self._stats.lines = item.first + item.count - 1
                 yield item
             else:
                 for raw in item.raw_lines():
                     yield from self._counted(raw)
+
+    def _blank(self, lines: BlankLines) -> None:
+        count = lines.count
+        self._stats.lines = lines.first + count - 1
+        self._stats.blank += count
 
     def _counted(self, raw: RawLine) -> Iterator[RawLine | Issue]:
         self._stats.lines = raw.number

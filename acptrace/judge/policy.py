@@ -8,7 +8,6 @@ the command line replaces the file's (lists are not merged).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from pathlib import Path
@@ -162,6 +161,8 @@ def settings_from_table(table: dict[str, Any], where: str) -> Settings:
 
 def _table(path: Path) -> dict[str, Any] | None:
     """The acptrace table of a config file (None when a pyproject.toml has none)."""
+    import tomllib  # (here: most runs find no config file)
+
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import sys
 from functools import cache
-from multiprocessing import current_process
 from types import FrameType
 
 from acptrace.model.errors import AcptraceError
@@ -24,7 +23,12 @@ class StartedInWorker(AcptraceError, RuntimeError):
 
 def check_not_importing_main() -> None:
     """Raise `StartedInWorker` when this process is a worker still importing the main script."""
-    if getattr(current_process(), "_inheriting", False):
+    # (a worker imports multiprocessing before the script; a process that has not imported it
+    # is no worker, and need not pay for importing it)
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None and getattr(
+        multiprocessing.current_process(), "_inheriting", False
+    ):
         raise StartedInWorker(
             "acptrace was called while a worker process imported the main script again: "
             'put the call under `if __name__ == "__main__":` (the spawn start method runs '

@@ -40,11 +40,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
-from multiprocessing import current_process, get_context, parent_process
-from multiprocessing.connection import Connection
-from multiprocessing.context import DefaultContext
-from multiprocessing.process import BaseProcess
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
@@ -63,7 +59,19 @@ from acptrace.read.clocks import Clock, TimeProbe
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import TranscriptFormat, format_named
 from acptrace.read.formats.base import ReadSettings
-from acptrace.read.source import READ_BLOCK, LineBlock, RawLine, iter_blocks, iter_lines
+from acptrace.read.source import (
+    READ_BLOCK,
+    BlankLines,
+    LineBlock,
+    RawLine,
+    iter_blocks,
+    iter_lines,
+)
+
+if TYPE_CHECKING:  # (multiprocessing is imported when a file is split: most runs never are)
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import DefaultContext
+    from multiprocessing.process import BaseProcess
 
 HEAD_BYTES = 1024 * 1024
 """Bytes read from the start of a file to settle its format before it is split."""
@@ -117,6 +125,8 @@ def split_records(
 
 def _joined(plan: _Plan, fd: int, stats: ReadStats) -> Iterator[Sequence[Joined]]:
     """The records of each piece in turn, from the start of the workers to their end."""
+    from multiprocessing import get_context  # (here: a file that is not split never needs it)
+
     file = _File(os.dup(fd))
     context = get_context()
     cursor = _Cursor(context, plan)
@@ -156,7 +166,7 @@ def _plan(
     stream: BinaryIO, options: Options, execution: Execution, runs_for: TagPolicy | None
 ) -> _Plan | None:
     """The split of this input, or None when it is not to be split."""
-    if execution.split < 2 or not execution.fast or current_process().daemon:
+    if execution.split < 2 or not execution.fast or _daemonic():
         return None  # (a daemonic process may not start processes)
     found = _plain_file(stream)
     if found is None:
@@ -283,7 +293,9 @@ class _File:
             start += got
         return count
 
-    def lines(self, piece: _Piece, max_line_bytes: int) -> Iterator[RawLine | LineBlock]:
+    def lines(
+        self, piece: _Piece, max_line_bytes: int
+    ) -> Iterator[RawLine | LineBlock | BlankLines]:
         """The piece's lines, numbered from its first line, as `iter_blocks` cuts them (in
         one block when the piece was held)."""
         held, self._held = self._held, None
@@ -364,11 +376,24 @@ class _Cursor:
         return _Piece(index, start, end, line)
 
 
+def _parent_process() -> BaseProcess | None:
+    from multiprocessing import parent_process
+
+    return parent_process()
+
+
+def _daemonic() -> bool:
+    """Whether this is a daemonic process (which may not start processes)."""
+    from multiprocessing import current_process
+
+    return current_process().daemon
+
+
 def _acquire(lock: Any, *, worker: bool) -> bool:
     """Take the lock; for a worker, False once the main process has gone (it may have died
     holding the lock). The main process waits as long as it takes."""
     while not lock.acquire(timeout=1.0):
-        parent = parent_process() if worker else None
+        parent = _parent_process() if worker else None
         if parent is not None and not parent.is_alive():
             return False
     return True

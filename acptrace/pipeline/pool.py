@@ -18,16 +18,13 @@ with a `RuntimeWarning`; a worker that dies on a file gives the files the pool h
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import AcptraceError, UnreadableInput
@@ -35,6 +32,9 @@ from acptrace.model.options import Execution, Options
 from acptrace.pipeline.mainguard import called_from_unguarded_main, check_not_importing_main
 from acptrace.pipeline.pieces import USEFUL_PROCESSES
 from acptrace.pipeline.transcripts import analyze_file
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 
@@ -184,6 +184,9 @@ def _pooled(
     workers: int,
     crashed: Crashed[T] | None,
 ) -> Iterator[T]:
+    import multiprocessing  # (here, as below: a run in one process never needs them)
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         run = _Run(work, paths, options, pool, workers, crashed)
@@ -261,6 +264,8 @@ class _Run(Generic[T]):
             elif ready:
                 return self._outcome(index, held)
             else:
+                from concurrent.futures import FIRST_COMPLETED, wait
+
                 wait([held], return_when=FIRST_COMPLETED)
 
     def _started(self, warm_up: Future[None]) -> None:
@@ -277,7 +282,7 @@ class _Run(Generic[T]):
         """Hand a file to each started worker that has none (it was held back, by a file for
         this process or by `AHEAD_FILES`, when it finished its last)."""
         with self.lock:
-            busy = sum(1 for held in self.held.values() if isinstance(held, Future))
+            busy = sum(1 for held in self.held.values() if not isinstance(held, _Done))
             idle = self.started - busy
         for _ in range(idle):
             self._give_pool()
@@ -291,6 +296,8 @@ class _Run(Generic[T]):
             if len(self.held) >= AHEAD_FILES:
                 return
             index = self._claim()
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 future = self.pool.submit(self.work, self.paths[index], self.options)
             except (BrokenProcessPool, RuntimeError):  # (broken, or shut down meanwhile)
@@ -330,6 +337,8 @@ class _Run(Generic[T]):
             )
 
     def _outcome(self, index: int, future: Future[T]) -> T:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             return future.result()
         except BrokenProcessPool as error:

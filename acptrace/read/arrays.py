@@ -8,7 +8,6 @@ the one before (a cumulative log pasted twice) that repeated start is skipped, w
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -120,7 +119,9 @@ class RepeatFilter:
 
     def keep(self, line: int, element: bytes) -> Iterator[tuple[int, bytes] | Issue]:
         """The element, unless it repeats the previous array at the same place."""
-        digest = hashlib.blake2b(element, digest_size=16).digest()
+        from hashlib import blake2b  # (here: only Zed's array logs need it)
+
+        digest = blake2b(element, digest_size=16).digest()
         index = len(self.current)
         self.current.append(digest)
         if self.repeating and index < len(self.before) and self.before[index] == digest:

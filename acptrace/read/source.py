@@ -133,6 +133,47 @@ class LineBlock(msgspec.Struct, frozen=True, gc=False):
             yield _whole(number, line, len(line) if max_line_bytes is None else max_line_bytes)
 
 
+class BlankLines(msgspec.Struct, frozen=True, gc=False):
+    """Lines of white space only, one after another in one read, counted but not cut: a flood
+    of blank lines is counted at `memcmp` speed, without a Python step per line."""
+
+    first: int
+    """The number of its first line."""
+    data: bytes
+    """Their bytes, each line with its `\\n` (no `\\r`: CRLF line ends are read line by line)."""
+
+    @property
+    def count(self) -> int:
+        """How many lines it holds."""
+        return len(self.data) if _only_newlines(self.data) else self.data.count(b"\n")
+
+    def raw_lines(self) -> Iterator[RawLine]:
+        """Its lines one by one, as `iter_lines` gives them."""
+        for number, data in enumerate(_lines(self.data, 0), self.first):
+            yield RawLine(number, data[:-1], ended=True)
+
+    @classmethod
+    def cut(cls, first: int, data: bytes) -> BlankLines | None:
+        """The lines of `data` (whole lines) when all are blank and none ends with CRLF."""
+        if _only_newlines(data) or (data[:1] in _BLANK and not data.strip(_BLANK)):
+            return cls(first, data)
+        return None
+
+
+_NEWLINES = b"\n" * READ_BLOCK
+_EMPTY_RUN = b"\n" * 64
+"""Empty lines at the start or end of a read that are worth counting apart (a flood's edge)."""
+_BLANK = b" \t\n\f\v"
+"""White space a blank line may hold, but `\\r` (a CRLF line end is reported once)."""
+
+
+def _only_newlines(data: bytes) -> bool:
+    """Whether `data` is nothing but `\\n`s (compared with `memcmp`: one pass, in C)."""
+    if len(data) <= len(_NEWLINES):
+        return _NEWLINES.startswith(data)
+    return not data.strip(b"\n")
+
+
 def _lines(data: bytes, start: int) -> list[bytes]:
     """The lines of `data` from `start`, each with its line end (the last one maybe without).
 
@@ -153,7 +194,7 @@ def iter_lines(
     Raises UnreadableInput if reading fails midway (a read error, a corrupt gzip stream).
     """
     for item in iter_blocks(stream, max_line_bytes, first):
-        if isinstance(item, LineBlock):
+        if isinstance(item, LineBlock | BlankLines):
             yield from item.raw_lines()
         else:
             yield item
@@ -161,11 +202,12 @@ def iter_lines(
 
 def iter_blocks(
     stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, first: int = 1
-) -> Iterator[RawLine | LineBlock]:
+) -> Iterator[RawLine | LineBlock | BlankLines]:
     """`iter_lines`, with the lines that lie wholly inside one read kept together in blocks.
 
     A line that spans reads, is too long, or ends the input without a newline comes alone;
-    a block never holds a line longer than `max_line_bytes`.
+    a block never holds a line longer than `max_line_bytes`. The whole lines of a read that
+    are all blank come as `BlankLines`, counted without being cut.
     """
     number = first - 1
     held: list[bytes] = []  # the start of a line that continues past the last block
@@ -184,20 +226,51 @@ def iter_blocks(
                 continue
             number += 1
             yield _whole(number, b"".join([*held, block[:newline]]), max_line_bytes)
-            pieces = _lines(block, newline + 1)
-            last = b"" if block.endswith(b"\n") else pieces.pop()  # (the next line's start)
-            if pieces:
-                lines = LineBlock(number + 1, pieces, b"\r" in block)
-                if len(block) <= max_line_bytes:
-                    yield lines
-                else:
-                    yield from lines.raw_lines(max_line_bytes)
+            start, end = newline + 1, block.rfind(b"\n") + 1
+            if len(block) <= max_line_bytes:
+                for part in _whole_lines(number + 1, block, start, end):
+                    yield part
+                    number += part.count
+            elif start < end:
+                lines = LineBlock(number + 1, _lines(block[:end], start), b"\r" in block)
+                yield from lines.raw_lines(max_line_bytes)
                 number += lines.count
+            last = block[end:]  # (the next line's start)
             held, held_bytes = ([last], len(last)) if last else ([], 0)
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
     if held:
         yield RawLine(number + 1, b"".join(held), ended=False)
+
+
+def _whole_lines(
+    first: int, block: bytes, start: int, end: int
+) -> Iterator[LineBlock | BlankLines]:
+    """The whole lines of `block[start:end]` in a `LineBlock`, but runs of blank lines: all of
+    them, or a long run of empty lines at either end (where a flood of them starts or stops).
+
+    A block of other lines pays two byte comparisons for this.
+    """
+    if start >= end:
+        return
+    lead, trail = start, end
+    if block.startswith(_EMPTY_RUN, start):
+        lead = end - len(block[start:end].lstrip(b"\n"))
+    if lead < end and block.endswith(_EMPTY_RUN, lead, end):
+        trail = lead + len(block[lead:end].rstrip(b"\n")) + 1
+    if lead > start:
+        yield BlankLines(first, block[start:lead])
+        first += lead - start
+    edge = block[lead : lead + 1]
+    blank = BlankLines.cut(first, block[lead:trail]) if edge and edge in _BLANK else None
+    if blank is not None:
+        yield blank
+    elif lead < trail:
+        lines = _lines(block if trail == len(block) else block[:trail], lead)
+        yield LineBlock(first, lines, b"\r" in block)
+        first += len(lines)
+    if trail < end:
+        yield BlankLines(first + (blank.count if blank else 0), block[trail:end])
 
 
 def _reads(stream: BinaryIO, skip_bom: bool) -> Iterator[bytes]:

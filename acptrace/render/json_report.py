@@ -1,16 +1,16 @@
-"""The `--format json` contract of outcomes.md (`schema_version` 1): plain dicts, then bytes."""
+"""The `--format json` contract of outcomes.md (`schema_version` 1): plain dicts, then bytes,
+written piece by piece (`chunks`) so that a million findings never sit in memory as text."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import fields
 from typing import Any
 
-import orjson
-
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Analysis, PeerInfo, ResumeRow, Severity
+from acptrace.render.jsonstream import Streamed, json_chunks
 
 SCHEMA_VERSION = 1
 """Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""
@@ -20,8 +20,18 @@ def report(
     analysis: Analysis, idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
 ) -> dict[str, Any]:
     """The JSON document for one analysis (idle timers judged for these timeouts)."""
+    document = _document(analysis, idle_timeouts_ms)
+    for key, value in document.items():
+        if isinstance(value, Streamed):
+            document[key] = list(value.items)
+    return document
+
+
+def _document(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> dict[str, Any]:
+    """The document, its lists of rows left to be written one by one."""
     source = analysis.source
     connection = analysis.connection
+    severities = Counter(f.severity for f in analysis.findings)
     return {
         "schema_version": SCHEMA_VERSION,
         "source": {
@@ -45,17 +55,14 @@ def report(
         },
         "summary": {
             "outcomes": dict(Counter(row.outcome.value for row in analysis.resumes)),
-            "findings": {
-                severity.value: sum(1 for f in analysis.findings if f.severity is severity)
-                for severity in Severity
-            },
+            "findings": {severity.value: severities[severity] for severity in Severity},
         },
         # (dataclasses: orjson writes them as objects, field by field, much faster than asdict)
-        "resumes": [_resume(row) for row in analysis.resumes],
-        "findings": list(analysis.findings),
-        "issues": list(analysis.issues),
-        "sessions": list(analysis.sessions),
-        "idle_timers": list(idle_verdicts(analysis.resumes, idle_timeouts_ms)),
+        "resumes": Streamed(_resume(row) for row in analysis.resumes),
+        "findings": Streamed(analysis.findings),
+        "issues": Streamed(analysis.issues),
+        "sessions": Streamed(analysis.sessions),
+        "idle_timers": Streamed(idle_verdicts(analysis.resumes, idle_timeouts_ms)),
     }
 
 
@@ -87,8 +94,18 @@ def dumps(
     """One document for one file; an array of documents for several files, or for the
     connections of a file that holds several (even one, or none). `as_array` None: an array
     unless there is exactly one analysis of a one-connection file."""
-    documents = [report(a, idle_timeouts_ms) for a in analyses]
+    return b"".join(chunks(analyses, as_array=as_array, idle_timeouts_ms=idle_timeouts_ms))
+
+
+def chunks(
+    analyses: Sequence[Analysis],
+    *,
+    as_array: bool | None = None,
+    idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
+) -> Iterator[bytes]:
+    """The bytes of `dumps`, in pieces: each list of rows is written a batch at a time."""
+    documents = [_document(a, idle_timeouts_ms) for a in analyses]
     if as_array is None:
         as_array = len(analyses) != 1 or analyses[0].source.connection is not None
     payload: Any = documents if as_array or len(documents) != 1 else documents[0]
-    return orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"
+    return json_chunks(payload)

@@ -2,22 +2,23 @@
 
 One run for all the transcripts analysed; each result's physical location is the transcript
 file and the finding's line. Input issues are tool execution notifications, not results, so
-results stay one for one with findings.
+results stay one for one with findings. Messages show control characters as escapes (`\\x1b`),
+as the other formats do; results and notifications are written a batch at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
-
-import orjson
 
 from acptrace.judge.rules import Rule
 from acptrace.model.domain import Analysis, Finding, Issue, Severity
 from acptrace.model.version import __version__
 from acptrace.render.ci import CHECKED_RULES
+from acptrace.render.jsonstream import Streamed, json_chunks
+from acptrace.render.text import printable
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
@@ -32,17 +33,38 @@ _RULE_INDEX = {rule.id: index for index, rule in enumerate(CHECKED_RULES)}
 
 def sarif_log(analyses: Sequence[Analysis]) -> dict[str, Any]:
     """The SARIF log for these analyses."""
+    log = _log(analyses)
+    run = log["runs"][0]
+    run["results"] = list(run["results"].items)
+    invocation = run["invocations"][0]
+    invocation["toolExecutionNotifications"] = list(invocation["toolExecutionNotifications"].items)
+    return log
+
+
+def sarif_bytes(analyses: Sequence[Analysis]) -> bytes:
+    """The SARIF log as indented JSON."""
+    return b"".join(sarif_chunks(analyses))
+
+
+def sarif_chunks(analyses: Sequence[Analysis]) -> Iterator[bytes]:
+    """The bytes of `sarif_bytes` in pieces, results and notifications a batch at a time."""
+    return json_chunks(_log(analyses))
+
+
+def _log(analyses: Sequence[Analysis]) -> dict[str, Any]:
+    """The log, its results and notifications left to be made and written one by one."""
     artifacts = [{"location": {"uri": artifact_uri(a.source.path)}} for a in analyses]
-    results = [
-        _result(finding, index, artifacts[index]["location"]["uri"])
+    uris = [artifact["location"]["uri"] for artifact in artifacts]
+    results = (
+        _result(finding, index, uris[index])
         for index, analysis in enumerate(analyses)
         for finding in analysis.findings
-    ]
-    notifications = [
-        _notification(issue, index, artifacts[index]["location"]["uri"])
+    )
+    notifications = (
+        _notification(issue, index, uris[index])
         for index, analysis in enumerate(analyses)
         for issue in analysis.issues
-    ]
+    )
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -52,15 +74,12 @@ def sarif_log(analyses: Sequence[Analysis]) -> dict[str, Any]:
             }
         },
         "artifacts": artifacts,
-        "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
-        "results": results,
+        "invocations": [
+            {"executionSuccessful": True, "toolExecutionNotifications": Streamed(notifications)}
+        ],
+        "results": Streamed(results),
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
-
-
-def sarif_bytes(analyses: Sequence[Analysis]) -> bytes:
-    """The SARIF log as indented JSON."""
-    return orjson.dumps(sarif_log(analyses), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 def artifact_uri(path: str) -> str:
@@ -95,7 +114,7 @@ def _result(finding: Finding, artifact: int, uri: str) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.rule,
         "level": LEVEL[finding.severity],
-        "message": {"text": finding.message},
+        "message": {"text": printable(finding.message)},
         "locations": [_location(uri, artifact, finding.line)],
         "properties": {"sessionId": finding.session_id, "requestId": finding.request_id},
     }
@@ -107,7 +126,7 @@ def _result(finding: Finding, artifact: int, uri: str) -> dict[str, Any]:
 def _notification(issue: Issue, artifact: int, uri: str) -> dict[str, Any]:
     return {
         "level": "warning",
-        "message": {"text": f"input issue {issue.kind}: {issue.message}"},
+        "message": {"text": printable(f"input issue {issue.kind}: {issue.message}")},
         "locations": [_location(uri, artifact, issue.line)],
         "descriptor": {"id": issue.kind},
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import groupby
 
@@ -18,6 +19,8 @@ from acptrace.render.text import inert, plural, short_id
 
 ISSUES_SHOWN = 10
 """Issues listed one by one before the rest are only counted."""
+FINDINGS_SHOWN = 5
+"""Findings of one rule listed one by one before the rest are only counted."""
 
 OUTCOME_STYLE = {
     Outcome.COMPLETE: "green",
@@ -179,11 +182,20 @@ def _ms(value: float | None, approximate: bool = False) -> Text:
 
 
 def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
+    """A table per severity, the first `FINDINGS_SHOWN` findings of each rule in it (in line
+    order), and a line per rule that has more, saying how many and how to see them all."""
+    counts = Counter((f.severity, f.rule) for f in findings)
     for severity in Severity:
-        group = [f for f in findings if f.severity is severity]
-        if not group:
+        total = sum(n for (level, _), n in counts.items() if level is severity)
+        if not total:
             continue
-        title = plural(len(group), severity.value)
+        shown: Counter[str] = Counter()
+        group: list[Finding] = []
+        for finding in findings:
+            if finding.severity is severity and shown[finding.rule] < FINDINGS_SHOWN:
+                shown[finding.rule] += 1
+                group.append(finding)
+        title = plural(total, severity.value)
         table = Table(
             title=title,
             title_justify="left",
@@ -197,6 +209,9 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         for finding in group:
             table.add_row(str(finding.line), finding.rule, inert(finding.message))
         yield table
+        for rule, shown_count in shown.items():
+            if (more := counts[severity, rule] - shown_count) > 0:
+                yield Text(f"… and {more:,} more {rule} findings (--format json lists all)")
 
 
 def _issues(analysis: Analysis) -> Iterator[RenderableType]:
@@ -223,9 +238,6 @@ def _issues(analysis: Analysis) -> Iterator[RenderableType]:
 def _verdict(analysis: Analysis) -> Text:
     if not analysis.findings:
         return Text("No findings.", "green")
-    counts = ", ".join(
-        plural(sum(1 for f in analysis.findings if f.severity is s), s.value)
-        for s in Severity
-        if any(f.severity is s for f in analysis.findings)
-    )
+    severities = Counter(f.severity for f in analysis.findings)
+    counts = ", ".join(plural(severities[s], s.value) for s in Severity if severities[s])
     return Text(f"Findings: {counts}.")
