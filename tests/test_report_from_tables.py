@@ -178,3 +178,40 @@ def test_a_missing_or_damaged_table_is_an_error_of_that_directory(
     alone = report_json(str(good))
     assert document["groups"] == alone["groups"]
     assert document["files"] == {"analysed": 22, "failed": 3}
+
+
+def test_the_duckdb_query_of_the_docs_gives_the_report_numbers(
+    corpus: Path, exported: Path
+) -> None:
+    """docs/report.md's SQL over a folder of exports: the report's replaying counts,
+    percentiles and rates (runs where DuckDB is installed; it is not a dependency)."""
+    duckdb = pytest.importorskip("duckdb")
+    fleet = exported.parent / "artifacts"
+    if not fleet.exists():
+        shutil.copytree(exported, fleet / "job-1")
+    page = (ROOT / "docs" / "report.md").read_text()
+    sql = page.split("```sql\n", 1)[1].split("```", 1)[0].replace("artifacts/", f"{fleet}/")
+    statements = [s for s in sql.split(";") if s.strip()]
+    con = duckdb.connect()
+    for statement in statements[:2]:
+        con.execute(statement)
+    percentiles = con.execute(statements[2]).fetchall()
+    shares = con.execute(statements[3]).fetchall()
+    report = report_json(str(fleet))
+    replaying = [g for g in report["groups"] if g["replaying"]]
+    assert percentiles == [
+        (
+            g["name"],
+            g["replaying"],
+            *(g["metrics"]["marker_to_response_ms"][p] for p in ("p50", "p90", "p99")),
+        )
+        for g in replaying
+    ]
+    assert {(agent, outcome): share for agent, outcome, _, share in shares} == {
+        (g["name"], outcome): rate
+        for g in replaying
+        for outcome, rate in g["rates"].items()
+        if rate
+    }
+    assert len(percentiles) >= 3
+    assert all(row[2] is not None for row in percentiles[:2])

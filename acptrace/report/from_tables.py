@@ -14,9 +14,11 @@ What an export cannot give back: a JSON-RPC id is text in the tables (`1` and `"
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -39,16 +41,13 @@ from acptrace.tables.builder import CONNECTIONS, FINDINGS, RESUMES, TABLES, Tabl
 NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS)
 """The tables a report reads from an export directory."""
 
-CHUNK = 1000
+CHUNK = 200
 """Export directories read by one scan (a directory that spoils a scan is read on its own)."""
 
 SUFFIX = ".parquet"
 
 Read = tuple[FileSummary, ...] | FileError
 """What reading one export directory gives: its connections' summaries, or why not."""
-
-_Key = tuple[str, str | None]
-"""(file, connection): one analysed connection inside an export directory."""
 
 
 def is_export(path: str | Path) -> bool:
@@ -61,14 +60,15 @@ def is_export(path: str | Path) -> bool:
 
 
 def find_exports(directory: str | Path) -> list[str]:
-    """The export directories in `directory` (itself included), recursively, sorted."""
-    root = Path(directory)
-    candidates = {root} | {p.parent for p in root.rglob(f"*{SUFFIX}")}
-    return sorted(str(p) for p in candidates if is_export(p) and not _hidden(p, root))
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)
+    """The export directories in `directory` (itself included), recursively, sorted; hidden
+    directories are skipped."""
+    names = {table.name + SUFFIX for table in TABLES}
+    found = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+        if not names.isdisjoint(files):
+            found.append(folder)
+    return sorted(found)
 
 
 def read_exports(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
@@ -90,9 +90,11 @@ def _read_chunk(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
 
 
 def _missing(directory: str) -> str | None:
-    absent = [
-        t.name + SUFFIX for t in NEEDED if not (Path(directory) / (t.name + SUFFIX)).is_file()
-    ]
+    try:
+        present = set(os.listdir(directory))
+    except OSError as error:
+        return f"exported tables cannot be listed: {error.strerror or error}"
+    absent = [t.name + SUFFIX for t in NEEDED if t.name + SUFFIX not in present]
     if not absent:
         return None
     return (
@@ -111,103 +113,106 @@ def _read_alone(directory: str) -> Read:
         )
 
 
+Columns = dict[str, list[Any]]
+"""A table's rows as one list per column (cheaper than a dict per row)."""
+
+_Where = tuple[str, str | None, str | None]
+"""(export directory, file, connection): one analysed connection."""
+
+_SOURCE = "__export_source"
+
+_RESUME_FIELDS = tuple(f.name for f in fields(ResumeRow))
+_FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+_PEER_COLUMNS = tuple(f"{side}_{f.name}" for side in ("agent", "client") for f in fields(PeerInfo))
+_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues")
+"""The columns of `connections` a report reads."""
+
+_ROLES = {role.value: role for role in Role}
+_OUTCOMES = {outcome.value: outcome for outcome in Outcome}
+_ENDS = {end.value: end for end in WindowEnd}
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
 def _read_together(directories: Sequence[str]) -> dict[str, Read]:
     """Scan the tables of these directories at once and rebuild each one's summaries."""
     if not directories:
         return {}
-    connections, resumes, findings = (_scan(table, directories) for table in NEEDED)
-    rows_of: dict[tuple[str, str | None, str | None], list[ResumeRow]] = defaultdict(list)
-    for row in resumes:
-        rows_of[_where(row)].append(_resume(row))
-    findings_of: dict[tuple[str, str | None, str | None], list[Finding]] = defaultdict(list)
-    for row in findings:
-        findings_of[_where(row)].append(_finding(row))
+    connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS)
+    resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS))
+    findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS))
+    rows_of: dict[_Where, list[ResumeRow]] = defaultdict(list)
+    for where, row in zip(_wheres(resumes), _resumes(resumes), strict=True):
+        rows_of[where].append(row)
+    findings_of: dict[_Where, list[Finding]] = defaultdict(list)
+    for where, finding in zip(_wheres(findings), _findings(findings), strict=True):
+        findings_of[where].append(finding)
     summaries: dict[str, list[FileSummary]] = {d: [] for d in directories}
-    for row in connections:
-        where = _where(row)
+    peers = zip(*(connections[name] for name in _PEER_COLUMNS), strict=True)
+    for where, peer, issues in zip(_wheres(connections), peers, connections["issues"], strict=True):
         summaries[where[0]].append(
             FileSummary(
-                path=row["file"],
-                agent=_peer(row, "agent"),
-                client=_peer(row, "client"),
+                path=where[1] or "",
+                agent=_peer(*peer[:3]),
+                client=_peer(*peer[3:]),
                 resumes=tuple(rows_of[where]),
                 findings=tuple(findings_of[where]),
-                issues=row["issues"],
-                connection=row["connection"],
+                issues=issues,
+                connection=where[2],
             )
         )
     return {d: tuple(found) for d, found in summaries.items()}
 
 
-_SOURCE = "__export_source"
-
-
-def _scan(table: Table, directories: Sequence[str]) -> list[dict[str, Any]]:
-    """The table's rows in every directory, in directory and row order, each with the
-    directory it came from (`_SOURCE`); columns checked against the table's schema."""
+def _scan(table: Table, directories: Sequence[str], names: Sequence[str]) -> Columns:
+    """These columns of the table in every directory, in directory and row order, with the
+    directory each row came from (`_SOURCE`); each column checked against the table's schema
+    (a directory where one is missing, or of another type, spoils the scan)."""
     by_path = {str(Path(d) / (table.name + SUFFIX)): d for d in directories}
+    schema = table.schema
     frame = (
         pl.scan_parquet(list(by_path), include_file_paths=_SOURCE)
-        .select(*(pl.col(c.name).cast(c.dtype, strict=True) for c in table.columns), _SOURCE)
+        .select(*(pl.col(name).cast(schema[name], strict=True) for name in names), _SOURCE)
         .collect()
     )
-    rows = frame.to_dicts()
-    for row in rows:
-        row[_SOURCE] = by_path[row[_SOURCE]]
-    return rows
+    columns: Columns = frame.to_dict(as_series=False)
+    columns[_SOURCE] = [by_path[path] for path in columns[_SOURCE]]
+    return columns
 
 
-def _where(row: dict[str, Any]) -> tuple[str, str | None, str | None]:
-    return row[_SOURCE], row["file"], row["connection"]
+def _wheres(columns: Columns) -> Iterator[_Where]:
+    return zip(columns[_SOURCE], columns["file"], columns["connection"], strict=True)
 
 
-def _peer(row: dict[str, Any], side: str) -> PeerInfo | None:
-    name, version = row[f"{side}_name"], row[f"{side}_version"]
-    protocol = row[f"{side}_protocol_version"]
+def _peer(name: str | None, version: str | None, protocol: int | None) -> PeerInfo | None:
     if name is None and version is None and protocol is None:
         return None
     return PeerInfo(name=name, version=version, protocol_version=protocol)
 
 
-def _resume(row: dict[str, Any]) -> ResumeRow:
-    replay_from = row["replay_from"]
-    pauses = orjson.loads(row["replay_pauses"]) if row["replay_pauses"] else []
-    return ResumeRow(
-        request_id=row["request_id"],
-        session_id=row["session_id"],
-        role=Role(row["role"]),
-        parent_session_id=row["parent_session_id"],
-        method=row["method"],
-        replay_from=None if replay_from is None else orjson.loads(replay_from),
-        outcome=Outcome(row["outcome"]),
-        end=WindowEnd(row["end"]),
-        error_code=row["error_code"],
-        cancelled=row["cancelled"],
-        marker_count=row["marker_count"],
-        replayed_updates=row["replayed_updates"],
-        held_updates=row["held_updates"],
-        request_line=row["request_line"],
-        marker_line=row["marker_line"],
-        response_line=row["response_line"],
-        request_to_first_update_ms=row["request_to_first_update_ms"],
-        request_to_marker_ms=row["request_to_marker_ms"],
-        marker_to_response_ms=row["marker_to_response_ms"],
-        request_to_response_ms=row["request_to_response_ms"],
-        announce_line=row["announce_line"],
-        max_replay_gap_ms=row["max_replay_gap_ms"],
-        replay_pauses=tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in pauses),
-    )
+def _resumes(columns: Columns) -> list[ResumeRow]:
+    """The rows as `ResumeRow`s: enums, JSON text and the ids' text turned back."""
+    c = dict(columns)
+    c["role"] = [_ROLES[v] for v in c["role"]]
+    c["outcome"] = [_OUTCOMES[v] for v in c["outcome"]]
+    c["end"] = [_ENDS[v] for v in c["end"]]
+    c["method"] = [sys.intern(v) for v in c["method"]]  # two values over 100,000s of rows
+    c["replay_from"] = [None if v is None else orjson.loads(v) for v in c["replay_from"]]
+    c["replay_pauses"] = [_pauses(v) for v in c["replay_pauses"]]
+    values = zip(*(c[name] for name in _RESUME_FIELDS), strict=True)
+    return [ResumeRow(*row) for row in values]
 
 
-def _finding(row: dict[str, Any]) -> Finding:
-    return Finding(
-        rule=row["rule"],
-        severity=Severity(row["severity"]),
-        line=row["line"],
-        message=row["message"],
-        session_id=row["session_id"],
-        request_id=row["request_id"],
-    )
+def _pauses(text: str | None) -> tuple[ReplayPause, ...]:
+    if not text:
+        return ()
+    return tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in orjson.loads(text))
+
+
+def _findings(columns: Columns) -> list[Finding]:
+    c = dict(columns)
+    c["severity"] = [_SEVERITIES[v] for v in c["severity"]]
+    values = zip(*(c[name] for name in _FINDING_FIELDS), strict=True)
+    return [Finding(*row) for row in values]
 
 
 def qualify(read: Sequence[tuple[str, Read]]) -> list[tuple[str, Read]]:
