@@ -215,3 +215,13 @@ def test_the_duckdb_query_of_the_docs_gives_the_report_numbers(
     }
     assert len(percentiles) >= 3
     assert all(row[2] is not None for row in percentiles[:2])
+
+
+def test_a_file_exported_twice_in_one_export_counts_twice_like_its_transcript(
+    corpus: Path, tmp_path: Path
+) -> None:
+    files = [str(corpus / "alpha-1.jsonl"), str(corpus / "gamma.jsonl")] * 2
+    export_tables(files, tmp_path / "twice", ExportFormat.PARQUET, jobs=1)
+    over_tables = build_report([str(tmp_path / "twice")], jobs=1)
+    assert over_tables == build_report(files, jobs=1)
+    assert [g.resumes for g in over_tables.groups] == [12, 4]

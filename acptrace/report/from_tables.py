@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import fields, replace
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import polars as pl
@@ -124,8 +124,10 @@ _SOURCE = "__export_source"
 _RESUME_FIELDS = tuple(f.name for f in fields(ResumeRow))
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
 _PEER_COLUMNS = tuple(f"{side}_{f.name}" for side in ("agent", "client") for f in fields(PeerInfo))
-_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues")
+_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", "resumes", "findings")
 """The columns of `connections` a report reads."""
+
+_T = TypeVar("_T")
 
 _ROLES = {role.value: role for role in Role}
 _OUTCOMES = {outcome.value: outcome for outcome in Outcome}
@@ -147,20 +149,37 @@ def _read_together(directories: Sequence[str]) -> dict[str, Read]:
     for where, finding in zip(_wheres(findings), _findings(findings), strict=True):
         findings_of[where].append(finding)
     summaries: dict[str, list[FileSummary]] = {d: [] for d in directories}
+    wheres = list(_wheres(connections))
+    repeated = {where for where, n in Counter(wheres).items() if n > 1}
+    given: Counter[tuple[_Where, str]] = Counter()  # rows of a repeated one handed out so far
     peers = zip(*(connections[name] for name in _PEER_COLUMNS), strict=True)
-    for where, peer, issues in zip(_wheres(connections), peers, connections["issues"], strict=True):
+    counts = zip(*(connections[name] for name in ("issues", "resumes", "findings")), strict=True)
+    for where, peer, (issues, resumes_n, findings_n) in zip(wheres, peers, counts, strict=True):
+        rows, found = tuple(rows_of[where]), tuple(findings_of[where])
+        if where in repeated:  # one file exported twice: each copy has its own rows, in turn
+            rows = _next(rows, resumes_n, given, (where, "resumes"))
+            found = _next(found, findings_n, given, (where, "findings"))
         summaries[where[0]].append(
             FileSummary(
                 path=where[1] or "",
                 agent=_peer(*peer[:3]),
                 client=_peer(*peer[3:]),
-                resumes=tuple(rows_of[where]),
-                findings=tuple(findings_of[where]),
+                resumes=rows,
+                findings=found,
                 issues=issues,
                 connection=where[2],
             )
         )
     return {d: tuple(found) for d, found in summaries.items()}
+
+
+def _next(
+    rows: tuple[_T, ...], count: int, given: Counter[tuple[_Where, str]], key: tuple[_Where, str]
+) -> tuple[_T, ...]:
+    """The `count` rows after those handed to the earlier copies."""
+    start = given[key]
+    given[key] += count
+    return rows[start : start + count]
 
 
 def _scan(table: Table, directories: Sequence[str], names: Sequence[str]) -> Columns:
