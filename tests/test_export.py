@@ -70,13 +70,15 @@ def test_empty_transcript_exports_typed_headed_tables(tmp_path: Path, regen: boo
     lines = []
     for output_format in ExportFormat:
         result = export_tables([str(empty)], tmp_path / output_format.value, output_format)
-        assert all(count == 0 for count in result.rows.values())
+        # an empty transcript is still one analysed connection
+        assert result.rows == {t.name: int(t.name == "connections") for t in TABLES}
     for table in TABLES:
         frame = pl.read_parquet(tmp_path / "parquet" / f"{table.name}.parquet")
         assert frame.schema == table.schema
-        header = (tmp_path / "csv" / f"{table.name}.csv").read_text().strip()
+        header = (tmp_path / "csv" / f"{table.name}.csv").read_text().splitlines()[0]
         assert header == ",".join(c.name for c in table.columns)
-        assert (tmp_path / "json" / f"{table.name}.json").read_text().strip() == "[]"
+        if table.name != "connections":
+            assert (tmp_path / "json" / f"{table.name}.json").read_text().strip() == "[]"
         lines += [f"{table.name}:"]
         lines += [f"  {name}: {type_name(dtype)}" for name, dtype in frame.schema.items()]
     check_block(

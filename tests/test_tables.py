@@ -13,6 +13,7 @@ import pytest
 from acptrace.model.domain import Finding, Issue, ResumeRow, SessionInfo
 from acptrace.pipeline.transcripts import open_walk
 from acptrace.tables.builder import (
+    CONNECTIONS,
     FINDINGS,
     ISSUES,
     MESSAGES,
@@ -52,6 +53,7 @@ def test_every_table_has_a_file_column_and_documented_columns() -> None:
         "resumes",
         "findings",
         "issues",
+        "connections",
     ]
     for table in TABLES:
         assert table.columns[0].name == "file"
@@ -63,8 +65,19 @@ def test_an_empty_transcript_gives_typed_empty_tables() -> None:
     tables = frames([io.BytesIO(b"")])
     for table in TABLES:
         frame = tables[table.name]
-        assert frame.height == 0
+        assert frame.height == (1 if table is CONNECTIONS else 0)
         assert frame.schema == table.schema
+
+
+def test_the_connections_table_names_the_peers_and_counts_rows() -> None:
+    transcript = Transcript()
+    transcript.initialize()
+    transcript.lines.append(b"not json")
+    [row] = frames([io.BytesIO(transcript.text())])["connections"].to_dicts()
+    assert (row["agent_name"], row["agent_version"]) == ("test-agent", "9.9")
+    assert (row["client_name"], row["client_version"]) == ("zed", "1.0")
+    assert (row["protocol_version"], row["protocol_source"]) == (2, "initialize")
+    assert (row["lines"], row["messages"], row["issues"], row["resumes"]) == (3, 2, 1, 0)
 
 
 def example() -> Transcript:

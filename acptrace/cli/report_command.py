@@ -80,7 +80,10 @@ def report_command(
     ctx: typer.Context,
     paths: Annotated[
         list[str],
-        typer.Argument(metavar="PATH...", help="Transcripts, directories or globs (`.gz` too)."),
+        typer.Argument(
+            metavar="PATH...",
+            help="Transcripts, directories, globs (`.gz` too) or folders `export` wrote.",
+        ),
     ],
     by: Annotated[GroupBy, typer.Option("--by", help="What makes a group.")] = GroupBy.AGENT,
     output: Annotated[list[str] | None, OUTPUT] = None,

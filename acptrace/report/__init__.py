@@ -1,5 +1,8 @@
 """Latency reports over many transcripts: parallel analysis, groups, statistics, baselines.
 
+Directories of tables that `acptrace export` wrote are read in place of their transcripts
+(`acptrace.report.from_tables`), with the same numbers.
+
 >>> from acptrace.report import GroupBy, Metric, build_report
 >>> report = build_report(["runs/"], by=GroupBy.AGENT)
 >>> report.groups[0].metrics[Metric.MARKER_TO_RESPONSE].p90
@@ -7,24 +10,45 @@
 
 from __future__ import annotations
 
+import glob
 from collections.abc import Sequence
+from pathlib import Path
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS
 from acptrace.model.options import Options
 from acptrace.read.inputs import Unmatched, expand
 from acptrace.report.collect import Collection, Progress, analyze_files
+from acptrace.report.from_tables import find_exports, is_export
 from acptrace.report.groups import build_groups
 from acptrace.report.own_files import split_own_files
 from acptrace.report.summaries import FileError, Group, GroupBy, Metric, Report
 
 
 def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
-    """Command-line arguments (files, directories, globs) as transcript paths, and an error
-    for each argument that matches nothing."""
-    expanded = list(expand(arguments))
-    files = [path for path in expanded if isinstance(path, str)]
-    unmatched = [FileError(u.argument, u.reason) for u in expanded if isinstance(u, Unmatched)]
+    """Command-line arguments (files, directories, globs) as transcript paths and export
+    directories (`acptrace export` tables, found recursively in a directory), and an error for
+    each argument that matches nothing."""
+    files: list[str] = []
+    unmatched: list[FileError] = []
+    for argument in arguments:
+        exports = _exports(argument)
+        expanded = list(expand([argument]))
+        found = [path for path in expanded if isinstance(path, str)]
+        if exports and not found:
+            files += exports
+            continue
+        files += sorted([*found, *exports]) if exports else found
+        unmatched += [FileError(u.argument, u.reason) for u in expanded if isinstance(u, Unmatched)]
     return files, unmatched
+
+
+def _exports(argument: str) -> list[str]:
+    """The export directories an argument names: a directory's, or a glob's directories."""
+    if argument == "-" or Path(argument).is_file():
+        return []
+    if Path(argument).is_dir():
+        return find_exports(argument)
+    return sorted(match for match in glob.glob(argument, recursive=True) if is_export(match))
 
 
 def assemble(

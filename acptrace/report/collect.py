@@ -3,12 +3,13 @@ skipped.
 
 Each file's analysis sends back a `FileSummary` (rows and findings, never the
 transcript). A file that cannot be read, or whose analysis fails, becomes a `FileError` and the
-others go on.
+others go on. An export directory among the paths is read instead of analysed
+(`acptrace.report.from_tables`): its tables give the same summaries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from acptrace.model.domain import Analysis
@@ -16,6 +17,7 @@ from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.pool import each_file
 from acptrace.pipeline.transcripts import analyze_file
+from acptrace.report.from_tables import is_export, qualify, read_exports
 from acptrace.report.summaries import FileError, FileSummary
 
 
@@ -80,10 +82,11 @@ def analyze_files(
     progress: Progress | None = None,
 ) -> Collection:
     """Analyse every path in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`:
-    None or 0 chooses, 1 is this process only); `-` (stdin) is read in this process."""
+    None or 0 chooses, 1 is this process only); `-` (stdin) is read in this process. Export
+    directories (`is_export`) are read, in this process, for the summaries they hold."""
     summaries: list[FileSummary] = []
     errors: list[FileError] = []
-    for outcome in each_file(analyze_one, paths, options, jobs, crashed=FileError):
+    for outcome in _outcomes(paths, options, jobs):
         if progress is not None:
             progress(outcome.path, outcome if isinstance(outcome, FileError) else None)
         if isinstance(outcome, FileError):
@@ -91,3 +94,18 @@ def analyze_files(
         else:
             summaries.extend(outcome.summaries)
     return Collection(summaries=tuple(summaries), errors=tuple(errors))
+
+
+def _outcomes(paths: Sequence[str], options: Options, jobs: int | None) -> Iterator[Outcome]:
+    """Each path's outcome in the order given: transcripts analysed, export directories read."""
+    exported = [path != "-" and is_export(path) for path in paths]
+    transcripts = [path for path, export in zip(paths, exported, strict=True) if not export]
+    directories = [path for path, export in zip(paths, exported, strict=True) if export]
+    analysed = each_file(analyze_one, transcripts, options, jobs, crashed=FileError)
+    read = iter(qualify(list(read_exports(directories))) if directories else [])
+    for export in exported:
+        if not export:
+            yield next(analysed)
+            continue
+        directory, found = next(read)
+        yield found if isinstance(found, FileError) else FileAnalysed(directory, found)

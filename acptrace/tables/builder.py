@@ -3,8 +3,8 @@
 The only module that builds frames. Every table has a fixed schema (`TABLES`), so an empty
 transcript still gives typed, headed tables, and `file` and `connection` columns, so tables of
 many transcripts (and of the connections of one file) can be concatenated. Messages and
-requests stream from a walk in batches of `BATCH_ROWS` rows; sessions, resumes, findings and
-issues come from the finished analysis.
+requests stream from a walk in batches of `BATCH_ROWS` rows; sessions, resumes, findings,
+issues and connections come from the finished analysis.
 """
 
 from __future__ import annotations
@@ -20,7 +20,17 @@ import polars as pl
 
 from acptrace.correlate.correlator import Step
 from acptrace.judge.rules.registry import REGISTRY
-from acptrace.model.domain import Finding, Issue, JsonId, Message, ResumeRow, SessionInfo, Stamp
+from acptrace.model.domain import (
+    Analysis,
+    Finding,
+    Issue,
+    JsonId,
+    Message,
+    PeerInfo,
+    ResumeRow,
+    SessionInfo,
+    Stamp,
+)
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import Walk
 from acptrace.pipeline.transcripts import open_walks
@@ -214,7 +224,41 @@ ISSUES = Table(
     ),
 )
 
-TABLES: tuple[Table, ...] = (MESSAGES, REQUESTS, SESSIONS, RESUMES, FINDINGS, ISSUES)
+CONNECTIONS = Table(
+    "connections",
+    "one analysed connection (a transcript, or one connection of a file that holds several): "
+    "who talked, in which version, and how much was read",
+    (
+        _FILE,
+        _CONNECTION,
+        _c("format", pl.String, "The input format that was used."),
+        _c("link", pl.String, "For multi-hop traces: the link analysed; null otherwise."),
+        _c("lines", pl.Int64, "Lines of the input."),
+        _c("messages", pl.Int64, "JSON-RPC messages (a batch counts each member)."),
+        _c("connection_end", pl.String, "`recorded`, `assumed` or `unknown`."),
+        _c("protocol_version", pl.Int64, "The version the rules were applied for."),
+        _c("protocol_source", pl.String, "`initialize`, `initialize_request`, `inferred`, …"),
+        _c("agent_name", pl.String, "The Agent's name from `initialize`; null if not given."),
+        _c("agent_version", pl.String, "The Agent's version string."),
+        _c("agent_protocol_version", pl.Int64, "The `protocolVersion` the Agent answered."),
+        _c("client_name", pl.String, "The Client's name from `initialize`."),
+        _c("client_version", pl.String, "The Client's version string."),
+        _c("client_protocol_version", pl.Int64, "The `protocolVersion` the Client asked for."),
+        _c("issues", pl.Int64, "Input issues (rows of `issues`)."),
+        _c("findings", pl.Int64, "Findings (rows of `findings`)."),
+        _c("resumes", pl.Int64, "Outcome rows (rows of `resumes`)."),
+    ),
+)
+
+TABLES: tuple[Table, ...] = (
+    MESSAGES,
+    REQUESTS,
+    SESSIONS,
+    RESUMES,
+    FINDINGS,
+    ISSUES,
+    CONNECTIONS,
+)
 """Every table, in the order they are documented and exported."""
 
 
@@ -309,6 +353,31 @@ def issue_row(origin: Origin, issue: Issue) -> dict[str, Any]:
     return {**origin, **_fields(issue)}
 
 
+def connection_row(origin: Origin, analysis: Analysis) -> dict[str, Any]:
+    """The `connections` row of one analysed connection."""
+    source, connection = analysis.source, analysis.connection
+    agent, client = connection.agent or PeerInfo(), connection.client or PeerInfo()
+    return {
+        **origin,
+        "format": source.format,
+        "link": source.link,
+        "lines": source.lines,
+        "messages": source.messages,
+        "connection_end": source.connection_end.value,
+        "protocol_version": connection.protocol_version,
+        "protocol_source": connection.protocol_source.value,
+        "agent_name": agent.name,
+        "agent_version": agent.version,
+        "agent_protocol_version": agent.protocol_version,
+        "client_name": client.name,
+        "client_version": client.version,
+        "client_protocol_version": client.protocol_version,
+        "issues": len(analysis.issues),
+        "findings": len(analysis.findings),
+        "resumes": len(analysis.resumes),
+    }
+
+
 def _fields(obj: Any) -> dict[str, Any]:
     """A dataclass's fields, enums as their values."""
     values = {f.name: getattr(obj, f.name) for f in fields(obj)}
@@ -361,6 +430,7 @@ def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Tabl
     yield RESUMES, RESUMES.frame(resume_row(origin, r) for r in analysis.resumes)
     yield FINDINGS, FINDINGS.frame(finding_row(origin, f) for f in analysis.findings)
     yield ISSUES, ISSUES.frame(issue_row(origin, i) for i in analysis.issues)
+    yield CONNECTIONS, CONNECTIONS.frame([connection_row(origin, analysis)])
 
 
 def frames(

@@ -1,0 +1,258 @@
+"""Reports from the Parquet tables `acptrace export` wrote, without reading any transcript.
+
+An export directory (one holding `connections.parquet`, `resumes.parquet`, … as `export`
+writes them) stands for the transcripts it was exported from: its `connections` rows become
+`FileSummary`s again, with their `resumes` and `findings` rows as `ResumeRow`s and `Finding`s,
+and the report adds them up like summaries of analysed transcripts, so the numbers are the
+same. Directories are scanned lazily by polars, many at a time (`CHUNK` per scan); a
+directory whose tables cannot be read (a table missing, a damaged file, another schema) is an
+error of its own and the others go on.
+
+What an export cannot give back: a JSON-RPC id is text in the tables (`1` and `"1"` both read
+`1`), and the analysis options are those the export ran with.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import fields, replace
+from pathlib import Path, PurePath
+from typing import Any, TypeVar
+
+import orjson
+import polars as pl
+
+from acptrace.model.domain import (
+    Finding,
+    Outcome,
+    PeerInfo,
+    ReplayPause,
+    ResumeRow,
+    Role,
+    Severity,
+    WindowEnd,
+)
+from acptrace.report.summaries import FileError, FileSummary
+from acptrace.tables.builder import CONNECTIONS, FINDINGS, RESUMES, TABLES, Table
+
+NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS)
+"""The tables a report reads from an export directory."""
+
+CHUNK = 200
+"""Export directories read by one scan (a directory that spoils a scan is read on its own)."""
+
+SUFFIX = ".parquet"
+
+Read = tuple[FileSummary, ...] | FileError
+"""What reading one export directory gives: its connections' summaries, or why not."""
+
+
+def is_export(path: str | Path) -> bool:
+    """Whether `path` is a directory holding any of the tables `acptrace export` writes as
+    Parquet (a directory missing some of them is still one, and an error when read)."""
+    directory = Path(path)
+    return directory.is_dir() and any(
+        (directory / f"{table.name}{SUFFIX}").is_file() for table in TABLES
+    )
+
+
+def find_exports(directory: str | Path) -> list[str]:
+    """The export directories in `directory` (itself included), recursively, sorted; hidden
+    directories are skipped."""
+    names = {table.name + SUFFIX for table in TABLES}
+    found = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+        if not names.isdisjoint(files):
+            found.append(folder)
+    return sorted(found)
+
+
+def read_exports(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
+    """Each export directory with its summaries (or its error), in the order given."""
+    for start in range(0, len(directories), CHUNK):
+        yield from _read_chunk(directories[start : start + CHUNK])
+
+
+def _read_chunk(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
+    missing = {d: _missing(d) for d in directories}
+    complete = [d for d in directories if missing[d] is None]
+    try:
+        read = _read_together(complete)
+    except (pl.exceptions.PolarsError, OSError):  # one spoils the scan: read them one by one
+        read = {d: _read_alone(d) for d in complete}
+    for directory in directories:
+        error = missing[directory]
+        yield directory, FileError(directory, error) if error else read[directory]
+
+
+def _missing(directory: str) -> str | None:
+    try:
+        present = set(os.listdir(directory))
+    except OSError as error:
+        return f"exported tables cannot be listed: {error.strerror or error}"
+    absent = [t.name + SUFFIX for t in NEEDED if t.name + SUFFIX not in present]
+    if not absent:
+        return None
+    return (
+        f"exported tables without {', '.join(absent)} (a report reads connections, resumes "
+        "and findings: export the transcripts again with this acptrace)"
+    )
+
+
+def _read_alone(directory: str) -> Read:
+    try:
+        return _read_together([directory])[directory]
+    except (pl.exceptions.PolarsError, OSError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        return FileError(
+            directory, f"exported tables cannot be read: {type(error).__name__}: {first}"
+        )
+
+
+Columns = dict[str, list[Any]]
+"""A table's rows as one list per column (cheaper than a dict per row)."""
+
+_Where = tuple[str, str | None, str | None]
+"""(export directory, file, connection): one analysed connection."""
+
+_SOURCE = "__export_source"
+
+_RESUME_FIELDS = tuple(f.name for f in fields(ResumeRow))
+_FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+_PEER_COLUMNS = tuple(f"{side}_{f.name}" for side in ("agent", "client") for f in fields(PeerInfo))
+_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", "resumes", "findings")
+"""The columns of `connections` a report reads."""
+
+_T = TypeVar("_T")
+
+_ROLES = {role.value: role for role in Role}
+_OUTCOMES = {outcome.value: outcome for outcome in Outcome}
+_ENDS = {end.value: end for end in WindowEnd}
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+def _read_together(directories: Sequence[str]) -> dict[str, Read]:
+    """Scan the tables of these directories at once and rebuild each one's summaries."""
+    if not directories:
+        return {}
+    connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS)
+    resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS))
+    findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS))
+    rows_of: dict[_Where, list[ResumeRow]] = defaultdict(list)
+    for where, row in zip(_wheres(resumes), _resumes(resumes), strict=True):
+        rows_of[where].append(row)
+    findings_of: dict[_Where, list[Finding]] = defaultdict(list)
+    for where, finding in zip(_wheres(findings), _findings(findings), strict=True):
+        findings_of[where].append(finding)
+    summaries: dict[str, list[FileSummary]] = {d: [] for d in directories}
+    wheres = list(_wheres(connections))
+    repeated = {where for where, n in Counter(wheres).items() if n > 1}
+    given: Counter[tuple[_Where, str]] = Counter()  # rows of a repeated one handed out so far
+    peers = zip(*(connections[name] for name in _PEER_COLUMNS), strict=True)
+    counts = zip(*(connections[name] for name in ("issues", "resumes", "findings")), strict=True)
+    for where, peer, (issues, resumes_n, findings_n) in zip(wheres, peers, counts, strict=True):
+        rows, found = tuple(rows_of[where]), tuple(findings_of[where])
+        if where in repeated:  # one file exported twice: each copy has its own rows, in turn
+            rows = _next(rows, resumes_n, given, (where, "resumes"))
+            found = _next(found, findings_n, given, (where, "findings"))
+        summaries[where[0]].append(
+            FileSummary(
+                path=where[1] or "",
+                agent=_peer(*peer[:3]),
+                client=_peer(*peer[3:]),
+                resumes=rows,
+                findings=found,
+                issues=issues,
+                connection=where[2],
+            )
+        )
+    return {d: tuple(found) for d, found in summaries.items()}
+
+
+def _next(
+    rows: tuple[_T, ...], count: int, given: Counter[tuple[_Where, str]], key: tuple[_Where, str]
+) -> tuple[_T, ...]:
+    """The `count` rows after those handed to the earlier copies."""
+    start = given[key]
+    given[key] += count
+    return rows[start : start + count]
+
+
+def _scan(table: Table, directories: Sequence[str], names: Sequence[str]) -> Columns:
+    """These columns of the table in every directory, in directory and row order, with the
+    directory each row came from (`_SOURCE`); each column checked against the table's schema
+    (a directory where one is missing, or of another type, spoils the scan)."""
+    by_path = {str(Path(d) / (table.name + SUFFIX)): d for d in directories}
+    schema = table.schema
+    frame = (
+        pl.scan_parquet(list(by_path), include_file_paths=_SOURCE)
+        .select(*(pl.col(name).cast(schema[name], strict=True) for name in names), _SOURCE)
+        .collect()
+    )
+    columns: Columns = frame.to_dict(as_series=False)
+    columns[_SOURCE] = [by_path[path] for path in columns[_SOURCE]]
+    return columns
+
+
+def _wheres(columns: Columns) -> Iterator[_Where]:
+    return zip(columns[_SOURCE], columns["file"], columns["connection"], strict=True)
+
+
+def _peer(name: str | None, version: str | None, protocol: int | None) -> PeerInfo | None:
+    if name is None and version is None and protocol is None:
+        return None
+    return PeerInfo(name=name, version=version, protocol_version=protocol)
+
+
+def _resumes(columns: Columns) -> list[ResumeRow]:
+    """The rows as `ResumeRow`s: enums, JSON text and the ids' text turned back."""
+    c = dict(columns)
+    c["role"] = [_ROLES[v] for v in c["role"]]
+    c["outcome"] = [_OUTCOMES[v] for v in c["outcome"]]
+    c["end"] = [_ENDS[v] for v in c["end"]]
+    c["method"] = [sys.intern(v) for v in c["method"]]  # two values over 100,000s of rows
+    c["replay_from"] = [None if v is None else orjson.loads(v) for v in c["replay_from"]]
+    c["replay_pauses"] = [_pauses(v) for v in c["replay_pauses"]]
+    values = zip(*(c[name] for name in _RESUME_FIELDS), strict=True)
+    return [ResumeRow(*row) for row in values]
+
+
+def _pauses(text: str | None) -> tuple[ReplayPause, ...]:
+    if not text:
+        return ()
+    return tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in orjson.loads(text))
+
+
+def _findings(columns: Columns) -> list[Finding]:
+    c = dict(columns)
+    c["severity"] = [_SEVERITIES[v] for v in c["severity"]]
+    values = zip(*(c[name] for name in _FINDING_FIELDS), strict=True)
+    return [Finding(*row) for row in values]
+
+
+def qualify(read: Sequence[tuple[str, Read]]) -> list[tuple[str, Read]]:
+    """Where a transcript path was exported into more than one directory (every CI job
+    exporting its own `trace.jsonl`), its summaries are named `DIRECTORY/PATH` instead, so that
+    they stay apart (files counted, grouped by file or directory, pointed at)."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for directory, found in read:
+        if not isinstance(found, FileError):
+            for summary in found:
+                seen[summary.path].add(directory)
+    shared = {path for path, places in seen.items() if len(places) > 1}
+    if not shared:
+        return list(read)
+    return [(d, _qualified(d, found, shared)) for d, found in read]
+
+
+def _qualified(directory: str, found: Read, shared: set[str]) -> Read:
+    if isinstance(found, FileError):
+        return found
+    return tuple(
+        replace(s, path=str(PurePath(directory) / s.path.lstrip("/"))) if s.path in shared else s
+        for s in found
+    )

@@ -1,0 +1,227 @@
+"""`acptrace report` over the tables `acptrace export` wrote: the same report as over the
+transcripts, for one export, a folder of many, and with a table missing or damaged."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from acptrace.export.exporter import ExportFormat, export_tables
+from acptrace.model.domain import ResumeRow
+from acptrace.model.options import Options
+from acptrace.report import GroupBy, build_report, gather
+from acptrace.report.collect import analyze_files
+from acptrace.report.from_tables import find_exports, read_exports
+from acptrace.report.summaries import FileError
+from acptrace.tables.builder import id_value
+from tests.golden import ROOT
+from tests.test_report import ALPHA_1, BETA_1, GAP_MS, complete, transcript, write_corpus
+
+runner = CliRunner()
+
+
+def write_mixed_corpus(root: Path) -> Path:
+    """Two adapters with known latencies, a transcript breaking rules, one with a bad line,
+    one without `initialize`, and the sample transcripts (children, loads, every outcome)."""
+    write_corpus(root, ALPHA_1, BETA_1)
+    t = transcript("gamma-acp", "1", complete(500))
+    t.lines.pop()  # reopen: traffic after the recorded close would not be analysed
+    t.resume("sess_x", id=99, at_ms=GAP_MS * 3)
+    t.update("user_message", "sess_x", at_ms=GAP_MS * 3 + 1)
+    t.result(99, at_ms=GAP_MS * 3 + 10)  # no marker: RC-MISSING
+    t.lines.append(b'{"truncated": ')
+    t.close(at_ms=GAP_MS * 4)
+    (root / "gamma.jsonl").write_bytes(t.text())
+    (root / "anon.jsonl").write_bytes(transcript(None, "", complete(1000)).text())
+    shutil.copytree(ROOT / "sample_traces", root / "samples")
+    return root
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_mixed_corpus(tmp_path_factory.mktemp("corpus") / "runs")
+
+
+@pytest.fixture(scope="module")
+def exported(corpus: Path) -> Path:
+    out = corpus.parent / "exported"
+    result = runner.invoke(app, ["export", str(corpus), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def report_json(*arguments: str, by: GroupBy = GroupBy.AGENT) -> dict[str, Any]:
+    """report.json of `acptrace report ARGUMENTS --by BY` (the command, as a user runs it)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "report.json"
+        command = ["report", *arguments, "--by", by.value, "-q", "-o", str(out)]
+        result = runner.invoke(app, command)
+        assert result.exit_code in (0, 2), result.output
+        document: dict[str, Any] = json.loads(out.read_text())
+    return document
+
+
+@pytest.mark.parametrize("by", list(GroupBy))
+def test_a_report_over_the_export_equals_the_report_over_the_transcripts(
+    corpus: Path, exported: Path, by: GroupBy
+) -> None:
+    over_transcripts = report_json(str(corpus), by=by)
+    over_tables = report_json(str(exported), by=by)
+    assert over_tables == over_transcripts
+    # the corpus exercises what the tables must carry back
+    groups = over_transcripts["groups"]
+    assert over_transcripts["files"] == {"analysed": 22, "failed": 0}
+    assert sum(g["replaying"] for g in groups) > 10
+    assert sum(g["issues"] for g in groups) == 1
+    assert {"RC-MISSING", "RC-NO-SNAPSHOT"} <= {r for g in groups for r in g["findings"]}
+    assert sum(sum(o.values()) for o in (g["child_outcomes"] for g in groups)) > 0
+    assert any(v["replays"] for g in groups for v in g["idle_timers"])
+
+
+def test_the_rows_come_back_as_they_were_analysed(corpus: Path, exported: Path) -> None:
+    paths, _ = gather([str(corpus)])
+    analysed = analyze_files(paths, Options(), jobs=1)
+    [(directory, read)] = list(read_exports([str(exported)]))
+    assert directory == str(exported)
+    assert not isinstance(read, FileError)
+
+    def as_text(row: ResumeRow) -> ResumeRow:  # ids are text in the tables
+        return replace(row, request_id=id_value(row.request_id))
+
+    assert [s.path for s in read] == [s.path for s in analysed.summaries]
+    for back, original in zip(read, analysed.summaries, strict=True):
+        assert back.resumes == tuple(as_text(row) for row in original.resumes)
+        assert [replace(f, request_id=None) for f in back.findings] == [
+            replace(f, request_id=None) for f in original.findings
+        ]
+        assert (back.agent, back.client, back.issues) == (
+            original.agent,
+            original.client,
+            original.issues,
+        )
+        assert back.connection == original.connection
+
+
+def test_a_folder_of_exports_is_found_recursively(corpus: Path, tmp_path: Path) -> None:
+    alpha = sorted(str(p) for p in corpus.glob("alpha-*.jsonl"))
+    beta = sorted(str(p) for p in corpus.glob("beta-*.jsonl"))
+    export_tables(alpha, tmp_path / "fleet" / "ci" / "job-1", ExportFormat.PARQUET, jobs=1)
+    export_tables(beta, tmp_path / "fleet" / "job-2", ExportFormat.PARQUET, jobs=1)
+    (tmp_path / "fleet" / "README.md").write_text("not a transcript")
+    assert find_exports(tmp_path / "fleet") == [
+        str(tmp_path / "fleet" / "ci" / "job-1"),
+        str(tmp_path / "fleet" / "job-2"),
+    ]
+    fleet = report_json(str(tmp_path / "fleet"))
+    assert fleet == report_json(*alpha, *beta)
+    assert [g["name"] for g in fleet["groups"]] == ["alpha-acp", "beta-acp"]
+    assert report_json(str(tmp_path / "fleet" / "*" / "job-*")) == report_json(*alpha)
+
+
+def test_transcripts_and_exports_mix_in_one_run(corpus: Path, tmp_path: Path) -> None:
+    alpha = sorted(str(p) for p in corpus.glob("alpha-*.jsonl"))
+    beta = sorted(str(p) for p in corpus.glob("beta-*.jsonl"))
+    export_tables(beta, tmp_path / "beta-tables", ExportFormat.PARQUET, jobs=1)
+    mixed = build_report([*alpha, str(tmp_path / "beta-tables")], jobs=1)
+    direct = build_report([*alpha, *beta], jobs=1)
+    assert mixed == direct
+
+
+def test_one_path_exported_by_many_jobs_stays_apart(corpus: Path, tmp_path: Path) -> None:
+    """Every CI job exports its own `trace.jsonl`: they are two files, not one."""
+    trace = tmp_path / "trace.jsonl"
+    shutil.copy(corpus / "alpha-0.jsonl", trace)
+    for job in ("job-1", "job-2"):
+        export_tables([str(trace)], tmp_path / "fleet" / job, ExportFormat.PARQUET, jobs=1)
+    report = build_report([str(tmp_path / "fleet")], by=GroupBy.FILE, jobs=1)
+    assert report.files == 2
+    names = [g.name for g in report.groups]
+    assert names == [
+        str(tmp_path / "fleet" / job / str(trace).lstrip("/")) for job in ("job-1", "job-2")
+    ]
+    assert [g.resumes for g in report.groups] == [5, 5]
+
+
+def test_a_missing_or_damaged_table_is_an_error_of_that_directory(
+    corpus: Path, exported: Path, tmp_path: Path
+) -> None:
+    good = shutil.copytree(exported, tmp_path / "exports" / "good")
+    missing = shutil.copytree(exported, tmp_path / "exports" / "missing")
+    (missing / "resumes.parquet").unlink()
+    damaged = shutil.copytree(exported, tmp_path / "exports" / "damaged")
+    (damaged / "findings.parquet").write_bytes(b"PAR1 not parquet")
+    reshaped = shutil.copytree(exported, tmp_path / "exports" / "reshaped")
+    pl.read_parquet(reshaped / "connections.parquet").drop("agent_name").write_parquet(
+        reshaped / "connections.parquet"
+    )
+    result = runner.invoke(
+        app, ["report", str(tmp_path / "exports"), "-q", "-o", str(tmp_path / "r.json")]
+    )
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    document = json.loads((tmp_path / "r.json").read_text())
+    errors = {Path(e["path"]).name: e["message"] for e in document["errors"]}
+    assert set(errors) == {"missing", "damaged", "reshaped"}
+    assert "without resumes.parquet" in errors["missing"]
+    assert "cannot be read" in errors["damaged"]
+    assert "agent_name" in errors["reshaped"]
+    assert f"{missing}: exported tables without resumes.parquet" in result.output
+    alone = report_json(str(good))
+    assert document["groups"] == alone["groups"]
+    assert document["files"] == {"analysed": 22, "failed": 3}
+
+
+def test_the_duckdb_query_of_the_docs_gives_the_report_numbers(
+    corpus: Path, exported: Path
+) -> None:
+    """docs/report.md's SQL over a folder of exports: the report's replaying counts,
+    percentiles and rates (DuckDB is a dev dependency: CI runs this)."""
+    duckdb = pytest.importorskip("duckdb")
+    fleet = exported.parent / "artifacts"
+    if not fleet.exists():
+        shutil.copytree(exported, fleet / "job-1")
+    page = (ROOT / "docs" / "report.md").read_text()
+    sql = page.split("```sql\n", 1)[1].split("```", 1)[0].replace("artifacts/", f"{fleet}/")
+    statements = [s for s in sql.split(";") if s.strip()]
+    con = duckdb.connect()
+    for statement in statements[:2]:
+        con.execute(statement)
+    percentiles = con.execute(statements[2]).fetchall()
+    shares = con.execute(statements[3]).fetchall()
+    report = report_json(str(fleet))
+    replaying = [g for g in report["groups"] if g["replaying"]]
+    assert percentiles == [
+        (
+            g["name"],
+            g["replaying"],
+            *(g["metrics"]["marker_to_response_ms"][p] for p in ("p50", "p90", "p99")),
+        )
+        for g in replaying
+    ]
+    assert {(agent, outcome): share for agent, outcome, _, share in shares} == {
+        (g["name"], outcome): rate
+        for g in replaying
+        for outcome, rate in g["rates"].items()
+        if rate
+    }
+    assert len(percentiles) >= 3
+    assert all(row[2] is not None for row in percentiles[:2])
+
+
+def test_a_file_exported_twice_in_one_export_counts_twice_like_its_transcript(
+    corpus: Path, tmp_path: Path
+) -> None:
+    files = [str(corpus / "alpha-1.jsonl"), str(corpus / "gamma.jsonl")] * 2
+    export_tables(files, tmp_path / "twice", ExportFormat.PARQUET, jobs=1)
+    over_tables = build_report([str(tmp_path / "twice")], jobs=1)
+    assert over_tables == build_report(files, jobs=1)
+    assert [g.resumes for g in over_tables.groups] == [12, 4]
