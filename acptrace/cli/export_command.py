@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, fail, print_error
+from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
 from acptrace.cli.options import FORMAT, JobsOption, OutputOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -80,10 +80,12 @@ def export_command(
             fail(f"{path.argument}: {path.reason}")
         paths.append(path)
     if output_format is ExportChoice.TRACE_EVENT:
+        check_output(output)
         _export_trace_event(paths, output, options)
         return
     if output is None:
         fail("-o/--output DIRECTORY is needed to write tables")
+    check_output_folder(output)
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
     try:
@@ -94,7 +96,7 @@ def export_command(
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(f"{rows} {name}" for name, rows in result.rows.items())
-    typer.echo(f"acptrace: wrote {len(result.files)} tables to {output}: {counts}", err=True)
+    print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 
 
 def _export_trace_event(paths: list[str], output: str | None, options: Options) -> None:
@@ -111,4 +113,4 @@ def _export_trace_event(paths: list[str], output: str | None, options: Options) 
     write_output(dumps(document), output)
     events = len(document["traceEvents"])
     where = output or "stdout"
-    typer.echo(f"acptrace: wrote {events} trace events of {len(paths)} files to {where}", err=True)
+    print_note(f"wrote {events} trace events of {len(paths)} files to {where}")

@@ -8,7 +8,7 @@ import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error, rich_bytes
 from acptrace.cli.options import OutputOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -71,6 +71,7 @@ def timeline_command(
 
     The view goes to stdout, or to the file -o names.
     """
+    check_output(output)
     options = policy_from(ctx).options
     payloads = Execution(fast=False)  # the timeline shows payloads
     view = View(session, request, around, context, full)

@@ -7,12 +7,9 @@ from typing import Any
 from rich.text import Text
 
 from acptrace.model.domain import Source
+from acptrace.model.excerpt import printable
 
-
-def printable(value: Any) -> str:
-    """The value as one line of text with control characters shown as escapes (`\\x1b`)."""
-    text = "" if value is None else str(value)
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+__all__ = ["inert", "plural", "printable", "short_id", "transcript_name"]
 
 
 def inert(value: Any, style: str = "") -> Text:
