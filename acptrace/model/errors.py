@@ -14,3 +14,9 @@ class UnreadableInput(AcptraceError):
 
 class UsageError(AcptraceError):
     """The caller asked for something that does not exist (an unknown format, a bad option)."""
+
+
+class NotATranscript(UnreadableInput):
+    """No line of the input looks like a transcript: empty, blank, binary, JSON of another kind
+    (`Analysis.looks_like_transcript`). Raised only where asked for (`require_transcript`):
+    `analyze` itself returns the analysis."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO, cast
@@ -28,6 +28,7 @@ from acptrace.model.domain import (
     Source,
     UpdateRun,
 )
+from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
 from acptrace.pipeline.pieces import split_records
@@ -53,6 +54,22 @@ def analyze(
         for _ in walk:
             pass
         return walk.analysis
+
+
+def transcript_refusal(path: str, analyses: Sequence[Analysis]) -> NotATranscript | None:
+    """`NotATranscript` (`PATH: not a transcript (why)`) when none of the analyses of a file
+    looks like a transcript (`Analysis.looks_like_transcript`): what commands refuse."""
+    reasons = [analysis.not_a_transcript() for analysis in analyses]
+    if reasons and all(reasons):
+        return NotATranscript(f"{path}: not a transcript ({reasons[0]})")
+    return None
+
+
+def require_transcript(path: str, analyses: Sequence[Analysis]) -> None:
+    """Raise the `transcript_refusal` of a file, if it has one."""
+    refusal = transcript_refusal(path, analyses)
+    if refusal is not None:
+        raise refusal
 
 
 @contextmanager

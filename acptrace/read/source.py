@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -51,13 +52,14 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """
     if str(path) == "-":
         stream = sys.stdin.buffer
+        _refuse_special("-", _mode_of(stream), terminal=stream.isatty())
         yield _maybe_gunzip(stream)
         return
     target = Path(path)
     if target.is_dir():
         raise UnreadableInput(f"{target}: is a directory, not a transcript file")
     try:
-        handle = target.open("rb")
+        handle = target.open("rb") if _is_fifo(target) else _open_regular(target)
     except FileNotFoundError:
         raise UnreadableInput(f"{target}: no such file") from None
     except PermissionError:
@@ -66,6 +68,54 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
     with handle:
         yield _maybe_gunzip(handle)
+
+
+_SPECIAL = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+"""The inputs refused before reading (`/dev/zero` would be read for ever): files, FIFOs and
+stdin are read, once, as a stream."""
+
+
+def _open_regular(target: Path) -> BinaryIO:
+    """Open a path that is not a FIFO, refusing a device or a socket before reading a byte
+    (opened without blocking, so a device that waits to be opened cannot hang the check)."""
+    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        _refuse_special(str(target), os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _is_fifo(target: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(target.stat().st_mode)
+    except OSError:
+        return False  # (opening it says what is wrong)
+
+
+def _mode_of(stream: BinaryIO) -> int:
+    try:
+        return os.fstat(stream.fileno()).st_mode
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return stat.S_IFIFO  # (a stream without a descriptor: read as it comes)
+
+
+def _refuse_special(name: str, mode: int, *, terminal: bool = False) -> None:
+    """UnreadableInput for a device or a socket (a terminal on stdin is read: it is typed)."""
+    what = _SPECIAL.get(stat.S_IFMT(mode))
+    if what is not None and not terminal:
+        raise UnreadableInput(f"{name}: is {what}, not a transcript file")
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether the input can be read only once: stdin (`-`) or a FIFO."""
+    return str(path) == "-" or _is_fifo(Path(path))
 
 
 def read_whole(stream: BinaryIO) -> bytes:
