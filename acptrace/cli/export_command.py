@@ -89,7 +89,9 @@ def export_command(
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
     try:
-        result = export_tables(paths, output, ExportFormat(output_format), options, jobs=jobs)
+        result = export_tables(
+            paths, output, ExportFormat(output_format), options, jobs=jobs, require_transcripts=True
+        )
     except UsageError as error:
         fail(str(error))
     except (UnreadableInput, WorkersFailed) as error:
@@ -104,7 +106,7 @@ def _export_trace_event(paths: list[str], output: str | None, options: Options) 
     from acptrace.export.trace_event import dumps, trace_events
 
     try:
-        document = trace_events(paths, options)
+        document = trace_events(paths, options, require_transcripts=True)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:

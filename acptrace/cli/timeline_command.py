@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Annotated
 
 import typer
@@ -27,7 +28,8 @@ from acptrace.cli.settings import (
 )
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution
-from acptrace.pipeline.analysis import analyze, open_walk
+from acptrace.pipeline.analysis import analyze, open_walk, require_transcript
+from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
 from acptrace.render.timeline import render_timeline
 
@@ -77,12 +79,16 @@ def timeline_command(
     view = View(session, request, around, context, full)
     builder = TimelineBuilder(view, options.marker_tag)
     try:
-        if session is not None and file != "-":  # children that speak before their announcement
-            builder.focus |= session_tree(analyze(file, options).sessions, session)
-        with open_walk(file, options, execution=payloads) as walk:
-            for item in walk:
-                builder.add(item)
-            analysis = walk.analysis
+        # (two passes for --session: stdin or a FIFO is copied first, as it can be read once)
+        with replayable(file) if session is not None else nullcontext(file) as readable:
+            if session is not None:  # children that speak before their announcement
+                tree = analyze(readable, options, name=file).sessions
+                builder.focus |= session_tree(tree, session)
+            with open_walk(readable, options, name=file, execution=payloads) as walk:
+                for item in walk:
+                    builder.add(item)
+                analysis = walk.analysis
+        require_transcript(file, [analysis])
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:

@@ -30,7 +30,7 @@ from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UsageError
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import open_walk
+from acptrace.pipeline.analysis import open_walk, require_transcript
 from acptrace.pipeline.pool import each_file
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
 
@@ -57,11 +57,13 @@ def export_tables(
     *,
     batch_rows: int = BATCH_ROWS,
     jobs: int | None = None,
+    require_transcripts: bool = False,
 ) -> Exported:
     """Export every table of these transcripts into `directory` (created when missing), the
     transcripts analysed in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`).
 
-    Raises `UnreadableInput` (nothing is written) when a transcript cannot be read.
+    Raises `UnreadableInput` (nothing is written) when a transcript cannot be read, and with
+    `require_transcripts` when one does not look like a transcript (`require_transcript`).
     """
     target = Path(directory)
     if target.exists() and not target.is_dir():
@@ -73,6 +75,8 @@ def export_tables(
         analyses = []
         spool_one = partial(_spool_file, scratch=scratch, batch_rows=batch_rows)
         for spooled in each_file(spool_one, sources, options or Options(), jobs):
+            if require_transcripts:
+                require_transcript(spooled.analysis.source.path, [spooled.analysis])
             spool.extend(spooled)
             analyses.append(spooled.analysis)
         staged = Path(scratch) / "tables"

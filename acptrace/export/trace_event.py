@@ -24,7 +24,7 @@ from acptrace.correlate.correlator import Step
 from acptrace.export.trace_clock import Axis, Moment, choose_axis, place
 from acptrace.model.domain import Analysis, Message, MessageKind, ResumeRow, Role
 from acptrace.model.options import Options
-from acptrace.pipeline.analysis import open_walk
+from acptrace.pipeline.analysis import open_walk, require_transcript
 from acptrace.read.envelopes import RecorderEvent
 
 CONNECTION = "connection"
@@ -228,9 +228,13 @@ class _Timeline:
 
 
 def trace_events(
-    sources: Sequence[str | os.PathLike[str] | BinaryIO], options: Options | None = None
+    sources: Sequence[str | os.PathLike[str] | BinaryIO],
+    options: Options | None = None,
+    *,
+    require_transcripts: bool = False,
 ) -> dict[str, Any]:
-    """The Trace Event document of these transcripts (one process each, in order)."""
+    """The Trace Event document of these transcripts (one process each, in order); with
+    `require_transcripts`, `NotATranscript` for one that does not look like a transcript."""
     options = options or Options()
     events: list[dict[str, Any]] = []
     axes = []
@@ -243,6 +247,8 @@ def trace_events(
                 elif isinstance(item, RecorderEvent):
                     timeline.event(item)
             timeline.finish(walk.analysis, walk.unanswered)
+            if require_transcripts:
+                require_transcript(walk.name, [walk.analysis])
         axis = choose_axis(timeline.moments)
         axes.append(axis)
         events.extend(_events(timeline, pid, axis))

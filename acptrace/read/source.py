@@ -9,8 +9,10 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
 import stat
 import sys
+import tempfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -116,6 +118,40 @@ def _refuse_special(name: str, mode: int, *, terminal: bool = False) -> None:
 def is_stream(path: str | os.PathLike[str]) -> bool:
     """Whether the input can be read only once: stdin (`-`) or a FIFO."""
     return str(path) == "-" or _is_fifo(Path(path))
+
+
+@contextmanager
+def replayable(path: str) -> Iterator[str]:
+    """A path that can be read more than once: the path itself, or for stdin and a FIFO (read
+    once) a temporary copy of their bytes, removed afterwards. UnreadableInput as `open_input`."""
+    if not is_stream(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="acptrace-") as folder:
+        copy = os.path.join(folder, "input")
+        with _raw(path) as source, open(copy, "wb") as sink:
+            try:
+                shutil.copyfileobj(source, sink, READ_BLOCK)
+            except OSError as error:
+                raise UnreadableInput(
+                    f"{path}: reading stopped ({error.strerror or error})"
+                ) from None
+        yield copy
+
+
+@contextmanager
+def _raw(path: str) -> Iterator[BinaryIO]:
+    """The bytes of stdin or a FIFO as they come (not unpacked)."""
+    if path == "-":
+        _refuse_special("-", _mode_of(sys.stdin.buffer), terminal=sys.stdin.isatty())
+        yield sys.stdin.buffer
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError as error:
+        raise UnreadableInput(f"{path}: cannot be read ({error.strerror or error})") from None
+    with handle:
+        yield handle
 
 
 def read_whole(stream: BinaryIO) -> bytes:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import analyze
+from acptrace.pipeline.analysis import analyze, require_transcript
 from acptrace.pipeline.pool import each_file
 from acptrace.report.summaries import FileError, FileSummary
 
@@ -52,7 +52,9 @@ def analyze_file(path: str, options: Options, *, execution: Execution | None = N
     """Analyse one file; any failure becomes a `FileError` (options that cannot work for any
     file, such as an unknown input format, are the caller's to check first)."""
     try:
-        return summarize(path, analyze(path, options, execution=execution))
+        analysis = analyze(path, options, execution=execution)
+        require_transcript(path, [analysis])  # (an empty or a binary file is an error)
+        return summarize(path, analysis)
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))
     except Exception as error:
