@@ -55,7 +55,8 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     if str(path) == "-":
         stream = sys.stdin.buffer
         _refuse_special("-", _mode_of(stream), terminal=stream.isatty())
-        yield _maybe_gunzip(stream)
+        with _named("-"):
+            yield _maybe_gunzip(stream)
         return
     target = Path(path)
     if target.is_dir():
@@ -68,8 +69,22 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise UnreadableInput(f"{target}: permission denied") from None
     except OSError as error:
         raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
-    with handle:
+    with handle, _named(str(target)):
         yield _maybe_gunzip(handle)
+
+
+@contextmanager
+def _named(name: str) -> Iterator[None]:
+    """Errors met while reading the input name it (`FILE: reading stopped after line 3: …`);
+    a corrupt or cut `.gz` met by a reader that does not say so itself is one of them."""
+    try:
+        yield
+    except UnreadableInput as error:
+        if str(error).startswith(f"{name}: "):
+            raise
+        raise UnreadableInput(f"{name}: {error}") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise UnreadableInput(f"{name}: reading stopped: {error}") from None
 
 
 _SPECIAL = {
@@ -166,13 +181,16 @@ def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
     """Up to `size` bytes from where the stream stands, leaving them to be read (fewer when the
     stream buffers less; none from a stream that can neither peek nor seek)."""
     peek = getattr(stream, "peek", None)
-    if peek is not None:
-        return bytes(peek(size)[:size])
-    if stream.seekable():
-        at = stream.tell()
-        head = stream.read(size)
-        stream.seek(at)
-        return head
+    try:
+        if peek is not None:
+            return bytes(peek(size)[:size])
+        if stream.seekable():
+            at = stream.tell()
+            head = stream.read(size)
+            stream.seek(at)
+            return head
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise UnreadableInput(f"reading stopped: {error}") from None  # (a corrupt .gz)
     return b""
 
 
