@@ -90,7 +90,8 @@ def drive_command(
     """Measure an ACP Agent's replay: one connection makes a session, N more replay it.
 
     Every connection starts the Agent afresh behind the recorder of `acptrace record` and
-    is recorded into the folder -o names (default: acptrace-<UTC time>-<pid> in
+    is recorded into the folder -o names (made when missing, its parent must exist; default:
+    acptrace-<UTC time>-<pid> in
     $ACPTRACE_DIR or the current directory, named on stderr); at the end the latency report
     over them is printed, as `acptrace report DIR` prints it. A connection whose Agent dies,
     hangs past --timeout or sends garbage is named on stderr and the run goes on; acptrace

@@ -68,7 +68,8 @@ def export_command(
 ) -> None:
     """Export messages, requests, sessions, resumes, findings and issues as tables.
 
-    One file per table in the directory -o names (required for tables; created when missing),
+    One file per table in the directory -o names (required for tables; created when missing,
+    its parent must exist),
     in the file format --format names, each with a `file` column; written only when every
     transcript could be read. `--format trace-event` writes one Chrome Trace Event timeline
     instead (to open in ui.perfetto.dev), to the file -o names or stdout.
