@@ -24,11 +24,11 @@ from acptrace.model.domain import (
     Source,
     WindowEnd,
 )
-from acptrace.model.errors import AcptraceError, UnreadableInput, UsageError
+from acptrace.model.errors import AcptraceError, SeveralConnections, UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
 from acptrace.model.version import __version__
-from acptrace.pipeline.analysis import Walk, analyze, analyze_stream, open_walk
-from acptrace.pipeline.connections import analyze_file
+from acptrace.pipeline.analysis import Walk, analyze_stream
+from acptrace.pipeline.transcripts import analyze, analyze_file, open_walk, open_walks
 
 __all__ = [
     "AcptraceError",
@@ -47,6 +47,7 @@ __all__ = [
     "ResumeRow",
     "Role",
     "SessionInfo",
+    "SeveralConnections",
     "Severity",
     "Source",
     "Step",
@@ -59,4 +60,5 @@ __all__ = [
     "analyze_file",
     "analyze_stream",
     "open_walk",
+    "open_walks",
 ]

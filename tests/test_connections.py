@@ -388,3 +388,84 @@ def test_a_gzipped_report_that_stops_midway_is_unreadable_not_a_crash(tmp_path: 
     result = CliRunner().invoke(app, ["analyze", str(path)])
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+
+
+# -- every view takes each connection on its own (input-formats.md, "several connections") ------
+
+
+def two_tests(tmp_path: Path) -> Path:
+    """An acp-tck report of two tests: one resume without its marker, one with."""
+    path = tmp_path / "report.json"
+    path.write_bytes(
+        report(
+            ("ACP-RESUME-201", [tck_test("t.py::test_missing", MISSING_MARKER)]),
+            ("ACP-RESUME-202", [tck_test("t.py::test_marked", WITH_MARKER)]),
+        )
+    )
+    return path
+
+
+def test_analyze_refuses_a_file_of_several_connections_instead_of_merging_them(
+    tmp_path: Path,
+) -> None:
+    path = two_tests(tmp_path)
+    with pytest.raises(acptrace.SeveralConnections, match="holds 2 connections"):
+        acptrace.analyze(path)
+    with pytest.raises(acptrace.SeveralConnections, match="analyze_file"), acptrace.open_walk(path):
+        pass
+    with acptrace.open_walks(path) as walks:
+        assert [walk.connection for walk in walks] == ["t.py::test_missing", "t.py::test_marked"]
+    (one,) = acptrace.analyze_file(io.BytesIO(jsonl([header(), *frames(1)])))
+    assert acptrace.analyze(io.BytesIO(jsonl([header(), *frames(1)]))) == one
+
+
+def test_tables_have_one_set_of_rows_per_connection_with_its_name(tmp_path: Path) -> None:
+    from acptrace.tables import frames as table_frames
+
+    path = two_tests(tmp_path)
+    tables = table_frames([path])
+    resumes = tables["resumes"].select("connection", "outcome").rows()
+    assert resumes == [
+        ("t.py::test_missing", "unmarked_success"),
+        ("t.py::test_marked", "complete"),
+    ]
+    assert set(tables["messages"]["file"]) == {str(path)}
+    assert tables["messages"].filter(connection="t.py::test_marked")["seq"].min() == 0
+    plain = table_frames([io.BytesIO(jsonl([("c2a", INIT)]))])  # (not a multi-connection file)
+    assert plain["messages"]["connection"].to_list() == [None] * plain["messages"].height
+
+
+def test_export_writes_every_connection_and_returns_an_analysis_each(tmp_path: Path) -> None:
+    from acptrace.export.exporter import ExportFormat, export_tables
+
+    path = two_tests(tmp_path)
+    exported = export_tables([str(path)], tmp_path / "out", ExportFormat.CSV, jobs=1)
+    assert [a.source.connection for a in exported.analyses] == [
+        "t.py::test_missing",
+        "t.py::test_marked",
+    ]
+    assert exported.rows["resumes"] == 2
+    assert "t.py::test_marked" in (tmp_path / "out" / "resumes.csv").read_text()
+
+
+def test_the_trace_event_export_has_a_process_per_connection(tmp_path: Path) -> None:
+    from acptrace.export.trace_event import trace_events
+
+    path = two_tests(tmp_path)
+    names = [
+        event["args"]["name"]
+        for event in trace_events([path])["traceEvents"]
+        if event["name"] == "process_name"
+    ]
+    assert names == [f"{path} [t.py::test_missing]", f"{path} [t.py::test_marked]"]
+
+
+def test_report_counts_each_connection_and_names_it_in_references(tmp_path: Path) -> None:
+    from acptrace.report import build_report
+
+    path = two_tests(tmp_path)
+    built = build_report([str(path)], jobs=1)
+    assert built.files == 1
+    (group,) = built.groups
+    assert group.connections == 2
+    assert [ref.path for ref in group.incomplete] == [f"{path} [t.py::test_missing]"]

@@ -123,7 +123,7 @@ def test_export_into_an_existing_directory_replaces_the_tables(tmp_path: Path) -
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["keep.txt"] + [f"{t.name}.csv" for t in TABLES]
     )
-    assert (out / "messages.csv").read_text().startswith("file,seq,line")
+    assert (out / "messages.csv").read_text().startswith("file,connection,seq,line")
 
 
 def test_export_honours_the_analysis_options(tmp_path: Path) -> None:

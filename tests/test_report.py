@@ -16,7 +16,7 @@ from acptrace.model.domain import Outcome
 from acptrace.model.options import Options
 from acptrace.report import GroupBy, Metric, build_report
 from acptrace.report.baseline import compare, load_baseline, parse_thresholds
-from acptrace.report.collect import analyze_file, analyze_files
+from acptrace.report.collect import analyze_files, analyze_one
 from acptrace.report.document import document
 from acptrace.report.stats import Distribution
 from acptrace.report.summaries import FileError, Group, Report
@@ -282,8 +282,8 @@ def test_an_analysis_that_crashes_is_a_file_error(monkeypatch: pytest.MonkeyPatc
     def explode(path: str, options: Options, **_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("acptrace.report.collect.analyze", explode)
-    assert analyze_file("x.jsonl", Options()) == FileError(
+    monkeypatch.setattr("acptrace.report.collect.analyze_file", explode)
+    assert analyze_one("x.jsonl", Options()) == FileError(
         "x.jsonl", "analysis failed: RuntimeError: boom"
     )
 

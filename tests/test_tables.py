@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from acptrace.model.domain import Finding, Issue, ResumeRow, SessionInfo
-from acptrace.pipeline.analysis import open_walk
+from acptrace.pipeline.transcripts import open_walk
 from acptrace.tables.builder import (
     FINDINGS,
     ISSUES,

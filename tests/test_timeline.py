@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.model.options import Execution
-from acptrace.pipeline.analysis import open_walk
+from acptrace.pipeline.transcripts import open_walk
 from acptrace.render.entries import PAYLOAD_CHARS, TimelineBuilder, View, session_tree
 from tests.golden import ROOT, check_block
 from tests.transcript import Transcript

@@ -41,9 +41,8 @@ from acptrace.cli.settings import (
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
-from acptrace.pipeline.analysis import transcript_refusal
-from acptrace.pipeline.connections import is_multi_connection
 from acptrace.pipeline.pool import analyze_many
+from acptrace.pipeline.transcripts import is_multi_connection, transcript_refusal
 from acptrace.read.inputs import Unmatched, expand
 
 

@@ -92,9 +92,9 @@ def drive_command(
     Every connection starts the Agent afresh behind the recorder of `acptrace record` and
     is recorded into the folder -o names (made when missing, its parent must exist; default:
     acptrace-<UTC time>-<pid> in $ACPTRACE_DIR or the current directory, named on stderr); at
-    the end the latency report over them is printed, as `acptrace report DIR` prints it. A connection whose Agent dies,
-    hangs past --timeout or sends garbage is named on stderr and the run goes on; acptrace
-    then exits 1.
+    the end the latency report over them is printed, as `acptrace report DIR` prints it. A
+    connection whose Agent dies, hangs past --timeout or sends garbage is named on stderr and
+    the run goes on; acptrace then exits 1.
     """
     if session is not None and prompt is not None:
         fail("--prompt needs the first connection, which --session leaves out")

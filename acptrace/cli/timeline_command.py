@@ -28,7 +28,7 @@ from acptrace.cli.settings import (
 )
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution
-from acptrace.pipeline.analysis import analyze, open_walk, require_transcript
+from acptrace.pipeline.transcripts import analyze, open_walk, require_transcript
 from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
 from acptrace.render.timeline import render_timeline

@@ -30,8 +30,8 @@ from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UsageError
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import open_walk, require_transcript
 from acptrace.pipeline.pool import each_file
+from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
 
 __all__ = ["ExportFormat", "Exported", "export_tables"]
@@ -46,7 +46,7 @@ class Exported:
     rows: dict[str, int]
     """Rows per table."""
     analyses: tuple[Analysis, ...]
-    """The analysis of each transcript."""
+    """The analysis of each transcript (of each connection, in a file that holds several)."""
 
 
 def export_tables(
@@ -72,13 +72,14 @@ def export_tables(
     scratch_parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".acptrace-export-", dir=scratch_parent) as scratch:
         spool = _Spool(Path(scratch))
-        analyses = []
+        analyses: list[Analysis] = []
         spool_one = partial(_spool_file, scratch=scratch, batch_rows=batch_rows)
-        for spooled in each_file(spool_one, sources, options or Options(), jobs):
+        spooled_files = each_file(spool_one, sources, options or Options(), jobs)
+        for source, spooled in zip(sources, spooled_files, strict=True):
             if require_transcripts:
-                require_transcript(spooled.analysis.source.path, [spooled.analysis])
+                require_transcript(source, spooled.analyses)
             spool.extend(spooled)
-            analyses.append(spooled.analysis)
+            analyses.extend(spooled.analyses)
         staged = Path(scratch) / "tables"
         staged.mkdir()
         names = [f"{table.name}.{output_format.value}" for table in TABLES]
@@ -90,14 +91,14 @@ def export_tables(
 
 @dataclass(frozen=True, slots=True)
 class _Spooled:
-    """One transcript's tables, parked on disk."""
+    """One file's tables (all its connections), parked on disk."""
 
     parts: dict[str, list[Path]]
     """Arrow IPC files of each table, in row order."""
     rows: dict[str, int]
     """Rows per table."""
-    analysis: Analysis
-    """Its analysis."""
+    analyses: tuple[Analysis, ...]
+    """The analysis of each of its connections."""
 
 
 def _spool_file(
@@ -106,10 +107,11 @@ def _spool_file(
     """Walk one transcript, parking its tables in a directory of their own under `scratch`
     (in whichever process the pool runs it)."""
     spool = _Spool(Path(tempfile.mkdtemp(dir=scratch)))
-    with open_walk(path, options, execution=execution) as walk:
-        for table, frame in walk_frames(walk, batch_rows):
-            spool.add(table, frame)
-        return _Spooled(spool.parts, spool.rows, walk.analysis)
+    with open_walks(path, options, execution=execution) as walks:
+        for walk in walks:
+            for table, frame in walk_frames(walk, batch_rows):
+                spool.add(table, frame)
+        return _Spooled(spool.parts, spool.rows, tuple(walk.analysis for walk in walks))
 
 
 class _Spool:

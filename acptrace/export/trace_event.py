@@ -24,7 +24,8 @@ from acptrace.correlate.correlator import Step
 from acptrace.export.trace_clock import Axis, Moment, choose_axis, place
 from acptrace.model.domain import Analysis, Message, MessageKind, ResumeRow, Role
 from acptrace.model.options import Options
-from acptrace.pipeline.analysis import open_walk, require_transcript
+from acptrace.pipeline.analysis import Walk
+from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.read.envelopes import RecorderEvent
 
 CONNECTION = "connection"
@@ -233,30 +234,40 @@ def trace_events(
     *,
     require_transcripts: bool = False,
 ) -> dict[str, Any]:
-    """The Trace Event document of these transcripts (one process each, in order); with
-    `require_transcripts`, `NotATranscript` for one that does not look like a transcript."""
+    """The Trace Event document of these transcripts (one process per connection, in order);
+    with `require_transcripts`, `NotATranscript` for a file that does not look like one."""
     options = options or Options()
     events: list[dict[str, Any]] = []
     axes = []
-    for pid, source in enumerate(sources, start=1):
-        with open_walk(source, options) as walk:
-            timeline = _Timeline(walk.name, options.marker_tag)
-            for item in walk:  # (issues are listed from the analysis, with the findings)
-                if isinstance(item, Step):
-                    timeline.step(item)
-                elif isinstance(item, RecorderEvent):
-                    timeline.event(item)
-            timeline.finish(walk.analysis, walk.unanswered)
-            if require_transcripts:
-                require_transcript(walk.name, [walk.analysis])
-        axis = choose_axis(timeline.moments)
-        axes.append(axis)
-        events.extend(_events(timeline, pid, axis))
+    pid = 0
+    for source in sources:
+        with open_walks(source, options) as walks:
+            for walk in walks:
+                pid += 1
+                timeline = _timeline_of(walk, options)
+                axis = choose_axis(timeline.moments)
+                axes.append(axis)
+                events.extend(_events(timeline, pid, axis))
+            if require_transcripts and walks:
+                require_transcript(walks[0].name, [walk.analysis for walk in walks])
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",
         "otherData": {"generator": "acptrace", "axes": [axis.value for axis in axes]},
     }
+
+
+def _timeline_of(walk: Walk, options: Options) -> _Timeline:
+    """One connection's timeline (a process of its own: named by its file and connection)."""
+    name = walk.name if walk.connection is None else f"{walk.name} [{walk.connection}]"
+    timeline = _Timeline(name, options.marker_tag)
+    for item in walk:  # (issues are listed from the analysis, with the findings)
+        if isinstance(item, Step):
+            timeline.step(item)
+        elif isinstance(item, RecorderEvent):
+            timeline.event(item)
+    timeline.finish(walk.analysis, walk.unanswered)
+    return timeline
 
 
 def dumps(document: dict[str, Any]) -> bytes:

@@ -1,9 +1,12 @@
-"""The library entry point: one streaming pass from a transcript to an `Analysis`."""
+"""One streaming pass over one connection's transcript: the `Walk`, and its `Analysis`.
+
+The entry points that open files (one walk per connection) are in `acptrace.pipeline.transcripts`.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO, cast
@@ -28,7 +31,6 @@ from acptrace.model.domain import (
     Source,
     UpdateRun,
 )
-from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
 from acptrace.pipeline.pieces import split_records
@@ -36,58 +38,6 @@ from acptrace.read.connections import Part
 from acptrace.read.envelopes import Envelope, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
 from acptrace.read.source import iter_blocks, open_input
-
-
-def analyze(
-    source: str | os.PathLike[str] | BinaryIO,
-    options: Options | None = None,
-    *,
-    name: str | None = None,
-    execution: Execution | None = None,
-) -> Analysis:
-    """Analyse one transcript: a path (`-` for stdin, `.gz` transparently) or a binary stream.
-
-    Raises `UnreadableInput` when the input cannot be read at all; everything wrong inside it
-    is reported in the result.
-    """
-    with open_walk(source, options, name=name, each_message=False, execution=execution) as walk:
-        for _ in walk:
-            pass
-        return walk.analysis
-
-
-def transcript_refusal(path: str, analyses: Sequence[Analysis]) -> NotATranscript | None:
-    """`NotATranscript` (`PATH: not a transcript (why)`) when none of the analyses of a file
-    looks like a transcript (`Analysis.looks_like_transcript`): what commands refuse."""
-    reasons = [analysis.not_a_transcript() for analysis in analyses]
-    if reasons and all(reasons):
-        return NotATranscript(f"{path}: not a transcript ({reasons[0]})")
-    return None
-
-
-def require_transcript(path: str, analyses: Sequence[Analysis]) -> None:
-    """Raise the `transcript_refusal` of a file, if it has one."""
-    refusal = transcript_refusal(path, analyses)
-    if refusal is not None:
-        raise refusal
-
-
-@contextmanager
-def open_walk(
-    source: str | os.PathLike[str] | BinaryIO,
-    options: Options | None = None,
-    *,
-    name: str | None = None,
-    each_message: bool = True,
-    execution: Execution | None = None,
-) -> Iterator[Walk]:
-    """A walk over a transcript (a path, `-`, or a binary stream), for views of every message.
-
-    Raises `UnreadableInput` when the input cannot be read at all.
-    """
-    options = options or Options()
-    with opened(source, name) as (stream, label):
-        yield Walk(stream, options, name=label, each_message=each_message, execution=execution)
 
 
 @contextmanager
@@ -177,6 +127,11 @@ class Walk:
         self._stream = stream
         self._analysis: Analysis | None = None
         self._unanswered: tuple[Message, ...] = ()
+
+    @property
+    def connection(self) -> str | None:
+        """The connection walked, in a file that holds several; None for a file of one."""
+        return self._stream.name if isinstance(self._stream, Part) else None
 
     @property
     def analysis(self) -> Analysis:

@@ -1,47 +1,18 @@
-"""Files that hold several connections (acp-tck reports, acp-inspector-trace exports): each
-connection analysed on its own by the single-transcript walk, like a file of its own."""
+"""Files that hold several connections (acp-tck reports, acp-inspector-trace exports), cut into
+one `Part` per connection, each then walked on its own like a file of its own."""
 
 from __future__ import annotations
 
-import os
 from typing import BinaryIO
 
 from acptrace.decode.stream import ReadStats, read_records
-from acptrace.model.domain import Analysis, Issue, IssueKind, Message, UpdateRun
-from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import Walk, opened
+from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
+from acptrace.model.options import Options
 from acptrace.read.connections import BOM, MULTI_CONNECTION_FORMATS, Part, multi_connection_format
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 from acptrace.read.formats import ReadSettings, acp_tck, inspector_trace
 from acptrace.read.positions import load_located
 from acptrace.read.source import iter_blocks, peek_head, read_whole
-
-
-def analyze_file(
-    source: str | os.PathLike[str] | BinaryIO,
-    options: Options | None = None,
-    *,
-    name: str | None = None,
-    execution: Execution | None = None,
-) -> list[Analysis]:
-    """Every connection a transcript file holds, analysed: one analysis for most formats, one
-    per connection (`source.connection` set) for a multi-connection format, even with one.
-
-    Raises `UnreadableInput` when the input cannot be read at all.
-    """
-    options, execution = options or Options(), execution or Execution()
-    with opened(source, name) as (stream, label):
-        parts = read_parts(stream, options, execution.max_line_bytes)
-        walks = [stream] if parts is None else parts
-        return [
-            _analysed(Walk(walked, options, name=label, each_message=False, execution=execution))
-            for walked in walks
-        ]
-
-
-def is_multi_connection(analyses: list[Analysis]) -> bool:
-    """Whether these analyses come from a multi-connection file (or files)."""
-    return any(a.source.connection is not None for a in analyses)
 
 
 def read_parts(stream: BinaryIO, options: Options, max_line_bytes: int) -> list[Part] | None:
@@ -56,12 +27,6 @@ def read_parts(stream: BinaryIO, options: Options, max_line_bytes: int) -> list[
     if chosen == inspector_trace.NAME:
         return _inspector_parts(stream, max_line_bytes)
     return None
-
-
-def _analysed(walk: Walk) -> Analysis:
-    for _ in walk:
-        pass
-    return walk.analysis
 
 
 def _tck_parts(data: bytes) -> list[Part]:

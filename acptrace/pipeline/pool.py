@@ -32,9 +32,9 @@ from typing import Generic, TypeVar
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import AcptraceError, UnreadableInput
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.connections import analyze_file
 from acptrace.pipeline.mainguard import called_from_unguarded_main, check_not_importing_main
 from acptrace.pipeline.pieces import USEFUL_PROCESSES
+from acptrace.pipeline.transcripts import analyze_file
 
 T = TypeVar("T")
 

@@ -190,7 +190,7 @@ def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
             stream.seek(at)
             return head
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
-        raise UnreadableInput(f"reading stopped: {error}") from None  # (a corrupt .gz)
+        raise UnreadableInput(f"reading stopped after line 0: {error}") from None
     return b""
 
 

@@ -36,7 +36,7 @@ def assemble(
     return Report(
         group_by=by,
         groups=build_groups(collection.summaries, by, idle_timeouts_ms),
-        files=len(collection.summaries),
+        files=len({summary.path for summary in collection.summaries}),
         errors=(*unmatched, *collection.errors),
     )
 

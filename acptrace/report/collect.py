@@ -14,11 +14,22 @@ from dataclasses import dataclass
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import analyze, require_transcript
 from acptrace.pipeline.pool import each_file
+from acptrace.pipeline.transcripts import analyze_file, require_transcript
 from acptrace.report.summaries import FileError, FileSummary
 
-Outcome = FileSummary | FileError
+
+@dataclass(frozen=True, slots=True)
+class FileAnalysed:
+    """A file that could be analysed: one summary per connection it holds."""
+
+    path: str
+    """The path as given."""
+    summaries: tuple[FileSummary, ...]
+    """Its connections' summaries, in file order (one for most formats)."""
+
+
+Outcome = FileAnalysed | FileError
 """What analysing one file gives."""
 
 Progress = Callable[[str, FileError | None], None]
@@ -31,7 +42,7 @@ class Collection:
     each in the order the paths were given."""
 
     summaries: tuple[FileSummary, ...]
-    """Analysed files."""
+    """Analysed files (one summary per connection, in a file that holds several)."""
     errors: tuple[FileError, ...]
     """Files that could not be analysed."""
 
@@ -45,16 +56,17 @@ def summarize(path: str, analysis: Analysis) -> FileSummary:
         resumes=analysis.resumes,
         findings=analysis.findings,
         issues=len(analysis.issues),
+        connection=analysis.source.connection,
     )
 
 
-def analyze_file(path: str, options: Options, *, execution: Execution | None = None) -> Outcome:
+def analyze_one(path: str, options: Options, *, execution: Execution | None = None) -> Outcome:
     """Analyse one file; any failure becomes a `FileError` (options that cannot work for any
     file, such as an unknown input format, are the caller's to check first)."""
     try:
-        analysis = analyze(path, options, execution=execution)
-        require_transcript(path, [analysis])  # (an empty or a binary file is an error)
-        return summarize(path, analysis)
+        analyses = analyze_file(path, options, execution=execution)
+        require_transcript(path, analyses)  # (an empty or a binary file is an error)
+        return FileAnalysed(path, tuple(summarize(path, analysis) for analysis in analyses))
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))
     except Exception as error:
@@ -72,11 +84,11 @@ def analyze_files(
     None or 0 chooses, 1 is this process only); `-` (stdin) is read in this process."""
     summaries: list[FileSummary] = []
     errors: list[FileError] = []
-    for outcome in each_file(analyze_file, paths, options, jobs, crashed=FileError):
+    for outcome in each_file(analyze_one, paths, options, jobs, crashed=FileError):
         if progress is not None:
             progress(outcome.path, outcome if isinstance(outcome, FileError) else None)
         if isinstance(outcome, FileError):
             errors.append(outcome)
         else:
-            summaries.append(outcome)
+            summaries.extend(outcome.summaries)
     return Collection(summaries=tuple(summaries), errors=tuple(errors))

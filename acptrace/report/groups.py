@@ -68,7 +68,7 @@ def build_group(
     idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
 ) -> Group:
     """Add up one group's files."""
-    located = [(s.path, row) for s in summaries for row in s.resumes]
+    located = [(s.where, row) for s in summaries for row in s.resumes]
     requested = [(path, row) for path, row in located if row.role is Role.REQUESTED]
     replaying = [(path, row) for path, row in requested if is_replaying(row)]
     children = [row for _, row in located if row.role is Role.CHILD]
@@ -144,7 +144,7 @@ def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
             if known is None or finding.severity.rank > known.rank:
                 worst[finding.rule] = finding.severity
             if len(first[finding.rule]) < LOCATIONS_SHOWN:
-                first[finding.rule].append((summary.path, finding.line))
+                first[finding.rule].append((summary.where, finding.line))
     ordered = sorted(counts, key=lambda rule: (-worst[rule].rank, -counts[rule], rule))
     return tuple(RuleCount(r, worst[r], counts[r], tuple(first[r])) for r in ordered)
 

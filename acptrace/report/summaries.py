@@ -81,6 +81,14 @@ class FileSummary:
     """Every finding."""
     issues: int
     """How many input issues the file had."""
+    connection: str | None = None
+    """In a file that holds several connections, the one summarised (each is summarised on its
+    own, like a file); None for a file of one connection."""
+
+    @property
+    def where(self) -> str:
+        """The path, and the connection where the file holds several (for references)."""
+        return self.path if self.connection is None else f"{self.path} [{self.connection}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +192,6 @@ class Report:
     groups: tuple[Group, ...]
     """The groups, by name (`unknown` last)."""
     files: int
-    """Transcripts analysed."""
+    """Transcript files analysed (a file that holds several connections counts once)."""
     errors: tuple[FileError, ...]
     """Files that could not be analysed."""

@@ -1,9 +1,10 @@
 """The analysis as tables: one long message table and views derived from it (polars frames).
 
 The only module that builds frames. Every table has a fixed schema (`TABLES`), so an empty
-transcript still gives typed, headed tables, and a `file` column, so tables of many
-transcripts can be concatenated. Messages and requests stream from a walk in batches of
-`BATCH_ROWS` rows; sessions, resumes, findings and issues come from the finished analysis.
+transcript still gives typed, headed tables, and `file` and `connection` columns, so tables of
+many transcripts (and of the connections of one file) can be concatenated. Messages and
+requests stream from a walk in batches of `BATCH_ROWS` rows; sessions, resumes, findings and
+issues come from the finished analysis.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from acptrace.correlate.correlator import Step
 from acptrace.judge.rules.registry import REGISTRY
 from acptrace.model.domain import Finding, Issue, JsonId, Message, ResumeRow, SessionInfo, Stamp
 from acptrace.model.options import Options
-from acptrace.pipeline.analysis import Walk, open_walk
+from acptrace.pipeline.analysis import Walk
+from acptrace.pipeline.transcripts import open_walks
 
 BATCH_ROWS = 50_000
 """Rows of the streamed tables (messages, requests) per frame."""
@@ -75,12 +77,22 @@ def _c(name: str, dtype: Any, doc: str) -> Column:
 
 
 _FILE = _c("file", pl.String, "The transcript's path as given (`-` for stdin).")
+_CONNECTION = _c(
+    "connection",
+    pl.String,
+    "In a file that holds several connections, the one (an acp-tck test's nodeid, an "
+    "acp-inspector-trace connection); null for a file of one connection.",
+)
+
+Origin = dict[str, str | None]
+"""The `file` and `connection` columns of every row of one walk."""
 
 MESSAGES = Table(
     "messages",
     "one JSON-RPC message (a batch line gives one row per member)",
     (
         _FILE,
+        _CONNECTION,
         _c("seq", pl.Int64, "0-based position of the message in the transcript."),
         _c("line", pl.Int64, "Input line (batch members share it)."),
         _c("direction", pl.String, "`c2a`, `a2c` or `unknown`."),
@@ -103,6 +115,7 @@ REQUESTS = Table(
     "one request with its response (in the order answered; unanswered requests last)",
     (
         _FILE,
+        _CONNECTION,
         _c("request_line", pl.Int64, "Line of the request."),
         _c("response_line", pl.Int64, "Line of its response; null when unanswered."),
         _c("id", pl.String, "JSON-RPC id as text."),
@@ -121,6 +134,7 @@ SESSIONS = Table(
     "one session the transcript names (`SessionInfo`)",
     (
         _FILE,
+        _CONNECTION,
         _c("session_id", pl.String, "The session ID."),
         _c("parent_session_id", pl.String, "For a child: the session that announced it."),
         _c("first_line", pl.Int64, "The first line that names it."),
@@ -138,6 +152,7 @@ RESUMES = Table(
     "one outcome row (`ResumeRow`): a replaying request, a non-replaying resume, or a child",
     (
         _FILE,
+        _CONNECTION,
         _c("request_id", pl.String, "The resume / load request's id as text."),
         _c("session_id", pl.String, "The session the row judges."),
         _c("role", pl.String, "`requested` or `child`."),
@@ -173,6 +188,7 @@ FINDINGS = Table(
     "one rule violation (`Finding`)",
     (
         _FILE,
+        _CONNECTION,
         _c("rule", pl.String, "Rule ID."),
         _c("severity", pl.String, "`error`, `warning` or `note` (after any demotion)."),
         _c("family", pl.String, "The rule's family (`marker`, `history`, …)."),
@@ -188,6 +204,7 @@ ISSUES = Table(
     "one input problem (`Issue`)",
     (
         _FILE,
+        _CONNECTION,
         _c("line", pl.Int64, "Input line."),
         _c("kind", pl.String, "`not_json`, `truncated_line`, …"),
         _c("message", pl.String, "What is wrong."),
@@ -212,10 +229,10 @@ def _us(ts_ns: int | None) -> int | None:
     return None if ts_ns is None else ts_ns // 1000
 
 
-def message_row(file: str, seq: int, message: Message) -> dict[str, Any]:
+def message_row(origin: Origin, seq: int, message: Message) -> dict[str, Any]:
     """The `messages` row of one message."""
     return {
-        "file": file,
+        **origin,
         "seq": seq,
         "line": message.line,
         "direction": message.direction.value,
@@ -233,11 +250,11 @@ def message_row(file: str, seq: int, message: Message) -> dict[str, Any]:
     }
 
 
-def request_row(file: str, request: Message, response: Message | None) -> dict[str, Any]:
+def request_row(origin: Origin, request: Message, response: Message | None) -> dict[str, Any]:
     """The `requests` row of a request and its response (None: unanswered)."""
     outcome = "unanswered" if response is None else "error" if response.is_error else "success"
     return {
-        "file": file,
+        **origin,
         "request_line": request.line,
         "response_line": response.line if response is not None else None,
         "id": id_value(request.id),
@@ -251,32 +268,32 @@ def request_row(file: str, request: Message, response: Message | None) -> dict[s
     }
 
 
-def session_row(file: str, session: SessionInfo) -> dict[str, Any]:
+def session_row(origin: Origin, session: SessionInfo) -> dict[str, Any]:
     """The `sessions` row of one session."""
-    return {"file": file, **_fields(session)}
+    return {**origin, **_fields(session)}
 
 
-def resume_row(file: str, row: ResumeRow) -> dict[str, Any]:
+def resume_row(origin: Origin, row: ResumeRow) -> dict[str, Any]:
     """The `resumes` row of one outcome row."""
     values = _fields(row)
     replay_from = row.replay_from
     values["request_id"] = id_value(row.request_id)
     values["replay_from"] = None if replay_from is None else orjson.dumps(replay_from).decode()
     values["replay_pauses"] = orjson.dumps(row.replay_pauses).decode()
-    return {"file": file, **values}
+    return {**origin, **values}
 
 
-def finding_row(file: str, finding: Finding) -> dict[str, Any]:
+def finding_row(origin: Origin, finding: Finding) -> dict[str, Any]:
     """The `findings` row of one finding."""
     rule = REGISTRY.get(finding.rule)
     values = _fields(finding)
     values["request_id"] = id_value(finding.request_id)
-    return {"file": file, "family": rule.family if rule else None, **values}
+    return {**origin, "family": rule.family if rule else None, **values}
 
 
-def issue_row(file: str, issue: Issue) -> dict[str, Any]:
+def issue_row(origin: Origin, issue: Issue) -> dict[str, Any]:
     """The `issues` row of one input issue."""
-    return {"file": file, **_fields(issue)}
+    return {**origin, **_fields(issue)}
 
 
 def _fields(obj: Any) -> dict[str, Any]:
@@ -308,29 +325,29 @@ def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Tabl
 
     Only the current batch is in memory; `walk.analysis` is ready once this is exhausted.
     """
-    file = walk.name
+    origin: Origin = {"file": walk.name, "connection": walk.connection}
     messages, requests = _Buffer(MESSAGES, batch_rows), _Buffer(REQUESTS, batch_rows)
     seq = 0
     for item in walk:
         if not isinstance(item, Step):
             continue
-        if (frame := messages.add(message_row(file, seq, item.message))) is not None:
+        if (frame := messages.add(message_row(origin, seq, item.message))) is not None:
             yield MESSAGES, frame
         seq += 1
         if item.request is None:
             continue
-        if (frame := requests.add(request_row(file, item.request, item.message))) is not None:
+        if (frame := requests.add(request_row(origin, item.request, item.message))) is not None:
             yield REQUESTS, frame
     for request in walk.unanswered:
-        if (frame := requests.add(request_row(file, request, None))) is not None:
+        if (frame := requests.add(request_row(origin, request, None))) is not None:
             yield REQUESTS, frame
     yield MESSAGES, messages.take()
     yield REQUESTS, requests.take()
     analysis = walk.analysis
-    yield SESSIONS, SESSIONS.frame(session_row(file, s) for s in analysis.sessions)
-    yield RESUMES, RESUMES.frame(resume_row(file, r) for r in analysis.resumes)
-    yield FINDINGS, FINDINGS.frame(finding_row(file, f) for f in analysis.findings)
-    yield ISSUES, ISSUES.frame(issue_row(file, i) for i in analysis.issues)
+    yield SESSIONS, SESSIONS.frame(session_row(origin, s) for s in analysis.sessions)
+    yield RESUMES, RESUMES.frame(resume_row(origin, r) for r in analysis.resumes)
+    yield FINDINGS, FINDINGS.frame(finding_row(origin, f) for f in analysis.findings)
+    yield ISSUES, ISSUES.frame(issue_row(origin, i) for i in analysis.issues)
 
 
 def frames(
@@ -339,9 +356,10 @@ def frames(
     """Every table of these transcripts, in memory (for notebooks; `export` streams to disk)."""
     parts: dict[str, list[pl.DataFrame]] = {table.name: [table.empty()] for table in TABLES}
     for source in sources:
-        with open_walk(source, options) as walk:
-            for table, frame in walk_frames(walk):
-                parts[table.name].append(frame)
+        with open_walks(source, options) as walks:
+            for walk in walks:
+                for table, frame in walk_frames(walk):
+                    parts[table.name].append(frame)
     return {name: pl.concat(found, how="vertical") for name, found in parts.items()}
 
 
