@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import socket
 import stat
 import subprocess
 import sys
@@ -408,6 +409,16 @@ def test_a_character_device_is_refused_not_read_for_ever(tmp_path: Path, command
     assert done.returncode == 2, done.stderr
     assert b"/dev/zero: is a character device, not a transcript file" in done.stderr
     assert done.stdout == b""
+
+
+@covers("in-socket")
+def test_a_socket_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(path))
+        result = runner.invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: is a socket, not a transcript file" in one_error_line(result)
 
 
 @covers("in-stdin-device")

@@ -61,8 +61,9 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     target = Path(path)
     if target.is_dir():
         raise UnreadableInput(f"{target}: is a directory, not a transcript file")
+    _refuse_special(str(target), _mode_of_path(target))
     try:
-        handle = target.open("rb") if _is_fifo(target) else _open_regular(target)
+        handle = target.open("rb")  # (by its path: a big file is split by its name)
     except FileNotFoundError:
         raise UnreadableInput(f"{target}: no such file") from None
     except PermissionError:
@@ -96,24 +97,17 @@ _SPECIAL = {
 stdin are read, once, as a stream."""
 
 
-def _open_regular(target: Path) -> BinaryIO:
-    """Open a path that is not a FIFO, refusing a device or a socket before reading a byte
-    (opened without blocking, so a device that waits to be opened cannot hang the check)."""
-    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+def _mode_of_path(target: Path) -> int:
+    """The file type of the path (links followed); 0 when it cannot be found (opening it
+    says what is wrong)."""
     try:
-        _refuse_special(str(target), os.fstat(fd).st_mode)
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+        return target.stat().st_mode
+    except OSError:
+        return 0
 
 
 def _is_fifo(target: Path) -> bool:
-    try:
-        return stat.S_ISFIFO(target.stat().st_mode)
-    except OSError:
-        return False  # (opening it says what is wrong)
+    return stat.S_ISFIFO(_mode_of_path(target))
 
 
 def _mode_of(stream: BinaryIO) -> int:
