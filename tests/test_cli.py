@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,22 @@ def test_rules_command_lists_every_rule() -> None:
     assert "TR-EMPTY-BATCH" in table.output
 
 
+def test_rules_explains_every_abbreviation_their_sources_use() -> None:
+    from acptrace.judge.rules import SOURCE_LEGEND
+
+    legend = dict(SOURCE_LEGEND)
+    quoted = re.compile(r'"[^"]*"')  # the RFD's own words (MUST NOT …) are no abbreviation
+    for rule in RULES:
+        words = re.findall(r"JSON-RPC 2\.0|\b[A-Z]{2,}\b", quoted.sub("", rule.source))
+        assert words, rule.id
+        assert set(words) <= set(legend), (rule.id, rule.source)
+    table = runner.invoke(app, ["rules"], env={"COLUMNS": "80"})
+    assert "Sources:" in table.output
+    for short, meaning in SOURCE_LEGEND:
+        assert short in table.output
+        assert meaning.split()[-1] in table.output
+
+
 def test_formats_command_lists_the_formats() -> None:
     result = runner.invoke(app, ["formats"])
     assert "acptrace:" in result.stdout
@@ -282,3 +299,15 @@ def test_the_console_entry_registers_only_the_command_it_runs() -> None:
     )
     for command in ("analyze", "rules", "formats", "export", "record", "redact", "report"):
         assert command in everything.stdout
+
+
+def test_usage_lines_name_arguments_plainly() -> None:
+    # typer writes required arguments in braces (`{files}...`); a usage line reads `FILE...`
+    from acptrace.cli import MODULES
+
+    for command in sorted(set(MODULES)):
+        usage = runner.invoke(app, [command, "--help"]).output.splitlines()[0]
+        assert usage.startswith(f"Usage: acptrace {command} [OPTIONS]"), usage
+        assert not {"{", "}"} & set(usage), usage
+    analyze = runner.invoke(app, ["analyze", "--help"]).output.splitlines()[0]
+    assert analyze.endswith(" FILE...")

@@ -46,6 +46,7 @@ COMMAND_PAGES = {
     "redact": "record.md",
     "mock": "mock-and-drive.md",
     "drive": "mock-and-drive.md",
+    "fidelity": "fidelity.md",
 }
 """The docs/ page that documents each command's options."""
 

@@ -86,13 +86,13 @@ def files_under(folder: Path) -> list[str]:
 
 # -- -o: the one rule of every command ---------------------------------------------------------
 
-FILE_COMMANDS = ["analyze", "timeline", "report", "export-trace", "redact", "record"]
+FILE_COMMANDS = ["analyze", "timeline", "report", "export-trace", "redact", "record", "fidelity"]
 
 
 def file_command(command: str, source: Path, target: str) -> list[str]:
     """The arguments that write `source`'s result to the file `target` with this command."""
     match command:
-        case "analyze" | "timeline":
+        case "analyze" | "timeline" | "fidelity":
             return [command, str(source), "-o", target]
         case "report":
             return ["report", str(source), "-q", "-o", target]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from acptrace.report import charts as charts_module
 from acptrace.report.html import NO_CHARTS, POLICY, render_html
 from acptrace.report.markdown_page import escape, render_markdown
 from acptrace.report.summaries import Report
-from acptrace.report.terminal import terminal_report
+from acptrace.report.terminal import short_name, terminal_report
 from benchmarks.generate import generate
 from tests.golden import ROOT, check_block
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
@@ -95,12 +96,19 @@ def test_escape_leaves_no_markdown_active() -> None:
 
 
 def test_terminal_shows_transcript_text_inertly(hostile: Report) -> None:
-    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
-    for renderable in terminal_report(hostile):
-        console.print(renderable)
-    text = console.export_text()
-    assert "\x1b" not in text
-    assert "<script>alert(1)</script>\\x1b[31m $x$" in text
+    short = "[red]x[/]\x1b $y$"  # fits the terminal's group column whole
+    named = replace(hostile, groups=(replace(hostile.groups[0], name=short), *hostile.groups[1:]))
+    for report, shown in (
+        (named, "[red]x[/]\\x1b $y$"),
+        (hostile, short_name(HOSTILE).plain),  # long names are shortened in the middle
+    ):
+        console = Console(width=200, record=True, color_system=None, file=io.StringIO())
+        for renderable in terminal_report(report):
+            console.print(renderable)
+        text = console.export_text()
+        assert "\x1b" not in text
+        assert shown in text
+    assert short_name(HOSTILE).plain == "<script>…at `tick`"
 
 
 def test_docs_show_the_real_terminal_report(

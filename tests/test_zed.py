@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,13 @@ from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
+from acptrace.model.domain import Analysis, ResumeRow
 from acptrace.read.envelopes import RecorderEvent
+from acptrace.read.formats.zed import leading_time_ns
+from acptrace.report import GroupBy, Metric, build_report
+from acptrace.tables.builder import frames
 from tests import shared
+from tests.transcript import Transcript
 
 REAL_WORLD = shared.REAL_WORLD
 ZED_DUMPS = sorted(REAL_WORLD.glob("zed-*.json"))
@@ -136,6 +142,245 @@ def test_text_between_arrays_is_an_issue_on_its_line() -> None:
     stray = data.split(b"\n").index(b"copied at 10:00") + 1
     assert [(i.line, i.kind) for i in analysis.issues] == [(stray, "not_json")]
     assert analysis.source.messages == 4
+
+
+# -- approximate times from the Agent's timed stderr lines ----------------------------------------
+
+RESUME = entry(
+    "outgoing",
+    "request",
+    "r1",
+    "session/resume",
+    {"sessionId": "s1", "cwd": "/", "replayFrom": {"type": "start"}},
+)
+RESUME_OK = entry("incoming", "response", "r1", "session/resume", {})
+
+
+def replayed(tag: str) -> dict[str, Any]:
+    update = {"sessionUpdate": tag, "messageId": "m1"}
+    return entry(
+        "incoming", "notification", None, "session/update", {"sessionId": "s1", "update": update}
+    )
+
+
+HISTORY, MARKER = replayed("user_message"), replayed("replay_complete")
+T0 = "2026-08-18T05:50:31.398013Z"
+T0_NS = int(datetime(2026, 8, 18, 5, 50, 31, tzinfo=UTC).timestamp()) * 10**9 + 398_013_000
+
+
+def logged(at: str, text: str = "INFO gemini_acp_agent: working") -> dict[str, Any]:
+    """A stderr line as a Rust `tracing` Agent writes it: the time dimmed, then the level."""
+    return stderr(f"\x1b[2m{at}\x1b[0m \x1b[32m INFO\x1b[0m {text}")
+
+
+def resume_row(*elements: dict[str, Any]) -> tuple[ResumeRow, Analysis]:
+    analysis = acptrace.analyze(io.BytesIO(dump(*elements)))
+    (row,) = analysis.resumes
+    return row, analysis
+
+
+def test_messages_after_a_timed_stderr_line_get_its_time_flagged_approximate() -> None:
+    data = dump(NEW, logged(T0), NEW_OK, PROMPT)
+    with acptrace.open_walk(io.BytesIO(data)) as walk:
+        items = list(walk)
+    steps = [i.message for i in items if isinstance(i, acptrace.Step)]
+    assert [(m.ts_ns, m.approximate) for m in steps] == [
+        (None, False),  # before the first anchor: no time at all
+        (T0_NS, True),
+        (T0_NS, True),
+    ]
+    (event,) = [i for i in items if isinstance(i, RecorderEvent)]
+    assert event.ts_ns == T0_NS  # the stderr line's own time is the Agent's, as written
+
+
+def test_a_dump_with_timed_stderr_lines_gives_latencies_flagged_approximate() -> None:
+    row, analysis = resume_row(
+        NEW,
+        NEW_OK,
+        logged("2026-08-18T05:50:31.000Z"),
+        RESUME,
+        HISTORY,
+        logged("2026-08-18T05:50:31.250Z"),
+        HISTORY,
+        MARKER,
+        logged("2026-08-18T05:50:32.000Z"),
+        RESUME_OK,
+    )
+    assert analysis.issues == ()
+    assert row.outcome == "complete"
+    assert row.approximate
+    assert row.request_to_first_update_ms == 0.0  # both after the same stderr line
+    assert row.request_to_marker_ms == 250.0
+    assert row.marker_to_response_ms == 750.0
+    assert row.request_to_response_ms == 1000.0
+    # between two stderr lines the silences are unknown (not 0): no gaps, no idle verdicts
+    assert (row.max_replay_gap_ms, row.replay_pauses) == (None, ())
+
+
+def test_a_dump_without_timed_stderr_lines_keeps_null_latencies_and_no_flag() -> None:
+    row, _ = resume_row(NEW, NEW_OK, stderr("starting up"), RESUME, HISTORY, MARKER, RESUME_OK)
+    assert not row.approximate
+    latencies = (row.request_to_marker_ms, row.marker_to_response_ms, row.request_to_response_ms)
+    assert latencies == (None, None, None)
+
+
+def test_a_latency_from_a_time_before_the_first_anchor_stays_null() -> None:
+    row, _ = resume_row(RESUME, HISTORY, logged(T0), MARKER, RESUME_OK)
+    assert (row.request_to_marker_ms, row.marker_to_response_ms) == (None, 0.0)
+    assert row.approximate
+
+
+def test_the_json_flags_approximate_rows_only() -> None:
+    timed = dump(logged(T0), RESUME, MARKER, RESUME_OK)
+    untimed = dump(RESUME, MARKER, RESUME_OK)
+    runner = CliRunner()
+    documents = []
+    for data in (timed, untimed):
+        result = runner.invoke(app, ["analyze", "--format", "json", "-"], input=data)
+        assert result.exit_code == 0, result.output
+        documents.append(orjson.loads(result.stdout))
+    rows = [document["resumes"][0] for document in documents]
+    assert rows[0]["approximate"] is True
+    assert documents[0]["idle_timers"][0]["replays"] == 0  # an estimate judges no idle timer
+    assert rows[0]["marker_to_response_ms"] == 0.0
+    assert "approximate" not in rows[1]  # measured (or untimed) rows are as they always were
+
+
+def test_the_terminal_marks_approximate_latencies_and_says_why() -> None:
+    data = dump(
+        logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:31.5Z"), RESUME_OK
+    )
+    result = CliRunner().invoke(app, ["analyze", "-"], input=data, env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert "~500.0 ms" in result.stdout
+    assert "~ approximate" in result.stdout
+    measured = CliRunner().invoke(app, ["analyze", "-"], input=dump(RESUME, MARKER, RESUME_OK))
+    assert "~" not in measured.stdout
+
+
+def test_the_timeline_marks_estimated_times_but_not_the_stderr_lines_own() -> None:
+    data = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:32Z"))
+    data += dump(RESUME_OK)
+    result = CliRunner().invoke(app, ["timeline", "-"], input=data, env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "~ estimated" in result.stdout
+    stderr_times = [line.split()[1] for line in lines if "stderr \\x1b" in line]
+    assert stderr_times == ["+0.000s", "+1.000s"]
+    assert any("~+1.000s" in line and "⇠" in line and "~1.00 s" in line for line in lines)
+    assert "marker→response ~1.00 s" in result.stdout
+
+
+def test_ci_formats_mark_estimates_and_junit_gives_them_no_test_time() -> None:
+    data = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:32Z"))
+    data += dump(RESUME_OK)
+    runner = CliRunner()
+    markdown = runner.invoke(app, ["analyze", "--format", "markdown", "-"], input=data)
+    assert "| ~1.00 s |" in markdown.stdout
+    junit = runner.invoke(app, ["analyze", "--format", "junit", "-"], input=data).stdout
+    (case,) = [line for line in junit.splitlines() if 'classname="acptrace.resumes"' in line]
+    assert 'time="0"' in case  # (the default: no measured duration)
+    assert "marker→response ~1.00 s" in junit
+    measured = Transcript()
+    measured.resume(id=3, at_ms=0)
+    measured.marker(at_ms=40)
+    measured.result(3, {}, at_ms=1040)
+    timed = runner.invoke(app, ["analyze", "--format", "junit", "-"], input=measured.text())
+    assert 'time="1.040"' in timed.stdout
+
+
+def test_reports_leave_estimates_out_of_latency_statistics(tmp_path: Path) -> None:
+    zed = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:39Z"))
+    (tmp_path / "zed.json").write_bytes(zed + dump(RESUME_OK))
+    measured = Transcript()
+    measured.resume(id=3, at_ms=0)
+    measured.marker(at_ms=40)
+    measured.result(3, {}, at_ms=1040)
+    (tmp_path / "measured.jsonl").write_bytes(measured.text())
+    report = build_report([str(tmp_path)], by=GroupBy.AGENT, jobs=1)
+    (group,) = report.groups
+    assert group.replaying == 2  # the Zed resume counts among the outcomes ...
+    assert group.metrics[Metric.MARKER_TO_RESPONSE].count == 1  # ... not its estimated 8 s
+    assert [r.marker_to_response_ms for r in group.slowest] == [1000.0]
+
+
+def test_reports_list_an_incomplete_zed_resume_without_its_estimated_times(tmp_path: Path) -> None:
+    failed = entry("incoming", "response", "r1", "session/resume", {"code": -32603, "message": "x"})
+    zed = dump(logged("2026-08-18T05:50:31Z"), RESUME, logged("2026-08-18T05:50:39Z"), failed)
+    (tmp_path / "zed.json").write_bytes(zed)
+    (group,) = build_report([str(tmp_path)], jobs=1).groups
+    (listed,) = group.incomplete
+    assert (listed.outcome, listed.request_to_response_ms) == ("truncated", None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-08-18T05:50:31.398013Z INFO x", T0_NS),
+        ("\x1b[2m2026-08-18T05:50:31.398013Z\x1b[0m \x1b[33m WARN\x1b[0m x", T0_NS),
+        ("2026-08-18 05:50:31.398013Z x", T0_NS),  # a space for the T
+        ("2026-08-18T07:50:31.398013+02:00 x", T0_NS),  # an offset
+        ("2026-08-18 05:50:31,398013 x", T0_NS),  # no zone (read as UTC), a decimal comma
+        ("[2026-08-18T05:50:31.398013Z INFO  agent] x", T0_NS),  # env_logger's bracket
+        ("  2026-08-18T05:50:31.398013123Z x", T0_NS + 123),  # nanoseconds
+        ("2026-08-18T05:50:31Z", T0_NS - 398_013_000),
+        ("cache from 2026-08-18T05:50:31Z is stale", None),  # a date elsewhere: not an anchor
+        ("✅ low warnings=[]", None),
+        ("2026-08-18 x", None),  # a date without a time
+        ("2026-13-18T05:50:31Z x", None),  # no such month
+        ("2026-08-18T05:50:31.5.5 x", None),
+        ("20260818T055031Z", None),
+    ],
+)
+def test_what_counts_as_a_timed_stderr_line(text: str, expected: int | None) -> None:
+    assert leading_time_ns(text) == expected
+
+
+def test_a_dump_of_mostly_stderr_lines_is_still_read_as_zed() -> None:
+    noisy = [logged(T0)] * 20
+    analysis = acptrace.analyze(io.BytesIO(dump(*noisy, RESUME, MARKER, RESUME_OK)))
+    assert (analysis.source.format, analysis.issues) == ("zed", ())
+    assert analysis.resumes[0].approximate
+
+
+def test_a_date_inside_a_stderr_line_is_not_an_anchor() -> None:
+    row, _ = resume_row(
+        stderr("loading the cache of 2026-08-18T05:50:31Z"), RESUME, MARKER, RESUME_OK
+    )
+    assert (row.marker_to_response_ms, row.approximate) == (None, False)
+
+
+def test_times_never_go_back_an_earlier_anchor_is_ignored() -> None:
+    data = dump(
+        logged("2026-08-18T05:50:32Z"),
+        RESUME,
+        logged("2026-08-18T05:50:31Z"),  # a concurrent task's line, written earlier: ignored
+        MARKER,
+        logged("2026-08-18T05:50:33Z"),
+        RESUME_OK,
+    )
+    with acptrace.open_walk(io.BytesIO(data)) as walk:
+        items = list(walk)
+    times = [i.message.ts_ns or 0 for i in items if isinstance(i, acptrace.Step)]
+    assert times == sorted(times)
+    assert 0 not in times
+    events = [i.ts_ns for i in items if isinstance(i, RecorderEvent)]
+    assert events[1] is None  # not an anchor: no time, rather than one that goes back
+    (row,) = walk.analysis.resumes
+    assert (row.request_to_marker_ms, row.marker_to_response_ms) == (0.0, 1000.0)
+    assert walk.analysis.issues == ()
+
+
+def test_tables_carry_the_approximate_flag() -> None:
+    data = dump(NEW, logged(T0), NEW_OK, RESUME, MARKER, RESUME_OK)
+    tables = frames([io.BytesIO(data)])
+    assert tables["messages"]["approximate"].to_list() == [False, True, True, True, True]
+    # session/new was sent before the first timed line: no time, no duration, nothing estimated
+    assert tables["requests"].select("method", "duration_ms", "approximate").rows() == [
+        ("session/new", None, False),
+        ("session/resume", 0.0, True),
+    ]
+    assert tables["resumes"]["approximate"].to_list() == [True]
 
 
 @pytest.mark.shared

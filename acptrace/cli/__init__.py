@@ -12,6 +12,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from typer.core import TyperCommand
+
+from acptrace.cli.root import PlainUsageCommand
 from acptrace.cli.root import app as _app
 from acptrace.cli.root import main as _run
 
@@ -26,6 +29,7 @@ MODULES = {
     "timeline": "timeline_command",
     "mock": "mock_command",
     "drive": "drive_command",
+    "fidelity": "fidelity_command",
 }
 """Each command, and the module that registers it."""
 
@@ -35,6 +39,9 @@ def register(*commands: str) -> None:
     wanted = {MODULES[command] for command in commands} if commands else set(MODULES.values())
     for module in sorted(wanted):  # (the order `acptrace --help` lists them in)
         importlib.import_module(f"acptrace.cli.{module}")
+    for command in _app.registered_commands:
+        if command.cls in (None, TyperCommand):
+            command.cls = PlainUsageCommand
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from acptrace.cli.common import (
     print_error,
     rich_bytes,
 )
-from acptrace.cli.options import FORMAT, JobsOption, OutputOption, QuietOption
+from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, OutputOption, QuietOption
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import file_progress
 from acptrace.cli.root import app
@@ -60,9 +60,7 @@ class AnalyzeFormat(StrEnum):
 @app.command("analyze")
 def analyze_command(
     ctx: typer.Context,
-    files: Annotated[
-        list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
-    ],
+    files: FilesArgument,
     output_format: Annotated[AnalyzeFormat, FORMAT] = AnalyzeFormat.RICH,
     output: OutputOption = None,
     fail_on: FailOnOption = None,

@@ -34,7 +34,7 @@ def drive_command(
     agent: Annotated[
         list[str],
         typer.Argument(
-            metavar="AGENT_CMD",
+            metavar="AGENT_CMD...",
             help="The agent command and its arguments, after `--`.",
             show_default=False,
         ),

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
-from acptrace.cli.options import FORMAT, JobsOption, OutputOption
+from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, OutputOption
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -47,9 +47,7 @@ class ExportChoice(StrEnum):
 @app.command("export")
 def export_command(
     ctx: typer.Context,
-    files: Annotated[
-        list[str], typer.Argument(help="Transcripts, directories or globs (`-` for stdin).")
-    ],
+    files: FilesArgument,
     output: OutputOption = None,
     output_format: Annotated[ExportChoice, FORMAT] = ExportChoice.PARQUET,
     jobs: JobsOption = None,

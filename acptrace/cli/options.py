@@ -13,6 +13,12 @@ from typing import Annotated
 import typer
 
 FORMAT = typer.Option("--format", "-f", help="Output format.")
+
+FilesArgument = Annotated[
+    list[str],
+    typer.Argument(metavar="FILE...", help="Transcripts, directories or globs (`-` for stdin)."),
+]
+"""The transcripts a command reads (usage: `FILE...`)."""
 """`--format`: the choices are the command's own (its parameter's enum)."""
 
 OUTPUT = typer.Option(

@@ -64,7 +64,7 @@ def record_command(
     agent: Annotated[
         list[str],
         typer.Argument(
-            metavar="AGENT_CMD",
+            metavar="AGENT_CMD...",
             help="The agent command and its arguments, after `--`.",
             show_default=False,
         ),

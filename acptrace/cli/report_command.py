@@ -51,6 +51,8 @@ from acptrace.report.collect import Progress as OnDone
 from acptrace.report.document import dumps
 from acptrace.report.html import render_html
 from acptrace.report.markdown_page import render_markdown
+from acptrace.report.numbers import count_text
+from acptrace.report.own_files import split_own_files
 from acptrace.report.summaries import FileError, GroupBy, Report
 from acptrace.report.terminal import terminal_report
 
@@ -78,7 +80,7 @@ def report_command(
     ctx: typer.Context,
     paths: Annotated[
         list[str],
-        typer.Argument(metavar="PATH", help="Transcripts, directories or globs (`.gz` too)."),
+        typer.Argument(metavar="PATH...", help="Transcripts, directories or globs (`.gz` too)."),
     ],
     by: Annotated[GroupBy, typer.Option("--by", help="What makes a group.")] = GroupBy.AGENT,
     output: Annotated[list[str] | None, OUTPUT] = None,
@@ -131,6 +133,13 @@ def report_command(
         except UsageError as error:
             fail(str(error))
     files, unmatched = gather(paths)
+    files, own = split_own_files(files, output or ())
+    if own:
+        typer.echo(
+            f"acptrace: skipped {count_text(len(own), 'report')} written by acptrace report "
+            f"(not transcripts): {', '.join(inert(p).plain for p in own)}",
+            err=True,
+        )
     for missing in unmatched:
         print_error(f"{missing.path}: {missing.message}")
     with _progress(len(files), quiet) as on_done:

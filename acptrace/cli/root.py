@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from acptrace.cli.common import fail
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
+
+
+class PlainUsageCommand(TyperCommand):
+    """A command whose usage line names its arguments the usual way (`FILE...`, `IN`), not in
+    typer's braces (`{files}...`)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
+
+
+def _unbraced(piece: str) -> str:
+    if piece.startswith("{") and "}" in piece:
+        inner, _, rest = piece[1:].partition("}")
+        return inner + rest
+    return piece
+
 
 app = typer.Typer(
     name="acptrace",

@@ -83,6 +83,8 @@ class Classifier:
         )
         if message is None:
             return
+        if envelope.approximate:
+            message = msgspec.structs.replace(message, approximate=True)
         if message.direction is Direction.UNKNOWN and message.method is not None:
             message = self._infer(message)
             if message.direction is Direction.UNKNOWN and _needs_direction(message):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from acptrace.correlate.observations import WindowClosed
 from acptrace.correlate.tracks import Track, Window
@@ -48,7 +49,10 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
         ReplayPause(round(gap_ns / 1e6, 3), track.replayed - before)
         for gap_ns, before in track.replay_pauses(response)
     )
-    return ResumeRow(
+    approximate = _approximate(
+        (request, track.first_update, marker, response, track.announce, track.replay_at)
+    )
+    row = ResumeRow(
         request_id=window.request.id,
         session_id=track.session_id,
         role=role,
@@ -70,8 +74,28 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
         marker_to_response_ms=_ms(marker, response),
         request_to_response_ms=_ms(request, response),
         announce_line=track.announce.line if track.announce else None,
-        max_replay_gap_ms=pauses[-1].gap_ms if pauses else None,
-        replay_pauses=pauses,
+        max_replay_gap_ms=None if approximate else (pauses[-1].gap_ms if pauses else None),
+        replay_pauses=() if approximate else pauses,
+    )
+    if approximate and any(ms is not None for ms in _latencies(row)):
+        return replace(row, approximate=True)
+    return row
+
+
+def _approximate(stamps: Iterable[Stamp | None]) -> bool:
+    """Whether a time the row measures from is an estimate (a Zed dump's). The replay's last
+    message stands for the updates before it: times are estimated from some point of a dump
+    on, so when an earlier update's time is an estimate, so is the last one's."""
+    return any(stamp is not None and stamp.approximate for stamp in stamps)
+
+
+def _latencies(row: ResumeRow) -> tuple[float | None, ...]:
+    """The latencies of a row (an approximate row has no replay gaps: see `ResumeRow`)."""
+    return (
+        row.request_to_first_update_ms,
+        row.request_to_marker_ms,
+        row.marker_to_response_ms,
+        row.request_to_response_ms,
     )
 
 

@@ -211,6 +211,8 @@ class Message(msgspec.Struct, frozen=True, gc=False):
     """Wall clock, nanoseconds since the Unix epoch."""
     mono_ns: int | None = None
     """Monotonic clock, nanoseconds."""
+    approximate: bool = False
+    """`ts_ns` is an estimate, not a measurement (a Zed dump's last timed stderr line)."""
 
 
 class UpdateRun(msgspec.Struct, frozen=True, gc=False):
@@ -263,6 +265,8 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
     """Wall clock, when the format has one."""
     mono_ns: int | None = None
     """Monotonic clock, when the format has one."""
+    approximate: bool = False
+    """The times are estimates, not measurements (`Message.approximate`)."""
 
     def ms_until(self, later: Stamp | None) -> float | None:
         """Milliseconds from this stamp to `later`: monotonic when both have it, else wall."""
@@ -292,7 +296,7 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
     @staticmethod
     def of(message: Message) -> Stamp:
         """The stamp of a message."""
-        return Stamp(message.line, message.ts_ns, message.mono_ns)
+        return Stamp(message.line, message.ts_ns, message.mono_ns, message.approximate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,10 +348,15 @@ class ResumeRow:
     max_replay_gap_ms: float | None = None
     """The longest silence between consecutive messages of the replay for the session: the
     request (a child's announcement), its updates, then the marker (the response when there is
-    none); None without a replay or without times."""
+    none); None without a replay, without times, or with approximate ones (the estimated times
+    of messages between two timed stderr lines are equal: a silence there is unknown, not 0)."""
     replay_pauses: tuple[ReplayPause, ...] = ()
     """Each silence in the replay longer than every one before it (the last is
-    `max_replay_gap_ms`): what an idle timer would have cut there."""
+    `max_replay_gap_ms`): what an idle timer would have cut there; empty when the times are
+    approximate."""
+    approximate: bool = False
+    """A latency of the row comes from an approximate time (`Stamp.approximate`): an estimate,
+    never a measurement."""
 
     @property
     def replaying(self) -> bool:

@@ -24,6 +24,8 @@ class Envelope:
     """Monotonic clock, nanoseconds."""
     connection: str | None = None
     """In a file that holds several connections, the one this message travelled on."""
+    approximate: bool = False
+    """`ts_ns` is the reader's estimate, not a recorded time (a Zed dump's stderr times)."""
 
 
 @dataclass(frozen=True, slots=True)

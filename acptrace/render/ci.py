@@ -116,9 +116,10 @@ def row_facts(row: ResumeRow) -> str:
     return (
         f"outcome {row.outcome.value} (end {end}{cancelled}); "
         f"{row.replayed_updates} replayed, {row.held_updates} held, {row.marker_count} markers; "
-        f"request→marker {ms_text(row.request_to_marker_ms)}, "
-        f"marker→response {ms_text(row.marker_to_response_ms)}, "
-        f"request→response {ms_text(row.request_to_response_ms)}"
+        f"request→marker {ms_text(row.request_to_marker_ms, row.approximate)}, "
+        f"marker→response {ms_text(row.marker_to_response_ms, row.approximate)}, "
+        f"request→response {ms_text(row.request_to_response_ms, row.approximate)}"
+        + (" (~ estimated from the Agent's stderr times)" if row.approximate else "")
     )
 
 
@@ -128,10 +129,12 @@ def finding_text(finding: Finding) -> str:
     return f"line {finding.line}: {rule} ({finding.severity.value}): {message}"
 
 
-def ms_text(value: float | None) -> str:
-    """A latency for people: `806.5 ms`, `2.31 s`, or `—` when unknown."""
+def ms_text(value: float | None, approximate: bool = False) -> str:
+    """A latency for people: `806.5 ms`, `2.31 s`, or `—` when unknown; `~806.5 ms` when it
+    comes from an estimated time (`ResumeRow.approximate`)."""
     if value is None:
         return "—"
+    mark = "~" if approximate else ""
     if value >= 1000:
-        return f"{value / 1000:.2f} s"
-    return f"{value:.1f} ms"
+        return f"{mark}{value / 1000:.2f} s"
+    return f"{mark}{value:.1f} ms"

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 import orjson
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
-from acptrace.model.domain import Analysis, PeerInfo, Severity
+from acptrace.model.domain import Analysis, PeerInfo, ResumeRow, Severity
 
 SCHEMA_VERSION = 1
 """Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""
@@ -50,12 +51,24 @@ def report(
             },
         },
         # (dataclasses: orjson writes them as objects, field by field, much faster than asdict)
-        "resumes": list(analysis.resumes),
+        "resumes": [_resume(row) for row in analysis.resumes],
         "findings": list(analysis.findings),
         "issues": list(analysis.issues),
         "sessions": list(analysis.sessions),
         "idle_timers": list(idle_verdicts(analysis.resumes, idle_timeouts_ms)),
     }
+
+
+_ROW_FIELDS = tuple(f.name for f in fields(ResumeRow) if f.name != "approximate")
+
+
+def _resume(row: ResumeRow) -> dict[str, Any]:
+    """A resume row, with `"approximate": true` where its latencies are estimates (and no
+    such member where they are not: the contract of measured rows does not change)."""
+    values = {name: getattr(row, name) for name in _ROW_FIELDS}
+    if row.approximate:
+        values["approximate"] = True
+    return values
 
 
 def _peer(peer: PeerInfo | None) -> dict[str, Any] | None:

@@ -60,8 +60,9 @@ def _resume_case(
 ) -> ET.Element:
     case = _case(path, "resumes", row_title(row), findings, policy, facts=row_facts(row))
     case.set("line", str(row.request_line))
-    if row.role is Role.REQUESTED and row.request_to_response_ms is not None:
-        case.set("time", f"{row.request_to_response_ms / 1000:.3f}")
+    total_ms = None if row.approximate else row.request_to_response_ms  # (an estimate: no time)
+    if row.role is Role.REQUESTED and total_ms is not None:
+        case.set("time", f"{total_ms / 1000:.3f}")
     return case
 
 

@@ -84,7 +84,7 @@ def _details(analysis: Analysis) -> Iterator[str]:
             yield (
                 f"| {code(row.method)} {code(id_text(row.request_id))} (line {row.request_line}) "
                 f"| {session} | **{row.outcome.value}** | {end} | {row.replayed_updates} "
-                f"| {row.held_updates} | {ms_text(row.marker_to_response_ms)} |"
+                f"| {row.held_updates} | {ms_text(row.marker_to_response_ms, row.approximate)} |"
             )
     if analysis.findings:
         yield ""

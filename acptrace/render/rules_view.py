@@ -5,19 +5,26 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import orjson
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
-from acptrace.judge.rules import Rule
+from acptrace.judge.rules import SOURCE_LEGEND, Rule
 
 
-def rules_table(rules: Iterable[Rule]) -> Table:
-    """A rich table of the rules."""
+def rules_table(rules: Iterable[Rule]) -> Group:
+    """A rich table of the rules, and what the abbreviations of their sources stand for."""
     table = Table(title="acptrace rules", title_justify="left")
     for heading in ("ID", "level", "family", "source", "help"):
         table.add_column(heading, no_wrap=heading == "ID")
     for rule in rules:
         table.add_row(rule.id, _level(rule), rule.family, rule.source, rule.help)
-    return table
+    legend = Table.grid(padding=(0, 1))
+    legend.add_column(no_wrap=True, style="bold")
+    legend.add_column()
+    for short, meaning in SOURCE_LEGEND:
+        legend.add_row(short, meaning)
+    return Group(table, Text("Sources:"), legend)
 
 
 def rules_markdown(rules: Iterable[Rule]) -> str:
@@ -26,6 +33,8 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
     for rule in rules:
         cells = (f"`{rule.id}`", _level(rule), rule.family, rule.source, rule.help)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    lines += ["", "Sources:", ""]
+    lines += [f"- {short}: {meaning}" for short, meaning in SOURCE_LEGEND]
     return "\n".join(lines) + "\n"
 
 

@@ -29,6 +29,10 @@ OUTCOME_STYLE = {
     Outcome.AMBIGUOUS: "magenta",
     Outcome.UNKNOWN: "dim",
 }
+APPROXIMATE_LEGEND = (
+    "~ approximate: estimated from the Agent's stderr times (Zed dump), not measured"
+)
+"""Said under a resumes table with approximate latencies."""
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
 
@@ -60,6 +64,8 @@ def summaries(
 def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator[RenderableType]:
     yield _header(analysis)
     yield _resumes(analysis.resumes) if analysis.resumes else Text("No resumes or loads.", "dim")
+    if any(row.approximate for row in analysis.resumes):
+        yield Text(APPROXIMATE_LEGEND, "dim")
     verdicts = idle_verdicts(analysis.resumes, idle_timeouts_ms)
     if verdicts and verdicts[0].replays:
         yield idle_table([(None, verdicts)])
@@ -118,10 +124,10 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
             str(row.marker_count),
             str(row.replayed_updates),
             str(row.held_updates),
-            _ms(row.request_to_marker_ms),
-            _ms(row.marker_to_response_ms),
-            _ms(row.request_to_response_ms),
-            _ms(row.max_replay_gap_ms),
+            _ms(row.request_to_marker_ms, row.approximate),
+            _ms(row.marker_to_response_ms, row.approximate),
+            _ms(row.request_to_response_ms, row.approximate),
+            _ms(row.max_replay_gap_ms, row.approximate),
         )
     return table
 
@@ -162,12 +168,14 @@ def _end(row: ResumeRow) -> Text:
     return Text(text)
 
 
-def _ms(value: float | None) -> Text:
+def _ms(value: float | None, approximate: bool = False) -> Text:
+    """A latency; `~` before an approximate one (`APPROXIMATE_LEGEND`)."""
     if value is None:
         return Text("—", "dim")
+    mark = "~" if approximate else ""
     if value >= 1000:
-        return Text(f"{value / 1000:.2f} s")
-    return Text(f"{value:.1f} ms")
+        return Text(f"{mark}{value / 1000:.2f} s")
+    return Text(f"{mark}{value:.1f} ms")
 
 
 def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:

@@ -38,6 +38,7 @@ LEGEND = (
     "→ to agent  ← to client  ┌ ├ └ replay window: resume, marker, response  "
     "⇢ answered at  ⇠ answers"
 )
+APPROXIMATE_LEGEND = "~ estimated from the Agent's stderr times (Zed dump), not measured"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +219,8 @@ def _header(builder: TimelineBuilder, analysis: Analysis, shown: int) -> Iterato
         view += f" · {plural(hidden, 'finding')} on lines not shown"
     yield inert(view)
     yield Text(LEGEND, "dim")
+    if any(e.stamp is not None and e.stamp.approximate for e in builder.entries):
+        yield Text(APPROXIMATE_LEGEND, "dim")
 
 
 def _lanes(rows: Sequence[ResumeRow]) -> list[_Window]:
@@ -289,7 +292,8 @@ def _time(origin: Stamp | None, stamp: Stamp | None) -> Text:
     if origin is None or stamp is None:
         return Text("")
     ms = origin.ms_until(stamp)
-    return Text("" if ms is None else f"+{ms / 1000:.3f}s", "dim")
+    mark = "~" if origin.approximate or stamp.approximate else ""
+    return Text("" if ms is None else f"{mark}+{ms / 1000:.3f}s", "dim")
 
 
 def _direction(entry: Entry) -> Text:
@@ -353,8 +357,10 @@ def _link(entry: Entry) -> Text:
     if entry.kind == MessageKind.RESPONSE.value:
         if entry.request is None:
             return Text("⇠ no request", "red")
-        duration = Stamp.of(entry.request).ms_until(entry.stamp)
-        timed = f" · {ms_text(duration)}" if duration is not None else ""
+        sent = Stamp.of(entry.request)
+        duration = sent.ms_until(entry.stamp)
+        mark = "~" if sent.approximate or (entry.stamp and entry.stamp.approximate) else ""
+        timed = f" · {mark}{ms_text(duration)}" if duration is not None else ""
         return Text(f"⇠ {entry.request.line}{timed}", "dim")
     return Text("")
 
@@ -366,10 +372,11 @@ def _row_note(row: ResumeRow, prefix: str, view: View) -> Text:
         text.append_text(inert(_session(row.session_id, view), "magenta"))
         text.append(": ")
     text.append(row.outcome.value, OUTCOME_STYLE[row.outcome])
+    mark = "~" if row.approximate else ""
     text.append(
         f" · {row.replayed_updates} replayed, {row.held_updates} held"
-        f" · →marker {ms_text(row.request_to_marker_ms)}"
-        f" · marker→response {ms_text(row.marker_to_response_ms)}",
+        f" · →marker {mark}{ms_text(row.request_to_marker_ms)}"
+        f" · marker→response {mark}{ms_text(row.marker_to_response_ms)}",
         "dim",
     )
     return text

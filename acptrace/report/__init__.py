@@ -14,6 +14,7 @@ from acptrace.model.options import Options
 from acptrace.read.inputs import Unmatched, expand
 from acptrace.report.collect import Collection, Progress, analyze_files
 from acptrace.report.groups import build_groups
+from acptrace.report.own_files import split_own_files
 from acptrace.report.summaries import FileError, Group, GroupBy, Metric, Report
 
 
@@ -53,6 +54,7 @@ def build_report(
     """Analyse the transcripts (files, directories or globs, as on the command line) in
     parallel and add them up by group; arguments that match nothing are errors of the report."""
     files, unmatched = gather(arguments)
+    files, _ = split_own_files(files)  # earlier reports in a folder are not transcripts
     collection = analyze_files(files, options or Options(), jobs=jobs, progress=progress)
     return assemble(by, collection, unmatched, idle_timeouts_ms)
 

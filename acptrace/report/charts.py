@@ -1,7 +1,8 @@
 """The HTML report's charts, drawn by matplotlib as self-contained SVG (no fonts, no scripts).
 
-matplotlib is the optional `report` extra; `available()` says whether it is installed, and the
-HTML report shows tables with a note instead of charts when it is not. Glyphs are drawn as
+matplotlib is a dependency, imported only here and only when a chart is drawn (so no other
+command pays for it); `available()` says whether it can be found, and the HTML report shows
+tables with a note instead of charts when it cannot (a broken install). Glyphs are drawn as
 paths (`svg.fonttype: path`), so the SVG needs no font and transcript text in a label is
 geometry, never markup; `$` never starts mathtext (`text.parse_math: False`). The output is
 deterministic (fixed hash salt, no date).
@@ -61,7 +62,7 @@ OUTCOME_COLOURS = {
 
 
 def available() -> bool:
-    """Whether matplotlib (the `report` extra) is installed."""
+    """Whether matplotlib is installed (it is a dependency; a broken install may lack it)."""
     return importlib.util.find_spec("matplotlib") is not None
 
 

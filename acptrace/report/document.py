@@ -14,7 +14,7 @@ from acptrace.model.domain import Outcome
 from acptrace.model.version import __version__
 from acptrace.report.baseline import KIND, SCHEMA_VERSION, Comparison, Delta, Threshold
 from acptrace.report.stats import PERCENTILE_METHOD, STATS, Distribution
-from acptrace.report.summaries import Group, Report, ResumeRef, RuleCount
+from acptrace.report.summaries import Group, Report, ResumeRef, RuleCount, few_samples
 
 
 def document(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:
@@ -47,6 +47,7 @@ def group_document(group: Group) -> dict[str, Any]:
         "issues": group.issues,
         "resumes": group.resumes,
         "replaying": group.replaying,
+        "expecting_marker": group.expecting_marker,
         "outcomes": {o.value: n for o, n in group.outcomes.items()},
         "rates": {o.value: group.rate(o) for o in Outcome if o is not Outcome.NO_REPLAY},
         "child_outcomes": {o.value: n for o, n in group.child_outcomes.items()},
@@ -61,8 +62,10 @@ def group_document(group: Group) -> dict[str, Any]:
     }
 
 
-def _distribution(distribution: Distribution) -> dict[str, float | int | None]:
-    return {stat: distribution.stat(stat) for stat in STATS}
+def _distribution(distribution: Distribution) -> dict[str, float | int | bool | None]:
+    figures: dict[str, float | int | bool | None] = {s: distribution.stat(s) for s in STATS}
+    figures["few_samples"] = few_samples(distribution)
+    return figures
 
 
 def _rule_count(count: RuleCount) -> dict[str, Any]:

@@ -117,8 +117,9 @@ def metric_value(metric: Metric, row: ResumeRow) -> float | None:
 
 
 def _values(metric: Metric, rows: Iterable[ResumeRow]) -> Iterator[float]:
+    """The row's measured values (an estimate from a Zed dump's stderr times is left out)."""
     for row in rows:
-        value = metric_value(metric, row)
+        value = None if row.approximate else metric_value(metric, row)
         if value is not None:
             yield value
 
@@ -150,7 +151,11 @@ def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
 
 
 def _slowest(rows: Sequence[tuple[str, ResumeRow]]) -> tuple[ResumeRef, ...]:
-    timed = [(path, row) for path, row in rows if row.marker_to_response_ms is not None]
+    timed = [
+        (path, row)
+        for path, row in rows
+        if row.marker_to_response_ms is not None and not row.approximate
+    ]
     timed.sort(
         key=lambda item: (-(item[1].marker_to_response_ms or 0.0), item[0], item[1].request_line)
     )
@@ -166,8 +171,9 @@ def _ref(path: str, row: ResumeRow) -> ResumeRef:
         end=row.end,
         error_code=row.error_code,
         replayed_updates=row.replayed_updates,
-        marker_to_response_ms=row.marker_to_response_ms,
-        request_to_response_ms=row.request_to_response_ms,
+        # (an estimate is not shown as a measured latency: `_values`)
+        marker_to_response_ms=None if row.approximate else row.marker_to_response_ms,
+        request_to_response_ms=None if row.approximate else row.request_to_response_ms,
     )
 
 

@@ -1,8 +1,8 @@
 """report.html: one self-contained page (inline CSS and SVG images, no script, no network).
 
 A Content-Security-Policy meta tag forbids every fetch but `data:` images, so the page cannot
-reach the network even by mistake. Every text from a transcript is escaped. Without matplotlib
-(the `report` extra) the page says so and shows the tables alone.
+reach the network even by mistake. Every text from a transcript is escaped. Should matplotlib
+(a dependency) be missing, the page says so and shows the tables alone.
 """
 
 from __future__ import annotations
@@ -21,18 +21,21 @@ from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
+    FEW_LEGEND,
+    FEW_MARK,
     change_text,
     count_text,
     measure_label,
     measure_text,
-    metric_text,
     ms_text,
     rate_text,
     share_text,
+    shows_few,
+    stat_text,
     verdict_text,
 )
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
-from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report, ResumeRef
+from acptrace.report.summaries import FEW_REPLAYS, INCOMPLETE, Group, Metric, Report, ResumeRef
 
 HEADLINE = Metric.MARKER_TO_RESPONSE
 """The metric the charts show: the RFD's headline figure."""
@@ -45,8 +48,9 @@ POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 """The page's Content-Security-Policy: nothing is fetched."""
 
 NO_CHARTS = (
-    "Charts need matplotlib, the optional <code>report</code> extra: "
-    "<code>pip install 'acptrace[report]'</code>. The tables hold the same numbers."
+    "Charts need matplotlib, a dependency of acptrace that this installation lacks: "
+    "<code>pip install --force-reinstall acptrace</code> brings it back. "
+    "The tables hold the same numbers."
 )
 
 _CSS = """
@@ -90,6 +94,7 @@ def render_html(report: Report, comparison: Comparison | None = None) -> bytes:
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta name="generator" content="acptrace {_e(__version__)}">\n'
         "<title>acptrace latency report</title>\n"
         f"<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
@@ -132,6 +137,7 @@ def _overview(report: Report) -> Iterator[str]:
     yield '<section id="overview"><h2>Overview</h2>'
     head: list[Cell] = ["group"]
     head += [_num(name) for name in ("connections", "resumes", "complete", "truncated", "other")]
+    head.append(_num("loaded"))
     head += ["findings", *(_num(name) for name in ("p50", "p90", "p99", "throughput"))]
     rows: list[list[Cell]] = []
     for index, group in enumerate(report.groups):
@@ -150,19 +156,23 @@ def _overview(report: Report) -> Iterator[str]:
                 ),
                 _num(group.replay_outcomes[Outcome.TRUNCATED]),
                 _num(other),
+                _num(group.loaded),
                 _e(_severity_counts(group)),
-                _num(ms_text(headline.p50)),
-                _num(ms_text(headline.p90)),
-                _num(ms_text(headline.p99)),
-                _num(metric_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT].p50)),
+                *(_num(stat_text(HEADLINE, headline, s)) for s in ("p50", "p90", "p99")),
+                _num(stat_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50")),
             ]
         )
     yield (
-        f'<p class="muted">Complete, truncated and other (failed, unmarked, …) count replaying '
-        f"resumes; p50, p90, p99: {_e(HEADLINE.label)}; throughput: p50 of replayed updates "
+        f'<p class="muted">Complete, truncated and other (failed, unmarked, …) count the replaying '
+        "resumes that expect a marker (the complete share is of those); v1 loads "
+        "(<code>session/load</code> answered, no marker expected) are counted apart. "
+        f"p50, p90, p99: {_e(HEADLINE.label)}; throughput: p50 of replayed updates "
         "per second.</p>"
     )
     yield _table(head, rows)
+    overview = (HEADLINE, Metric.THROUGHPUT)
+    if any(shows_few(g.metrics[m]) for g in report.groups for m in overview):
+        yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
     if not charts.available():
         yield f'<p class="note">{NO_CHARTS}</p>'
     else:
@@ -208,11 +218,13 @@ def _group(index: int, group: Group, edges: tuple[float, ...] | None) -> Iterato
     rows: list[list[Cell]] = [
         [
             _e(f"{metric.label} ({metric.unit})"),
-            *(_num(_stat_text(metric, s, group)) for s in STATS),
+            *(_num(stat_text(metric, group.metrics[metric], s)) for s in STATS),
         ]
         for metric in Metric
     ]
     yield _table(head, rows)
+    if any(shows_few(group.metrics[metric]) for metric in Metric):
+        yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
     yield from _idle_timers(group)
     yield from _outcomes(group)
     yield from _findings(group)
@@ -246,13 +258,6 @@ def _idle_timers(group: Group) -> Iterator[str]:
     yield _table(head, rows, [v.cut_short > 0 for v in group.idle_timers])
 
 
-def _stat_text(metric: Metric, stat: str, group: Group) -> str:
-    value = group.metrics[metric].stat(stat)
-    if stat == "count":
-        return str(value)
-    return metric_text(metric, value)
-
-
 def _outcomes(group: Group) -> Iterator[str]:
     yield "<h3>Outcomes</h3>"
     rows: list[list[Cell]] = []
@@ -265,10 +270,14 @@ def _outcomes(group: Group) -> Iterator[str]:
             swatch = f'<span class="swatch" style="background:{colour}"></span>'
             rows.append([swatch + outcome.value, _num(count), _num(share), _num(children)])
     if rows:
+        yield (
+            '<p class="muted">Share: of the replaying resumes that expect a marker (every one '
+            "but the v1 loads); for <code>loaded</code>, of every replaying resume.</p>"
+        )
         head: list[Cell] = [
             "outcome",
             _num("resumes"),
-            _num("of replaying"),
+            _num("share"),
             _num("child sessions"),
         ]
         yield _table(head, rows)
@@ -373,7 +382,9 @@ def _method() -> str:
         "ends; child sessions are counted apart. Percentiles interpolate linearly between the "
         f"nearest ranks (<code>{PERCENTILE_METHOD}</code>, numpy's default). Replay throughput "
         "is replayed updates ÷ (request → marker in seconds), for resumes with a marker. "
-        "Rates are shares of the replaying resumes.</p></footer>"
+        "Rates are shares of the replaying resumes that expect a marker: a v1 "
+        "<code>session/load</code> (<code>loaded</code>) expects none and is counted apart. "
+        f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}.</p></footer>"
     )
 
 

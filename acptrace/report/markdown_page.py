@@ -12,19 +12,23 @@ from collections.abc import Iterator
 
 from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
+from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
 from acptrace.report.numbers import (
+    FEW_LEGEND,
+    FEW_MARK,
     change_text,
     count_text,
     measure_label,
     measure_text,
-    metric_text,
     ms_text,
     share_text,
+    shows_few,
+    stat_text,
     verdict_text,
 )
-from acptrace.report.stats import STATS
+from acptrace.report.stats import STATS, Distribution
 from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report
 
 TEXT_CHARS = 120
@@ -50,6 +54,7 @@ def render_markdown(report: Report, comparison: Comparison | None = None) -> byt
 
 
 def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
+    yield f"<!-- acptrace report (acptrace {__version__}) -->"  # how a later run knows it
     yield from _title(report, comparison)
     yield ""
     yield from _overview(report)
@@ -81,10 +86,10 @@ def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
 
 def _overview(report: Report) -> Iterator[str]:
     yield (
-        "| group | connections | resumes | complete | truncated | other | errors | warnings "
-        "| marker→response p50 | p90 | p99 | throughput p50 |"
+        "| group | connections | resumes | complete | truncated | other | loaded | errors "
+        "| warnings | marker→response p50 | p90 | p99 | throughput p50 |"
     )
-    yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for group in report.groups:
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
         headline = group.metrics[Metric.MARKER_TO_RESPONSE]
@@ -95,14 +100,26 @@ def _overview(report: Report) -> Iterator[str]:
             share_text(group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)),
             str(group.replay_outcomes[Outcome.TRUNCATED]),
             str(other),
+            str(group.loaded),
             str(group.severities[Severity.ERROR]),
             str(group.severities[Severity.WARNING]),
-            ms_text(headline.p50),
-            ms_text(headline.p90),
-            ms_text(headline.p99),
-            metric_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT].p50),
+            *(_stat(Metric.MARKER_TO_RESPONSE, headline, s) for s in ("p50", "p90", "p99")),
+            _stat(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
         ]
         yield "| " + " | ".join(cells) + " |"
+    if any(shows_few(g.metrics[m]) for g in report.groups for m in OVERVIEW_METRICS):
+        yield ""
+        yield _FEW_LEGEND
+
+
+OVERVIEW_METRICS = (Metric.MARKER_TO_RESPONSE, Metric.THROUGHPUT)
+"""The metrics whose percentiles the overview shows."""
+_FEW_LEGEND = FEW_LEGEND.replace(FEW_MARK, "\\" + FEW_MARK, 1)
+
+
+def _stat(metric: Metric, distribution: Distribution, stat: str) -> str:
+    """A statistic as a cell: the few-samples mark escaped so it shows as itself."""
+    return stat_text(metric, distribution, stat).replace(FEW_MARK, "\\" + FEW_MARK)
 
 
 def _comparison(comparison: Comparison) -> Iterator[str]:
@@ -140,10 +157,11 @@ def _details(group: Group) -> Iterator[str]:
     yield "| metric | " + " | ".join(STATS) + " |"
     yield "|---|" + "---:|" * len(STATS)
     for metric in Metric:
-        distribution = group.metrics[metric]
-        cells = [str(distribution.count)]
-        cells += [metric_text(metric, distribution.stat(stat)) for stat in STATS[1:]]
+        cells = [_stat(metric, group.metrics[metric], stat) for stat in STATS]
         yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
+    if any(shows_few(group.metrics[metric]) for metric in Metric):
+        yield ""
+        yield _FEW_LEGEND
     if any(verdict.replays for verdict in group.idle_timers):
         yield ""
         yield "| idle timer | replays cut short | updates lost |"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from acptrace.model.domain import Outcome
 from acptrace.report.baseline import Delta
-from acptrace.report.summaries import Metric
+from acptrace.report.stats import PERCENTILES, Distribution
+from acptrace.report.summaries import FEW_REPLAYS, Metric, few_samples
 
 NONE = "—"
 """Shown for a missing value."""
@@ -17,6 +18,32 @@ def ms_text(value: float | None) -> str:
     if abs(value) >= 1000:
         return f"{value / 1000:.2f} s"
     return f"{value:.1f} ms"
+
+
+FEW_MARK = "*"
+"""After a percentile of fewer than `FEW_REPLAYS` values."""
+FEW_LEGEND = f"{FEW_MARK} from fewer than {FEW_REPLAYS} replays: one more can move it a lot"
+"""The line that explains the mark, under a table that shows it."""
+_PERCENTILE_STATS = frozenset(f"p{p}" for p in PERCENTILES)
+
+
+def stat_text(metric: Metric, distribution: Distribution, stat: str) -> str:
+    """One statistic with its unit (a count bare); a percentile of few values marked `*`."""
+    value = distribution.stat(stat)
+    if stat == "count":
+        return str(value)
+    text = metric_text(metric, value)
+    return text + FEW_MARK if value is not None and marked(distribution, stat) else text
+
+
+def marked(distribution: Distribution, stat: str) -> bool:
+    """Whether this statistic of the distribution gets the few-samples mark."""
+    return stat in _PERCENTILE_STATS and few_samples(distribution)
+
+
+def shows_few(distribution: Distribution) -> bool:
+    """Whether the distribution's percentiles are shown with the few-samples mark."""
+    return distribution.count > 0 and few_samples(distribution)
 
 
 def throughput_text(value: float | None) -> str:
@@ -59,19 +86,26 @@ def measure_text(measure: str, value: float | None) -> str:
 
 def change_text(delta: Delta) -> str:
     """`+120.0 ms (+15.0%)`, `-1.2 pp`, `—`."""
+    absolute, relative = change_parts(delta)
+    return f"{absolute} ({relative})" if relative else absolute
+
+
+def change_parts(delta: Delta) -> tuple[str, str]:
+    """The change and, when there is one, the relative change: (`+120.0 ms`, `+15.0%`),
+    (`-1.2 pp`, ``), (`—`, ``)."""
     if delta.change is None:
-        return NONE
+        return NONE, ""
     kind, _, _ = delta.measure.partition(".")
     if kind == "rate":
-        return f"{delta.change:+.1f} pp"
+        return f"{delta.change:+.1f} pp", ""
     metric = Metric(kind)
     if metric is Metric.THROUGHPUT:
         absolute = f"{delta.change:+,.0f}/s"
     else:
         absolute = ("+" if delta.change >= 0 else "-") + ms_text(abs(delta.change))
     if delta.change_pct is None:
-        return absolute
-    return f"{absolute} ({delta.change_pct:+.1f}%)"
+        return absolute, ""
+    return absolute, f"{delta.change_pct:+.1f}%"
 
 
 def verdict_text(delta: Delta) -> str:

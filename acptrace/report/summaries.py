@@ -52,6 +52,16 @@ class Metric(StrEnum):
         return self is not Metric.THROUGHPUT
 
 
+FEW_REPLAYS = 20
+"""Percentiles of fewer values than this are marked as such in every output: with so few, one
+more replay moves a p90 or a p99 a lot."""
+
+
+def few_samples(distribution: Distribution) -> bool:
+    """Whether the distribution's percentiles come from fewer than `FEW_REPLAYS` values."""
+    return distribution.count < FEW_REPLAYS
+
+
 UNKNOWN = "unknown"
 """The group of a file whose `initialize` does not name what the grouping asks for."""
 
@@ -156,7 +166,7 @@ class Group:
     outcomes: dict[Outcome, int]
     """Requested rows by outcome, every outcome present (0 when none)."""
     replay_outcomes: dict[Outcome, int]
-    """Replaying requested rows by outcome: what the rates are shares of."""
+    """Replaying requested rows by outcome: what the rates are shares of (`rate`)."""
     child_outcomes: dict[Outcome, int]
     """Rows for announced child sessions by outcome."""
     findings: tuple[RuleCount, ...]
@@ -176,11 +186,23 @@ class Group:
     idle_timers: tuple[IdleVerdict, ...] = ()
     """For each idle timeout judged, the replays (requested and children) it would have cut."""
 
+    @property
+    def loaded(self) -> int:
+        """Replaying resumes that were v1 loads (`loaded`: no marker expected)."""
+        return self.replay_outcomes[Outcome.LOADED]
+
+    @property
+    def expecting_marker(self) -> int:
+        """Replaying resumes that should end with a marker: all but the v1 loads."""
+        return self.replaying - self.loaded
+
     def rate(self, outcome: Outcome) -> float | None:
-        """The share of replaying resumes with this outcome (None without replaying resumes)."""
-        if not self.replaying:
+        """The share of this outcome among the replays that expect a marker (a v1 load is no
+        marker missing), or for `loaded` among every replay; None when there are none."""
+        whole = self.replaying if outcome is Outcome.LOADED else self.expecting_marker
+        if not whole:
             return None
-        return self.replay_outcomes[outcome] / self.replaying
+        return self.replay_outcomes[outcome] / whole
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,43 +1,64 @@
-"""The report on a terminal: rich tables, a small histogram per group, the comparison."""
+"""The report on a terminal: tables that fit the width without cutting a number, a small bar
+chart of the headline latency per group, the comparison.
+
+Every table is a `FittedTable`: when the terminal is narrow the least read columns go (text
+first), and long names and paths are shortened here (the files written with `-o` keep them
+whole); a number is never wrapped or cut.
+"""
 
 from __future__ import annotations
 
+import itertools
+import string
 from collections.abc import Iterator, Sequence
+from typing import Final
 
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.console import Group as Lines
-from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from acptrace.model.domain import Outcome, Severity
+from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
-from acptrace.render.text import inert
+from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
 from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
-    change_text,
+    FEW_LEGEND,
+    change_parts,
     count_text,
     measure_label,
     measure_text,
-    metric_text,
     ms_text,
     share_text,
+    shows_few,
+    stat_text,
     verdict_text,
 )
 from acptrace.report.stats import STATS, histogram
-from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report
+from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report, ResumeRef
 
 HEADLINE = Metric.MARKER_TO_RESPONSE
-"""The metric of the histogram column."""
-SPARK_BINS = 24
-"""Bins of the histogram column."""
-SPARKS = " ▁▂▃▄▅▆▇█"
-"""The bars, empty to full."""
+"""The metric of the bar chart and of the overview's percentiles."""
+BAR_BINS = 8
+"""Bins of each group's bar chart: log-spaced, shared by every group so that they compare."""
+BAR_GROUPS = 6
+"""Groups that get a bar chart (those with most samples; report.html has one for every group)."""
+BAR_WIDTH = 40
+"""The longest bar, in cells (less when the terminal is narrow)."""
+EIGHTHS = " ▏▎▍▌▋▊▉"
+"""Partial blocks, none to seven eighths of a cell."""
+NAME_CHARS = 18
+"""Longer group names are shortened in the middle."""
+PATH_CHARS = 30
+"""Longer `file:line` cells lose leading directories (the line number is always kept)."""
 SLOWEST_SHOWN = 3
 """Slowest resumes listed per group."""
 INCOMPLETE_SHOWN = 5
 """Truncated and failed resumes listed per group."""
+RIGHT: Final = "right"
 
 
 def terminal_report(
@@ -51,13 +72,13 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield _header(report)
     if not report.groups:
         return
-    yield _groups(report.groups)
-    histograms = _histograms(report.groups)
-    if histograms is not None:
-        yield histograms
-    yield _latencies(report.groups)
+    yield _with_legend(_groups(report.groups), _few_in_overview(report.groups))
+    bars = latency_bars(report.groups)
+    if bars is not None:
+        yield bars
+    yield _with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
     if any(v.replays for g in report.groups for v in g.idle_timers):
-        yield idle_table([(g.name, g.idle_timers) for g in report.groups])
+        yield idle_table([(short_name(g.name).plain, g.idle_timers) for g in report.groups])
     if any(g.findings for g in report.groups):
         yield _findings(report.groups)
     if any(g.slowest for g in report.groups):
@@ -68,6 +89,35 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         yield Lines(_comparison(comparison), _verdict(comparison))
 
 
+def short_name(name: str) -> Text:
+    """A group name as the terminal shows it: printable, shortened in the middle."""
+    text = printable(name)
+    if len(text) > NAME_CHARS:
+        head = (NAME_CHARS - 1) // 2
+        text = f"{text[:head]}…{text[-(NAME_CHARS - 1 - head) :]}"
+    return Text(text)
+
+
+def short_place(path: str, line: int) -> Text:
+    """`path:line`, its leading directories left out (`…/runs/name.jsonl:12`) when too long,
+    then the start of the file name; the line number is always kept whole, and a cut never
+    lands inside a number of the file name."""
+    tail = f":{line}"
+    text = printable(path)
+    room = PATH_CHARS - len(tail)
+    if len(text) <= room:
+        return Text(text + tail)
+    *folders, name = text.split("/")
+    if len(name) + 2 > room:
+        return Text("…" + name[len(name) - room + 1 :].lstrip(string.digits) + tail)
+    kept = name
+    for folder in reversed(folders):
+        if len(folder) + 1 + len(kept) + 2 > room:
+            break
+        kept = f"{folder}/{kept}"
+    return Text(f"…/{kept}{tail}")
+
+
 def _header(report: Report) -> Text:
     text = Text(f"{count_text(report.files, 'transcript')} · ")
     text.append(f"{count_text(len(report.groups), 'group')} by {report.group_by.value}")
@@ -76,52 +126,55 @@ def _header(report: Report) -> Text:
     return text
 
 
-def _table(title: str) -> Table:
-    return Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
+def _fitted(title: str, columns: Sequence[Column]) -> FittedTable:
+    return FittedTable(columns, title=title, title_justify="left")
 
 
-def _groups(groups: Sequence[Group]) -> Table:
-    table = _table(f"Resumes by group (p50, p90, p99: {HEADLINE.label})")
-    table.add_column("group", no_wrap=True)
-    for name in ("conn", "resumes", "complete", "trunc", "other", "errors", "warn"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for name in ("p50", "p90", "p99"):
-        table.add_column(name, justify="right")
+def _with_legend(table: RenderableType, few: bool) -> RenderableType:
+    """The table, and under it the line that explains `*` when it shows one."""
+    return Lines(table, Text(FEW_LEGEND, style="dim")) if few else table
+
+
+def _few_in_overview(groups: Sequence[Group]) -> bool:
+    return any(shows_few(g.metrics[HEADLINE]) for g in groups)
+
+
+def _few_in_latencies(groups: Sequence[Group]) -> bool:
+    return any(shows_few(g.metrics[m]) for g in groups for m in Metric)
+
+
+def _groups(groups: Sequence[Group]) -> FittedTable:
+    """Resumes by outcome and the headline percentiles; v1 loads (no marker expected) apart
+    from the complete share, which is of the replays that expect a marker."""
+    loads = any(g.loaded for g in groups)
+    columns = [
+        Column("group"),
+        Column("conn", RIGHT, drop=1),
+        Column("resumes", RIGHT, drop=2),
+        Column("complete", RIGHT),
+        Column("trunc", RIGHT, drop=6),
+        Column("other", RIGHT, drop=5),
+        *([Column("loaded", RIGHT)] if loads else []),
+        Column("errors", RIGHT, drop=4),
+        Column("warn", RIGHT, drop=3),
+        *(Column(stat, RIGHT) for stat in ("p50", "p90", "p99")),
+    ]
+    table = _fitted(f"Resumes by group (p50, p90, p99: {HEADLINE.label})", columns)
     for group in groups:
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
         headline = group.metrics[HEADLINE]
         table.add_row(
-            inert(group.name),
+            short_name(group.name),
             str(group.connections),
             str(group.resumes),
             share_text(group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)),
             _count(group.replay_outcomes[Outcome.TRUNCATED], OUTCOME_STYLE[Outcome.TRUNCATED]),
             _count(other, "yellow"),
+            *([_count(group.loaded, OUTCOME_STYLE[Outcome.LOADED])] if loads else []),
             _count(group.severities[Severity.ERROR], SEVERITY_STYLE[Severity.ERROR]),
             _count(group.severities[Severity.WARNING], SEVERITY_STYLE[Severity.WARNING]),
-            ms_text(headline.p50),
-            ms_text(headline.p90),
-            ms_text(headline.p99),
+            *(stat_text(HEADLINE, headline, stat) for stat in ("p50", "p90", "p99")),
         )
-    return table
-
-
-def _histograms(groups: Sequence[Group]) -> Table | None:
-    """One line of bars per group over log-spaced bins shared by every group."""
-    edges = shared_edges(groups, HEADLINE, SPARK_BINS)
-    if edges is None:
-        return None
-    table = _table(f"{HEADLINE.label} histogram (log scale)")
-    table.add_column("group", no_wrap=True)
-    table.add_column("count", justify="right")
-    table.add_column(ms_text(edges[0]), justify="right", no_wrap=True)
-    table.add_column("histogram", no_wrap=True)
-    table.add_column(ms_text(edges[-1]), no_wrap=True)
-    for group in groups:
-        spark = _spark(group, edges)
-        if spark:
-            count = str(len([v for v in group.samples[HEADLINE] if v > 0]))
-            table.add_row(inert(group.name), count, "", Text(spark, style="cyan"), "")
     return table
 
 
@@ -129,62 +182,118 @@ def _count(count: int, style: str) -> Text:
     return Text(str(count), style=style if count else "dim")
 
 
-def _spark(group: Group, edges: tuple[float, ...] | None) -> str:
-    """The group's histogram of the headline metric as one line of bars."""
-    values = [v for v in group.samples[HEADLINE] if v > 0]
-    if edges is None or not values:
+class LatencyBars:
+    """Per group, replays per bin of the headline latency as horizontal bars (one line a bin),
+    as wide as the terminal allows up to `BAR_WIDTH`."""
+
+    def __init__(self, groups: Sequence[Group], edges: tuple[float, ...]) -> None:
+        self.groups = groups
+        self.edges = edges
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        labels = [
+            f"{ms_text(low)} to {ms_text(high)}" for low, high in itertools.pairwise(self.edges)
+        ]
+        counted = [histogram(_positive(group), self.edges) for group in self.groups]
+        label_width = max(len(label) for label in labels)
+        count_width = max(len(str(n)) for counts in counted for n in counts)
+        room = options.max_width - label_width - count_width - 6  # indent and two gaps
+        width = max(4, min(BAR_WIDTH, room))
+        yield Text(f"{HEADLINE.label}: replays per log-spaced bin", style="bold")
+        for index, (group, counts) in enumerate(zip(self.groups, counted, strict=True)):
+            title = short_name(group.name).append(f" · {count_text(sum(counts), 'replay')}")
+            if index:
+                yield Text("")
+            table = Table.grid(padding=(0, 1), pad_edge=False)
+            table.add_column(width=1)  # the indent
+            table.add_column(justify=RIGHT, no_wrap=True)
+            table.add_column(no_wrap=True, width=width)
+            table.add_column(justify=RIGHT, no_wrap=True)
+            top = max(counts)
+            for label, count in zip(labels, counts, strict=True):
+                table.add_row("", label, Text(bar(count, top, width), style="cyan"), str(count))
+            yield title
+            yield table
+
+
+def latency_bars(groups: Sequence[Group]) -> LatencyBars | None:
+    """The bar charts of the groups with most samples of the headline latency, in group order
+    (None when no group has any)."""
+    sampled = [g for g in groups if _positive(g)]
+    chosen = sorted(sampled, key=lambda g: -len(_positive(g)))[:BAR_GROUPS]
+    edges = shared_edges(chosen, HEADLINE, BAR_BINS)
+    if edges is None:
+        return None
+    return LatencyBars([g for g in groups if g in chosen], edges)
+
+
+def bar(count: int, top: int, width: int) -> str:
+    """A bar of `count` out of `top` in `width` cells, to an eighth of a cell (at least one
+    eighth when count is not 0)."""
+    if not count or not top:
         return ""
-    counts = histogram(values, edges)
-    top = max(counts)
-    steps = len(SPARKS) - 1
-    return "".join(SPARKS[-(-count * steps // top)] for count in counts)
+    eighths = max(1, round(count * width * 8 / top))
+    full, rest = divmod(eighths, 8)
+    return "█" * full + (EIGHTHS[rest] if rest else "")
 
 
-def _latencies(groups: Sequence[Group]) -> Table:
-    table = _table("Latency and throughput")
-    table.add_column("group")
-    table.add_column("metric")
-    for stat in STATS:
-        table.add_column(stat, justify="right")
+def _positive(group: Group) -> list[float]:
+    return [v for v in group.samples[HEADLINE] if v > 0]
+
+
+def _latencies(groups: Sequence[Group]) -> FittedTable:
+    drops = {"count": 4, "min": 2, "max": 3, "mean": 1}
+    columns = [Column("group"), Column("metric")]
+    columns += [Column(stat, RIGHT, drop=drops.get(stat)) for stat in STATS]
+    table = _fitted("Latency and throughput", columns)
     for group in groups:
         for index, metric in enumerate(Metric):
             distribution = group.metrics[metric]
-            cells = [str(distribution.count)]
-            cells += [metric_text(metric, distribution.stat(stat)) for stat in STATS[1:]]
-            name = inert(group.name) if index == 0 else Text("")
-            table.add_row(name, metric.label, *cells)
-    return table
-
-
-def _findings(groups: Sequence[Group]) -> Table:
-    table = _table("Findings by rule")
-    for name in ("group", "rule", "level", "count", "first at"):
-        table.add_column(name, justify="right" if name == "count" else "left")
-    for group in groups:
-        for index, count in enumerate(group.findings):
-            path, line = count.first[0]
+            name = short_name(group.name) if index == 0 else Text("")
             table.add_row(
-                inert(group.name) if index == 0 else Text(""),
-                inert(count.rule),
-                Text(count.severity.value, style=SEVERITY_STYLE[count.severity]),
-                str(count.count),
-                inert(f"{path}:{line}"),
+                name, metric.label, *(stat_text(metric, distribution, stat) for stat in STATS)
             )
     return table
 
 
-def _slowest(groups: Sequence[Group]) -> Table:
-    table = _table(f"Slowest resumes ({HEADLINE.label}, top {SLOWEST_SHOWN} per group)")
-    for name in ("group", "file:line", "outcome", "replayed", "marker→resp", "total"):
-        table.add_column(
-            name, justify="right" if name in {"replayed", "marker→resp", "total"} else "left"
-        )
+def _findings(groups: Sequence[Group]) -> FittedTable:
+    columns = [
+        Column("group"),
+        Column("rule"),
+        Column("level", drop=2),
+        Column("count", RIGHT),
+        Column("first at", drop=1),
+    ]
+    table = _fitted("Findings by rule", columns)
+    for group in groups:
+        for index, count in enumerate(group.findings):
+            path, line = count.first[0]
+            table.add_row(
+                short_name(group.name) if index == 0 else Text(""),
+                Text(printable(count.rule)),
+                Text(count.severity.value, style=SEVERITY_STYLE[count.severity]),
+                str(count.count),
+                short_place(path, line),
+            )
+    return table
+
+
+def _slowest(groups: Sequence[Group]) -> FittedTable:
+    columns = [
+        Column("group"),
+        Column("file:line", drop=3),
+        Column("outcome", drop=1),
+        Column("replayed", RIGHT, drop=2),
+        Column("marker→resp", RIGHT),
+        Column("total", RIGHT),
+    ]
+    table = _fitted(f"Slowest resumes (top {SLOWEST_SHOWN} per group)", columns)
     for group in groups:
         for index, ref in enumerate(group.slowest[:SLOWEST_SHOWN]):
             table.add_row(
-                inert(group.name) if index == 0 else Text(""),
-                inert(f"{ref.path}:{ref.line}"),
-                Text(ref.outcome.value, style=OUTCOME_STYLE[ref.outcome]),
+                short_name(group.name) if index == 0 else Text(""),
+                short_place(ref.path, ref.line),
+                _outcome(ref),
                 str(ref.replayed_updates),
                 ms_text(ref.marker_to_response_ms),
                 ms_text(ref.request_to_response_ms),
@@ -192,46 +301,71 @@ def _slowest(groups: Sequence[Group]) -> Table:
     return table
 
 
-def _incomplete(groups: Sequence[Group]) -> Table:
-    table = _table("Truncated and failed resumes")
-    for name in ("group", "file:line", "outcome", "end", "replayed", "total"):
-        table.add_column(name, justify="right" if name in {"replayed", "total"} else "left")
+def _outcome(ref: ResumeRef) -> Text:
+    return Text(ref.outcome.value, style=OUTCOME_STYLE[ref.outcome])
+
+
+def _incomplete(groups: Sequence[Group]) -> FittedTable:
+    columns = [
+        Column("group"),
+        Column("file:line", drop=3),
+        Column("outcome"),
+        Column("end", drop=1),
+        Column("replayed", RIGHT, drop=2),
+        Column("total", RIGHT),
+    ]
+    table = _fitted("Truncated and failed resumes", columns)
     for group in groups:
         for index, ref in enumerate(group.incomplete[:INCOMPLETE_SHOWN]):
             end = ref.end.value if ref.error_code is None else f"{ref.end.value} {ref.error_code}"
             table.add_row(
-                inert(group.name) if index == 0 else Text(""),
-                inert(f"{ref.path}:{ref.line}"),
-                Text(ref.outcome.value, style=OUTCOME_STYLE[ref.outcome]),
+                short_name(group.name) if index == 0 else Text(""),
+                short_place(ref.path, ref.line),
+                _outcome(ref),
                 end,
                 str(ref.replayed_updates),
                 ms_text(ref.request_to_response_ms),
             )
         more = group.incomplete_total - min(len(group.incomplete), INCOMPLETE_SHOWN)
         if more:
-            table.add_row(Text(""), Text(f"… and {more} more", style="dim"))
+            table.add_row(Text(f"… and {more} more", style="dim"), "", "", "", "", "")
     return table
 
 
-def _comparison(comparison: Comparison) -> Table:
-    table = _table(f"Compared with {comparison.baseline}")
-    table.title = Text("Compared with ").append(inert(comparison.baseline))
-    for name in ("group", "measure", "baseline", "new", "change", "limit", "verdict"):
-        table.add_column(name, justify="right" if name in {"baseline", "new", "change"} else "left")
+def _comparison(comparison: Comparison) -> FittedTable:
+    """Per group a line with its name, then a line per measure."""
+    columns = [
+        Column("measure"),
+        Column("baseline", RIGHT, drop=3),
+        Column("new", RIGHT),
+        Column("change", RIGHT),
+        Column("in %", RIGHT, drop=2),
+        Column("limit", drop=1),
+        Column("verdict"),
+    ]
+    title = Text("Compared with ").append(printable(comparison.baseline))
+    table = FittedTable(columns, title=title, title_justify="left")
     previous = None
     for delta in comparison.deltas:
+        if delta.group != previous:
+            name = short_name(delta.group)
+            name.stylize("bold")
+            table.add_row(name, *[""] * (len(columns) - 1))
+            previous = delta.group
         style = "bold red" if delta.regressed else ""
-        table.add_row(
-            inert(delta.group) if delta.group != previous else Text(""),
-            measure_label(delta.measure),
+        change, relative = change_parts(delta)
+        cells = [
+            f"  {measure_label(delta.measure)}",
             measure_text(delta.measure, delta.old),
             measure_text(delta.measure, delta.new),
-            change_text(delta),
+            change,
+            relative,
             "" if delta.threshold is None else delta.threshold.text,
+        ]
+        table.add_row(
+            *(Text(cell, style=style) for cell in cells),
             Text(verdict_text(delta), style=style or "green"),
-            style=style,
         )
-        previous = delta.group
     return table
 
 
@@ -243,7 +377,7 @@ def _verdict(comparison: Comparison) -> Text:
         notes.append(f"only in the baseline: {', '.join(comparison.only_baseline)}")
     text = Text()
     for note in notes:
-        text.append(inert(note, style="dim")).append("\n")
+        text.append(printable(note), style="dim").append("\n")
     regressions = comparison.regressions
     if regressions:
         return text.append(

@@ -107,6 +107,7 @@ MESSAGES = Table(
         _c("error_code", pl.Int64, "`error.code` of an error response."),
         _c("ts", UTC_MICROSECONDS, "Wall clock (UTC, microseconds); null without one."),
         _c("mono_ns", pl.Int64, "Monotonic clock, nanoseconds; null without one."),
+        _c("approximate", pl.Boolean, "`ts` is an estimate (a Zed dump's stderr times)."),
     ),
 )
 
@@ -126,6 +127,7 @@ REQUESTS = Table(
         _c("error_code", pl.Int64, "`error.code` of an error response."),
         _c("ts", UTC_MICROSECONDS, "Wall clock of the request."),
         _c("duration_ms", pl.Float64, "Request to response (monotonic clock where both have it)."),
+        _c("approximate", pl.Boolean, "`ts` or `duration_ms` comes from an estimated time."),
     ),
 )
 
@@ -180,6 +182,7 @@ RESUMES = Table(
             pl.String,
             "JSON text: each silence longer than all before it (`gap_ms`, `updates_after`).",
         ),
+        _c("approximate", pl.Boolean, "A latency of the row comes from an estimated time."),
     ),
 )
 
@@ -247,6 +250,7 @@ def message_row(origin: Origin, seq: int, message: Message) -> dict[str, Any]:
         "error_code": message.error_code,
         "ts": _us(message.ts_ns),
         "mono_ns": message.mono_ns,
+        "approximate": message.approximate,
     }
 
 
@@ -265,7 +269,16 @@ def request_row(origin: Origin, request: Message, response: Message | None) -> d
         "error_code": response.error_code if response is not None else None,
         "ts": _us(request.ts_ns),
         "duration_ms": Stamp.of(request).ms_until(Stamp.of(response)) if response else None,
+        "approximate": _approximate(request, response),
     }
+
+
+def _approximate(request: Message, response: Message | None) -> bool:
+    """Whether the request's time, or its duration, comes from an estimated time (an
+    approximate message always has a time; the duration needs the request's)."""
+    if request.approximate:
+        return True
+    return response is not None and response.approximate and request.ts_ns is not None
 
 
 def session_row(origin: Origin, session: SessionInfo) -> dict[str, Any]:

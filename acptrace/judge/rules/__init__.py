@@ -55,4 +55,18 @@ MARKER_RULE_PREFIX = "RC-"
 CHILD_RULES = frozenset(r.id for r in RULES if r.family == "child")
 """Rules that `--no-child-rules` turns off."""
 
-__all__ = ["CHILD_RULES", "MARKER_RULE_PREFIX", "RULES", "Rule", "Verdict"]
+SOURCE_LEGEND: tuple[tuple[str, str], ...] = (
+    ("RFD", 'the ACP v2 RFD "Replay Complete Signal" (quoted words, or its section)'),
+    ("SETUP", "the ACP v2 Session Setup page"),
+    ("PL", "the ACP v2 Prompt Lifecycle page"),
+    ("CX", "the ACP v2 Cancellation page"),
+    ("TR", "the ACP v2 Transports page"),
+    ("ERR", "the ACP v2 Errors page"),
+    ("SUB", "the Subagent Sessions RFD"),
+    ("SCHEMA", "the ACP v2 JSON Schema (a type's description, or its `x-side`)"),
+    ("JSON-RPC 2.0", "the JSON-RPC 2.0 specification"),
+    ("FAQ", "the RFD's FAQ"),
+)
+"""What the abbreviations in the rules' sources stand for (rules.md, "Sources")."""
+
+__all__ = ["CHILD_RULES", "MARKER_RULE_PREFIX", "RULES", "SOURCE_LEGEND", "Rule", "Verdict"]

@@ -22,6 +22,7 @@ from acptrace.read.formats import (
 from acptrace.read.formats.base import Decoder, ReadSettings, TranscriptFormat
 
 FORMATS: tuple[TranscriptFormat, ...] = (
+    zed.FORMAT,  # (first: its stderr elements also fit the envelope synonyms of `acptrace`)
     canonical.FORMAT,
     openhands.FORMAT,
     inspector.FORMAT,
@@ -30,7 +31,6 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     conductor.FORMAT,
     inspector_trace.FORMAT,
     acp_tck.FORMAT,
-    zed.FORMAT,
     bare.FORMAT,
 )
 """Every format acptrace reads, in detection priority order (bare JSON-RPC last)."""

@@ -6,21 +6,38 @@ Each element is `{"_direction": "outgoing" | "incoming", "_type": "request" | "r
 `code` and `message`). `outgoing` is from Zed (the Client). The Agent's stderr appears as
 `{"_direction": "stderr", "_type": "stderr", "id": null, "method": "stderr", "params": "<text>"}`:
 a stderr event. The log has no time.
+
+Approximate times: the Agent's stderr lines often start with the time they were written
+(`2026-08-18T05:50:31.398013Z  INFO …`, ANSI colours around it, a space for the `T`, an offset
+or none, which is read as UTC). Each such line is an anchor: the stderr event gets that time,
+and every message after it gets the time of the latest anchor before it, flagged `approximate`
+(a lower bound of when it was logged: Zed logs stderr and messages in the order they came).
+Messages before the first anchor have no time. Anchors never go back: one earlier than the
+anchor before it (stderr lines of concurrent tasks) is not an anchor, so times only go forward.
+A date elsewhere in a line (`… cached since 2025-01-01T00:00:00Z`) is not an anchor.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from acptrace.model.domain import Direction
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
-from acptrace.read.formats.base import Stateless
+from acptrace.read.formats.base import ReadSettings
 
 _DIRECTIONS = {"outgoing": Direction.C2A, "incoming": Direction.A2C}
 _TYPES = ("request", "response", "notification")
 _STDERR = "stderr"
+_LEADING_TIME = re.compile(
+    r"(?:\x1b\[[0-9;]*m|\s)*\[?(?:\x1b\[[0-9;]*m)*"  # ANSI colours, blanks, an opening [
+    r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?"
+    r"(Z|[+-]\d{2}:?\d{2})?(?![\d.:])"
+)
+"""An ISO 8601 time at the start of a stderr line, with what may come before it."""
 
 
 def _is_entry(record: Any) -> bool:
@@ -45,8 +62,26 @@ def _error_shaped(value: Any) -> bool:
     )
 
 
+def leading_time_ns(text: Any) -> int | None:
+    """The time a stderr line starts with, as nanoseconds since the epoch (UTC when it names
+    no offset); None when it does not start with one."""
+    if not isinstance(text, str):
+        return None
+    match = _LEADING_TIME.match(text)
+    if match is None:
+        return None
+    day, clock, fraction, zone = match.groups()
+    offset = "+00:00" if zone in (None, "Z") else zone
+    try:
+        moment = datetime.fromisoformat(f"{day}T{clock}{offset}")
+    except ValueError:
+        return None
+    fraction_ns = int((fraction or "0").ljust(9, "0"))
+    return int(moment.astimezone(UTC).timestamp()) * 1_000_000_000 + fraction_ns
+
+
 @dataclass(frozen=True)
-class Zed(Stateless):
+class Zed:
     """Zed's copied ACP log (the reader splits the array into its elements)."""
 
     name: str = "zed"
@@ -63,13 +98,34 @@ class Zed(Stateless):
             return bool(record) and all(_is_entry(entry) for entry in record)
         return _is_entry(record)
 
+    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> ZedDecoder:
+        """A decoder that follows the times of the stderr lines."""
+        return ZedDecoder()
+
+
+@dataclass
+class ZedDecoder:
+    """Decodes a dump's entries in order, keeping the latest anchor (a timed stderr line)."""
+
+    anchor_ns: int | None = None
+    """The time of the latest anchor so far (None: none yet)."""
+    note: str | None = None
+
     def decode(self, record: Any, line: int) -> Iterator[Record]:
-        """Each entry becomes the JSON-RPC message it stands for."""
+        """Each entry becomes the JSON-RPC message it stands for, timed by the latest anchor."""
         for entry in record if isinstance(record, list) else (record,):
             if _is_stderr(entry):
-                yield RecorderEvent(line, _STDERR, detail={"text": entry.get("params")})
+                text = entry.get("params")
+                ts_ns = leading_time_ns(text)
+                if ts_ns is not None and (self.anchor_ns is None or ts_ns >= self.anchor_ns):
+                    self.anchor_ns = ts_ns
+                else:
+                    ts_ns = None
+                yield RecorderEvent(line, _STDERR, ts_ns, detail={"text": text})
             else:
-                yield Envelope(line, _DIRECTIONS[entry["_direction"]], _jsonrpc(entry))
+                direction, payload = _DIRECTIONS[entry["_direction"]], _jsonrpc(entry)
+                anchor = self.anchor_ns
+                yield Envelope(line, direction, payload, anchor, approximate=anchor is not None)
 
 
 def _jsonrpc(entry: dict[str, Any]) -> dict[str, Any]:

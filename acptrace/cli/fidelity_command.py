@@ -1,0 +1,116 @@
+"""`acptrace fidelity`: did each replay carry the history as it was first sent live?"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.options import FORMAT, OutputOption
+from acptrace.cli.output import check_output, write_output
+from acptrace.cli.root import app
+from acptrace.cli.settings import (
+    ConfigOption,
+    HistoryTagOption,
+    InputFormatOption,
+    LinkOption,
+    LiveTagOption,
+    MarkerTagOption,
+    NoConfigOption,
+    policy_from,
+)
+from acptrace.fidelity import FidelityReport, fidelity
+from acptrace.model.errors import UnreadableInput, UsageError
+
+SHOWN_ISSUES = 20
+"""Input issues listed on stderr; the JSON has them all."""
+
+
+class FidelityFormat(StrEnum):
+    """Output formats of `fidelity`."""
+
+    RICH = "rich"
+    JSON = "json"
+
+
+@app.command("fidelity")
+def fidelity_command(
+    ctx: typer.Context,
+    live: Annotated[
+        str,
+        typer.Argument(
+            metavar="LIVE",
+            help="The live recording, or one transcript holding the live session and its "
+            "later replay (`-` for stdin).",
+        ),
+    ],
+    replayed: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[REPLAYED]", help="The recording of the replay, when it is another file."
+        ),
+    ] = None,
+    output_format: Annotated[FidelityFormat, FORMAT] = FidelityFormat.RICH,
+    output: OutputOption = None,
+    fail_under: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            metavar="RATIO",
+            help="Exit 1 when a replayed session's fidelity is below this ratio (0 to 1).",
+        ),
+    ] = None,
+    marker_tag: MarkerTagOption = None,
+    history_tag: HistoryTagOption = None,
+    live_tag: LiveTagOption = None,
+    input_format: InputFormatOption = None,
+    link: LinkOption = None,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+) -> None:
+    """Compare each replayed session's history with the history as first sent live.
+
+    Per session: items live and replayed, missing, extra, changed (with a short diff),
+    reordered, and the fidelity ratio. The result goes to stdout, or to the file -o names.
+    """
+    check_output(output)
+    options = policy_from(ctx).options
+    if live == "-" and replayed == "-":
+        fail("only one of the files can be stdin (`-`)")
+    try:
+        report = fidelity(live, replayed, options)
+    except UsageError as error:
+        fail(str(error))
+    except UnreadableInput as error:
+        print_error(str(error))
+        raise typer.Exit(EXIT_ERROR) from None
+    _warn_issues(report)
+    write_output(_render(report, output_format), output)
+    lowest = report.lowest()
+    below = fail_under is not None and lowest is not None and lowest < fail_under
+    raise typer.Exit(EXIT_FINDINGS if below else EXIT_OK)
+
+
+def _render(report: FidelityReport, output_format: FidelityFormat) -> bytes:
+    from acptrace.render import fidelity_view
+
+    match output_format:
+        case FidelityFormat.JSON:
+            return fidelity_view.fidelity_json(report)
+        case FidelityFormat.RICH:
+            return rich_bytes(fidelity_view.fidelity_view(report))
+
+
+def _warn_issues(report: FidelityReport) -> None:
+    """Input problems on stderr, one line each up to `SHOWN_ISSUES` (all are in the JSON)."""
+    for found in report.issues[:SHOWN_ISSUES]:
+        issue = found.issue
+        typer.echo(
+            f"acptrace: {found.path}:{issue.line}: {issue.kind.value}: {issue.message}", err=True
+        )
+    if len(report.issues) > SHOWN_ISSUES:
+        more = len(report.issues) - SHOWN_ISSUES
+        typer.echo(f"acptrace: … and {more} more input issues", err=True)

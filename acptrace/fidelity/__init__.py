@@ -1,0 +1,108 @@
+"""Replay fidelity: did each replay carry the history as it was first sent live?
+
+`fidelity(live)` compares, for each replay in one transcript, the session's live history before
+the request with what the replay carried before its marker; `fidelity(live, replayed)` takes
+the live history from one recording and the replays from a later one. docs/fidelity.md has the
+matching rules.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from acptrace.fidelity.compare import Change, Comparison, Move, compare
+from acptrace.fidelity.items import HistoryItem, ItemKind
+from acptrace.fidelity.replays import LiveBook, scan
+from acptrace.model.domain import Issue, Outcome, Role
+from acptrace.model.options import Options
+
+Source = str | os.PathLike[str] | BinaryIO
+"""A transcript: a path (`-` for stdin, `.gz` transparently) or a binary stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFidelity:
+    """One session's replay against its live history."""
+
+    session_id: str
+    """The replayed session (the requested one or an announced child)."""
+    role: Role
+    """`requested` or `child`."""
+    request_line: int
+    """The line of the replaying request (in the replayed file)."""
+    outcome: Outcome
+    """The replay's outcome class (a truncated replay is compared all the same)."""
+    comparison: Comparison
+    """Items live and replayed, missing, extra, changed, reordered, and the ratio."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputIssue:
+    """An input problem of one of the files compared."""
+
+    path: str
+    """The file it is in."""
+    issue: Issue
+    """The line, kind and message."""
+
+
+@dataclass(frozen=True, slots=True)
+class FidelityReport:
+    """Every replay of the replayed file (the one file, in one-file mode), in request order."""
+
+    sessions: tuple[SessionFidelity, ...]
+    """One entry per replayed session."""
+    issues: tuple[InputIssue, ...]
+    """Input problems of the files read (lines that were skipped)."""
+
+    def lowest(self) -> float | None:
+        """The lowest fidelity ratio, None without replays."""
+        return min((s.comparison.fidelity for s in self.sessions), default=None)
+
+
+def fidelity(
+    live: Source,
+    replayed: Source | None = None,
+    options: Options | None = None,
+) -> FidelityReport:
+    """Compare each replay with the live history of its session.
+
+    One source: it holds the live session and its later replay. Two: the live recording, then
+    the recording of the replay. Raises `UnreadableInput` when a file cannot be read at all.
+    """
+    options = options or Options()
+    book = LiveBook(options)
+    issues: list[InputIssue] = []
+    for source in (live,) if replayed is None else (live, replayed):
+        replays, found = scan(source, options, book)
+        issues += [InputIssue(_name(source), issue) for issue in found]
+    sessions = tuple(
+        SessionFidelity(
+            r.row.session_id,
+            r.row.role,
+            r.row.request_line,
+            r.row.outcome,
+            compare(r.live, r.replayed),
+        )
+        for r in replays
+    )
+    return FidelityReport(sessions, tuple(issues))
+
+
+def _name(source: Source) -> str:
+    return os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
+
+
+__all__ = [
+    "Change",
+    "Comparison",
+    "FidelityReport",
+    "HistoryItem",
+    "InputIssue",
+    "ItemKind",
+    "Move",
+    "SessionFidelity",
+    "fidelity",
+]

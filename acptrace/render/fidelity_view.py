@@ -1,0 +1,149 @@
+"""Replay fidelity as a terminal table with the differences under it, and as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity
+from acptrace.model.domain import Role
+from acptrace.render.fitted import Column, FittedTable
+from acptrace.render.summary import OUTCOME_STYLE
+from acptrace.render.text import inert, short_id
+
+TITLE = "Replay fidelity"
+
+
+def fidelity_document(report: FidelityReport) -> dict[str, Any]:
+    """The JSON document: one entry per replayed session, then the input issues."""
+    return {
+        "sessions": [_session(entry) for entry in report.sessions],
+        "issues": [
+            {"path": i.path, "line": i.issue.line, "kind": i.issue.kind.value,
+             "message": i.issue.message}
+            for i in report.issues
+        ],
+    }  # fmt: skip
+
+
+def fidelity_json(report: FidelityReport) -> bytes:
+    """`fidelity_document` as indented JSON."""
+    return orjson.dumps(fidelity_document(report), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _session(entry: SessionFidelity) -> dict[str, Any]:
+    c = entry.comparison
+    return {
+        "session_id": entry.session_id,
+        "role": entry.role.value,
+        "request_line": entry.request_line,
+        "outcome": entry.outcome.value,
+        "live_items": c.live_items,
+        "replayed_items": c.replayed_items,
+        "missing": [{**_item(i), "line": i.line} for i in c.missing],
+        "extra": [{**_item(i), "line": i.line} for i in c.extra],
+        "changed": [
+            {**_item(ch.live), "live_line": ch.live.line, "replayed_line": ch.replayed.line,
+             "diff": list(ch.diff)}
+            for ch in c.changed
+        ],
+        "reordered": [
+            {**_item(m.item), "live_index": m.live_index, "replayed_index": m.replayed_index}
+            for m in c.reordered
+        ],
+        "fidelity": round(c.fidelity, 4),
+    }  # fmt: skip
+
+
+def _item(item: HistoryItem) -> dict[str, Any]:
+    return {"kind": item.kind.value, "id": item.id, "role": item.role}
+
+
+def fidelity_view(report: FidelityReport) -> RenderableType:
+    """The table (one row per replayed session), then what differs, session by session."""
+    if not report.sessions:
+        return Text("No replays to compare: no session/resume with replayFrom or session/load.")
+    table = FittedTable(_columns(), title=TITLE, title_justify="left")
+    for entry in report.sessions:
+        c = entry.comparison
+        table.add_row(
+            str(entry.request_line),
+            inert(("└ " if entry.role is Role.CHILD else "") + short_id(entry.session_id)),
+            Text(entry.outcome.value, OUTCOME_STYLE[entry.outcome]),
+            str(c.live_items),
+            str(c.replayed_items),
+            _count(len(c.missing), "red"),
+            _count(len(c.extra), "yellow"),
+            _count(len(c.changed), "yellow"),
+            _count(len(c.reordered), "yellow"),
+            Text(f"{c.fidelity:.2f}", _ratio_style(c)),
+        )
+    return Group(table, *(_details(entry) for entry in report.sessions if _differs(entry)))
+
+
+def _columns() -> list[Column]:
+    right = "right"
+    return [
+        Column("line", right, drop=2),
+        Column("session"),
+        Column("outcome", drop=1),
+        Column("live", right),
+        Column("repl", right),
+        Column("missing", right),
+        Column("extra", right),
+        Column("changed", right),
+        Column("moved", right),
+        Column("fidelity", right),
+    ]
+
+
+def _ratio_style(c: Comparison) -> str:
+    """Dim without live items (nothing was compared), green when whole, else red."""
+    return "dim" if not c.live_items else "green" if c.fidelity == 1 else "red"
+
+
+def _count(n: int, style: str) -> Text:
+    return Text(str(n), style if n else "dim")
+
+
+def _differs(entry: SessionFidelity) -> bool:
+    c = entry.comparison
+    return bool(c.missing or c.extra or c.changed or c.reordered)
+
+
+def _details(entry: SessionFidelity) -> Text:
+    """What differs in one session's replay, an item a line (a changed one with its diff)."""
+    c = entry.comparison
+    text = Text("\n")
+    text.append_text(inert(entry.session_id, "bold"))
+    text.append(f"  (request at line {entry.request_line}, {entry.outcome.value})", "dim")
+    if not c.live_items:
+        text.append(f"\n  no live history before the request: all {c.replayed_items} items extra")
+        return text
+    for item in c.missing:
+        text.append_text(_line("missing", "red", item, f"live line {item.line}"))
+    for item in c.extra:
+        text.append_text(_line("extra", "yellow", item, f"replayed line {item.line}"))
+    for change in c.changed:
+        where = f"live line {change.live.line}, replayed line {change.replayed.line}"
+        text.append_text(_line("changed", "yellow", change.live, where))
+        for diff in change.diff:
+            style = "red" if diff.startswith("-") else "green" if diff.startswith("+") else "dim"
+            text.append("\n      ")
+            text.append_text(inert(diff, style))
+    for move in c.reordered:
+        where = f"live #{move.live_index + 1}, replayed #{move.replayed_index + 1}"
+        text.append_text(_line("reordered", "yellow", move.item, where))
+    return text
+
+
+def _line(label: str, style: str, item: HistoryItem, where: str) -> Text:
+    text = Text("\n  ")
+    text.append(f"{label:<9}", style)
+    name = item.kind.value if item.role is None else f"{item.role} {item.kind.value}"
+    text.append_text(inert(f" {name} {item.id}"))
+    text.append(f"  ({where})", "dim")
+    return text
