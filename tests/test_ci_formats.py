@@ -101,7 +101,10 @@ def test_junit_skips_the_marker_families_on_v1() -> None:
 
 def test_junit_strict_makes_issues_failures_and_stays_valid_xml(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(b"\x1b[2J\x00 not json\n" + Transcript().text())
+    t = Transcript()  # (a transcript around the bad line: a file of it alone is refused)
+    t.open()
+    t.close()
+    path.write_bytes(b"\x1b[2J\x00 not json\n" + t.text())
     code, xml = analyze(str(path), "-f", "junit", "--strict")
     root = ET.fromstring(xml)
     assert code == 1

@@ -17,7 +17,7 @@ from acptrace.cli.common import (
     rich_bytes,
 )
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, OutputOption, QuietOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import file_progress
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -43,7 +43,7 @@ from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.pipeline.pool import analyze_many
-from acptrace.pipeline.transcripts import is_multi_connection
+from acptrace.pipeline.transcripts import is_multi_connection, transcript_refusal
 from acptrace.read.inputs import Unmatched, expand
 
 
@@ -86,6 +86,7 @@ def analyze_command(
 
     The result goes to stdout, or to the file -o names.
     """
+    check_output(output)
     policy = policy_from(ctx)
     timeouts = idle_timeouts_from(idle_timeouts)
     analyses: list[Analysis] = []
@@ -100,8 +101,10 @@ def analyze_command(
             paths.append(path)
     try:
         with file_progress(len(paths), "analysing", quiet) as advance:
-            for result in analyze_many(paths, policy.options, jobs):
+            for path, result in zip(paths, analyze_many(paths, policy.options, jobs), strict=True):
                 advance()
+                if not isinstance(result, UnreadableInput):  # (an empty or a binary file: no)
+                    result = transcript_refusal(path, result) or result
                 if isinstance(result, UnreadableInput):
                     print_error(str(result))
                     exit_code = EXIT_ERROR

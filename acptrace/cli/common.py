@@ -8,6 +8,8 @@ from typing import NoReturn
 
 import typer
 
+from acptrace.model.excerpt import printable
+
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 PLAIN_WIDTH = 160
@@ -39,8 +41,14 @@ def _plain_width() -> int:
 
 
 def print_error(message: str) -> None:
-    """One diagnostic line on stderr."""
-    typer.echo(f"acptrace: error: {message}", err=True)
+    """One diagnostic line on stderr (control characters in it, as a file name may hold,
+    shown as escapes: `printable`)."""
+    print_note(f"error: {message}")
+
+
+def print_note(message: str) -> None:
+    """One line on stderr that is not an error (what was written where), escaped the same way."""
+    typer.echo(printable(f"acptrace: {message}"), err=True)
 
 
 def fail(message: str) -> NoReturn:

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, rich_bytes
+from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_bytes
 from acptrace.cli.options import OutputOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import policy_from
 from acptrace.drive import (
@@ -22,10 +22,6 @@ from acptrace.drive import (
 from acptrace.record import default_transcript_path
 from acptrace.report import build_report
 from acptrace.report.terminal import terminal_report
-
-
-def _note(message: str) -> None:
-    typer.echo(f"acptrace: {message}", err=True)
 
 
 @app.command(
@@ -94,17 +90,19 @@ def drive_command(
     """Measure an ACP Agent's replay: one connection makes a session, N more replay it.
 
     Every connection starts the Agent afresh behind the recorder of `acptrace record` and
-    is recorded into the folder -o names (default: acptrace-<UTC time>-<pid> in
-    $ACPTRACE_DIR or the current directory, named on stderr); at the end the latency report
-    over them is printed, as `acptrace report DIR` prints it. A connection whose Agent dies,
-    hangs past --timeout or sends garbage is named on stderr and the run goes on; acptrace
-    then exits 1.
+    is recorded into the folder -o names (made when missing, its parent must exist; default:
+    acptrace-<UTC time>-<pid> in $ACPTRACE_DIR or the current directory, named on stderr); at
+    the end the latency report over them is printed, as `acptrace report DIR` prints it. A
+    connection whose Agent dies, hangs past --timeout or sends garbage is named on stderr and
+    the run goes on; acptrace then exits 1.
     """
     if session is not None and prompt is not None:
         fail("--prompt needs the first connection, which --session leaves out")
     directory = Path(output) if output else default_transcript_path().with_suffix("")
     if output is None:
-        _note(f"recording to {directory}/")
+        print_note(f"recording to {directory}/")
+    else:
+        check_output_folder(output)  # (made when missing; its parent not: the rule of -o)
     if directory.exists() and not directory.is_dir():
         fail(f"{directory}: exists and is not a directory")
     settings = DriveSettings(
@@ -118,7 +116,7 @@ def drive_command(
     )
     options = policy_from(ctx).options
     try:
-        result = drive(agent, directory, settings, _note)
+        result = drive(agent, directory, settings, print_note)
     except OSError as error:
         fail(f"{directory}: cannot write the recordings ({error.strerror or error})")
     if not result.transcripts:

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, fail, print_error
+from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, OutputOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -66,7 +66,8 @@ def export_command(
 ) -> None:
     """Export messages, requests, sessions, resumes, findings and issues as tables.
 
-    One file per table in the directory -o names (required for tables; created when missing),
+    One file per table in the directory -o names (required for tables; created when missing,
+    its parent must exist),
     in the file format --format names, each with a `file` column; written only when every
     transcript could be read. `--format trace-event` writes one Chrome Trace Event timeline
     instead (to open in ui.perfetto.dev), to the file -o names or stdout.
@@ -78,21 +79,25 @@ def export_command(
             fail(f"{path.argument}: {path.reason}")
         paths.append(path)
     if output_format is ExportChoice.TRACE_EVENT:
+        check_output(output)
         _export_trace_event(paths, output, options)
         return
     if output is None:
         fail("-o/--output DIRECTORY is needed to write tables")
+    check_output_folder(output)
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
     try:
-        result = export_tables(paths, output, ExportFormat(output_format), options, jobs=jobs)
+        result = export_tables(
+            paths, output, ExportFormat(output_format), options, jobs=jobs, require_transcripts=True
+        )
     except UsageError as error:
         fail(str(error))
     except (UnreadableInput, WorkersFailed) as error:
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(f"{rows} {name}" for name, rows in result.rows.items())
-    typer.echo(f"acptrace: wrote {len(result.files)} tables to {output}: {counts}", err=True)
+    print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 
 
 def _export_trace_event(paths: list[str], output: str | None, options: Options) -> None:
@@ -100,7 +105,7 @@ def _export_trace_event(paths: list[str], output: str | None, options: Options) 
     from acptrace.export.trace_event import dumps, trace_events
 
     try:
-        document = trace_events(paths, options)
+        document = trace_events(paths, options, require_transcripts=True)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:
@@ -109,4 +114,4 @@ def _export_trace_event(paths: list[str], output: str | None, options: Options) 
     write_output(dumps(document), output)
     events = len(document["traceEvents"])
     where = output or "stdout"
-    typer.echo(f"acptrace: wrote {events} trace events of {len(paths)} files to {where}", err=True)
+    print_note(f"wrote {events} trace events of {len(paths)} files to {where}")

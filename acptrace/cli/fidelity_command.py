@@ -9,7 +9,7 @@ import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
 from acptrace.cli.options import FORMAT, OutputOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     ConfigOption,
@@ -76,6 +76,7 @@ def fidelity_command(
     Per session: items live and replayed, missing, extra, changed (with a short diff),
     reordered, and the fidelity ratio. The result goes to stdout, or to the file -o names.
     """
+    check_output(output)
     options = policy_from(ctx).options
     if live == "-" and replayed == "-":
         fail("only one of the files can be stdin (`-`)")

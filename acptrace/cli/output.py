@@ -1,30 +1,69 @@
-"""Writing results: to stdout, or atomically to a file (nothing is left behind on failure)."""
+"""Writing results: to stdout, or atomically to a file (nothing is left behind on failure).
+
+Every command checks its `-o` with `check_output` (or `check_output_folder`) before any work,
+by the one rule of `acptrace.model.outputs`, so a long analysis is not wasted on a path that
+cannot be written; whatever still goes wrong while writing is one line and exit 2.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from acptrace.cli.common import fail
+from acptrace.model import outputs
+from acptrace.model.outputs import OutputRefused
+
+
+def check_output(path: str | None) -> None:
+    """Refuse (one line, exit 2) an `-o` file that cannot be written; stdout always can."""
+    if path is None or path == "-":
+        return
+    try:
+        outputs.check_output(path)
+    except OutputRefused as error:
+        fail(f"cannot write {error}")
+
+
+def check_output_folder(path: str) -> None:
+    """Refuse (one line, exit 2) an `-o` folder that files cannot be written in."""
+    try:
+        outputs.check_output_folder(path)
+    except OutputRefused as error:
+        fail(f"cannot write in {error}")
+
 
 def write_output(data: bytes | Iterable[bytes], path: str | None) -> None:
-    """Write to stdout when `path` is None or `-`, else atomically replace the file. `data`
-    may come in pieces (a long report written as it is made)."""
+    """Write to stdout when `path` is None or `-`, else atomically replace the file (into a
+    device or a FIFO, such as /dev/stdout, straight). Reports 0666 less the umask. `data` may
+    come in pieces (a long report written as it is made)."""
     pieces = [data] if isinstance(data, bytes) else data
     if path is None or path == "-":
         for piece in pieces:
             sys.stdout.buffer.write(piece)
         sys.stdout.buffer.flush()
         return
+    check_output(path)  # (again: the path may have changed during the work)
+    try:
+        _write_file(pieces, Path(path))
+    except OSError as error:
+        fail(f"cannot write {path}: {error.strerror or error}")
+
+
+def _write_file(pieces: Iterable[bytes], target: Path) -> None:
+    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        with target.open("wb") as stream:
+            stream.writelines(pieces)
+        return
     import tempfile  # (here: a run that writes to stdout never needs it)
 
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(handle, "wb") as stream:
-            for piece in pieces:
-                stream.write(piece)
+            stream.writelines(pieces)
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
         os.replace(temporary, target)
     except BaseException:

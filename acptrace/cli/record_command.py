@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error
+from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
 from acptrace.cli.options import OutputOption
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
@@ -46,10 +46,6 @@ RedactKeyOption = Annotated[
         "(case-, '-'- and '_'-insensitive). Repeatable.",
     ),
 ]
-
-
-def _note(message: str) -> None:
-    typer.echo(f"acptrace: {message}", err=True)
 
 
 def _policy(keys: list[str] | None, patterns: list[str] | None) -> RedactionPolicy:
@@ -113,7 +109,7 @@ def record_command(
             make_folder(Path(path))
         except OSError as error:
             fail(f"cannot create the folder for {path} ({error.strerror or error})")
-        _note(f"recording to {path}")
+        print_note(f"recording to {path}")
     settings = RecordSettings(
         redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
     )
@@ -125,7 +121,7 @@ def record_command(
     except TranscriptUnwritable as error:
         fail(str(error))
     if result.dropped:
-        _note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
+        print_note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
     if result.transcript_error:
         print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
         raise typer.Exit(result.exit_code or EXIT_ERROR)
@@ -165,5 +161,5 @@ def redact_command(
         fail(f"cannot write the redacted transcript {error}")
     except OSError as error:
         fail(f"{output}: cannot be written ({error.strerror or error})")
-    _note(f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines")
+    print_note(f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines")
     raise typer.Exit(EXIT_OK)

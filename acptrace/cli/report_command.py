@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
 from acptrace.cli.options import OUTPUT, JobsOption, QuietOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -124,6 +124,8 @@ def report_command(
     suffix picks the kind: .json, .md, .html.
     """
     kinds = [_kind(path) for path in output or ()]
+    for path in output or ():
+        check_output(path)
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])
     timeouts = idle_timeouts_from(idle_timeouts)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Annotated
 
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error, rich_bytes
 from acptrace.cli.options import OutputOption
-from acptrace.cli.output import write_output
+from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -27,7 +28,8 @@ from acptrace.cli.settings import (
 )
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution
-from acptrace.pipeline.transcripts import analyze, open_walk
+from acptrace.pipeline.transcripts import analyze, open_walk, require_transcript
+from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
 from acptrace.render.timeline import render_timeline
 
@@ -71,17 +73,22 @@ def timeline_command(
 
     The view goes to stdout, or to the file -o names.
     """
+    check_output(output)
     options = policy_from(ctx).options
     payloads = Execution(fast=False)  # the timeline shows payloads
     view = View(session, request, around, context, full)
     builder = TimelineBuilder(view, options.marker_tag)
     try:
-        if session is not None and file != "-":  # children that speak before their announcement
-            builder.focus |= session_tree(analyze(file, options).sessions, session)
-        with open_walk(file, options, execution=payloads) as walk:
-            for item in walk:
-                builder.add(item)
-            analysis = walk.analysis
+        # (two passes for --session: stdin or a FIFO is copied first, as it can be read once)
+        with replayable(file) if session is not None else nullcontext(file) as readable:
+            if session is not None:  # children that speak before their announcement
+                tree = analyze(readable, options, name=file).sessions
+                builder.focus |= session_tree(tree, session)
+            with open_walk(readable, options, name=file, execution=payloads) as walk:
+                for item in walk:
+                    builder.add(item)
+                analysis = walk.analysis
+        require_transcript(file, [analysis])
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:

@@ -31,7 +31,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import UsageError
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.pool import each_file
-from acptrace.pipeline.transcripts import open_walks
+from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
 
 __all__ = ["ExportFormat", "Exported", "export_tables"]
@@ -57,11 +57,13 @@ def export_tables(
     *,
     batch_rows: int = BATCH_ROWS,
     jobs: int | None = None,
+    require_transcripts: bool = False,
 ) -> Exported:
     """Export every table of these transcripts into `directory` (created when missing), the
     transcripts analysed in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`).
 
-    Raises `UnreadableInput` (nothing is written) when a transcript cannot be read.
+    Raises `UnreadableInput` (nothing is written) when a transcript cannot be read, and with
+    `require_transcripts` when one does not look like a transcript (`require_transcript`).
     """
     target = Path(directory)
     if target.exists() and not target.is_dir():
@@ -72,7 +74,10 @@ def export_tables(
         spool = _Spool(Path(scratch))
         analyses: list[Analysis] = []
         spool_one = partial(_spool_file, scratch=scratch, batch_rows=batch_rows)
-        for spooled in each_file(spool_one, sources, options or Options(), jobs):
+        spooled_files = each_file(spool_one, sources, options or Options(), jobs)
+        for source, spooled in zip(sources, spooled_files, strict=True):
+            if require_transcripts:
+                require_transcript(source, spooled.analyses)
             spool.extend(spooled)
             analyses.extend(spooled.analyses)
         staged = Path(scratch) / "tables"

@@ -25,7 +25,7 @@ from acptrace.export.trace_clock import Axis, Moment, choose_axis, place
 from acptrace.model.domain import Analysis, Message, MessageKind, ResumeRow, Role
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import Walk
-from acptrace.pipeline.transcripts import open_walks
+from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.read.envelopes import RecorderEvent
 
 CONNECTION = "connection"
@@ -229,9 +229,13 @@ class _Timeline:
 
 
 def trace_events(
-    sources: Sequence[str | os.PathLike[str] | BinaryIO], options: Options | None = None
+    sources: Sequence[str | os.PathLike[str] | BinaryIO],
+    options: Options | None = None,
+    *,
+    require_transcripts: bool = False,
 ) -> dict[str, Any]:
-    """The Trace Event document of these transcripts (one process per connection, in order)."""
+    """The Trace Event document of these transcripts (one process per connection, in order);
+    with `require_transcripts`, `NotATranscript` for a file that does not look like one."""
     options = options or Options()
     events: list[dict[str, Any]] = []
     axes = []
@@ -244,6 +248,8 @@ def trace_events(
                 axis = choose_axis(timeline.moments)
                 axes.append(axis)
                 events.extend(_events(timeline, pid, axis))
+            if require_transcripts and walks:
+                require_transcript(walks[0].name, [walk.analysis for walk in walks])
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",

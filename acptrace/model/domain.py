@@ -459,3 +459,38 @@ class Analysis:
     def worst_severity(self) -> Severity | None:
         """The most severe finding's level, or None without findings."""
         return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
+
+    @property
+    def looks_like_transcript(self) -> bool:
+        """Whether some line of the input is a message, a recorder event or at least JSON-RPC
+        gone wrong (a finding): False for an empty or blank file, a binary one (an image, an
+        archive), JSON of another kind. Commands refuse such a file (docs/library.md)."""
+        return bool(self.source.messages or self.source.events or self.findings)
+
+    def not_a_transcript(self) -> str | None:
+        """Why the input does not look like a transcript (`looks_like_transcript`), or None."""
+        if self.looks_like_transcript:
+            return None
+        lines = self.source.lines
+        if lines == 0:
+            return "it is empty"
+        telling = [i for i in self.issues if i.kind in _UNREAD_LINE]
+        if not telling:
+            return "every line is blank" if lines > 1 else "its one line is blank"
+        first = next((i for i in telling if i.kind is IssueKind.NOT_UTF8), telling[0])
+        what = "binary" if first.kind is IssueKind.NOT_UTF8 else "no line is a JSON-RPC message"
+        return f"{what}; line {first.line}: {first.message}"
+
+
+_UNREAD_LINE = frozenset(
+    {
+        IssueKind.NOT_JSON,
+        IssueKind.TOO_DEEP,
+        IssueKind.NOT_UTF8,
+        IssueKind.TRUNCATED_LINE,
+        IssueKind.NOT_JSONRPC,
+        IssueKind.UNKNOWN_ENVELOPE,
+        IssueKind.LINE_TOO_LONG,
+    }
+)
+"""The issues of a line that could not be read as a record (the others note a record read)."""

@@ -19,3 +19,9 @@ class UsageError(AcptraceError):
 class SeveralConnections(UsageError):
     """A call that reads one transcript was given a file holding several connections (or
     none): `analyze_file` and `open_walks` take such files, one analysis per connection."""
+
+
+class NotATranscript(UnreadableInput):
+    """No line of the input looks like a transcript: empty, blank, binary, JSON of another kind
+    (`Analysis.looks_like_transcript`). Raised only where asked for (`require_transcript`):
+    `analyze` itself returns the analysis."""

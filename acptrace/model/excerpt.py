@@ -13,6 +13,15 @@ import orjson
 EXCERPT_CHARS = 60
 
 
+def printable(value: Any) -> str:
+    """The value as one line of text with control characters shown as escapes (`\\x1b`): the
+    one escaping of untrusted text (file names, transcript text) on every stream."""
+    text = "" if value is None else str(value)
+    if text.isprintable():  # (most text: checked in C, no character-by-character work)
+        return text
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
 def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
     """A one-line, control-free excerpt of a value (strings in quotes), at most `limit` chars."""
     if isinstance(value, str):
@@ -22,7 +31,7 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
             text = repr(value)
         except RecursionError:  # nested deeper than repr goes: its JSON's start will do
             text = "".join(islice(json_pieces(value), limit * 2))
-    cleaned = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text[: limit * 2])
+    cleaned = printable(text[: limit * 2])
     if len(cleaned) > limit or len(text) > limit * 2:
         cleaned = cleaned[: limit - 1] + "…"
     return f'"{cleaned}"' if isinstance(value, str) else cleaned

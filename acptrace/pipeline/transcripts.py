@@ -10,12 +10,12 @@ several, and each is analysed and reported on its own, exactly like several file
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import BinaryIO
 
 from acptrace.model.domain import Analysis
-from acptrace.model.errors import SeveralConnections
+from acptrace.model.errors import NotATranscript, SeveralConnections
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import Walk, opened
 from acptrace.pipeline.connections import read_parts
@@ -104,6 +104,22 @@ def analyze(
 def is_multi_connection(analyses: list[Analysis]) -> bool:
     """Whether these analyses come from a multi-connection file (or files)."""
     return any(a.source.connection is not None for a in analyses)
+
+
+def transcript_refusal(path: str, analyses: Sequence[Analysis]) -> NotATranscript | None:
+    """`NotATranscript` (`PATH: not a transcript (why)`) when none of the analyses of a file
+    looks like a transcript (`Analysis.looks_like_transcript`): what commands refuse."""
+    reasons = [analysis.not_a_transcript() for analysis in analyses]
+    if reasons and all(reasons):
+        return NotATranscript(f"{path}: not a transcript ({reasons[0]})")
+    return None
+
+
+def require_transcript(path: str, analyses: Sequence[Analysis]) -> None:
+    """Raise the `transcript_refusal` of a file, if it has one."""
+    refusal = transcript_refusal(path, analyses)
+    if refusal is not None:
+        raise refusal
 
 
 def _finished(walk: Walk) -> Analysis:

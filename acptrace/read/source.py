@@ -9,6 +9,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -51,21 +53,115 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """
     if str(path) == "-":
         stream = sys.stdin.buffer
-        yield _maybe_gunzip(stream)
+        _refuse_special("-", _mode_of(stream), terminal=stream.isatty())
+        with _named("-"):
+            yield _maybe_gunzip(stream)
         return
     target = Path(path)
     if target.is_dir():
         raise UnreadableInput(f"{target}: is a directory, not a transcript file")
+    _refuse_special(str(target), _mode_of_path(target))
     try:
-        handle = target.open("rb")
+        handle = target.open("rb")  # (by its path: a big file is split by its name)
     except FileNotFoundError:
         raise UnreadableInput(f"{target}: no such file") from None
     except PermissionError:
         raise UnreadableInput(f"{target}: permission denied") from None
     except OSError as error:
         raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
-    with handle:
+    with handle, _named(str(target)):
         yield _maybe_gunzip(handle)
+
+
+@contextmanager
+def _named(name: str) -> Iterator[None]:
+    """Errors met while reading the input name it (`FILE: reading stopped after line 3: …`);
+    a corrupt or cut `.gz` met by a reader that does not say so itself is one of them."""
+    try:
+        yield
+    except UnreadableInput as error:
+        if str(error).startswith(f"{name}: "):
+            raise
+        raise UnreadableInput(f"{name}: {error}") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise UnreadableInput(f"{name}: reading stopped: {error}") from None
+
+
+_SPECIAL = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+"""The inputs refused before reading (`/dev/zero` would be read for ever): files, FIFOs and
+stdin are read, once, as a stream."""
+
+
+def _mode_of_path(target: Path) -> int:
+    """The file type of the path (links followed); 0 when it cannot be found (opening it
+    says what is wrong)."""
+    try:
+        return target.stat().st_mode
+    except OSError:
+        return 0
+
+
+def _is_fifo(target: Path) -> bool:
+    return stat.S_ISFIFO(_mode_of_path(target))
+
+
+def _mode_of(stream: BinaryIO) -> int:
+    try:
+        return os.fstat(stream.fileno()).st_mode
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return stat.S_IFIFO  # (a stream without a descriptor: read as it comes)
+
+
+def _refuse_special(name: str, mode: int, *, terminal: bool = False) -> None:
+    """UnreadableInput for a device or a socket (a terminal on stdin is read: it is typed)."""
+    what = _SPECIAL.get(stat.S_IFMT(mode))
+    if what is not None and not terminal:
+        raise UnreadableInput(f"{name}: is {what}, not a transcript file")
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether the input can be read only once: stdin (`-`) or a FIFO."""
+    return str(path) == "-" or _is_fifo(Path(path))
+
+
+@contextmanager
+def replayable(path: str) -> Iterator[str]:
+    """A path that can be read more than once: the path itself, or for stdin and a FIFO (read
+    once) a temporary copy of their bytes, removed afterwards. UnreadableInput as `open_input`."""
+    if not is_stream(path):
+        yield path
+        return
+    import tempfile  # (here: most runs never copy their input)
+
+    with tempfile.TemporaryDirectory(prefix="acptrace-") as folder:
+        copy = os.path.join(folder, "input")
+        with _raw(path) as source, open(copy, "wb") as sink:
+            try:
+                shutil.copyfileobj(source, sink, READ_BLOCK)
+            except OSError as error:
+                raise UnreadableInput(
+                    f"{path}: reading stopped ({error.strerror or error})"
+                ) from None
+        yield copy
+
+
+@contextmanager
+def _raw(path: str) -> Iterator[BinaryIO]:
+    """The bytes of stdin or a FIFO as they come (not unpacked)."""
+    if path == "-":
+        _refuse_special("-", _mode_of(sys.stdin.buffer), terminal=sys.stdin.isatty())
+        yield sys.stdin.buffer
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError as error:
+        raise UnreadableInput(f"{path}: cannot be read ({error.strerror or error})") from None
+    with handle:
+        yield handle
 
 
 def read_whole(stream: BinaryIO) -> bytes:

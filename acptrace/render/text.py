@@ -5,17 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from acptrace.model.domain import Source
+from acptrace.model.excerpt import printable
 
 if TYPE_CHECKING:  # (rich is imported by `inert`: the CI formats use `printable` alone)
     from rich.text import Text
 
-
-def printable(value: Any) -> str:
-    """The value as one line of text with control characters shown as escapes (`\\x1b`)."""
-    text = "" if value is None else str(value)
-    if text.isprintable():  # (most text: checked in C, no character-by-character work)
-        return text
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+__all__ = ["inert", "plural", "printable", "short_id", "transcript_name"]
 
 
 def inert(value: Any, style: str = "") -> Text:

@@ -16,7 +16,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.pool import each_file
-from acptrace.pipeline.transcripts import analyze_file
+from acptrace.pipeline.transcripts import analyze_file, require_transcript
 from acptrace.report.from_tables import is_export, qualify, read_exports
 from acptrace.report.summaries import FileError, FileSummary
 
@@ -67,6 +67,7 @@ def analyze_one(path: str, options: Options, *, execution: Execution | None = No
     file, such as an unknown input format, are the caller's to check first)."""
     try:
         analyses = analyze_file(path, options, execution=execution)
+        require_transcript(path, analyses)  # (an empty or a binary file is an error)
         return FileAnalysed(path, tuple(summarize(path, analysis) for analysis in analyses))
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))

@@ -1,0 +1,576 @@
+"""Outputs and inputs that fail clearly (docs/hostile-inputs.md): every case in the docs table
+has a test here, marked with `covers`, and the table lists exactly the cases tested."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from acptrace.cli import app
+from tests.transcript import SESSION, Transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "docs" / "hostile-inputs.md"
+ACPTRACE = [sys.executable, "-m", "acptrace"]
+TIMEOUT_S = 120.0
+"""Bound for one run in a subprocess: only reached when reading never ends (the bug)."""
+
+runner = CliRunner()
+TESTED: set[str] = set()
+"""The case ids of the docs table that a test below covers."""
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def covers(*ids: str) -> Callable[[F], F]:
+    """Mark a test as the one for these rows of the docs table."""
+
+    def mark(test: F) -> F:
+        TESTED.update(ids)
+        return test
+
+    return mark
+
+
+def good(tmp_path: Path, name: str = "good.jsonl") -> Path:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.close()
+    path = tmp_path / name
+    path.write_bytes(t.text())
+    return path
+
+
+def one_error_line(result: Result) -> str:
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("acptrace: error: "), lines[0]
+    return lines[0]
+
+
+def first_error_line(result: Result) -> str:
+    """The first line on stderr (`report` adds that it wrote nothing), each one an error."""
+    lines = result.stderr.splitlines()
+    assert lines, result.output
+    assert all(line.startswith("acptrace: error: ") for line in lines), result.stderr
+    return lines[0]
+
+
+def no_traceback(result: Result) -> None:
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+# -- -o: the one rule of every command ---------------------------------------------------------
+
+FILE_COMMANDS = ["analyze", "timeline", "report", "export-trace", "redact", "record", "fidelity"]
+
+
+def file_command(command: str, source: Path, target: str) -> list[str]:
+    """The arguments that write `source`'s result to the file `target` with this command."""
+    match command:
+        case "analyze" | "timeline" | "fidelity":
+            return [command, str(source), "-o", target]
+        case "report":
+            return ["report", str(source), "-q", "-o", target]
+        case "export-trace":
+            return ["export", "-f", "trace-event", str(source), "-o", target]
+        case "redact":
+            return ["redact", str(source), "-o", target]
+        case _:
+            return ["record", "-o", target, "--", sys.executable, "-c", "pass"]
+
+
+def refused_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Each `-o` file that must be refused, and what the error says about it (a `.json` name:
+    `report` picks the kind by the suffix)."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    folder = tmp_path / "a-folder.json"
+    folder.mkdir()
+    read_only = tmp_path / "read-only.json"
+    read_only.write_text("keep me")
+    read_only.chmod(0o444)
+    return {
+        "out-missing-folder": (
+            tmp_path / "nope" / "deeper" / "x.json",
+            f"the folder {tmp_path / 'nope' / 'deeper'} does not exist",
+        ),
+        "out-onto-folder": (folder, "it is a folder"),
+        "out-under-file": (blocker / "x.json", f"{blocker} is not a folder"),
+        "out-read-only": (read_only, "it is a read-only file"),
+    }
+
+
+@covers("out-missing-folder", "out-onto-folder", "out-under-file", "out-read-only")
+@pytest.mark.parametrize("command", FILE_COMMANDS)
+@pytest.mark.parametrize(
+    "case", ["out-missing-folder", "out-onto-folder", "out-under-file", "out-read-only"]
+)
+def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(
+    tmp_path: Path, command: str, case: str
+) -> None:
+    (tmp_path / "in").mkdir()
+    source = good(tmp_path / "in")
+    target, says = refused_files(tmp_path)[case]
+    before = files_under(tmp_path)
+    result = runner.invoke(app, file_command(command, source, str(target)))
+
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    line = one_error_line(result)
+    assert "cannot write " in line
+    assert f"{target}: {says}" in line
+    assert files_under(tmp_path) == before  # nothing made, nothing left behind
+    read_only = tmp_path / "read-only.json"
+    assert read_only.read_text() == "keep me"
+    assert stat.S_IMODE(read_only.stat().st_mode) == 0o444
+
+
+FOLDER_COMMANDS = ["export", "drive"]
+
+
+def folder_command(command: str, source: Path, target: str) -> list[str]:
+    if command == "export":
+        return ["export", str(source), "-o", target]
+    return ["drive", "-o", target, "--", sys.executable, "-c", "pass"]
+
+
+@covers("out-folder-is-file", "out-folder-parent-missing")
+@pytest.mark.parametrize("command", FOLDER_COMMANDS)
+def test_an_output_folder_that_cannot_be_made_is_one_line_and_exit_2(
+    tmp_path: Path, command: str
+) -> None:
+    source = good(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    cases = {
+        blocker: "it is a file, not a folder",
+        tmp_path / "nope" / "tables": f"the folder {tmp_path / 'nope'} does not exist",
+    }
+    for target, says in cases.items():
+        before = files_under(tmp_path)
+        result = runner.invoke(app, folder_command(command, source, str(target)))
+        assert result.exit_code == 2, result.output
+        assert f"cannot write in {target}: {says}" in one_error_line(result)
+        assert files_under(tmp_path) == before
+    assert blocker.read_text() == "mine"
+
+
+def test_an_output_folder_that_is_missing_is_made(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["export", str(good(tmp_path)), "-o", str(tmp_path / "tables")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "tables" / "messages.parquet").is_file()
+
+
+def char_device(path: str) -> str:
+    if not os.path.exists(path) or not stat.S_ISCHR(os.stat(path).st_mode):
+        pytest.skip(f"{path} is not a character device here")
+    return path
+
+
+@covers("out-device-full")
+@pytest.mark.parametrize("command", ["analyze", "timeline", "export-trace"])
+def test_a_write_that_fails_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
+    full = char_device("/dev/full")
+    result = runner.invoke(app, file_command(command, good(tmp_path), full))
+    assert result.exit_code == 2, result.output
+    assert f"cannot write {full}: " in one_error_line(result)
+
+
+@covers("out-device")
+def test_a_device_or_fifo_output_is_written_into(tmp_path: Path) -> None:
+    source = good(tmp_path)
+    args = [*ACPTRACE, "analyze", "-f", "json", str(source), "-o", "/dev/stdout"]
+    done = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+    assert b'"schema_version"' in done.stdout
+
+
+@covers("out-stdout-closed")
+def test_stdout_closed_early_is_no_traceback(tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(good(tmp_path).read_bytes() * 300)  # more than a pipe holds
+    args = [*ACPTRACE, "timeline", "--full", str(big)]
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.read(100)
+        process.stdout.close()
+        stderr = process.stderr.read()
+        code = process.wait(TIMEOUT_S)
+    assert code in (0, 1, 2), stderr
+    assert b"Traceback" not in stderr
+
+
+# -- files that are no transcript --------------------------------------------------------------
+
+INPUT_COMMANDS = ["analyze", "timeline", "report", "export-trace", "export"]
+
+
+def read_command(command: str, files: list[Path], out: Path) -> list[str]:
+    """Arguments that read these files with this command (writing, if at all, into `out`)."""
+    names = [str(f) for f in files]
+    match command:
+        case "analyze" | "timeline":
+            return [command, *names]
+        case "report":
+            return ["report", "-q", *names, "-o", str(out / "report.json")]
+        case "export-trace":
+            return ["export", "-f", "trace-event", *names, "-o", str(out / "t.json")]
+        case "redact":
+            return ["redact", *names]
+        case _:
+            return ["export", *names, "-o", str(out / "tables")]
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489")
+
+NOT_TRANSCRIPTS: dict[str, tuple[bytes, str]] = {
+    "in-empty": (b"", "it is empty"),
+    "in-blank": (b"\n" * 3, "every line is blank"),
+    "in-binary": (bytes(range(128, 256)) * 8 + b"\n" + bytes(range(256)), "binary; line 1: "),
+    "in-image": (PNG, "binary; line 1: "),
+    "in-nul": (b"\0" * 5000, "no line is a JSON-RPC message; line 1: "),
+    "in-other-json": (b'{"name": "x", "version": "1.0"}\n', "JSON that is not JSON-RPC"),
+    "in-deep": (b"[" * 20_000 + b"]" * 20_000 + b"\n", "nested deeper than"),
+}
+"""Files in which no line looks like a transcript, and what the error says about each."""
+
+
+@covers(*NOT_TRANSCRIPTS)
+@pytest.mark.parametrize("command", INPUT_COMMANDS)
+@pytest.mark.parametrize("case", sorted(NOT_TRANSCRIPTS))
+def test_a_file_that_is_no_transcript_is_an_error_naming_it(
+    tmp_path: Path, command: str, case: str
+) -> None:
+    data, says = NOT_TRANSCRIPTS[case]
+    path = tmp_path / f"{case}.jsonl"
+    path.write_bytes(data)
+    (tmp_path / "out").mkdir()
+    result = runner.invoke(app, read_command(command, [path], tmp_path / "out"))
+
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = first_error_line(result)
+    assert f"{path}: not a transcript (" in line
+    assert says in line
+    assert result.stdout == ""
+    assert files_under(tmp_path / "out") == []
+
+
+@covers("in-several")
+@pytest.mark.parametrize("command", ["analyze", "report", "export-trace", "export"])
+def test_with_several_files_a_bad_one_is_named_and_the_others_go_on(
+    tmp_path: Path, command: str
+) -> None:
+    transcript, image = good(tmp_path), tmp_path / "image.png"
+    image.write_bytes(PNG)
+    (tmp_path / "out").mkdir()
+    result = runner.invoke(app, read_command(command, [image, transcript], tmp_path / "out"))
+
+    assert result.exit_code == 2, result.output
+    assert f"{image}: not a transcript (binary;" in one_error_line(result)
+    written = files_under(tmp_path / "out")
+    if command.startswith("export"):
+        assert written == []  # export writes only when every transcript was read
+    elif command == "report":
+        report = (tmp_path / "out" / "report.json").read_text()
+        assert str(transcript) in report
+        assert "not a transcript" in report
+    else:
+        assert str(transcript) in result.stdout
+        assert str(image) not in result.stdout
+
+
+@covers("in-blank-million")
+def test_a_million_blank_lines_are_not_a_transcript(tmp_path: Path) -> None:
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"\n" * 1_000_000)
+    result = runner.invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2
+    assert "not a transcript (every line is blank)" in one_error_line(result)
+
+
+@covers("in-deep-inside")
+def test_deep_nesting_inside_a_transcript_is_one_issue(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    with path.open("ab") as stream:
+        stream.write(b"[" * 200_000 + b"]" * 200_000 + b"\n")
+    result = runner.invoke(app, ["analyze", "-f", "json", str(path)])
+    no_traceback(result)
+    assert result.exit_code == 0, result.output
+    assert '"kind": "too_deep"' in result.stdout
+
+
+@covers("in-long-line")
+def test_a_line_longer_than_the_limit_is_skipped_and_the_rest_read(tmp_path: Path) -> None:
+    transcript = good(tmp_path).read_bytes()
+    path = tmp_path / "long.jsonl"
+    with path.open("wb") as stream:
+        stream.write(b'{"jsonrpc":"2.0","method":"x","params":{"a":"')
+        for _ in range(70):
+            stream.write(b"x" * 1024 * 1024)
+        stream.write(b'"}}\n' + transcript)
+    result = runner.invoke(app, ["analyze", "-f", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    assert '"kind": "line_too_long"' in result.stdout
+    assert '"outcome": "complete"' in result.stdout
+
+
+def gzip_of_zeros(path: Path, megabytes: int) -> None:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # (31: the gzip container)
+    with path.open("wb") as stream:
+        for _ in range(megabytes):
+            stream.write(packer.compress(bytes(1024 * 1024)))
+        stream.write(packer.flush())
+
+
+@covers("in-gzip-bomb")
+def test_a_gzip_bomb_is_read_as_a_stream_and_refused(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.jsonl.gz"
+    gzip_of_zeros(bomb, 100)
+    assert bomb.stat().st_size < 1024 * 1024
+    result = runner.invoke(app, ["analyze", str(bomb)])
+    assert result.exit_code == 2, result.output
+    assert "not a transcript" in one_error_line(result)
+    assert "bytes skipped" in result.stderr
+
+
+def broken_gzips(tmp_path: Path) -> dict[str, Path]:
+    """A `.gz` cut in the middle, and one with its compressed bytes overwritten."""
+    whole = gzip.compress(good(tmp_path).read_bytes() * 50)
+    cut, corrupt = tmp_path / "cut.jsonl.gz", tmp_path / "corrupt.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    corrupt.write_bytes(whole[:10] + bytes(200) + whole[210:])
+    return {"in-truncated-gzip": cut, "in-corrupt-gzip": corrupt}
+
+
+@covers("in-truncated-gzip", "in-corrupt-gzip")
+@pytest.mark.parametrize("command", [*INPUT_COMMANDS, "redact"])
+@pytest.mark.parametrize("case", ["in-truncated-gzip", "in-corrupt-gzip"])
+def test_a_broken_gzip_file_is_an_error_naming_it(tmp_path: Path, command: str, case: str) -> None:
+    path = broken_gzips(tmp_path)[case]
+    (tmp_path / "out").mkdir()
+    result = runner.invoke(app, read_command(command, [path], tmp_path / "out"))
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert f"{path}: reading stopped" in first_error_line(result)
+    assert files_under(tmp_path / "out") == []
+
+
+@covers("in-missing")
+@pytest.mark.parametrize("command", [*INPUT_COMMANDS, "redact"])
+def test_a_missing_file_is_named(tmp_path: Path, command: str) -> None:
+    missing = tmp_path / "nope.jsonl"
+    (tmp_path / "out").mkdir()
+    result = runner.invoke(app, read_command(command, [missing], tmp_path / "out"))
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    assert str(missing) in result.stderr
+
+
+# -- devices, FIFOs, stdin ---------------------------------------------------------------------
+
+
+def run(args: list[str] | list[str | bytes], **given: object) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(args, capture_output=True, timeout=TIMEOUT_S, **given)  # type: ignore[call-overload, no-any-return]
+
+
+@covers("in-char-device")
+@pytest.mark.parametrize("command", [*INPUT_COMMANDS, "redact"])
+def test_a_character_device_is_refused_not_read_for_ever(tmp_path: Path, command: str) -> None:
+    zero = Path(char_device("/dev/zero"))
+    (tmp_path / "out").mkdir()
+    done = run([*ACPTRACE, *read_command(command, [zero], tmp_path / "out")])
+    assert done.returncode == 2, done.stderr
+    assert b"/dev/zero: is a character device, not a transcript file" in done.stderr
+    assert done.stdout == b""
+
+
+@covers("in-socket")
+def test_a_socket_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(path))
+        result = runner.invoke(app, ["analyze", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: is a socket, not a transcript file" in one_error_line(result)
+
+
+@covers("in-stdin-device")
+def test_stdin_from_a_character_device_is_refused(tmp_path: Path) -> None:
+    with open(char_device("/dev/zero"), "rb") as zero:
+        done = run([*ACPTRACE, "analyze", "-"], stdin=zero)
+    assert done.returncode == 2, done.stderr
+    assert b"-: is a character device" in done.stderr
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Iterator[tuple[Path, Callable[[bytes], None]]]:
+    """A FIFO, and a way to feed it once from a writer thread."""
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    writers: list[threading.Thread] = []
+
+    def feed(data: bytes) -> None:
+        def write() -> None:
+            with path.open("wb") as stream:
+                stream.write(data)
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        writers.append(writer)
+
+    yield path, feed
+    for writer in writers:
+        if writer.is_alive():  # (the reader never opened it: open it so the writer ends)
+            with path.open("rb") as stream:
+                stream.read()
+        writer.join(TIMEOUT_S)
+
+
+@covers("in-fifo")
+@pytest.mark.parametrize("command", ["analyze", "timeline", "timeline-session", "redact"])
+def test_a_fifo_is_read_once(
+    tmp_path: Path, fifo: tuple[Path, Callable[[bytes], None]], command: str
+) -> None:
+    path, feed = fifo
+    data = good(tmp_path).read_bytes()
+    feed(data)
+    args = {
+        "analyze": ["analyze", "-f", "json", str(path)],
+        "timeline": ["timeline", str(path)],
+        "timeline-session": ["timeline", "--session", SESSION, str(path)],
+        "redact": ["redact", str(path)],
+    }[command]
+    done = run([*ACPTRACE, *args])
+    assert done.returncode == 0, done.stderr
+    if command == "redact":
+        assert done.stdout.count(b"\n") == data.count(b"\n")
+    else:
+        assert str(path).encode() in done.stdout
+        assert b"complete" in done.stdout
+
+
+@covers("in-stdin-session")
+def test_timeline_of_one_session_reads_stdin_once_like_a_file(tmp_path: Path) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.marker()
+    t.update("agent_message_chunk", session="child", at_ms=5)  # speaks before it is announced
+    t.announce("child")
+    t.result(3)
+    t.close()
+    path = tmp_path / "tree.jsonl"
+    path.write_bytes(t.text())
+    from_file = run([*ACPTRACE, "timeline", "--session", SESSION, str(path)])
+    from_stdin = run([*ACPTRACE, "timeline", "--session", SESSION, "-"], input=t.text())
+    assert from_file.returncode == from_stdin.returncode == 0, from_stdin.stderr
+    body = from_file.stdout.split(b"view:", 1)[1]  # (the heading names the file, or `-`)
+    assert body == from_stdin.stdout.split(b"view:", 1)[1]
+    assert b"agent_message_chunk" in body  # the child's update before its announcement
+
+
+# -- control characters in names and messages --------------------------------------------------
+
+EVIL = "evil\x1b[31mred"
+
+
+@covers("in-control-chars-name")
+@pytest.mark.parametrize("command", [*INPUT_COMMANDS, "redact"])
+def test_control_characters_in_a_file_name_are_shown_escaped(tmp_path: Path, command: str) -> None:
+    transcript = good(tmp_path, f"{EVIL}.jsonl")
+    image = tmp_path / f"{EVIL}.png"
+    image.write_bytes(PNG)
+    (tmp_path / "out").mkdir()
+    files = [transcript, image]
+    if command == "redact":  # (redact refuses no file it can read: a missing one, then)
+        files = [tmp_path / f"{EVIL}-missing.jsonl"]
+    runs = [files] if command != "timeline" else [[transcript], [image]]  # (one file each)
+    stdout, stderr = b"", b""
+    for named in runs:
+        args = read_command(command, named, tmp_path / "out")
+        done = run([*ACPTRACE, *args], env={**os.environ, "COLUMNS": "200"})
+        assert done.returncode in (0, 1, 2), done.stderr
+        stdout, stderr = stdout + done.stdout, stderr + done.stderr
+    assert b"\x1b" not in stdout
+    assert b"\x1b" not in stderr
+    assert b"evil\\x1b[31mred" in stderr
+    if command in ("analyze", "timeline"):
+        assert b"evil\\x1b[31mred" in stdout
+
+
+@covers("in-undecodable-name")
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
+    name = os.fsencode(tmp_path) + b"/bad\xff.png"
+    with open(name, "wb") as stream:
+        stream.write(PNG)
+    args: list[str | bytes] = [*ACPTRACE, "analyze", name]
+    done = run(args)
+    assert done.returncode == 2, done.stderr
+    assert b"bad\\xdcff.png: not a transcript" in done.stderr
+
+
+# -- the bars: hostile inputs never give a traceback -------------------------------------------
+
+BAR_COMMANDS = ["analyze", "timeline", "report", "export-trace", "export", "redact"]
+
+
+@covers("bar-exit-codes")
+@pytest.mark.parametrize("command", BAR_COMMANDS)
+def test_hostile_inputs_give_exit_0_1_or_2_never_a_traceback(tmp_path: Path, command: str) -> None:
+    inputs = {name: data for name, (data, _) in NOT_TRANSCRIPTS.items()}
+    inputs.update({p.name: p.read_bytes() for p in broken_gzips(tmp_path).values()})
+    inputs["crlf-nul.jsonl"] = good(tmp_path).read_bytes().replace(b"\n", b"\0\r\n")
+    inputs["dir"] = b""
+    for name, data in inputs.items():
+        path = tmp_path / name
+        if name == "dir":
+            path.mkdir()
+        else:
+            path.write_bytes(data)
+        out = tmp_path / f"out-{name}"
+        out.mkdir()
+        result = runner.invoke(app, read_command(command, [path], out))
+        no_traceback(result)
+        assert result.exit_code in (0, 1, 2), (name, result.output)
+
+
+# -- the docs table ----------------------------------------------------------------------------
+
+
+def table_ids() -> list[str]:
+    return re.findall(r"^\| `([a-z0-9-]+)` \|", TABLE.read_text(), re.M)
+
+
+def test_the_docs_table_lists_exactly_the_cases_tested() -> None:
+    ids = table_ids()
+    assert len(ids) == len(set(ids)), "a case is listed twice"
+    assert set(ids) == TESTED
