@@ -295,15 +295,13 @@ class _Rows:
         fixed = widths.line + widths.time + 1 + widths.gutter + 4
         width_link = widths.link
         width_event = max(16, options.max_width - fixed - (width_link + 1 if width_link else 0))
+        if console.no_color or console.color_system is None:
+            joined = "\n".join(self._plain(console, width_event))
+            yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
+            yield Segment.line()
+            return
         for row in self.rows:
-            if row.wrap:
-                lines = list(row.event.wrap(console, width_event, overflow="fold"))
-            else:
-                cut = row.event.copy()
-                cut.truncate(width_event, overflow="ellipsis")
-                lines = [cut]
-            for index, event in enumerate(lines):
-                first = index == 0
+            for first, event in self._events(row, console, width_event):
                 text = Text.assemble(
                     row.line.rjust(widths.line) if first else " " * widths.line,
                     " ",
@@ -320,6 +318,37 @@ class _Rows:
                     text.append_text(_aligned(row.link, width_link, "right"))
                 yield from text.render(console)
                 yield Segment.line()
+
+    def _plain(self, console: Console, width_event: int) -> Iterator[str]:
+        """The lines as plain text (the same characters as the styled ones)."""
+        widths = self.widths
+        for row in self.rows:
+            for first, event in self._events(row, console, width_event):
+                fixed = (
+                    f"{row.line.rjust(widths.line)} {row.time.plain.rjust(widths.time)} "
+                    f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(widths.gutter)} "
+                    if first
+                    else f"{' ' * (widths.line + widths.time + 4)}"
+                    f"{row.continuation.plain.ljust(widths.gutter)} "
+                )
+                link = ""
+                if first and row.link:
+                    padding = " " * (width_event - event.cell_len + 1)
+                    link = padding + row.link.plain.rjust(widths.link)
+                yield fixed + event.plain + link
+
+    @staticmethod
+    def _events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, Text]]:
+        """The event cell's lines (one, cut, unless the row wraps), each with whether it is
+        the row's first."""
+        if row.wrap:
+            lines = list(row.event.wrap(console, width, overflow="fold"))
+        else:
+            cut = row.event.copy()
+            cut.truncate(width, overflow="ellipsis")
+            lines = [cut]
+        for index, event in enumerate(lines):
+            yield index == 0, event
 
 
 def _aligned(text: Text, width: int, align: AlignMethod) -> Text:
