@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -321,7 +322,23 @@ def test_read_once_rows_written_early_get_their_findings_after_the_last_row() ->
     rows, late = text.split("Found after the lines above were written:")
     assert text.count("RC-NOT-HISTORY") == 3  # none lost
     assert "205  ▲ error RC-NOT-HISTORY" in late  # (line 205 was written before the end)
-    assert "4 session/resume  complete" in late  # and the outcome of its replay window
+    assert "4  session/resume sess_1: complete" in late  # and the outcome of its replay window
     assert rows.count("RC-NOT-HISTORY") == 1  # the last window's, read within the look-ahead
     small = stream_text(data, 100_000, ahead=False)  # ends within the look-ahead: laid out whole
     assert small == stream_text(data, 100_000, ahead=True)
+
+
+def test_output_goes_to_the_file_o_names_and_nowhere_on_failure(tmp_path: Path) -> None:
+    sample = "sample_traces/outcome-complete.jsonl"
+    target = tmp_path / "timeline.txt"
+    assert invoke(sample, "-o", str(target)).exit_code == EXIT_OK
+    assert target.read_text() == invoke(sample).stdout
+    assert invoke(sample, "-o", os.devnull).exit_code == EXIT_OK  # a device is written to
+    missing = invoke(sample, "-o", str(tmp_path / "no" / "such" / "dir.txt"))
+    assert missing.exit_code == EXIT_ERROR
+    assert "cannot write" in missing.stderr
+    assert "Traceback" not in missing.output
+    target.write_text("kept")
+    assert invoke("sample_traces/none.jsonl", "-o", str(target)).exit_code == EXIT_ERROR
+    assert target.read_text() == "kept"
+    assert [p.name for p in tmp_path.iterdir()] == ["timeline.txt"]  # nothing left behind

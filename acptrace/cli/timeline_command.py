@@ -111,6 +111,10 @@ def timeline_command(
     except BrokenPipeError:  # the reader stopped (`| head`): nothing more to say
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
         raise typer.Exit(EXIT_OK) from None
+    except OSError as error:  # the output cannot be written (-o in a missing folder, disk full)
+        where = output if output not in (None, "-") else "stdout"
+        print_error(f"cannot write {where}: {error.strerror or error}")
+        raise typer.Exit(EXIT_ERROR) from None
     raise typer.Exit(_exit_code(policy, analyses))
 
 

@@ -124,8 +124,6 @@ class TimelineStream:
         """The line of the last entry written (0 before any)."""
         self.rows_written = 0
         self.findings_written = 0
-        self.last_line = 0
-        """The last input line the walk has reached."""
         self.known = _Known.of(ahead, self.view) if ahead is not None else None
         self.gutters = _Gutters(self.known.windows if self.known is not None else ())
         self.finding_at = 0
@@ -134,7 +132,6 @@ class TimelineStream:
     def add(self, item: Step | RecorderEvent | Issue) -> Iterator[RenderableType]:
         """Follow one item of the walk; the rows that leave the look-ahead."""
         self.builder.add(item)
-        self.last_line = item.message.line if isinstance(item, Step) else item.line
         for entry in self.builder.take():
             self.waiting.append(entry)
             self.waiting_chars += len(entry.detail)
@@ -222,19 +219,32 @@ class TimelineStream:
         )
 
     def _late(self, known: _Known) -> Iterator[Text]:
-        """What the analysis tells about lines already written: outcomes, then findings."""
+        """What the analysis tells about lines already written, in line order: the outcomes of
+        replay windows and children, and the findings (in a session or request view, those
+        about a session in view)."""
         written, view = self.written_to, self.view
-        for row in known.requested.values():
-            if row.request_line <= written and view.in_lines(row.request_line):
-                note = _row_note(row, "", view)
-                yield Text.assemble(f"{row.request_line} ", inert(row.method), note)
+        late: list[tuple[int, Text]] = []
+        for row in known.rows:
+            line = row.request_line if row.role is Role.REQUESTED else row.announce_line
+            if line is not None and line <= written and self._in_view(line, row.session_id):
+                requested = row.role is Role.REQUESTED
+                prefix = f"{inert(row.method).plain} " if requested else "child "  # (escaped)
+                late.append((line, Text.assemble(f"{line}", _row_note(row, prefix, view))))
         for finding in known.findings:
             if finding.line > written:
                 break
             self.finding_at += 1
-            if view.in_lines(finding.line):
+            if self._in_view(finding.line, finding.session_id):
                 self.findings_written += 1
-                yield Text.assemble(f"{finding.line}", _finding(finding))
+                late.append((finding.line, Text.assemble(f"{finding.line}", _finding(finding))))
+        for _, text in sorted(late, key=lambda pair: pair[0]):
+            yield text
+
+    def _in_view(self, line: int, session_id: str | None) -> bool:
+        view = self.view
+        if view.focused and (view.session is None or session_id not in self.builder.focus):
+            return False  # (a request view: which lines it showed is not kept)
+        return view.in_lines(line)
 
     def _footer(self, analysis: Analysis) -> Iterator[Text]:
         source = analysis.source
@@ -371,6 +381,8 @@ class _Known:
     """Every finding, in line order."""
     parents: dict[str, str | None]
     """Each session's parent."""
+    rows: tuple[ResumeRow, ...]
+    """Every resume row, in line order."""
     view: View
     """What the timeline shows (whole or cut identifiers)."""
 
@@ -387,6 +399,7 @@ class _Known:
             children,
             analysis.findings,
             {s.session_id: s.parent_session_id for s in analysis.sessions},
+            analysis.resumes,
             view,
         )
 
