@@ -45,9 +45,12 @@ from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import Item, Walk
 from acptrace.pipeline.transcripts import analyze_file, open_walks
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
+from acptrace.render.text import printable
 from acptrace.render.timeline import TimelineStream, timeline_heading
 
 Write = Callable[[bytes], object]
+LISTED_SESSIONS = 20
+"""At most this many sessions are listed when --session names none of them."""
 
 
 @app.command("timeline")
@@ -167,8 +170,11 @@ def _rich(renderable: object) -> bytes:
 def _check_session(session: str, analyses: list[Analysis]) -> None:
     known = sorted({s.session_id for a in analyses for s in a.sessions})
     if session not in known:
-        listed = ", ".join(known) if known else "none"
-        raise UsageError(f"no session {session!r} in this transcript; its sessions: {listed}")
+        listed = ", ".join(map(printable, known[:LISTED_SESSIONS])) if known else "none"
+        if len(known) > LISTED_SESSIONS:
+            listed += f" and {len(known) - LISTED_SESSIONS} more (`acptrace analyze --format json`)"
+        named = printable(session)
+        raise UsageError(f"no session {named!r} in this transcript; its sessions: {listed}")
 
 
 def _exit_code(policy: Policy, analyses: list[Analysis]) -> int:
