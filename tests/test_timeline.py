@@ -342,3 +342,13 @@ def test_output_goes_to_the_file_o_names_and_nowhere_on_failure(tmp_path: Path) 
     assert invoke("sample_traces/none.jsonl", "-o", str(target)).exit_code == EXIT_ERROR
     assert target.read_text() == "kept"
     assert [p.name for p in tmp_path.iterdir()] == ["timeline.txt"]  # nothing left behind
+
+
+def test_read_once_a_session_view_takes_in_children_from_their_announcement_on() -> None:
+    sample = "sample_traces/rules-children.jsonl"  # sess_kid_a: line 6, announced at 8, then 9
+    from_file = row_lines(timeline(sample, "--session", "sess_lead"))
+    piped = row_lines(timeline("-", "--session", "sess_lead", stdin=(ROOT / sample).read_bytes()))
+    assert 6 in from_file  # the file's first pass knows the tree ahead
+    assert 6 not in piped
+    assert 9 in piped
+    assert set(piped) < set(from_file)

@@ -181,17 +181,17 @@ def _exit_code(policy: Policy, analyses: list[Analysis]) -> int:
     return EXIT_FINDINGS if any(policy.fails(a) for a in analyses) else EXIT_OK
 
 
-def _line_range(text: str | None) -> tuple[int, int] | None:
-    """`A-B`, `A-` or `A` as the first and last line (a usage error otherwise)."""
+def _line_range(text: str | None) -> tuple[int, int | None] | None:
+    """`A-B`, `A-` (to the end) or `A` as the first and last line (a usage error otherwise)."""
     if text is None:
         return None
     first, dash, last = text.partition("-")
     try:
         start = int(first)
-        end = int(last) if last.strip() else (sys.maxsize if dash else start)
+        end = int(last) if last.strip() else (None if dash else start)
     except ValueError:
         fail(f"--lines: expected A-B (line numbers), got {text!r}")
-    if start < 1 or end < start:
+    if start < 1 or (end is not None and end < start):
         fail(f"--lines: expected 1 <= A <= B, got {text!r}")
     return start, end
 

@@ -42,8 +42,8 @@ class View:
     """How many lines either side of `around`."""
     full: bool = False
     """Show payloads and identifiers whole instead of cut."""
-    lines: tuple[int, int] | None = None
-    """Only input lines from the first to the second (both included)."""
+    lines: tuple[int, int | None] | None = None
+    """Only input lines from the first to the second (both included; None: to the end)."""
 
     @property
     def focused(self) -> bool:
@@ -52,14 +52,16 @@ class View:
 
     def in_lines(self, line: int) -> bool:
         """Whether the line is in the stretch the view shows."""
-        if self.lines is not None and not self.lines[0] <= line <= self.lines[1]:
-            return False
+        if self.lines is not None:
+            first, last = self.lines
+            if line < first or (last is not None and line > last):
+                return False
         return self.around is None or abs(line - self.around) <= self.context
 
     @property
     def last_line(self) -> int | None:
         """The last line the view can show (None: the end of the transcript)."""
-        ends = [self.lines[1]] if self.lines is not None else []
+        ends = [self.lines[1]] if self.lines is not None and self.lines[1] is not None else []
         if self.around is not None:
             ends.append(self.around + self.context)
         return min(ends, default=None)
@@ -74,7 +76,8 @@ class View:
         if self.around is not None:
             parts.append(f"lines {max(1, self.around - self.context)}-{self.around + self.context}")
         if self.lines is not None:
-            parts.append(f"lines {self.lines[0]}-{self.lines[1]}")
+            first, last = self.lines
+            parts.append(f"lines {first}-{'' if last is None else last}")
         return ", ".join(parts) or "whole connection"
 
 
