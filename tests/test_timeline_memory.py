@@ -27,14 +27,24 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+MEASURE = """
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+"""Runs a command and prints its exit code and peak RSS (KB): from a small process, since a
+forked child's peak counts the pages of its parent (here, a test run's) before the exec."""
+
+
 def peak_rss_mb(command: list[str], stdin: Path | None = None) -> float:
     """The peak RSS of the command's process (MB), its output thrown away."""
     with open(stdin or os.devnull, "rb") as given:
-        process = subprocess.Popen(command, stdin=given, stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)  # (reaped here, not by Popen)
-    assert process.returncode in (0, 1)
-    return usage.ru_maxrss / 1024  # (kilobytes on Linux)
+        measured = subprocess.run(
+            [sys.executable, "-c", MEASURE, *command], stdin=given, capture_output=True, check=True
+        )
+    code, peak_kb = measured.stdout.split()
+    assert int(code) in (0, 1), measured.stderr
+    return int(peak_kb) / 1024  # (kilobytes on Linux)
 
 
 @pytest.mark.parametrize("source", ["file", "stdin"])
