@@ -82,11 +82,12 @@ class Widths:
 
     def over(self, rows: Sequence[_Row]) -> Widths:
         """These widths, widened to fit the rows."""
+        # (len, not cell_len: these cells hold digits, arrows and box lines, one cell each)
         return Widths(
             max((len(r.line) for r in rows), default=self.line),
-            max((r.time.cell_len for r in rows), default=self.time),
-            max((r.gutter.cell_len for r in rows), default=self.gutter),
-            max((r.link.cell_len for r in rows), default=self.link),
+            max((len(r.time) for r in rows), default=self.time),
+            max((len(r.gutter) for r in rows), default=self.gutter),
+            max((len(r.link) for r in rows), default=self.link),
         ).widest(self)
 
     def widest(self, other: Widths) -> Widths:
