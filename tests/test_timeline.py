@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from rich.console import Console
+from typer.testing import CliRunner, Result
 
 from acptrace.cli import app
+from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from acptrace.model.options import Execution
-from acptrace.pipeline.transcripts import open_walk
+from acptrace.pipeline.transcripts import analyze, open_walk
 from acptrace.render.entries import PAYLOAD_CHARS, TimelineBuilder, View, session_tree
+from acptrace.render.timeline import BATCH_ROWS, TimelineStream
 from tests.golden import ROOT, check_block
+from tests.test_connections import frames, header, jsonl
 from tests.transcript import Transcript
 
 GOLDEN = ROOT / "tests" / "golden" / "timeline.md"
@@ -26,7 +31,7 @@ def timeline(*args: str, stdin: bytes | None = None) -> str:
     result = runner.invoke(
         app, ["timeline", *args, "--no-config"], input=stdin, env={"COLUMNS": str(WIDTH)}
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code in (EXIT_OK, EXIT_FINDINGS), result.output
     return "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip() + "\n"
 
 
@@ -181,3 +186,170 @@ def test_unreadable_file_is_exit_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["timeline", str(tmp_path / "missing.jsonl"), "--no-config"])
     assert result.exit_code == 2
     assert "missing.jsonl" in result.stderr
+
+
+# -- streaming, paging, exit codes (issue #15 items 6 and 7) -------------------------------------
+
+
+def invoke(*args: str, stdin: bytes | None = None) -> Result:
+    return runner.invoke(
+        app, ["timeline", *args, "--no-config"], input=stdin, env={"COLUMNS": str(WIDTH)}
+    )
+
+
+def row_lines(text: str) -> list[int]:
+    """The input lines of the rows (not of the notes and findings under them)."""
+    return [int(m[1]) for row in text.splitlines() if (m := re.match(r"\s*(\d+) ", row))]
+
+
+def test_error_findings_fail_the_run_like_analyze() -> None:
+    sample = "sample_traces/rules-history.jsonl"  # error RC-NOT-HISTORY
+    assert invoke(sample).exit_code == EXIT_FINDINGS
+    assert invoke(sample, "--fail-on", "never").exit_code == EXIT_OK
+    assert invoke(sample, "--fail-on", "never").stdout == invoke(sample).stdout
+    assert invoke("sample_traces/outcome-complete.jsonl").exit_code == EXIT_OK
+
+
+def test_fail_on_warning_counts_warnings_even_from_stdin() -> None:
+    t = Transcript()
+    t.initialize()
+    t.resume(id=3)
+    t.marker()
+    t.result(3)  # no state_update after the marker: warning RC-NO-SNAPSHOT, no error
+    assert invoke("-", stdin=t.text()).exit_code == EXIT_OK
+    assert invoke("-", "--fail-on", "warning", stdin=t.text()).exit_code == EXIT_FINDINGS
+
+
+def test_an_unknown_session_is_named_with_the_sessions_there_are() -> None:
+    result = invoke("sample_traces/rules-children.jsonl", "--session", "sess_nope")
+    assert result.exit_code == EXIT_ERROR
+    assert "sess_nope" in result.stderr
+    assert "sess_kid_a, sess_kid_b, sess_kid_c, sess_lead" in result.stderr
+    assert result.stdout == ""  # a file is analysed first: nothing is written
+    piped = invoke("-", "--session", "sess_nope", stdin=ROOT.joinpath(result_file()).read_bytes())
+    assert piped.exit_code == EXIT_ERROR  # stdin: copied, then analysed first like a file
+    assert "sess_kid_a, sess_kid_b, sess_kid_c, sess_lead" in piped.stderr
+    assert piped.stdout == ""
+
+
+def result_file() -> str:
+    return "sample_traces/rules-children.jsonl"
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_lines_shows_only_that_stretch(source: str) -> None:
+    sample = "sample_traces/rules-lifecycle.jsonl"
+    args = [sample] if source == "file" else ["-"]
+    stdin = None if source == "file" else (ROOT / sample).read_bytes()
+    text = timeline(*args, "--lines", "5-9", stdin=stdin)
+    assert row_lines(text) == [5, 6, 7, 8, 9]
+    assert "view: lines 5-9" in text
+    assert "RC-CONCURRENT" in text  # the finding on line 5 still sits under it
+    assert "LC-PROMPT-INACTIVE" not in text  # line 16 is not shown
+    assert invoke(*args, "--lines", "5-9", stdin=stdin).exit_code == EXIT_FINDINGS  # all judged
+    assert row_lines(timeline(*args, "--lines", "24-", stdin=stdin)) == [24, 25]
+
+
+@pytest.mark.parametrize("bad", ["x", "9-5", "0-3", "3-y"])
+def test_a_bad_line_range_is_a_usage_error(bad: str) -> None:
+    result = invoke("sample_traces/rules-lifecycle.jsonl", "--lines", bad)
+    assert result.exit_code == EXIT_ERROR
+    assert "--lines" in result.stderr
+
+
+def test_each_connection_of_a_file_is_shown_in_turn_under_its_name() -> None:
+    data = jsonl([header(), *frames(1), *frames(2, start_ms=1000)])
+    text = timeline("-", stdin=data)
+    assert text.count("connection 1\n") == 1
+    assert text.count("connection 2\n") == 1
+    assert text.index("connection 1") < text.index("connection 2")
+    assert text.count("session/resume #2") == 2  # one resume in each connection
+    assert text.count("acp-inspector-trace format") == 2
+
+
+def stream_text(data: bytes, lookahead: int, *, ahead: bool) -> str:
+    """The timeline of a transcript streamed through a look-ahead of this many entries (rows
+    must go out while the transcript is still read when the look-ahead is short)."""
+    analysis = analyze(io.BytesIO(data)) if ahead else None
+    builder = TimelineBuilder(View())
+    stream = TimelineStream(builder, analysis, lookahead)
+    console = Console(file=io.StringIO(), width=400, color_system=None)  # (nothing cut)
+    written_early = 0
+    with open_walk(io.BytesIO(data), execution=Execution(fast=False)) as walk:
+        for item in walk:
+            for block in stream.add(item):
+                console.print(block)
+                written_early += 1
+    for block in stream.finish(analysis or walk.analysis):
+        console.print(block)
+    assert (written_early > 0) == (lookahead < 1000)
+    output = console.file
+    assert isinstance(output, io.StringIO)
+    return "\n".join(line.rstrip() for line in output.getvalue().splitlines())
+
+
+def long_transcript() -> bytes:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    for n in range(1, 4):
+        t.resume(id=n)
+        t.history(count=BATCH_ROWS)
+        t.update("state_update")  # before the marker: RC-NOT-HISTORY
+        t.marker()
+        t.result(n)
+    t.close()
+    return t.text()
+
+
+def test_with_the_analysis_ahead_a_short_look_ahead_changes_only_the_forward_links() -> None:
+    data = long_transcript()
+    whole = stream_text(data, 100_000, ahead=True)
+    short = stream_text(data, 3, ahead=True)
+
+    def words(text: str) -> list[list[str]]:  # (column widths differ; links are checked below)
+        return [row.split("⇢")[0].split() for row in text.splitlines()]
+
+    assert words(short) == words(whole)
+    assert "⇢ later" in short  # answers more than 3 entries on
+    assert "⇢ later" not in whole
+    assert short.count("RC-NOT-HISTORY") == 3  # still under their lines
+    assert "Found after" not in short
+
+
+def test_read_once_rows_written_early_get_their_findings_after_the_last_row() -> None:
+    data = long_transcript()
+    text = stream_text(data, 3, ahead=False)
+    rows, late = text.split("Found after the lines above were written:")
+    assert text.count("RC-NOT-HISTORY") == 3  # none lost
+    assert "205  ▲ error RC-NOT-HISTORY" in late  # (line 205 was written before the end)
+    assert "4  session/resume sess_1: complete" in late  # and the outcome of its replay window
+    assert rows.count("RC-NOT-HISTORY") == 1  # the last window's, read within the look-ahead
+    small = stream_text(data, 100_000, ahead=False)  # ends within the look-ahead: laid out whole
+    assert small == stream_text(data, 100_000, ahead=True)
+
+
+def test_output_goes_to_the_file_o_names_and_nowhere_on_failure(tmp_path: Path) -> None:
+    sample = "sample_traces/outcome-complete.jsonl"
+    target = tmp_path / "timeline.txt"
+    assert invoke(sample, "-o", str(target)).exit_code == EXIT_OK
+    assert target.read_text() == invoke(sample).stdout
+    assert invoke(sample, "-o", os.devnull).exit_code == EXIT_OK  # a device is written to
+    missing = invoke(sample, "-o", str(tmp_path / "no" / "such" / "dir.txt"))
+    assert missing.exit_code == EXIT_ERROR
+    assert "cannot write" in missing.stderr
+    assert "Traceback" not in missing.output
+    target.write_text("kept")
+    assert invoke("sample_traces/none.jsonl", "-o", str(target)).exit_code == EXIT_ERROR
+    assert target.read_text() == "kept"
+    assert [p.name for p in tmp_path.iterdir()] == ["timeline.txt"]  # nothing left behind
+
+
+def test_a_session_view_of_stdin_is_the_same_as_of_the_file() -> None:
+    # stdin is copied once and read as a file: the first pass knows the session's tree, so a
+    # child that speaks before its announcement is in the view either way
+    sample = "sample_traces/rules-children.jsonl"  # sess_kid_a: line 6, announced at 8, then 9
+    from_file = row_lines(timeline(sample, "--session", "sess_lead"))
+    piped = row_lines(timeline("-", "--session", "sess_lead", stdin=(ROOT / sample).read_bytes()))
+    assert 6 in from_file
+    assert piped == from_file

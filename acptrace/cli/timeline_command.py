@@ -1,13 +1,23 @@
-"""`acptrace timeline`: read one connection (or one session, request or stretch) as it unfolded."""
+"""`acptrace timeline`: read one connection (or one session, request or stretch) as it unfolded.
+
+The timeline streams: rows are written as the transcript is read, so memory stays flat however
+long it is. A file is first analysed (a cheap pass) so that every row can show its replay
+window, outcome and findings; stdin or a pipe is read once (see docs/timeline.md).
+"""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, fail, print_error, rich_bytes
+from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
 from acptrace.cli.options import OutputOption
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
@@ -15,6 +25,7 @@ from acptrace.cli.settings import (
     AssumeClosedOption,
     ChildRulesOption,
     ConfigOption,
+    FailOnOption,
     HistoryTagOption,
     IgnoreOption,
     InputFormatOption,
@@ -26,12 +37,21 @@ from acptrace.cli.settings import (
     SelectOption,
     policy_from,
 )
+from acptrace.correlate.correlator import Step
+from acptrace.judge.policy import Policy
+from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
-from acptrace.model.options import Execution
-from acptrace.pipeline.transcripts import analyze, open_walk, require_transcript
+from acptrace.model.options import Execution, Options
+from acptrace.pipeline.analysis import Item, Walk
+from acptrace.pipeline.transcripts import analyze_file, open_walks, require_transcript
 from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
-from acptrace.render.timeline import render_timeline
+from acptrace.render.text import printable
+from acptrace.render.timeline import TimelineStream, timeline_heading
+
+Write = Callable[[bytes], object]
+LISTED_SESSIONS = 20
+"""At most this many sessions are listed when --session names none of them."""
 
 
 @app.command("timeline")
@@ -52,10 +72,15 @@ def timeline_command(
     context: Annotated[
         int, typer.Option(min=0, help="Lines either side of --around.")
     ] = DEFAULT_CONTEXT,
+    lines: Annotated[
+        str | None,
+        typer.Option(metavar="A-B", help="Show only input lines A to B (`A-` to the end)."),
+    ] = None,
     full: Annotated[
         bool, typer.Option("--full", help="Show payloads and ids whole instead of cut.")
     ] = False,
     output: OutputOption = None,
+    fail_on: FailOnOption = None,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,
@@ -71,27 +96,148 @@ def timeline_command(
 ) -> None:
     """Show one connection as it unfolded: replay windows, request/response links, findings.
 
-    The view goes to stdout, or to the file -o names.
+    The view goes to stdout, or to the file -o names. Exit 1 when a finding is at or above
+    --fail-on, as for `analyze`.
     """
     check_output(output)
-    options = policy_from(ctx).options
-    payloads = Execution(fast=False)  # the timeline shows payloads
-    view = View(session, request, around, context, full)
-    builder = TimelineBuilder(view, options.marker_tag)
+    policy = policy_from(ctx)
+    view = View(session, request, around, context, full, _line_range(lines))
     try:
-        # (two passes for --session: stdin or a FIFO is copied first, as it can be read once)
-        with replayable(file) if session is not None else nullcontext(file) as readable:
-            if session is not None:  # children that speak before their announcement
-                tree = analyze(readable, options, name=file).sessions
-                builder.focus |= session_tree(tree, session)
-            with open_walk(readable, options, name=file, execution=payloads) as walk:
-                for item in walk:
-                    builder.add(item)
-                analysis = walk.analysis
-        require_transcript(file, [analysis])
+        # a session's view needs its tree ahead (children that speak before their
+        # announcement): stdin or a FIFO is then copied once, and read twice as a file
+        copied = replayable(file) if session is not None else nullcontext(file)
+        with copied as readable:
+            rereadable = _rereadable(readable)
+            ahead = analyze_file(readable, policy.options, name=file) if rereadable else None
+            if ahead is not None:
+                require_transcript(file, ahead)  # (an empty or a binary file is an error)
+                if session is not None:
+                    _check_session(session, ahead)
+            with _streamed(output) as write:
+                analyses = _write_timelines(readable, file, policy.options, view, ahead, write)
+                require_transcript(file, analyses)  # (read once: known only now)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:
         print_error(str(error))
         raise typer.Exit(EXIT_ERROR) from None
-    write_output(rich_bytes(render_timeline(builder, analysis)), output)
+    except BrokenPipeError:  # the reader stopped (`| head`): nothing more to say
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
+        raise typer.Exit(EXIT_OK) from None
+    except OSError as error:  # the output cannot be written (-o in a missing folder, disk full)
+        where = output if output not in (None, "-") else "stdout"
+        print_error(f"cannot write {where}: {error.strerror or error}")
+        raise typer.Exit(EXIT_ERROR) from None
+    raise typer.Exit(_exit_code(policy, analyses))
+
+
+def _write_timelines(
+    readable: str,
+    file: str,
+    options: Options,
+    view: View,
+    ahead: list[Analysis] | None,
+    write: Write,
+) -> list[Analysis]:
+    """Each connection's timeline in turn; the analyses. Raises `UsageError` for a session the
+    transcript does not know (found out at the end when it is read once)."""
+    analyses: list[Analysis] = []
+    payloads = Execution(fast=False)  # the timeline shows payloads
+    with open_walks(readable, options, name=file, execution=payloads) as walks:
+        if not walks:
+            write(rich_bytes(f"{file}: holds no connection")[:-1])
+        for index, walk in enumerate(walks):
+            known = ahead[index] if ahead is not None else None
+            builder = TimelineBuilder(view, options.marker_tag)
+            if known is not None and view.session is not None:  # children before announcement
+                builder.focus |= session_tree(known.sessions, view.session)
+            stream = TimelineStream(builder, known)
+            write(_rich(timeline_heading(walk.name, walk.connection, view)))
+            for item in _items(walk, view, stop_early=known is not None):
+                for block in stream.add(item):
+                    write(_rich(block))
+            analysis = known if known is not None else walk.analysis
+            for block in stream.finish(analysis):
+                write(_rich(block))
+            analyses.append(analysis)
+    if ahead is None and view.session is not None:
+        _check_session(view.session, analyses)
+    return analyses
+
+
+def _items(walk: Walk, view: View, *, stop_early: bool) -> Iterator[Item]:
+    """The walk's items up to the view's last line; past it, when the analysis is not known
+    ahead, the walk still runs to the end (for the findings), showing nothing."""
+    last = view.last_line
+    for item in walk:
+        line = item.message.line if isinstance(item, Step) else item.line
+        if last is None or line <= last:
+            yield item
+        elif stop_early:
+            return
+
+
+def _rich(renderable: object) -> bytes:
+    """Rendered as `rich_bytes` does, without the blank line it puts after each renderable."""
+    return rich_bytes(renderable)[:-1]
+
+
+def _check_session(session: str, analyses: list[Analysis]) -> None:
+    known = sorted({s.session_id for a in analyses for s in a.sessions})
+    if session not in known:
+        listed = ", ".join(map(printable, known[:LISTED_SESSIONS])) if known else "none"
+        if len(known) > LISTED_SESSIONS:
+            listed += f" and {len(known) - LISTED_SESSIONS} more (`acptrace analyze --format json`)"
+        named = printable(session)
+        raise UsageError(f"no session {named!r} in this transcript; its sessions: {listed}")
+
+
+def _exit_code(policy: Policy, analyses: list[Analysis]) -> int:
+    return EXIT_FINDINGS if any(policy.fails(a) for a in analyses) else EXIT_OK
+
+
+def _line_range(text: str | None) -> tuple[int, int | None] | None:
+    """`A-B`, `A-` (to the end) or `A` as the first and last line (a usage error otherwise)."""
+    if text is None:
+        return None
+    first, dash, last = text.partition("-")
+    try:
+        start = int(first)
+        end = int(last) if last.strip() else (None if dash else start)
+    except ValueError:
+        fail(f"--lines: expected A-B (line numbers), got {text!r}")
+    if start < 1 or (end is not None and end < start):
+        fail(f"--lines: expected 1 <= A <= B, got {text!r}")
+    return start, end
+
+
+def _rereadable(file: str) -> bool:
+    """Whether the input can be read twice: a regular file (not stdin, a pipe or a device)."""
+    if file == "-":
+        return False
+    try:
+        return stat.S_ISREG(os.stat(file).st_mode)
+    except OSError:
+        return False  # (the walk reports it)
+
+
+@contextmanager
+def _streamed(output: str | None) -> Iterator[Write]:
+    """Where the timeline goes as it is written: stdout, a device such as /dev/null, or a file
+    replaced only when the whole timeline is written (nothing is left behind on failure)."""
+    if output is None or output == "-":
+        yield lambda data: write_output(data, None)
+        return
+    target = Path(output)
+    if target.exists() and not target.is_file():
+        with target.open("wb") as stream:
+            yield stream.write
+        return
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        with temporary.open("xb") as stream:
+            yield stream.write
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -2,13 +2,13 @@
 
 `TimelineBuilder` follows a walk and keeps the entries a `View` asks for (the whole connection,
 a session tree, a request and what came while it was pending, lines around one), with each
-payload cut to `PAYLOAD_CHARS` unless the view is full; `acptrace.render.timeline` lays them
-out. Memory holds the entries kept, not the transcript.
+payload cut to `PAYLOAD_CHARS` unless the view is full; `acptrace.render.timeline` takes them
+as they come and lays them out. Memory holds the entries not yet taken, not the transcript.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,8 @@ class View:
     """How many lines either side of `around`."""
     full: bool = False
     """Show payloads and identifiers whole instead of cut."""
+    lines: tuple[int, int | None] | None = None
+    """Only input lines from the first to the second (both included; None: to the end)."""
 
     @property
     def focused(self) -> bool:
@@ -50,7 +52,19 @@ class View:
 
     def in_lines(self, line: int) -> bool:
         """Whether the line is in the stretch the view shows."""
+        if self.lines is not None:
+            first, last = self.lines
+            if line < first or (last is not None and line > last):
+                return False
         return self.around is None or abs(line - self.around) <= self.context
+
+    @property
+    def last_line(self) -> int | None:
+        """The last line the view can show (None: the end of the transcript)."""
+        ends = [self.lines[1]] if self.lines is not None and self.lines[1] is not None else []
+        if self.around is not None:
+            ends.append(self.around + self.context)
+        return min(ends, default=None)
 
     def describe(self) -> str:
         """The view in words, for the header."""
@@ -61,6 +75,9 @@ class View:
             parts.append(f"request {self.request}")
         if self.around is not None:
             parts.append(f"lines {max(1, self.around - self.context)}-{self.around + self.context}")
+        if self.lines is not None:
+            first, last = self.lines
+            parts.append(f"lines {first}-{'' if last is None else last}")
         return ", ".join(parts) or "whole connection"
 
 
@@ -101,7 +118,7 @@ class TimelineBuilder:
     marker_tag: str = MARKER_TAG
     """The update tag that ends a replay (drawn ◆)."""
     entries: list[Entry] = field(default_factory=list)
-    """The entries kept, in transcript order."""
+    """The entries kept and not yet taken (`take`), in transcript order."""
     origin: Stamp | None = None
     """The first timestamp of the transcript (relative times count from it)."""
     focus: set[str] = field(default_factory=set)
@@ -110,11 +127,19 @@ class TimelineBuilder:
     open_requests: list[Message] = field(default_factory=list)
     """Requests with the viewed id still waiting for their answer."""
     shown_requests: dict[int, Entry] = field(default_factory=dict)
-    """Request entries kept, by `id()` of their message, to link their answers to."""
+    """Request entries kept and still unanswered, by `id()` of their message (the correlator
+    holds the message while it is pending), to link their answers to."""
+    parents: dict[str, str] = field(default_factory=dict)
+    """Each session announced so far, with the session that announced it."""
 
     def __post_init__(self) -> None:
         if self.view.session is not None:
             self.focus.add(self.view.session)
+
+    def take(self) -> list[Entry]:
+        """The entries kept since the last call (the builder lets go of them)."""
+        taken, self.entries = self.entries, []
+        return taken
 
     def add(self, item: Step | RecorderEvent | Issue) -> None:
         """Follow one item of the walk."""
@@ -141,8 +166,10 @@ class TimelineBuilder:
     def _step(self, step: Step) -> None:
         message, request, view = step.message, step.request, self.view
         child = message.update_session_id if message.update_tag == ANNOUNCE_TAG else None
-        if child is not None and message.session_id in self.focus:
-            self.focus.add(child)
+        if child is not None and message.session_id is not None:
+            self.parents.setdefault(child, message.session_id)
+            if message.session_id in self.focus:
+                self.focus.add(child)
         if (
             view.request is not None
             and message.kind is MessageKind.REQUEST
@@ -246,14 +273,10 @@ def _json(value: Any) -> str:
     return json_text(value)
 
 
-def session_depths(sessions: Sequence[SessionInfo]) -> dict[str, int]:
-    """How deep each session is in the tree of announcements (0 for a top-level session)."""
-    parents = {s.session_id: s.parent_session_id for s in sessions}
-    depths: dict[str, int] = {}
-    for session_id in parents:
-        depth, current, seen = 0, parents.get(session_id), {session_id}
-        while current is not None and current not in seen:
-            depth, seen = depth + 1, seen | {current}
-            current = parents.get(current)
-        depths[session_id] = depth
-    return depths
+def session_depth(parents: Mapping[str, str | None], session_id: str | None) -> int:
+    """How deep a session is in the tree of announcements (0 for a top-level session)."""
+    depth, current, seen = 0, parents.get(session_id or ""), {session_id}
+    while current is not None and current not in seen:
+        depth, seen = depth + 1, seen | {current}
+        current = parents.get(current)
+    return depth

@@ -9,6 +9,7 @@ with the duration). Transcript text goes through `inert`: never markup, never co
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -17,10 +18,12 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
+from acptrace.correlate.correlator import Step
 from acptrace.model.domain import (
     Analysis,
     Direction,
     Finding,
+    Issue,
     Message,
     MessageKind,
     ResumeRow,
@@ -28,8 +31,9 @@ from acptrace.model.domain import (
     Stamp,
 )
 from acptrace.model.tags import ANNOUNCE_TAG
+from acptrace.read.envelopes import RecorderEvent
 from acptrace.render.ci import id_text, ms_text, same_id
-from acptrace.render.entries import Entry, TimelineBuilder, View, session_depths
+from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert, plural, short_id
 
@@ -55,12 +59,231 @@ class _Window:
         return float("inf") if response is None else response
 
 
-def render_timeline(builder: TimelineBuilder, analysis: Analysis) -> RenderableType:
-    """The timeline of the entries a builder kept, with what the analysis found."""
-    layout = _Layout(builder, analysis)
-    rows = _Rows(list(layout.rows()))
-    header = _header(builder, analysis, layout.findings_shown)
-    return Group(*header, rows, *_footer(builder.entries, layout.windows))
+LOOKAHEAD_ROWS = 1000
+"""Entries held back before they are written: a request answered within them shows `⇢ N`, and
+a transcript that ends within them is laid out as if read whole."""
+LOOKAHEAD_CHARS = 4_000_000
+"""…unless their payloads (`--full`) pass this many characters."""
+BATCH_ROWS = 200
+"""Entries written at a time once the look-ahead is full."""
+
+
+@dataclass(frozen=True, slots=True)
+class Widths:
+    """The widths of the fixed columns: they only grow as the rows stream by."""
+
+    line: int = 0
+    """The line number."""
+    time: int = 0
+    """The relative time."""
+    gutter: int = 0
+    """The replay-window gutter (one cell per lane)."""
+    link: int = 0
+    """The request/response link."""
+
+    def over(self, rows: Sequence[_Row]) -> Widths:
+        """These widths, widened to fit the rows."""
+        # (len, not cell_len: these cells hold digits, arrows and box lines, one cell each)
+        return Widths(
+            max((len(r.line) for r in rows), default=self.line),
+            max((len(r.time) for r in rows), default=self.time),
+            max((len(r.gutter) for r in rows), default=self.gutter),
+            max((len(r.link) for r in rows), default=self.link),
+        ).widest(self)
+
+    def widest(self, other: Widths) -> Widths:
+        """The wider of two widths, column by column."""
+        return Widths(
+            max(self.line, other.line),
+            max(self.time, other.time),
+            max(self.gutter, other.gutter),
+            max(self.link, other.link),
+        )
+
+
+class TimelineStream:
+    """The timeline of one connection as the walk unfolds: feed each item to `add`, then call
+    `finish` with the analysis; both give the renderables to write out, in order.
+
+    What a row shows beyond its own message (the replay windows in the gutter, the outcome
+    under a replaying request, the findings under a line, the depth of a child session) comes
+    from `ahead`, an analysis of the same transcript read before (a file can be read twice);
+    without it (stdin, a pipe) only from what has streamed by, and the whole analysis only at
+    the end: rows written before then miss the windows, outcomes and findings, which `finish`
+    lists after the last row. Entries wait in a look-ahead (`LOOKAHEAD_ROWS`) before they are
+    written, so a request answered within it shows `⇢ N`, and a transcript that ends within
+    it is laid out whole.
+    """
+
+    def __init__(
+        self, builder: TimelineBuilder, ahead: Analysis | None, lookahead: int = LOOKAHEAD_ROWS
+    ) -> None:
+        self.builder, self.view, self.lookahead = builder, builder.view, lookahead
+        self.waiting: deque[Entry] = deque()
+        self.waiting_chars = 0
+        self.widths = Widths()
+        self.written_to = 0
+        """The line of the last entry written (0 before any)."""
+        self.rows_written = 0
+        self.findings_written = 0
+        self.known = _Known.of(ahead, self.view) if ahead is not None else None
+        self.gutters = _Gutters(self.known.windows if self.known is not None else ())
+        self.finding_at = 0
+        """The index, in the known findings, of the first one not yet placed."""
+        self.approximate = False
+        """A row written showed a time estimated from a Zed dump's stderr times."""
+
+    def add(self, item: Step | RecorderEvent | Issue) -> Iterator[RenderableType]:
+        """Follow one item of the walk; the rows that leave the look-ahead."""
+        self.builder.add(item)
+        for entry in self.builder.take():
+            self.waiting.append(entry)
+            self.waiting_chars += len(entry.detail)
+        if len(self.waiting) > self.lookahead + BATCH_ROWS or (
+            self.waiting_chars > LOOKAHEAD_CHARS and len(self.waiting) > 1
+        ):
+            keep = min(self.lookahead, len(self.waiting) - 1)
+            yield self._batch(len(self.waiting) - keep, finished=False)
+
+    def finish(self, analysis: Analysis) -> Iterator[RenderableType]:
+        """The rows still waiting, laid out with the finished analysis, then the footer."""
+        late: list[Text] = []
+        if self.known is None:
+            self.known = _Known.of(analysis, self.view)
+            self.gutters = _Gutters(self.known.windows)
+            late = list(self._late(self.known))
+        yield self._batch(len(self.waiting), finished=True)
+        if late:
+            yield Group(Text("Found after the lines above were written:", "dim"), *late)
+        yield Group(*self._footer(analysis))
+
+    def _batch(self, count: int, *, finished: bool) -> _Rows:
+        rows: list[_Row] = []
+        for _ in range(count):
+            entry = self.waiting.popleft()
+            self.waiting_chars -= len(entry.detail)
+            rows.extend(self._loose_before(entry.line))
+            following = self.waiting[0] if self.waiting else None
+            last = following is None or following.line != entry.line
+            rows.extend(self._entry(entry, last=last, finished=finished))
+            self.approximate = self.approximate or bool(entry.stamp and entry.stamp.approximate)
+            self.written_to = entry.line
+            self.rows_written += 1
+        if finished:
+            rows.extend(self._loose_before(None))
+        self.widths = self.widths.over(rows)
+        return _Rows(rows, self.widths)
+
+    def _loose_before(self, line: int | None) -> Iterator[_Row]:
+        """Rows for the findings before this line (all left, for None) on lines without one."""
+        known = self.known
+        if known is None:
+            return
+        findings = known.findings
+        while self.finding_at < len(findings) and (
+            line is None or findings[self.finding_at].line < line
+        ):
+            finding = findings[self.finding_at]
+            self.finding_at += 1
+            fresh = finding.line > self.written_to  # (else listed late, by `finish`)
+            if fresh and not self.view.focused and self.view.in_lines(finding.line):
+                self.findings_written += 1
+                yield self._loose(finding)
+
+    def _entry(self, entry: Entry, *, last: bool, finished: bool) -> Iterator[_Row]:
+        view, known = self.view, self.known
+        gutter, continuation = self.gutters.at(entry.line, entry)
+        parents = known.parents if known is not None else self.builder.parents
+        yield _Row(
+            str(entry.line),
+            _time(self.builder.origin, entry.stamp),
+            _direction(entry),
+            gutter,
+            continuation,
+            _event(entry, session_depth(parents, entry.session_id), view),
+            _link(entry, finished),
+            wrap=view.full,
+        )
+        if known is None:
+            return
+        under = [*known.notes(entry)]
+        if last:
+            findings = known.findings
+            while self.finding_at < len(findings) and findings[self.finding_at].line == entry.line:
+                under.append(_finding(findings[self.finding_at]))
+                self.finding_at += 1
+                self.findings_written += 1
+        for text in under:
+            yield _Row("", Text(), Text(), continuation, continuation, text, Text(), wrap=True)
+
+    def _loose(self, finding: Finding) -> _Row:
+        gutter, _ = self.gutters.at(finding.line, None)
+        mark = Text("!", "bold yellow")
+        return _Row(
+            str(finding.line), Text(), mark, gutter, gutter, _finding(finding), Text(), True
+        )
+
+    def _late(self, known: _Known) -> Iterator[Text]:
+        """What the analysis tells about lines already written, in line order: the outcomes of
+        replay windows and children, and the findings (in a session or request view, those
+        about a session in view)."""
+        written, view = self.written_to, self.view
+        late: list[tuple[int, Text]] = []
+        for row in known.rows:
+            line = row.request_line if row.role is Role.REQUESTED else row.announce_line
+            if line is not None and line <= written and self._in_view(line, row.session_id):
+                requested = row.role is Role.REQUESTED
+                prefix = f"{inert(row.method).plain} " if requested else "child "  # (escaped)
+                late.append((line, Text.assemble(f"{line}", _row_note(row, prefix, view))))
+        for finding in known.findings:
+            if finding.line > written:
+                break
+            self.finding_at += 1
+            if self._in_view(finding.line, finding.session_id):
+                self.findings_written += 1
+                late.append((finding.line, Text.assemble(f"{finding.line}", _finding(finding))))
+        for _, text in sorted(late, key=lambda pair: pair[0]):
+            yield text
+
+    def _in_view(self, line: int, session_id: str | None) -> bool:
+        view = self.view
+        if view.focused and (view.session is None or session_id not in self.builder.focus):
+            return False  # (a request view: which lines it showed is not kept)
+        return view.in_lines(line)
+
+    def _footer(self, analysis: Analysis) -> Iterator[Text]:
+        source = analysis.source
+        if not self.rows_written:
+            yield Text("Nothing in this view.", "dim")
+        yield inert(
+            f"{source.format} format · {plural(source.lines, 'line')} · "
+            f"{plural(source.messages, 'message')} · end {source.connection_end.value}"
+        )
+        shown = f"shown: {plural(self.rows_written, 'row')}"
+        hidden = len(analysis.findings) - self.findings_written
+        if hidden:
+            shown += f" · {plural(hidden, 'finding')} on lines not shown"
+        yield Text(shown)
+        if self.approximate:
+            yield Text(APPROXIMATE_LEGEND, "dim")
+        windows = self.known.windows if self.known is not None else ()
+        for window in windows:
+            row = window.row
+            if row.response_line is None and row.request_line <= self.written_to:
+                yield Text(
+                    f"Replay window of request {id_text(row.request_id)} "
+                    f"(line {row.request_line}) still open at the end: "
+                    f"{row.outcome.value} ({row.end.value}).",
+                    "dim",
+                )
+
+
+def timeline_heading(name: str, connection: str | None, view: View) -> RenderableType:
+    """What the timeline shows: the file (and connection), the view, the legend."""
+    lines = [inert(name, "bold")]
+    if connection is not None:
+        lines.append(Text.assemble("connection ", inert(connection, "bold")))
+    return Group(*lines, inert(f"view: {view.describe()}"), Text(LEGEND, "dim"))
 
 
 @dataclass(slots=True)
@@ -79,36 +302,31 @@ class _Row:
 
 
 class _Rows:
-    """The rows laid out in columns at the console's width (a table without a table's cost)."""
+    """Rows laid out in columns at the console's width (a table without a table's cost)."""
 
-    def __init__(self, rows: list[_Row]) -> None:
-        self.rows = rows
+    def __init__(self, rows: list[_Row], widths: Widths) -> None:
+        self.rows, self.widths = rows, widths
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        rows = self.rows
-        width_line = max((len(r.line) for r in rows), default=0)
-        width_time = max((r.time.cell_len for r in rows), default=0)
-        width_gutter = max((r.gutter.cell_len for r in rows), default=0)
-        width_link = max((r.link.cell_len for r in rows), default=0)
-        fixed = width_line + width_time + 1 + width_gutter + 4
+        widths = self.widths
+        fixed = widths.line + widths.time + 1 + widths.gutter + 4
+        width_link = widths.link
         width_event = max(16, options.max_width - fixed - (width_link + 1 if width_link else 0))
-        for row in rows:
-            if row.wrap:
-                lines = list(row.event.wrap(console, width_event, overflow="fold"))
-            else:
-                cut = row.event.copy()
-                cut.truncate(width_event, overflow="ellipsis")
-                lines = [cut]
-            for index, event in enumerate(lines):
-                first = index == 0
+        if console.no_color or console.color_system is None:
+            joined = "\n".join(self._plain(console, width_event))
+            yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
+            yield Segment.line()
+            return
+        for row in self.rows:
+            for first, event in self._events(row, console, width_event):
                 text = Text.assemble(
-                    row.line.rjust(width_line) if first else " " * width_line,
+                    row.line.rjust(widths.line) if first else " " * widths.line,
                     " ",
-                    _aligned(row.time if first else Text(), width_time, "right"),
+                    _aligned(row.time if first else Text(), widths.time, "right"),
                     " ",
                     _aligned(row.direction if first else Text(), 1, "left"),
                     " ",
-                    _aligned(row.gutter if first else row.continuation, width_gutter, "left"),
+                    _aligned(row.gutter if first else row.continuation, widths.gutter, "left"),
                     " ",
                 )
                 text.append_text(event)
@@ -118,6 +336,37 @@ class _Rows:
                 yield from text.render(console)
                 yield Segment.line()
 
+    def _plain(self, console: Console, width_event: int) -> Iterator[str]:
+        """The lines as plain text (the same characters as the styled ones)."""
+        widths = self.widths
+        for row in self.rows:
+            for first, event in self._events(row, console, width_event):
+                fixed = (
+                    f"{row.line.rjust(widths.line)} {row.time.plain.rjust(widths.time)} "
+                    f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(widths.gutter)} "
+                    if first
+                    else f"{' ' * (widths.line + widths.time + 4)}"
+                    f"{row.continuation.plain.ljust(widths.gutter)} "
+                )
+                link = ""
+                if first and row.link:
+                    padding = " " * (width_event - event.cell_len + 1)
+                    link = padding + row.link.plain.rjust(widths.link)
+                yield fixed + event.plain + link
+
+    @staticmethod
+    def _events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, Text]]:
+        """The event cell's lines (one, cut, unless the row wraps), each with whether it is
+        the row's first."""
+        if row.wrap:
+            lines = list(row.event.wrap(console, width, overflow="fold"))
+        else:
+            cut = row.event.copy()
+            cut.truncate(width, overflow="ellipsis")
+            lines = [cut]
+        for index, event in enumerate(lines):
+            yield index == 0, event
+
 
 def _aligned(text: Text, width: int, align: AlignMethod) -> Text:
     copy = text.copy()
@@ -125,72 +374,43 @@ def _aligned(text: Text, width: int, align: AlignMethod) -> Text:
     return copy
 
 
-class _Layout:
-    """The rows: entries, the notes and findings under them, findings on lines without a row."""
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """What an analysis tells the rows: windows, outcomes, findings, the tree of sessions."""
 
-    def __init__(self, builder: TimelineBuilder, analysis: Analysis) -> None:
-        self.builder, self.analysis, self.view = builder, analysis, builder.view
-        self.windows = _lanes([r for r in analysis.resumes if r.role is Role.REQUESTED])
-        self.gutters = _Gutters(self.windows)
-        self.depth = session_depths(analysis.sessions)
-        lines = {entry.line for entry in builder.entries}
-        self.attached: dict[int, list[Finding]] = {}
-        for finding in analysis.findings:
-            if finding.line in lines:
-                self.attached.setdefault(finding.line, []).append(finding)
-        self.loose = [  # findings on lines with no row (an empty batch…) get rows of their own
-            f
-            for f in analysis.findings
-            if f.line not in lines and not self.view.focused and self.view.in_lines(f.line)
-        ]
-        self.findings_shown = sum(map(len, self.attached.values())) + len(self.loose)
-        self.requested = {r.request_line: r for r in analysis.resumes if r.role is Role.REQUESTED}
-        self.children: dict[int, list[ResumeRow]] = {}
+    windows: list[_Window]
+    """The replay windows of requests, each in its gutter lane."""
+    requested: dict[int, ResumeRow]
+    """The row of each replaying request, by its line."""
+    children: dict[int, list[ResumeRow]]
+    """The rows of child sessions, by the line that announced them."""
+    findings: tuple[Finding, ...]
+    """Every finding, in line order."""
+    parents: dict[str, str | None]
+    """Each session's parent."""
+    rows: tuple[ResumeRow, ...]
+    """Every resume row, in line order."""
+    view: View
+    """What the timeline shows (whole or cut identifiers)."""
+
+    @classmethod
+    def of(cls, analysis: Analysis, view: View) -> _Known:
+        """What this analysis tells."""
+        children: dict[int, list[ResumeRow]] = {}
         for row in analysis.resumes:
             if row.role is Role.CHILD and row.announce_line is not None:
-                self.children.setdefault(row.announce_line, []).append(row)
-
-    def rows(self) -> Iterator[_Row]:
-        entries = self.builder.entries
-        last_of_line = {entry.line: index for index, entry in enumerate(entries)}
-        loose = iter(self.loose)
-        pending = next(loose, None)
-        for index, entry in enumerate(entries):
-            while pending is not None and pending.line < entry.line:
-                yield self._loose(pending)
-                pending = next(loose, None)
-            yield from self._entry(entry, last=last_of_line[entry.line] == index)
-        while pending is not None:
-            yield self._loose(pending)
-            pending = next(loose, None)
-
-    def _entry(self, entry: Entry, *, last: bool) -> Iterator[_Row]:
-        view = self.view
-        gutter, continuation = self.gutters.at(entry.line, entry)
-        yield _Row(
-            str(entry.line),
-            _time(self.builder.origin, entry.stamp),
-            _direction(entry),
-            gutter,
-            continuation,
-            _event(entry, self.depth, view),
-            _link(entry),
-            wrap=view.full,
-        )
-        under = [*self._notes(entry)]
-        if last:
-            under += [_finding(f) for f in self.attached.get(entry.line, ())]
-        for text in under:
-            yield _Row("", Text(), Text(), continuation, continuation, text, Text(), wrap=True)
-
-    def _loose(self, finding: Finding) -> _Row:
-        gutter, _ = self.gutters.at(finding.line, None)
-        mark = Text("!", "bold yellow")
-        return _Row(
-            str(finding.line), Text(), mark, gutter, gutter, _finding(finding), Text(), True
+                children.setdefault(row.announce_line, []).append(row)
+        return cls(
+            _lanes([r for r in analysis.resumes if r.role is Role.REQUESTED]),
+            {r.request_line: r for r in analysis.resumes if r.role is Role.REQUESTED},
+            children,
+            analysis.findings,
+            {s.session_id: s.parent_session_id for s in analysis.sessions},
+            analysis.resumes,
+            view,
         )
 
-    def _notes(self, entry: Entry) -> Iterator[Text]:
+    def notes(self, entry: Entry) -> Iterator[Text]:
         """Under a replaying request: its outcome; under an announcement: the child's."""
         message = entry.message
         if message is None:
@@ -201,26 +421,6 @@ class _Layout:
         for child in self.children.get(entry.line, ()):
             if message.update_session_id == child.session_id:
                 yield _row_note(child, "child ", self.view)
-
-
-def _header(builder: TimelineBuilder, analysis: Analysis, shown: int) -> Iterator[Text]:
-    source = analysis.source
-    header = Text()
-    header.append_text(inert(source.path, "bold"))
-    header.append(
-        f"  {source.format} · {plural(source.lines, 'line')} · "
-        f"{plural(source.messages, 'message')} · "
-        f"end {source.connection_end.value}"
-    )
-    yield header
-    view = f"view: {builder.view.describe()} · {plural(len(builder.entries), 'row')}"
-    hidden = len(analysis.findings) - shown
-    if hidden:
-        view += f" · {plural(hidden, 'finding')} on lines not shown"
-    yield inert(view)
-    yield Text(LEGEND, "dim")
-    if any(e.stamp is not None and e.stamp.approximate for e in builder.entries):
-        yield Text(APPROXIMATE_LEGEND, "dim")
 
 
 def _lanes(rows: Sequence[ResumeRow]) -> list[_Window]:
@@ -304,9 +504,9 @@ def _direction(entry: Entry) -> Text:
     return Text(ARROW[entry.direction or Direction.UNKNOWN])
 
 
-def _event(entry: Entry, depth: dict[str, int], view: View) -> Text:
+def _event(entry: Entry, depth: int, view: View) -> Text:
     """The row's main cell: label, ids, session and payload."""
-    indent = "  " * depth.get(entry.session_id or "", 0)
+    indent = "  " * depth
     text = Text(indent)
     message = entry.message
     if entry.kind == "issue":
@@ -349,11 +549,14 @@ def _session(session_id: str, view: View) -> str:
     return session_id if view.full else short_id(session_id)
 
 
-def _link(entry: Entry) -> Text:
-    """⇢ N on a request (answered at line N), ⇠ N · duration on a response."""
+def _link(entry: Entry, finished: bool) -> Text:
+    """⇢ N on a request (answered at line N; `⇢ later` when its answer, if any, comes after the
+    look-ahead), ⇠ N · duration on a response."""
     if entry.kind == MessageKind.REQUEST.value and entry.message is not None:
         answer = entry.answered_by
-        return Text(f"⇢ {answer.line}" if answer is not None else "⇢ unanswered", "dim")
+        if answer is not None:
+            return Text(f"⇢ {answer.line}", "dim")
+        return Text("⇢ unanswered" if finished else "⇢ later", "dim")
     if entry.kind == MessageKind.RESPONSE.value:
         if entry.request is None:
             return Text("⇠ no request", "red")
@@ -388,17 +591,3 @@ def _finding(finding: Finding) -> Text:
     text.append(": ")
     text.append_text(inert(finding.message))
     return text
-
-
-def _footer(entries: Sequence[Entry], windows: Sequence[_Window]) -> Iterator[Text]:
-    if not entries:
-        yield Text("Nothing in this view.", "dim")
-    last = entries[-1].line if entries else 0
-    for window in windows:
-        row = window.row
-        if row.response_line is None and row.request_line <= last:
-            yield Text(
-                f"Replay window of request {id_text(row.request_id)} (line {row.request_line}) "
-                f"still open at the end: {row.outcome.value} ({row.end.value}).",
-                "dim",
-            )

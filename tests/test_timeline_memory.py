@@ -1,0 +1,56 @@
+"""`acptrace timeline` streams: its peak memory stays flat on a transcript many times the size
+that used to fill it (issue #15 item 7; the figures for 200 MB and 1 GB are in
+benchmarks/README.md). No timing: only the peak RSS of a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MB = 15
+"""The transcript's size: the timeline that held every row took about 9 MB per MB of it."""
+BOUND_MB = 100
+"""The peak allowed: what the interpreter, the imports and the look-ahead need, with room."""
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from benchmarks.generate import generate
+
+    path = tmp_path_factory.mktemp("timeline") / "big.jsonl"
+    with path.open("wb") as out:
+        generate(out, mb=MB, seed=3, faults=0.2)  # (with findings: under rows and late)
+    return path
+
+
+MEASURE = """
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+"""Runs a command and prints its exit code and peak RSS (KB): from a small process, since a
+forked child's peak counts the pages of its parent (here, a test run's) before the exec."""
+
+
+def peak_rss_mb(command: list[str], stdin: Path | None = None) -> float:
+    """The peak RSS of the command's process (MB), its output thrown away."""
+    with open(stdin or os.devnull, "rb") as given:
+        measured = subprocess.run(
+            [sys.executable, "-c", MEASURE, *command], stdin=given, capture_output=True, check=True
+        )
+    code, peak_kb = measured.stdout.split()
+    assert int(code) in (0, 1), measured.stderr
+    return int(peak_kb) / 1024  # (kilobytes on Linux)
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_peak_memory_does_not_grow_with_the_transcript(big: Path, source: str) -> None:
+    assert big.stat().st_size >= MB * 1e6
+    argument = str(big) if source == "file" else "-"
+    command = [sys.executable, "-m", "acptrace", "timeline", argument, "--no-config"]
+    peak = peak_rss_mb(command, big if source == "stdin" else None)
+    assert peak < BOUND_MB, f"{source}: peak RSS {peak:.0f} MB"
