@@ -177,3 +177,15 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) 
     cells = [c for name in texts for c in csv[name].drop_nulls().to_list()]
     assert "'+cmd|' /C calc'!A0-1" in cells  # ids are text too
     assert not [c for c in cells if c.startswith(tuple("=+-@\t\r"))]
+
+
+def test_the_export_note_counts_rows_in_words(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["export", str(ROOT / "sample_traces" / "clean.jsonl"), "-o", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 0, result.output
+    note = result.stderr
+    assert "1 session," in note  # (one row: no plural s)
+    assert "1 connection" in note
+    assert "0 findings" in note
+    assert "1 sessions" not in note

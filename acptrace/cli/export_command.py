@@ -31,6 +31,7 @@ from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
 from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
+from acptrace.render.text import plural
 
 
 class ExportChoice(StrEnum):
@@ -96,7 +97,7 @@ def export_command(
     except (UnreadableInput, WorkersFailed) as error:
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
-    counts = ", ".join(f"{rows} {name}" for name, rows in result.rows.items())
+    counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
     print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 
 

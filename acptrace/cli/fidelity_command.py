@@ -23,6 +23,7 @@ from acptrace.cli.settings import (
 )
 from acptrace.fidelity import FidelityReport, fidelity
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.render.text import plural
 
 SHOWN_ISSUES = 20
 """Input issues listed on stderr; the JSON has them all."""
@@ -113,4 +114,4 @@ def _warn_issues(report: FidelityReport) -> None:
         )
     if len(report.issues) > SHOWN_ISSUES:
         more = len(report.issues) - SHOWN_ISSUES
-        typer.echo(f"acptrace: … and {more} more input issues", err=True)
+        typer.echo(f"acptrace: … and {plural(more, 'more input issue')}", err=True)

@@ -15,7 +15,7 @@ from acptrace.judge.rules import MARKER_RULE_PREFIX, RULES, Rule
 from acptrace.judge.rules.registry import REGISTRY
 from acptrace.model.domain import Analysis, Finding, JsonId, ResumeRow, Role, Severity
 from acptrace.model.options import Options
-from acptrace.render.text import printable
+from acptrace.render.text import plural, printable
 
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(rule.family for rule in RULES))
 """Rule families in catalogue order."""
@@ -115,7 +115,8 @@ def row_facts(row: ResumeRow) -> str:
     cancelled = ", cancelled" if row.cancelled else ""
     return (
         f"outcome {row.outcome.value} (end {end}{cancelled}); "
-        f"{row.replayed_updates} replayed, {row.held_updates} held, {row.marker_count} markers; "
+        f"{row.replayed_updates} replayed, {row.held_updates} held, "
+        f"{plural(row.marker_count, 'marker')}; "
         f"request→marker {ms_text(row.request_to_marker_ms, row.approximate)}, "
         f"marker→response {ms_text(row.marker_to_response_ms, row.approximate)}, "
         f"request→response {ms_text(row.request_to_response_ms, row.approximate)}"

@@ -219,7 +219,7 @@ def _issues(analysis: Analysis) -> Iterator[RenderableType]:
     if not issues:
         return
     table = Table(
-        title=f"{len(issues)} input issues",
+        title=plural(len(issues), "input issue"),
         title_justify="left",
         title_style="yellow",
         box=box.SIMPLE_HEAD,
