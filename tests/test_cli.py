@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.judge.rules import RULES
-from tests.transcript import Transcript
+from tests.transcript import Transcript, complete_connection
 
 runner = CliRunner()
 
@@ -24,15 +24,7 @@ def write(tmp_path: Path, name: str, t: Transcript) -> str:
 
 
 def complete(t: Transcript) -> Transcript:
-    t.open()
-    t.initialize()
-    t.resume(id=3)
-    t.history()
-    t.marker()
-    t.update("state_update")
-    t.result(3)
-    t.close()
-    return t
+    return complete_connection(t)
 
 
 def unmarked(t: Transcript) -> Transcript:

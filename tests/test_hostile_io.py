@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from acptrace.cli import app
-from tests.transcript import SESSION, Transcript
+from tests.transcript import SESSION, Transcript, complete_connection
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "docs" / "hostile-inputs.md"
@@ -46,15 +46,7 @@ def covers(*ids: str) -> Callable[[F], F]:
 
 
 def good(tmp_path: Path, name: str = "good.jsonl") -> Path:
-    t = Transcript()
-    t.open()
-    t.initialize()
-    t.resume(id=3)
-    t.history()
-    t.marker()
-    t.update("state_update")
-    t.result(3)
-    t.close()
+    t = complete_connection()
     path = tmp_path / name
     path.write_bytes(t.text())
     return path

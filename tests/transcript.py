@@ -174,6 +174,21 @@ class Transcript:
         return acptrace.analyze(io.BytesIO(self.text()), judged, execution=run)
 
 
+def complete_connection(t: Transcript | None = None) -> Transcript:
+    """A whole recorded connection with one good replaying resume: open, initialize, resume,
+    history, marker, state, response, close (appended to `t`, or a new transcript)."""
+    t = t if t is not None else Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3)
+    t.history()
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.close()
+    return t
+
+
 def _rfc3339(ns: int) -> str:
     seconds, rest = divmod(ns, 1_000_000_000)
     moment = datetime.fromtimestamp(seconds, UTC)
