@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from acptrace.cli.common import fail
@@ -36,34 +37,48 @@ def check_output_folder(path: str) -> None:
         fail(f"cannot write in {error}")
 
 
+Write = Callable[[bytes], object]
+"""Takes the next piece of the output."""
+
+
 def write_output(data: bytes | Iterable[bytes], path: str | None) -> None:
     """Write to stdout when `path` is None or `-`, else atomically replace the file (into a
     device or a FIFO, such as /dev/stdout, straight). Reports 0666 less the umask. `data` may
     come in pieces (a long report written as it is made)."""
     pieces = [data] if isinstance(data, bytes) else data
-    if path is None or path == "-":
-        for piece in pieces:
-            sys.stdout.buffer.write(piece)
-        sys.stdout.buffer.flush()
-        return
-    check_output(path)  # (again: the path may have changed during the work)
+    to_file = path is not None and path != "-"
+    if to_file:
+        check_output(path)  # (again: the path may have changed during the work)
     try:
-        _write_file(pieces, Path(path))
+        with output_stream(path) as write:
+            for piece in pieces:
+                write(piece)
     except OSError as error:
+        if not to_file:
+            raise
         fail(f"cannot write {path}: {error.strerror or error}")
 
 
-def _write_file(pieces: Iterable[bytes], target: Path) -> None:
+@contextmanager
+def output_stream(path: str | None) -> Iterator[Write]:
+    """Where output goes as it is made: stdout (None or `-`), a device or a FIFO straight, or a
+    file replaced atomically once all of it is written (nothing is left behind on failure).
+    OSError is the caller's to report."""
+    if path is None or path == "-":
+        yield sys.stdout.buffer.write
+        sys.stdout.buffer.flush()
+        return
+    target = Path(path)
     if target.exists() and not stat.S_ISREG(target.stat().st_mode):
         with target.open("wb") as stream:
-            stream.writelines(pieces)
+            yield stream.write
         return
     import tempfile  # (here: a run that writes to stdout never needs it)
 
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.writelines(pieces)
+            yield stream.write
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
         os.replace(temporary, target)
     except BaseException:

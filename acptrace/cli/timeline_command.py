@@ -10,16 +10,15 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Annotated
 
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
 from acptrace.cli.options import OutputOption
-from acptrace.cli.output import check_output, write_output
+from acptrace.cli.output import Write, check_output, output_stream
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
     AssumeClosedOption,
@@ -49,7 +48,6 @@ from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, sess
 from acptrace.render.text import printable
 from acptrace.render.timeline import TimelineStream, timeline_heading
 
-Write = Callable[[bytes], object]
 LISTED_SESSIONS = 20
 """At most this many sessions are listed when --session names none of them."""
 
@@ -113,7 +111,7 @@ def timeline_command(
                 require_transcript(file, ahead)  # (an empty or a binary file is an error)
                 if session is not None:
                     _check_session(session, ahead)
-            with _streamed(output) as write:
+            with output_stream(output) as write:
                 analyses = _write_timelines(readable, file, policy.options, view, ahead, write)
                 require_transcript(file, analyses)  # (read once: known only now)
     except UsageError as error:
@@ -219,25 +217,3 @@ def _rereadable(file: str) -> bool:
         return stat.S_ISREG(os.stat(file).st_mode)
     except OSError:
         return False  # (the walk reports it)
-
-
-@contextmanager
-def _streamed(output: str | None) -> Iterator[Write]:
-    """Where the timeline goes as it is written: stdout, a device such as /dev/null, or a file
-    replaced only when the whole timeline is written (nothing is left behind on failure)."""
-    if output is None or output == "-":
-        yield lambda data: write_output(data, None)
-        return
-    target = Path(output)
-    if target.exists() and not target.is_file():
-        with target.open("wb") as stream:
-            yield stream.write
-        return
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.part")
-    try:
-        with temporary.open("xb") as stream:
-            yield stream.write
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

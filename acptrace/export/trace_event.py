@@ -22,7 +22,14 @@ import orjson
 
 from acptrace.correlate.correlator import Step
 from acptrace.export.trace_clock import Axis, Moment, choose_axis, place
-from acptrace.model.domain import Analysis, Message, MessageKind, ResumeRow, Role
+from acptrace.model.domain import (
+    Analysis,
+    Message,
+    MessageKind,
+    ResumeRow,
+    Role,
+    connection_name,
+)
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import Walk
 from acptrace.pipeline.transcripts import open_walks, require_transcript
@@ -259,8 +266,7 @@ def trace_events(
 
 def _timeline_of(walk: Walk, options: Options) -> _Timeline:
     """One connection's timeline (a process of its own: named by its file and connection)."""
-    name = walk.name if walk.connection is None else f"{walk.name} [{walk.connection}]"
-    timeline = _Timeline(name, options.marker_tag)
+    timeline = _Timeline(connection_name(walk.name, walk.connection), options.marker_tag)
     for item in walk:  # (issues are listed from the analysis, with the findings)
         if isinstance(item, Step):
             timeline.step(item)

@@ -8,17 +8,15 @@ matching rules.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import BinaryIO
 
 from acptrace.fidelity.compare import Change, Comparison, Move, compare
 from acptrace.fidelity.items import HistoryItem, ItemKind
 from acptrace.fidelity.replays import LiveBook, scan
 from acptrace.model.domain import Issue, Outcome, Role
 from acptrace.model.options import Options
+from acptrace.pipeline.analysis import TranscriptInput, label
 
-Source = str | os.PathLike[str] | BinaryIO
 """A transcript: a path (`-` for stdin, `.gz` transparently) or a binary stream."""
 
 
@@ -63,8 +61,8 @@ class FidelityReport:
 
 
 def fidelity(
-    live: Source,
-    replayed: Source | None = None,
+    live: TranscriptInput,
+    replayed: TranscriptInput | None = None,
     options: Options | None = None,
 ) -> FidelityReport:
     """Compare each replay with the live history of its session.
@@ -77,7 +75,7 @@ def fidelity(
     issues: list[InputIssue] = []
     for source in (live,) if replayed is None else (live, replayed):
         replays, found = scan(source, options, book)
-        issues += [InputIssue(_name(source), issue) for issue in found]
+        issues += [InputIssue(label(source), issue) for issue in found]
     sessions = tuple(
         SessionFidelity(
             r.row.session_id,
@@ -89,10 +87,6 @@ def fidelity(
         for r in replays
     )
     return FidelityReport(sessions, tuple(issues))
-
-
-def _name(source: Source) -> str:
-    return os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
 __all__ = [

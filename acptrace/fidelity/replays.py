@@ -22,7 +22,7 @@ from acptrace.correlate.correlator import Step
 from acptrace.fidelity.items import Collector, HistoryItem
 from acptrace.model.domain import Issue, MessageKind, Outcome, ResumeRow
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import Walk, analyze_stream, opened
+from acptrace.pipeline.analysis import TranscriptInput, Walk, analyze_stream, opened
 
 PERMISSION = "session/request_permission"
 """A Client applies the tool call of this request like a `tool_call_update` (RFD)."""
@@ -82,7 +82,7 @@ class _Window:
 
 
 def scan(
-    source: str | os.PathLike[str] | BinaryIO, options: Options, book: LiveBook
+    source: TranscriptInput, options: Options, book: LiveBook
 ) -> tuple[tuple[Replay, ...], tuple[Issue, ...]]:
     """The replays of one transcript, and its input issues; its live updates go into `book`.
 
@@ -160,7 +160,7 @@ def _window(row: ResumeRow, options: Options) -> _Window:
 
 @contextmanager
 def _rewindable(
-    source: str | os.PathLike[str] | BinaryIO,
+    source: TranscriptInput,
 ) -> Iterator[tuple[BinaryIO, str]]:
     """The input as a stream that can be read twice: stdin and streams that cannot seek are
     spooled first (a gzip reader over a pipe says it can seek, and cannot go back)."""

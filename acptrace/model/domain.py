@@ -412,6 +412,12 @@ class Connection:
     """The Client's `initialize` request."""
 
 
+def connection_name(path: str, connection: str | None) -> str:
+    """What one analysed connection is called: its path, and its connection in a file that
+    holds several (`report.json [test_x.py::test_y]`)."""
+    return path if connection is None else f"{path} [{connection}]"
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """What was read."""

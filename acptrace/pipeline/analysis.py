@@ -39,17 +39,25 @@ from acptrace.read.envelopes import Envelope, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
 from acptrace.read.source import iter_blocks, open_input
 
+TranscriptInput = str | os.PathLike[str] | BinaryIO
+"""A transcript: a path (`-` for stdin, `.gz` transparently) or an open binary stream."""
+
 
 @contextmanager
-def opened(
-    source: str | os.PathLike[str] | BinaryIO, name: str | None = None
-) -> Iterator[tuple[BinaryIO, str]]:
-    """The input as a binary stream, and the name it goes by (its path, else `name`)."""
+def opened(source: TranscriptInput, name: str | None = None) -> Iterator[tuple[BinaryIO, str]]:
+    """The input as a binary stream, and the name it goes by (`label`)."""
     if isinstance(source, str | os.PathLike):
         with open_input(source) as stream:
-            yield stream, name or os.fspath(source)
+            yield stream, label(source, name)
     else:
-        yield source, name or "<stream>"
+        yield source, label(source, name)
+
+
+def label(source: TranscriptInput, name: str | None = None) -> str:
+    """The name an input goes by: `name` when given, else its path (`<stream>` for a stream)."""
+    if name:
+        return name
+    return os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
 @dataclass(slots=True)

@@ -9,24 +9,19 @@ several, and each is analysed and reported on its own, exactly like several file
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import BinaryIO
 
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import NotATranscript, SeveralConnections
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import Walk, opened
+from acptrace.pipeline.analysis import TranscriptInput, Walk, label, opened
 from acptrace.pipeline.connections import read_parts
-
-Source = str | os.PathLike[str] | BinaryIO
-"""A transcript: a path (`-` for stdin, `.gz` transparently) or an open binary stream."""
 
 
 @contextmanager
 def open_walks(
-    source: Source,
+    source: TranscriptInput,
     options: Options | None = None,
     *,
     name: str | None = None,
@@ -50,7 +45,7 @@ def open_walks(
 
 @contextmanager
 def open_walk(
-    source: Source,
+    source: TranscriptInput,
     options: Options | None = None,
     *,
     name: str | None = None,
@@ -69,7 +64,7 @@ def open_walk(
 
 
 def analyze_file(
-    source: Source,
+    source: TranscriptInput,
     options: Options | None = None,
     *,
     name: str | None = None,
@@ -85,7 +80,7 @@ def analyze_file(
 
 
 def analyze(
-    source: Source,
+    source: TranscriptInput,
     options: Options | None = None,
     *,
     name: str | None = None,
@@ -128,14 +123,12 @@ def _finished(walk: Walk) -> Analysis:
     return walk.analysis
 
 
-def _the_one(walks: list[Walk], source: Source, name: str | None) -> Walk:
+def _the_one(walks: list[Walk], source: TranscriptInput, name: str | None) -> Walk:
     """The only walk of a file of one connection."""
     if len(walks) == 1:
         return walks[0]
-    if isinstance(source, str | os.PathLike):
-        name = name or os.fspath(source)
     held = f"{len(walks)} connections" if walks else "no connection"
     raise SeveralConnections(
-        f"{name or '<stream>'}: holds {held}; acptrace.analyze_file() or open_walks() read "
+        f"{label(source, name)}: holds {held}; acptrace.analyze_file() or open_walks() read "
         "each on its own"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from acptrace.model.domain import Source
+from acptrace.model.domain import Source, connection_name
 from acptrace.model.excerpt import printable
 
 if TYPE_CHECKING:  # (rich is imported by `inert`: the CI formats use `printable` alone)
@@ -35,6 +35,4 @@ def plural(n: int, noun: str) -> str:
 def transcript_name(source: Source) -> str:
     """What an analysis is called in reports: its path, and its connection in a file that
     holds several (`report.json [test_x.py::test_y]`)."""
-    if source.connection is None:
-        return source.path
-    return f"{source.path} [{source.connection}]"
+    return connection_name(source.path, source.connection)

@@ -6,7 +6,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from acptrace.judge.idle_timers import IdleVerdict
-from acptrace.model.domain import Finding, Outcome, PeerInfo, ResumeRow, Severity, WindowEnd
+from acptrace.model.domain import (
+    Finding,
+    Outcome,
+    PeerInfo,
+    ResumeRow,
+    Severity,
+    WindowEnd,
+    connection_name,
+)
 from acptrace.report.stats import Distribution
 
 
@@ -98,7 +106,7 @@ class FileSummary:
     @property
     def where(self) -> str:
         """The path, and the connection where the file holds several (for references)."""
-        return self.path if self.connection is None else f"{self.path} [{self.connection}]"
+        return connection_name(self.path, self.connection)
 
 
 @dataclass(frozen=True, slots=True)
