@@ -13,6 +13,11 @@ import orjson
 EXCERPT_CHARS = 60
 
 
+def plural(n: int, noun: str) -> str:
+    """`1 finding`, `2 findings`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def printable(value: Any) -> str:
     """The value as one line of text with control characters shown as escapes (`\\x1b`): the
     one escaping of untrusted text (file names, transcript text) on every stream."""

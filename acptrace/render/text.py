@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from acptrace.model.domain import Source, connection_name
-from acptrace.model.excerpt import printable
+from acptrace.model.excerpt import plural, printable
 
 if TYPE_CHECKING:  # (rich is imported by `inert`: the CI formats use `printable` alone)
     from rich.text import Text
@@ -25,11 +25,6 @@ def short_id(value: str, limit: int = 20) -> str:
     if len(value) <= limit:
         return value
     return f"{value[:8]}…{value[-4:]}"
-
-
-def plural(n: int, noun: str) -> str:
-    """`1 finding`, `2 findings`."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def transcript_name(source: Source) -> str:

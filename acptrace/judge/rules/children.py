@@ -13,6 +13,7 @@ from acptrace.correlate.observations import (
 from acptrace.judge.rules.history import live_updates_before_marker
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Severity, WindowEnd
+from acptrace.model.excerpt import plural
 from acptrace.model.tags import MARKER_TAG
 
 SOURCE = "RFD Subagent sessions"
@@ -99,6 +100,6 @@ def child_traffic_before_announce(observed: ChildTrafficBeforeAnnounce) -> Itera
     yield Verdict(
         observed.line,
         f"message for {observed.session_id} before its announcement at line "
-        f"{observed.announce_line} ({observed.total} such messages)",
+        f"{observed.announce_line} ({plural(observed.total, 'such message')})",
         observed.session_id,
     )

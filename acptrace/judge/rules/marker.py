@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from acptrace.correlate.observations import MisplacedMarker, Misplacement, WindowClosed
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Severity, WindowEnd
-from acptrace.model.excerpt import excerpt, written_id
+from acptrace.model.excerpt import excerpt, plural, written_id
 
 CURSOR_REJECTED = -32602
 
@@ -102,7 +102,7 @@ def cursor_rejected(closed: WindowClosed) -> Iterator[Verdict]:
         yield Verdict(
             closed.response.line,
             f"resume rejected with -32602, yet {len(track.markers)} replay_complete and "
-            f"{_count(track.replayed + track.held, 'update')} for {window.session_id} came first",
+            f"{plural(track.replayed + track.held, 'update')} for {window.session_id} came first",
             window.session_id,
             window.request.id,
         )
@@ -136,7 +136,3 @@ def _what_happened(closed: WindowClosed) -> str:
             return f"the Agent answered error {closed.error_code} ({markers} replay_complete)"
         case WindowEnd.DISCONNECT | WindowEnd.TRACE_END:
             return f"no response before the end ({markers} replay_complete)"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
