@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.export.exporter import ExportFormat, export_tables
+from acptrace.model.outputs import OutputRefused
 from acptrace.tables.builder import TABLES, type_name
 from tests.golden import ROOT, check_block
 from tests.transcript import Transcript
@@ -114,6 +115,23 @@ def test_nothing_is_written_when_an_input_cannot_be_read(tmp_path: Path) -> None
     assert result.exit_code == 2
     assert [p.name for p in existing.iterdir()] == ["messages.parquet"]
     assert (existing / "messages.parquet").read_bytes() == b"old"
+
+
+def test_the_library_follows_the_output_rule_a_missing_parent_is_not_made(
+    tmp_path: Path,
+) -> None:
+    """The folder itself may be missing (it is made), its parent not; a file in its place is
+    refused: the rule of every `-o` (docs/cli.md), for the library as for the command."""
+    sample = [str(ROOT / "sample_traces" / "clean.jsonl")]
+    with pytest.raises(OutputRefused, match="does not exist"):
+        export_tables(sample, tmp_path / "typo" / "out", ExportFormat.CSV)
+    assert not (tmp_path / "typo").exists()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputRefused, match="file"):
+        export_tables(sample, tmp_path / "file", ExportFormat.CSV)
+    assert (tmp_path / "file").read_text() == "x"
+    made = export_tables(sample, tmp_path / "new", ExportFormat.CSV)
+    assert (tmp_path / "new" / "messages.csv").is_file() and made.files
 
 
 def test_export_into_an_existing_directory_replaces_the_tables(tmp_path: Path) -> None:

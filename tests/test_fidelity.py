@@ -17,6 +17,7 @@ from acptrace.cli import app
 from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, fidelity
 from acptrace.fidelity.compare import DIFF_LINES
 from acptrace.model.domain import Role
+from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Options
 from tests.golden import ROOT, check_block
 from tests.transcript import SESSION, Transcript
@@ -463,6 +464,30 @@ def test_an_unreadable_file_exits_2_with_one_line_on_stderr(tmp_path: Path) -> N
     both = runner.invoke(app, ["fidelity", str(dropped(tmp_path)), str(tmp_path)])
     assert both.exit_code == 2
     assert "is a directory" in both.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00", "binary"),
+        (b"", "it is empty"),
+        (b'{"name": "a package.json"}\n', "no line is a JSON-RPC message"),
+    ],
+)
+def test_a_file_that_is_not_a_transcript_exits_2_naming_it(
+    tmp_path: Path, content: bytes, why: str
+) -> None:
+    """An image, an empty file or JSON of another kind is not compared as if it had no replays."""
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(content)
+    for argv in ([str(other)], [str(dropped(tmp_path)), str(other)]):
+        result = runner.invoke(app, ["fidelity", *argv])
+        assert result.exit_code == 2, result.output
+        assert f"{other}: not a transcript ({why}" in result.stderr
+        assert result.stdout == ""
+    with pytest.raises(NotATranscript):
+        fidelity(other, require_transcripts=True)
+    assert fidelity(other).sessions == ()  # (the library asked plainly still answers)
 
 
 def test_a_bad_line_is_an_issue_with_its_line_number_not_a_traceback(tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ def fidelity_command(
     if live == "-" and replayed == "-":
         fail("only one of the files can be stdin (`-`)")
     try:
-        report = fidelity(live, replayed, options)
+        report = fidelity(live, replayed, options, require_transcripts=True)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:

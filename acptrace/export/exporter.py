@@ -28,8 +28,8 @@ import polars as pl
 
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
-from acptrace.model.errors import UsageError
 from acptrace.model.options import Execution, Options
+from acptrace.model.outputs import check_output_folder
 from acptrace.pipeline.pool import each_file
 from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
@@ -59,17 +59,17 @@ def export_tables(
     jobs: int | None = None,
     require_transcripts: bool = False,
 ) -> Exported:
-    """Export every table of these transcripts into `directory` (created when missing), the
-    transcripts analysed in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`).
+    """Export every table of these transcripts into `directory` (created when missing, its
+    parent not: the rule of every output, `acptrace.model.outputs`), the transcripts analysed
+    in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`).
 
-    Raises `UnreadableInput` (nothing is written) when a transcript cannot be read, and with
+    Raises `OutputRefused` (before any work) when the folder cannot be written,
+    `UnreadableInput` (nothing is written) when a transcript cannot be read, and with
     `require_transcripts` when one does not look like a transcript (`require_transcript`).
     """
+    check_output_folder(directory)
     target = Path(directory)
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"{target} exists and is not a directory")
     scratch_parent = target if target.is_dir() else target.parent
-    scratch_parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".acptrace-export-", dir=scratch_parent) as scratch:
         spool = _Spool(Path(scratch))
         analyses: list[Analysis] = []
@@ -190,6 +190,6 @@ def _publish(staged: Path, target: Path, names: Sequence[str]) -> None:
             os.rename(staged, target)
             return
         except OSError:  # created meanwhile, or another file system: fall back to files
-            target.mkdir(parents=True, exist_ok=True)
+            target.mkdir(exist_ok=True)
     for name in names:
         os.replace(staged / name, target / name)

@@ -64,17 +64,21 @@ def fidelity(
     live: TranscriptInput,
     replayed: TranscriptInput | None = None,
     options: Options | None = None,
+    *,
+    require_transcripts: bool = False,
 ) -> FidelityReport:
     """Compare each replay with the live history of its session.
 
     One source: it holds the live session and its later replay. Two: the live recording, then
-    the recording of the replay. Raises `UnreadableInput` when a file cannot be read at all.
+    the recording of the replay. Raises `UnreadableInput` when a file cannot be read at all, and
+    with `require_transcripts` `NotATranscript` for a file that does not look like a transcript
+    (empty, binary, JSON of another kind: `Analysis.looks_like_transcript`).
     """
     options = options or Options()
     book = LiveBook(options)
     issues: list[InputIssue] = []
     for source in (live,) if replayed is None else (live, replayed):
-        replays, found = scan(source, options, book)
+        replays, found = scan(source, options, book, require_transcripts)
         issues += [InputIssue(label(source), issue) for issue in found]
     sessions = tuple(
         SessionFidelity(

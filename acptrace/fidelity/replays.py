@@ -23,6 +23,7 @@ from acptrace.fidelity.items import Collector, HistoryItem
 from acptrace.model.domain import Issue, MessageKind, Outcome, ResumeRow
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import TranscriptInput, Walk, analyze_stream, opened
+from acptrace.pipeline.transcripts import require_transcript
 
 PERMISSION = "session/request_permission"
 """A Client applies the tool call of this request like a `tool_call_update` (RFD)."""
@@ -82,15 +83,18 @@ class _Window:
 
 
 def scan(
-    source: TranscriptInput, options: Options, book: LiveBook
+    source: TranscriptInput, options: Options, book: LiveBook, require_transcripts: bool = False
 ) -> tuple[tuple[Replay, ...], tuple[Issue, ...]]:
     """The replays of one transcript, and its input issues; its live updates go into `book`.
 
-    Raises `UnreadableInput` when the input cannot be read at all.
+    Raises `UnreadableInput` when the input cannot be read at all, and with
+    `require_transcripts` `NotATranscript` when it does not look like a transcript.
     """
     with _rewindable(source) as (stream, name):
         start = stream.tell()
         analysis = analyze_stream(stream, options, name=name)
+        if require_transcripts:  # (an empty or a binary file is an error)
+            require_transcript(name, [analysis])
         stream.seek(start)
         windows = [_window(row, options) for row in analysis.resumes if _replays(row)]
         by_session: dict[str, list[_Window]] = {}
