@@ -19,6 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.bytecode import use_installed_bytecode  # noqa: E402
 from benchmarks.run import OUT, Contender, measure  # noqa: E402
 
 PYTHON = sys.executable
@@ -53,6 +54,7 @@ def main() -> None:
     parser.add_argument("--findings", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=1, help="rounds (medians over them)")
     args = parser.parse_args()
+    use_installed_bytecode()
     path = orphans(args.findings)
     with tempfile.TemporaryDirectory() as out:
         found = contenders(path, Path(out))

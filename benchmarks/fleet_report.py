@@ -141,6 +141,10 @@ def main() -> None:
     parser.add_argument("--templates", type=int, default=20, help="distinct recordings")
     parser.add_argument("--reps", type=int, default=3, help="rounds")
     args = parser.parse_args()
+    sys.path.insert(0, str(HERE.parent))
+    from benchmarks.bytecode import use_installed_bytecode
+
+    use_installed_bytecode()
     fleet, sample = build_fleet(args.fleet, args.sample, args.templates)
     exports = [fleet / path.parent.name for path in sample]
     transcripts_root = sample[0].parents[2]

@@ -123,6 +123,10 @@ def main() -> None:
     parser.add_argument("--commands", default="analyze,report,export")
     parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args()
+    sys.path.insert(0, str(HERE.parent))
+    from benchmarks.bytecode import use_installed_bytecode
+
+    use_installed_bytecode()
     print(f"{'set':8} {'command':8} {'contender':9} {'wall':>6} {'cpu':>6} {'peak':>6} {'s':>7}")
     for set_name in args.sets.split(","):
         for command_name in args.commands.split(","):

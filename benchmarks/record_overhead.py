@@ -235,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompts", type=int, default=50, help="SDK prompts (0 to skip).")
     parser.add_argument("--json", action="store_true", help="Print the figures as JSON.")
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.bytecode import use_installed_bytecode
+
+    use_installed_bytecode()
     results = measure(args)
     if args.json:
         print(json.dumps(results, indent=2))

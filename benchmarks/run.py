@@ -202,6 +202,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="rounds (medians over them)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    sys.path.insert(0, str(HERE.parent))
+    from benchmarks.bytecode import use_installed_bytecode
+
+    use_installed_bytecode()
     paths = transcripts(args.mb, args.files, args.seed)
     total_mb = sum(p.stat().st_size for p in paths) / 1e6
     print(f"{len(paths)} file(s), {total_mb:,.0f} MB, {os.cpu_count()} cores", file=sys.stderr)

@@ -18,6 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.bytecode import use_installed_bytecode  # noqa: E402
 from benchmarks.run import Contender, measure  # noqa: E402
 
 PYTHON = sys.executable
@@ -73,6 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=21, help="rounds (medians over them)")
     args = parser.parse_args()
+    use_installed_bytecode()
     timings = run(args.reps)
     print(f"\nstart-up, {args.reps} rounds, {SMALL.name} ({SMALL.stat().st_size:,} bytes)\n")
     print(table(timings))

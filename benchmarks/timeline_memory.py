@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.bytecode import use_installed_bytecode
 from benchmarks.run import PYTHON, Contender, transcripts
 
 ACPTRACE = [PYTHON, "-m", "acptrace"]
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stdin", action="store_true", help="pipe the timeline's input")
     args = parser.parse_args()
+    use_installed_bytecode()
     print(
         "| file MB | timeline peak RSS MB | analyze peak RSS MB | timeline s | CPU s | x analyze |"
     )
