@@ -16,8 +16,14 @@ from acptrace.model.errors import UnreadableInput
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline import pool
 from acptrace.pipeline.mainguard import StartedInWorker, called_from_unguarded_main
-from acptrace.pipeline.pieces import USEFUL_PROCESSES
-from acptrace.pipeline.pool import Plan, WorkersFailed, analyze_many, each_file, plan
+from acptrace.pipeline.pool import (
+    USEFUL_PROCESSES,
+    Plan,
+    WorkersFailed,
+    analyze_many,
+    each_file,
+    plan,
+)
 from acptrace.render.json_report import dumps
 from tests.transcript import Transcript
 

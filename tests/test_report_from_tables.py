@@ -114,6 +114,7 @@ def test_the_rows_come_back_as_they_were_analysed(corpus: Path, exported: Path) 
 def test_a_folder_of_exports_is_found_recursively(corpus: Path, tmp_path: Path) -> None:
     alpha = sorted(str(p) for p in corpus.glob("alpha-*.jsonl"))
     beta = sorted(str(p) for p in corpus.glob("beta-*.jsonl"))
+    (tmp_path / "fleet" / "ci").mkdir(parents=True)  # (an export makes its folder, not parents)
     export_tables(alpha, tmp_path / "fleet" / "ci" / "job-1", ExportFormat.PARQUET, jobs=1)
     export_tables(beta, tmp_path / "fleet" / "job-2", ExportFormat.PARQUET, jobs=1)
     (tmp_path / "fleet" / "README.md").write_text("not a transcript")
@@ -140,6 +141,7 @@ def test_one_path_exported_by_many_jobs_stays_apart(corpus: Path, tmp_path: Path
     """Every CI job exports its own `trace.jsonl`: they are two files, not one."""
     trace = tmp_path / "trace.jsonl"
     shutil.copy(corpus / "alpha-0.jsonl", trace)
+    (tmp_path / "fleet").mkdir()
     for job in ("job-1", "job-2"):
         export_tables([str(trace)], tmp_path / "fleet" / job, ExportFormat.PARQUET, jobs=1)
     report = build_report([str(tmp_path / "fleet")], by=GroupBy.FILE, jobs=1)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from acptrace.correlate.observations import NotHonoured, Observation, UnadvertisedUse
 from acptrace.decode.capabilities import AUTH_METHODS
 from acptrace.model.domain import Direction, Message, MessageKind
@@ -57,8 +59,7 @@ def needs(method: str, version: int) -> tuple[str, ...]:
     return V2_NEEDS.get(method, ())
 
 
-@dataclass(slots=True)
-class _Unadvertised:
+class _Unadvertised(msgspec.Struct):
     first: Message
     capability: str
     v1_load: bool

@@ -50,8 +50,7 @@ SESSION_NOT_ACTIVE = -32002
 """The error code of an inactive session; an answer to `session/close` with it ends the session."""
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(msgspec.Struct, frozen=True):
     """One message as the correlator understood it: a response knows its request."""
 
     message: Message

@@ -8,47 +8,43 @@ The decoder's own facts (`acptrace.decode.malformed`) are observations too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+import msgspec
 
 from acptrace.correlate.tracks import Window
 from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
 from acptrace.model.domain import Direction, JsonId, Message, Stamp, WindowEnd
 
 
-@dataclass(frozen=True, slots=True)
-class OrphanResponse:
+class OrphanResponse(msgspec.Struct, frozen=True):
     """A response whose id matches no pending request from the other side."""
 
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
-class DuplicateRequestId:
+class DuplicateRequestId(msgspec.Struct, frozen=True):
     """A request id reused by the same side while the first request with it is pending."""
 
     message: Message
     first_line: int
 
 
-@dataclass(frozen=True, slots=True)
-class Unanswered:
+class Unanswered(msgspec.Struct, frozen=True):
     """A request with no response at the (recorded or assumed) connection end."""
 
     request: Message
     cancelled: bool
 
 
-@dataclass(frozen=True, slots=True)
-class CancelledAnswered:
+class CancelledAnswered(msgspec.Struct, frozen=True):
     """A request cancelled with `$/cancel_request` that got a response."""
 
     request: Message
     response: Message
 
 
-@dataclass(frozen=True, slots=True)
-class ConcurrentResume:
+class ConcurrentResume(msgspec.Struct, frozen=True):
     """A replaying resume of a session sent while another replaying resume of it is pending."""
 
     request: Message
@@ -64,8 +60,7 @@ class Misplacement(StrEnum):
     BEFORE_ANNOUNCE = "before_announce"
 
 
-@dataclass(frozen=True, slots=True)
-class AnsweredResume:
+class AnsweredResume(msgspec.Struct, frozen=True):
     """A replaying resume that got its response: where a late marker should have come."""
 
     request_id: JsonId
@@ -76,8 +71,7 @@ class AnsweredResume:
     """Its response."""
 
 
-@dataclass(frozen=True, slots=True)
-class MisplacedMarker:
+class MisplacedMarker(msgspec.Struct, frozen=True):
     """A marker outside the place the RFD allows for it."""
 
     message: Message
@@ -87,8 +81,7 @@ class MisplacedMarker:
     """For a marker after the response: the resume it came too late for."""
 
 
-@dataclass(frozen=True, slots=True)
-class WindowClosed:
+class WindowClosed(msgspec.Struct, frozen=True):
     """A replay window (or a non-replaying resume's window) ended."""
 
     window: Window
@@ -107,8 +100,7 @@ class PromptState(StrEnum):
     UNSEEN = "unseen"
 
 
-@dataclass(frozen=True, slots=True)
-class PromptAnswered:
+class PromptAnswered(msgspec.Struct, frozen=True):
     """A `session/prompt` got its response."""
 
     request: Message
@@ -117,8 +109,7 @@ class PromptAnswered:
     why_inactive: str
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownSessionTraffic:
+class UnknownSessionTraffic(msgspec.Struct, frozen=True):
     """Updates for a session while it was not Known (reported once per session)."""
 
     session_id: str
@@ -130,8 +121,7 @@ class UnknownSessionTraffic:
     """The last such update."""
 
 
-@dataclass(frozen=True, slots=True)
-class ChildTrafficBeforeAnnounce:
+class ChildTrafficBeforeAnnounce(msgspec.Struct, frozen=True):
     """Messages bearing a child's session ID while it was not Known, before its announcement."""
 
     session_id: str
@@ -144,8 +134,7 @@ class ChildTrafficBeforeAnnounce:
     """The transcript starts at `initialize` (else it cannot tell what was Known)."""
 
 
-@dataclass(frozen=True, slots=True)
-class WrongDirection:
+class WrongDirection(msgspec.Struct, frozen=True):
     """A request or notification of a method with one known direction, sent by the other side."""
 
     message: Message
@@ -155,8 +144,7 @@ class WrongDirection:
     """How many such messages on consecutive lines from `message`'s (a run of updates)."""
 
 
-@dataclass(frozen=True, slots=True)
-class UnadvertisedUse:
+class UnadvertisedUse(msgspec.Struct, frozen=True):
     """A method the Client used that the `initialize` result did not advertise (rules.md §4b),
     at its first use, with how often it was used."""
 
@@ -170,8 +158,7 @@ class UnadvertisedUse:
     """A v1 `session/load` (the v1 docs' MUST NOT: an error, not a warning)."""
 
 
-@dataclass(frozen=True, slots=True)
-class NotHonoured:
+class NotHonoured(msgspec.Struct, frozen=True):
     """A request of an advertised method answered `-32601` (method not found)."""
 
     request: Message

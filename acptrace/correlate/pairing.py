@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from acptrace.correlate.observations import PromptState
 from acptrace.model.domain import Direction, JsonId, Message
 
@@ -29,8 +31,7 @@ def id_key(value: JsonId) -> IdKey:
     return ("n", value)
 
 
-@dataclass(slots=True, eq=False)
-class Pending:
+class Pending(msgspec.Struct, eq=False):
     """A request that has not been answered yet."""
 
     request: Message

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+import msgspec
+
 from acptrace.correlate.observations import (
     ChildTrafficBeforeAnnounce,
     Observation,
@@ -23,8 +25,7 @@ from acptrace.correlate.observations import (
 from acptrace.model.domain import Message, SessionInfo
 
 
-@dataclass(slots=True)
-class SessionRecord:
+class SessionRecord(msgspec.Struct):
     """What is known of one session so far."""
 
     session_id: str
@@ -54,8 +55,7 @@ class SessionRecord:
         )
 
 
-@dataclass(slots=True)
-class UnnamedTraffic:
+class UnnamedTraffic(msgspec.Struct):
     """Messages bearing a session ID while the session is not Known."""
 
     first_line: int | None = None

@@ -28,8 +28,7 @@ BATCH_LIFECYCLE_METHODS = frozenset(
 """Methods that SHOULD NOT be batched (TR-BATCH-LIFECYCLE)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(msgspec.Struct, frozen=True):
     """A message, with the JSON object it came from (for views that show payloads)."""
 
     message: Message

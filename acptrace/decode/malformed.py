@@ -3,28 +3,25 @@ input issues. The correlator passes them on with its own (`acptrace.correlate.ob
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from acptrace.model.domain import Message
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidJsonRpc:
+class InvalidJsonRpc(msgspec.Struct, frozen=True):
     """An object meant as JSON-RPC that breaks JSON-RPC 2.0."""
 
     line: int
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class EmptyBatch:
+class EmptyBatch(msgspec.Struct, frozen=True):
     """An empty batch array."""
 
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class BatchedLifecycle:
+class BatchedLifecycle(msgspec.Struct, frozen=True):
     """A lifecycle request (`initialize`, `session/new`, …) inside a batch array."""
 
     message: Message

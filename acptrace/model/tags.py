@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import StrEnum
+
+import msgspec
 
 MARKER_TAG = "replay_complete"
 SNAPSHOT_TAG = "state_update"
@@ -50,8 +51,7 @@ class TagClass(StrEnum):
     IGNORED = "ignored"
 
 
-@dataclass(frozen=True, slots=True)
-class TagPolicy:
+class TagPolicy(msgspec.Struct, frozen=True):
     """The classification in force for one analysis."""
 
     marker_tag: str = MARKER_TAG

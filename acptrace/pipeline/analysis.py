@@ -5,6 +5,7 @@ The entry points that open files (one walk per connection) are in `acptrace.pipe
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,7 +34,6 @@ from acptrace.model.domain import (
 )
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
-from acptrace.pipeline.pieces import split_records
 from acptrace.read.connections import Part
 from acptrace.read.envelopes import Envelope, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
@@ -239,13 +239,28 @@ def _records(
 ) -> Iterator[Read]:
     """The input's records: decoded by several processes when the execution asks for it and
     the input is a big plain file (`acptrace.pipeline.pieces`), else in this one."""
-    split = split_records(stream, options, execution, stats, runs_for)
-    if split is not None:
-        return split
+    if _may_split(stream, execution):
+        from acptrace.pipeline.pieces import split_records  # (most inputs never are split)
+
+        split = split_records(stream, options, execution, stats, runs_for)
+        if split is not None:
+            return split
     forced = format_named(options.input_format) if options.input_format else None
     lines = iter_blocks(stream, execution.max_line_bytes)
     settings = ReadSettings(link=options.link, fast=execution.fast, runs_for=runs_for)
     return read_records(lines, stats, forced, settings)
+
+
+def _may_split(stream: BinaryIO, execution: Execution) -> bool:
+    """Whether `acptrace.pipeline.pieces` might split the input: several processes asked, and
+    a file of `Execution.split_min_bytes` or more (it checks the rest). Start-up of a small
+    file does not pay for importing it."""
+    if execution.split < 2:
+        return False
+    try:
+        return os.fstat(stream.fileno()).st_size >= execution.split_min_bytes
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return False  # (a stream without a file behind it)
 
 
 def _connection_end(recorded: bool, assume_closed: bool) -> ConnectionEnd:

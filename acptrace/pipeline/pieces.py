@@ -83,10 +83,6 @@ work out evenly to the end, big enough that taking, sending and joining one cost
 OUTBOX = 2
 """Decoded pieces a worker keeps ready for the join: it runs ahead, in bounded memory."""
 
-USEFUL_PROCESSES = 4
-"""The default cap on processes for one file. The main process correlates everything in order
-(for an analysis, runs of updates come as one record each, a small share of the work) and
-joins the pieces; more than this was never measured (the machines here have two cores)."""
 HELD_BYTES = 2 * MAX_PIECE_BYTES
 """A piece up to this size is read whole when its lines are counted, and decoded from there."""
 SCAN_BYTES = 64 * 1024

@@ -26,11 +26,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+import msgspec
+
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import AcptraceError, UnreadableInput
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.mainguard import called_from_unguarded_main, check_not_importing_main
-from acptrace.pipeline.pieces import USEFUL_PROCESSES
 from acptrace.pipeline.transcripts import analyze_file
 
 if TYPE_CHECKING:
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+USEFUL_PROCESSES = 4
+"""The default cap on processes for one file (`acptrace.pipeline.pieces`). The main process
+correlates everything in order (for an analysis, runs of updates come as one record each, a
+small share of the work) and joins the pieces; more than this was never measured (the machines
+here have two cores)."""
 PARALLEL_MIN_BYTES = 1024 * 1024 * 1024
 """Below this much input in all (and no `jobs` given) the files are analysed in this process.
 Measured with `benchmarks/jobs.py` on two busy cores, `--jobs 2` against `--jobs 1` (wall):
@@ -60,8 +66,7 @@ class WorkersFailed(AcptraceError, RuntimeError):
     """The worker processes died, and the caller has no result that says so per file."""
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """How many processes a run uses."""
 
     processes: int

@@ -8,7 +8,8 @@ own (outcomes.md: "Several analyses in one output").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import acp_tck, inspector_trace
@@ -19,8 +20,7 @@ MULTI_CONNECTION_FORMATS = (acp_tck.NAME, inspector_trace.NAME)
 """Formats whose files are read as a sequence of connections."""
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(msgspec.Struct, frozen=True):
     """One connection of a file that holds several: its records, in order."""
 
     name: str

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import glob
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".jsons", ".json", ".log", ".txt")
 """What a file inside a directory must end with (before an optional `.gz`) to be read."""
@@ -13,8 +14,7 @@ TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".jsons", ".json", ".log", ".txt")
 _GLOB_CHARS = frozenset("*?[")
 
 
-@dataclass(frozen=True, slots=True)
-class Unmatched:
+class Unmatched(msgspec.Struct, frozen=True):
     """An argument that names no transcript."""
 
     argument: str

@@ -12,12 +12,12 @@ import json
 import json.decoder
 import json.scanner
 import re
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class Located:
+
+class Located(msgspec.Struct, frozen=True):
     """A parsed document and the line each of its objects opens on."""
 
     value: Any

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+import msgspec
 import orjson
 
 BATCH = 2048
@@ -22,8 +22,7 @@ BATCH = 2048
 _INDENT = orjson.OPT_INDENT_2
 
 
-@dataclass(frozen=True, slots=True)
-class Streamed:
+class Streamed(msgspec.Struct, frozen=True):
     """A list to write item by item where it stands in the document."""
 
     items: Iterable[Any]

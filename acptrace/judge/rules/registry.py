@@ -8,14 +8,14 @@ level where the trace cannot prove the violation).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import msgspec
 
 from acptrace.model.domain import Finding, JsonId, Severity
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """One violation a check found, before the rule's ID and level are attached."""
 
     line: int
@@ -38,8 +38,7 @@ class Verdict:
 Check = Callable[[Any], Iterable[Verdict]]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """One entry of the rule catalogue (rules.md)."""
 
     id: str

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from acptrace.model.tags import TagPolicy
 from acptrace.read.envelopes import Record
 
 
-@dataclass(frozen=True, slots=True)
-class ReadSettings:
+class ReadSettings(msgspec.Struct, frozen=True):
     """What the user told the reader about the input."""
 
     link: str | None = None

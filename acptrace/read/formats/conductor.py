@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from acptrace.model.domain import Direction
 from acptrace.model.errors import UsageError
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
@@ -92,8 +94,7 @@ def _named_link(wanted: str, hops: set[Hop]) -> Hop:
     return first[1], second[1]
 
 
-@dataclass(frozen=True)
-class Conductor:
+class Conductor(msgspec.Struct, frozen=True):
     """The sacp-conductor trace format."""
 
     name: str = "conductor"

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+import msgspec
 
 from acptrace.model.domain import Direction
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
@@ -80,8 +81,7 @@ def leading_time_ns(text: Any) -> int | None:
     return int(moment.astimezone(UTC).timestamp()) * 1_000_000_000 + fraction_ns
 
 
-@dataclass(frozen=True)
-class Zed:
+class Zed(msgspec.Struct, frozen=True):
     """Zed's copied ACP log (the reader splits the array into its elements)."""
 
     name: str = "zed"
@@ -103,8 +103,7 @@ class Zed:
         return ZedDecoder()
 
 
-@dataclass
-class ZedDecoder:
+class ZedDecoder(msgspec.Struct):
     """Decodes a dump's entries in order, keeping the latest anchor (a timed stderr line)."""
 
     anchor_ns: int | None = None
