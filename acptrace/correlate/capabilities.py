@@ -10,7 +10,6 @@ an advertised request answered `-32601` as soon as the answer comes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -66,8 +65,7 @@ class _Unadvertised(msgspec.Struct):
     count: int = 0
 
 
-@dataclass(slots=True)
-class CapabilityBook:
+class CapabilityBook(msgspec.Struct):
     """The advertised capabilities as the transcript unfolds, and their uses."""
 
     emit: Callable[[Observation], None]
@@ -78,9 +76,9 @@ class CapabilityBook:
     """The latest successful `initialize` result's capabilities (None: none yet)."""
     version: int = 2
     """The version that result negotiated."""
-    children: dict[str, frozenset[str]] = field(default_factory=dict)
+    children: dict[str, frozenset[str]] = msgspec.field(default_factory=dict)
     """Each announced child's capabilities, as its latest `subagent_update` set them."""
-    unadvertised: dict[str, _Unadvertised] = field(default_factory=dict)
+    unadvertised: dict[str, _Unadvertised] = msgspec.field(default_factory=dict)
     """Methods used without being advertised, by method, in order of first use."""
 
     def initialized(self, response: Message) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -46,11 +45,10 @@ class Pending(msgspec.Struct, eq=False):
     """False when it went the wrong way: it is paired, but takes part in no RC, LC or CX rule."""
 
 
-@dataclass(slots=True)
-class PendingTable:
+class PendingTable(msgspec.Struct):
     """Pending requests by the direction they travelled and their id."""
 
-    by_direction: dict[Direction, dict[IdKey, deque[Pending]]] = field(
+    by_direction: dict[Direction, dict[IdKey, deque[Pending]]] = msgspec.field(
         default_factory=lambda: {d: {} for d in Direction}
     )
 

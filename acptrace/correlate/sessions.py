@@ -12,7 +12,6 @@ LC-UNKNOWN-SESSION) or the transcript ends.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -91,8 +90,7 @@ class UnnamedTraffic(msgspec.Struct):
         )
 
 
-@dataclass(slots=True)
-class SessionBook:
+class SessionBook(msgspec.Struct):
     """Every session named on the connection, and traffic for sessions not named yet."""
 
     emit: Callable[[Observation], None]
@@ -100,9 +98,9 @@ class SessionBook:
     child_rules: bool = True
     """The child rules are judged: early traffic for a child is RC-CHILD-TRAFFIC-BEFORE-ANNOUNCE
     (else LC-UNKNOWN-SESSION, like any session that was not Known)."""
-    records: dict[str, SessionRecord] = field(default_factory=dict)
+    records: dict[str, SessionRecord] = msgspec.field(default_factory=dict)
     """Named sessions, in order of first appearance."""
-    unnamed: dict[str, UnnamedTraffic] = field(default_factory=dict)
+    unnamed: dict[str, UnnamedTraffic] = msgspec.field(default_factory=dict)
     """Messages bearing a session ID nothing has named yet."""
     start_seen: bool = False
     """The transcript starts at `initialize` (its first message is an `initialize` request)."""

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+import msgspec
 
 from acptrace.model.domain import JsonId, Message, Stamp, UpdateRun
 
 
-@dataclass(slots=True, eq=False)
-class Track:
+class Track(msgspec.Struct, eq=False):
     """One session's progress inside a window: the requested session or an announced child."""
 
     session_id: str
@@ -22,7 +22,7 @@ class Track:
     """For a child: the session whose `subagent_update` announced it."""
     announce: Stamp | None = None
     """For a child: its announcement."""
-    markers: list[Stamp] = field(default_factory=list)
+    markers: list[Stamp] = msgspec.field(default_factory=list)
     """Every marker for the session in the window, in order."""
     first_update: Stamp | None = None
     """The first update for the session in the window (a marker included)."""
@@ -30,24 +30,24 @@ class Track:
     """Updates before the marker."""
     held: int = 0
     """Updates after the marker (every update, when not replaying)."""
-    live_before_marker: list[tuple[int, str]] = field(default_factory=list)
+    live_before_marker: list[tuple[int, str]] = msgspec.field(default_factory=list)
     """(line, tag) of never-history updates before the first marker."""
-    requests_before_marker: list[tuple[int, str, JsonId]] = field(default_factory=list)
+    requests_before_marker: list[tuple[int, str, JsonId]] = msgspec.field(default_factory=list)
     """(line, method, id) of Agent requests naming the session before the first marker."""
     snapshot_after_marker: bool = False
     """A `state_update` came after the first marker."""
     snapshot_seen: bool = False
     """A `state_update` came at all."""
-    early: set[int] = field(default_factory=set)
+    early: set[int] = msgspec.field(default_factory=set)
     """Where in `markers` a child's markers came before its announcement in the window
     (RC-CHILD-BEFORE-ANNOUNCE): counted in `marker_count`, not towards RC-CHILD-DUPLICATE."""
-    judged_elsewhere: set[int] = field(default_factory=set)
+    judged_elsewhere: set[int] = msgspec.field(default_factory=set)
     """Where in `markers` a child's markers came while the Client's own replaying resume of
     the child was pending: that resume judges them (RC-DUPLICATE, not RC-CHILD-DUPLICATE)."""
     replay_at: Stamp | None = None
     """The replay's last message so far: the request (a child's announcement), then each
     update before the marker (idle-timer verdicts)."""
-    pauses: list[tuple[int, int]] = field(default_factory=list)
+    pauses: list[tuple[int, int]] = msgspec.field(default_factory=list)
     """(gap_ns, updates replayed before it) of each silence in the replay wider than any before."""
 
     def __post_init__(self) -> None:
@@ -130,8 +130,7 @@ def _widen(pauses: list[tuple[int, int]], gap_ns: int | None, replayed_before: i
         pauses.append((gap_ns, replayed_before))
 
 
-@dataclass(slots=True, eq=False)
-class Window:
+class Window(msgspec.Struct, eq=False):
     """One resume or load request and what the transcript shows until it ended."""
 
     request: Message
@@ -142,7 +141,7 @@ class Window:
     """A replay window: a v2 `session/resume` with a non-null `replayFrom` (never a load)."""
     requested: Track
     """The requested session's track."""
-    children: dict[str, Track] = field(default_factory=dict)
+    children: dict[str, Track] = msgspec.field(default_factory=dict)
     """Children announced in the window, in order of announcement."""
     ambiguous: bool = False
     """Another replaying resume of the session overlapped it (RC-CONCURRENT)."""

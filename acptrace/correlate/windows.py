@@ -11,7 +11,8 @@ Memory holds open windows, and the sessions they and earlier answered resumes na
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from acptrace.correlate.observations import (
     AnsweredResume,
@@ -29,8 +30,7 @@ REPLAYING_METHODS = frozenset({"session/resume", "session/load"})
 """Requests that open a window."""
 
 
-@dataclass(slots=True)
-class WindowBook:
+class WindowBook(msgspec.Struct):
     """Every open window, the children they announced, and markers waiting for an owner."""
 
     policy: TagPolicy
@@ -39,17 +39,17 @@ class WindowBook:
     """Where observations go."""
     is_active: Callable[[str], bool]
     """Whether the transcript shows a session active right now."""
-    by_session: dict[str, list[Window]] = field(default_factory=dict)
+    by_session: dict[str, list[Window]] = msgspec.field(default_factory=dict)
     """Open windows by the session their request names."""
-    child_tracks: dict[str, list[tuple[Window, Track]]] = field(default_factory=dict)
+    child_tracks: dict[str, list[tuple[Window, Track]]] = msgspec.field(default_factory=dict)
     """Open replay windows whose tree holds a child, with the track following it there."""
-    ever_announced: set[str] = field(default_factory=set)
+    ever_announced: set[str] = msgspec.field(default_factory=set)
     """Every session some `subagent_update` named on the connection."""
-    answered: dict[str, AnsweredResume] = field(default_factory=dict)
+    answered: dict[str, AnsweredResume] = msgspec.field(default_factory=dict)
     """The latest answered replaying resume whose tree held each session (RC-AFTER-RESPONSE)."""
-    seen_markers: dict[str, list[Message]] = field(default_factory=dict)
+    seen_markers: dict[str, list[Message]] = msgspec.field(default_factory=dict)
     """Markers since a window opened: a later announcement in it makes them early."""
-    unclaimed: dict[str, list[Message]] = field(default_factory=dict)
+    unclaimed: dict[str, list[Message]] = msgspec.field(default_factory=dict)
     """Markers that fit no window yet: a later announcement may still claim them."""
 
     def open(self, request: Message, session_id: str, *, v1: bool = False) -> Window:

@@ -8,7 +8,6 @@ could not infer (each reported once).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -38,11 +37,10 @@ class Found(msgspec.Struct, frozen=True):
 Classified = Found | Issue | InvalidJsonRpc | EmptyBatch | BatchedLifecycle
 
 
-@dataclass(slots=True)
-class Classifier:
+class Classifier(msgspec.Struct):
     """Turns envelopes into messages, malformed-message facts and issues."""
 
-    unknown_methods: set[str] = field(default_factory=set)
+    unknown_methods: set[str] = msgspec.field(default_factory=set)
     """Methods already reported as `unknown_direction`."""
 
     def classify(self, envelope: Envelope) -> Iterator[Classified]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
+import msgspec
+
 from acptrace.decode.fastpath import FastDecoder
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.excerpt import excerpt
@@ -36,8 +38,7 @@ FAST_FORMATS = ("acptrace", "jsonrpc")
 """Formats whose plain lines the hot path decodes straight to messages."""
 
 
-@dataclass(slots=True)
-class ReadStats:
+class ReadStats(msgspec.Struct):
     """What the reader saw, filled in while it runs."""
 
     format: str = DEFAULT_FORMAT.name
@@ -48,7 +49,7 @@ class ReadStats:
     """Every line of the input, blank ones included."""
     blank: int = 0
     """Lines with nothing but white space."""
-    mixed_formats: set[str] = field(default_factory=set)
+    mixed_formats: set[str] = msgspec.field(default_factory=set)
     """Other formats that records of the input had (reported once each)."""
     array: bool = False
     """The input is one JSON array spread over many lines (its elements are read instead)."""

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from acptrace.correlate.observations import Observation
 from acptrace.judge.rules import MARKER_RULE_PREFIX, Rule
 from acptrace.model.domain import Finding
 
 
-@dataclass(slots=True)
-class Judge:
+class Judge(msgspec.Struct):
     """Runs the selected rules on every observation and keeps their findings."""
 
     rules: Iterable[Rule]
     """The rules to run."""
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
     """Everything found so far, in the order found."""
-    _by_type: dict[type, list[Rule]] = field(default_factory=dict)
+    _by_type: dict[type, list[Rule]] = msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for rule in self.rules:

@@ -7,7 +7,9 @@ A cut payload whose message was still read lost nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+
+import msgspec
 
 from acptrace.model.domain import Finding, Issue, IssueKind
 
@@ -30,13 +32,12 @@ RESTS_ON_ABSENCE = frozenset(
 """Rules whose findings rest on something the transcript does not show."""
 
 
-@dataclass(slots=True)
-class LostInput:
+class LostInput(msgspec.Struct):
     """Follows the issues and message lines of one analysis to tell whether messages were lost."""
 
     dropped_line: int | None = None
     """The line of the first `frames_dropped` issue."""
-    unread: set[int] = field(default_factory=set)
+    unread: set[int] = msgspec.field(default_factory=set)
     """Lines with a `truncated_payload` issue and, so far, no message."""
     read_lines: tuple[int, int] = (0, 0)
     """The last span of lines (first, last) that held messages."""

@@ -9,8 +9,9 @@ import io
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import BinaryIO, cast
+
+import msgspec
 
 from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
@@ -60,18 +61,17 @@ def label(source: TranscriptInput, name: str | None = None) -> str:
     return os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
-@dataclass(slots=True)
-class _Run:
+class _Run(msgspec.Struct):
     """What one analysis accumulates while the transcript streams by."""
 
     options: Options
     judge: Judge
-    rows: list[ResumeRow] = field(default_factory=list)
-    issues: list[Issue] = field(default_factory=list)
+    rows: list[ResumeRow] = msgspec.field(default_factory=list)
+    issues: list[Issue] = msgspec.field(default_factory=list)
     messages: int = 0
     events: int = 0
     closed: bool = False
-    lost: LostInput = field(default_factory=LostInput)
+    lost: LostInput = msgspec.field(default_factory=LostInput)
     """Whether the input lost messages (rules.md §9)."""
 
     def issue(self, issue: Issue) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+
+import msgspec
 
 from acptrace.model.domain import Issue, IssueKind
 from acptrace.read.source import RawLine
@@ -19,8 +20,7 @@ _STRUCTURAL = re.compile(rb'["\\\[\]{},]')
 _BLANK = b" \t\r\n\f\v"
 
 
-@dataclass
-class ArraySplitter:
+class ArraySplitter(msgspec.Struct):
     """Feed it the lines of an array (from its `[`); it yields (line, element bytes) or issues."""
 
     depth: int = 0
@@ -31,7 +31,7 @@ class ArraySplitter:
     rest: bytes = b""
     """What followed the closing `]` on its line."""
     start_line: int | None = None
-    element: bytearray = field(default_factory=bytearray)
+    element: bytearray = msgspec.field(default_factory=bytearray)
 
     def feed(self, raw: RawLine) -> Iterator[tuple[int, bytes]]:
         """The elements that end on this line (up to the closing `]`, after which `rest` is)."""
@@ -99,13 +99,12 @@ class ArraySplitter:
         self.start_line = None
 
 
-@dataclass
-class RepeatFilter:
+class RepeatFilter(msgspec.Struct):
     """Skips the start of an array that repeats the array before it, element for element."""
 
-    before: list[bytes] = field(default_factory=list)
+    before: list[bytes] = msgspec.field(default_factory=list)
     """Digests of the previous array's elements."""
-    current: list[bytes] = field(default_factory=list)
+    current: list[bytes] = msgspec.field(default_factory=list)
     """Digests of this array's elements so far."""
     skipped: int = 0
     first_line: int = 0

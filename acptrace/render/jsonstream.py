@@ -8,7 +8,7 @@ by its list, dumped a batch of items at a time and indented to where the placeho
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
@@ -32,7 +32,7 @@ class Streamed(msgspec.Struct, frozen=True):
 def json_chunks(document: Any) -> Iterator[bytes]:
     """The document as indented JSON ending in a newline, in pieces; each `Streamed` value in
     it (in dicts or lists, at any depth) is written as a list, its items a batch at a time."""
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()  # (not `secrets`: it imports hashlib, hmac and random)
     lists: dict[bytes, Iterable[Any]] = {}
 
     def placed(value: Any) -> Any:

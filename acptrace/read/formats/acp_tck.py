@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
@@ -58,14 +60,13 @@ class AcpTck(Stateless):
 FORMAT = AcpTck()
 
 
-@dataclass
-class Test:
+class Test(msgspec.Struct):
     """One test's transcript as read from a report."""
 
     nodeid: str
     status: str | None
     records: list[Record]
-    requirements: list[str] = field(default_factory=list)
+    requirements: list[str] = msgspec.field(default_factory=list)
 
 
 def read_report(document: Located) -> list[Test]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -119,13 +118,12 @@ class Conductor(msgspec.Struct, frozen=True):
         return LinkDecoder(choose_link(sample, settings.link))
 
 
-@dataclass
-class LinkDecoder:
+class LinkDecoder(msgspec.Struct):
     """Decodes the events of one link; everything else becomes a recorder event."""
 
     link: Hop | None
     """The link analysed (None: the first hop seen is taken)."""
-    mcp_pending: set[tuple[bool, Any]] = field(default_factory=set)
+    mcp_pending: set[tuple[bool, Any]] = msgspec.field(default_factory=set)
     """(towards the Agent, id) of MCP requests on the link, so their responses stay out too."""
 
     @property
