@@ -8,10 +8,11 @@ the command line replaces the file's (lists are not merged).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
+
+import msgspec
 
 from acptrace.judge.rules import RULES
 from acptrace.model.domain import Analysis, Finding, Severity
@@ -41,8 +42,7 @@ class FailOn(StrEnum):
                 return severity.rank >= Severity(self.value).rank
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(msgspec.Struct, frozen=True):
     """How one run is analysed and judged."""
 
     options: Options
@@ -61,8 +61,7 @@ class Policy:
         return bool(self.failing(analysis)) or (self.strict and bool(analysis.issues))
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """What a config file or the command line says; None where it says nothing."""
 
     select: tuple[str, ...] | None = None
@@ -88,8 +87,8 @@ class Settings:
 
     def over(self, base: Settings) -> Settings:
         """These settings where they say something, `base`'s elsewhere."""
-        given = {f.name: getattr(self, f.name) for f in fields(self)}
-        return replace(base, **{k: v for k, v in given.items() if v is not None})
+        given = msgspec.structs.asdict(self)
+        return msgspec.structs.replace(base, **{k: v for k, v in given.items() if v is not None})
 
     def policy(self, *, input_format: str | None = None, link: str | None = None) -> Policy:
         """The policy these settings ask for (defaults where they say nothing).

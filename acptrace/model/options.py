@@ -4,7 +4,7 @@ changes what an analysis finds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from acptrace.model.tags import MARKER_TAG, TagPolicy
 
@@ -12,8 +12,7 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(msgspec.Struct, frozen=True):
     """What to read and how to judge it: the rules, tags, protocol and format."""
 
     input_format: str | None = None
@@ -50,8 +49,7 @@ class Options:
         return not any(rule_id.startswith(p) for p in self.ignore)
 
 
-@dataclass(frozen=True, slots=True)
-class Execution:
+class Execution(msgspec.Struct, frozen=True):
     """How to run an analysis: processes, fast paths, buffer sizes. Never changes a verdict
     (tests compare every setting with the reference, one process on the general path)."""
 
