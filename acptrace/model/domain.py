@@ -1,4 +1,5 @@
-"""Domain objects shared by every stage: closed sets as enums, records as frozen dataclasses.
+"""Domain objects shared by every stage: closed sets as enums, the records a library user meets
+as frozen dataclasses (orjson writes them), the per-message ones as msgspec Structs.
 
 Times are integer nanoseconds inside (`ts_ns` wall clock since the Unix epoch, `mono_ns` a
 monotonic clock with an arbitrary origin); latencies become float milliseconds only at the edges.
