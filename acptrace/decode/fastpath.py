@@ -66,19 +66,15 @@ class FastDecoder:
         lines, index, end = block.lines, 0, len(block.lines)
         run: Run | None = None
         while index < end:
-            decoded = None  # the line as the run loop decoded it, if it did
             if run is not None and quick:
-                index, decoded = run.grow(lines, index, block.first)
+                index = run.grow(lines, index, block.first)
                 if index == end:
                     break
             data, number = lines[index], block.first + index
             index += 1
             if run is not None:
                 run.sync(clock)
-            if decoded is not None:
-                message = canonical_message(decoded, number)
-            else:
-                message = self.message(data, number)
+            message = self.message(data, number)
             if message is None:
                 if run is not None:
                     yield run.done()
