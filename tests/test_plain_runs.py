@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import UTC, datetime
 
 import msgspec
 import pytest
 
 from acptrace.decode import runs, shapes
 from acptrace.model.domain import Direction, UpdateRun
-from acptrace.read.timestamps import second_start_ns
+from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
 from tests.test_fastpath import _as_plain, both, each_message, padded, records_with_runs
 
 DEEP = b"[" * 200 + b"]" * 200
@@ -153,3 +154,27 @@ def test_the_narrowed_shape_has_the_members_of_the_general_one(
 ) -> None:
     # (a member only the general shape has would be skipped unread here, and not validated)
     assert sorted(narrowed.__struct_fields__) == sorted(general.__struct_fields__)
+
+
+FAR = 253402300800 * 10**9  # 10000-01-01T00:00:00Z, the first time past four-digit years
+
+
+@pytest.mark.parametrize(
+    "ts_ns",
+    [0, -1000, 1_764_669_600_123_456_000, 1_764_669_600_123_456_001, FAR - 1000, FAR,
+     -62135596800 * 10**9, -62135596800 * 10**9 - 1000, -30610224000 * 10**9,
+     -30610224000 * 10**9 - 1000, 2**63, -(2**63), 10**40],
+)  # fmt: skip
+def test_a_time_as_usual_text_is_the_same_from_the_cache(ts_ns: int) -> None:
+    seconds, rest = divmod(ts_ns, 10**9)
+    try:
+        moment = datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        moment = None
+    expected = None
+    if moment is not None and 1000 <= moment.year <= 9999 and rest % 1000 == 0:
+        expected = f"{moment:%Y-%m-%dT%H:%M:%S}.{rest // 1000:06d}Z"
+    assert usual_text(ts_ns) == expected
+    assert usual_text(ts_ns) == expected  # (again: from the cache)
+    if expected is not None:
+        assert utc_microseconds_ns(expected) == ts_ns
