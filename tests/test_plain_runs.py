@@ -57,6 +57,8 @@ EDGES: dict[str, tuple[bytes, bytes, bool]] = {
     "a marker": (rb'"sessionUpdate":"[a-z_]*"', b'"sessionUpdate":"replay_complete"', False),
     "a deep member the shapes read": (rb'"params":\{', b'"params":{"info":' + DEEP + b",", True),
     "a deep member skipped": (rb'"params":\{', b'"params":{"other":' + DEEP + b",", True),
+    "an id inside the update": (rb'"update":\{', b'"update":{"id":9,', True),
+    "an id inside the params": (rb'"params":\{', b'"params":{"id":9,', True),
     "an odd member of the update": (rb'"update":\{', b'"update":{"capabilities":[1,{}],', True),
     "a non-UTF-8 byte in a skipped payload": (rb'"text":"a', b'"text":"\xff', False),
     "UTF-8 in a skipped payload": (rb'"text":"a', b'"text":"\xc3\xa9', True),
