@@ -13,7 +13,14 @@ import pytest
 from acptrace.decode import runs, shapes
 from acptrace.model.domain import Direction, UpdateRun
 from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
-from tests.test_fastpath import _as_plain, both, each_message, padded, records_with_runs
+from tests.test_fastpath import (
+    UTF8_EDGES,
+    _as_plain,
+    both,
+    each_message,
+    padded,
+    records_with_runs,
+)
 
 DEEP = b"[" * 200 + b"]" * 200
 EDGES: dict[str, tuple[bytes, bytes, bool]] = {
@@ -180,3 +187,21 @@ def test_a_time_as_usual_text_is_the_same_from_the_cache(ts_ns: int) -> None:
     assert usual_text(ts_ns) == expected  # (again: from the cache)
     if expected is not None:
         assert utc_microseconds_ns(expected) == ts_ns
+
+
+@pytest.mark.parametrize("payload", UTF8_EDGES, ids=lambda payload: payload.hex())
+def test_the_lines_of_a_block_are_utf8_together_when_each_is(payload: bytes) -> None:
+    lines = [b'{"a":"caf\xc3\xa9"}\n', b'{"a":"x' + payload + b'"}\n', b'{"a":1}\n']
+    each = True
+    for line in lines:
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            each = False
+    assert runs.all_utf8(lines) is each
+
+
+def test_a_sequence_cut_between_two_lines_is_not_utf8() -> None:
+    assert not runs.all_utf8([b"caf\xc3", b"\xa9\n"])  # (the first without its line end)
+    assert not runs.all_utf8([b"\xe2\x82", b"\xac"])
+    assert runs.all_utf8([b"caf\xc3\xa9", b"\xe2\x82\xac"])

@@ -9,7 +9,8 @@ by one (a test compares both).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import filterfalse
 
 from acptrace.decode.shapes import NOT_DECODED, decode_plain
 from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
@@ -24,6 +25,17 @@ def is_utf8(data: bytes) -> bool:
         return True
     try:
         data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def all_utf8(lines: list[bytes]) -> bool:
+    """Every line is UTF-8: one check of their non-ASCII lines together, joined with a line end
+    (an ASCII byte: no sequence runs across two lines); False when any one is not."""
+    others: Iterable[bytes] = filterfalse(bytes.isascii, lines)
+    try:
+        b"\n".join(others).decode()
     except UnicodeDecodeError:
         return False
     return True
@@ -94,10 +106,10 @@ class Run:
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock)
 
-    def grow(self, lines: list[bytes], start: int, first: int) -> int:
+    def grow(self, lines: list[bytes], start: int, first: int, utf8: bool = False) -> int:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
-        `lines[0]`), as long as they come; the index of the first line not taken. The clock is
-        then stale.
+        `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8); the index of the
+        first line not taken. The clock is then stale.
 
         The loop most lines of a big transcript go through (`grow_run`): anything else (another
         session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
@@ -107,7 +119,7 @@ class Run:
         index, last_ts, last_mono, snapshot, own_mono, self.widest = grow_run(
             lines, start, first, self.session, self.direction,
             self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
-            second_start_ns, self.live, own_mono, self.widest, self.pauses,
+            second_start_ns, self.live, own_mono, self.widest, self.pauses, utf8,
         )  # fmt: skip
         if index > start:
             self.count += index - start
@@ -176,6 +188,7 @@ def grow_run(
     own_mono: int | None,
     widest: int,
     pauses: list[tuple[int, int]],
+    utf8: bool = False,
 ) -> tuple[int, str, int | None, bool, int | None, int]:
     """The run loop, in locals and without a `Message` per line: the plain updates of one
     session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
@@ -184,7 +197,8 @@ def grow_run(
     one was a `snapshot_tag`, the last line's own monotonic time (`own_mono`: the line before
     `start`'s on the way in) and the widest gap between two lines (`widest`, nanoseconds:
     monotonic when both lines have it, else wall); never-history tags taken are appended to
-    `live`, and (line, gap) to `pauses` where a gap is wider than `widest` was.
+    `live`, and (line, gap) to `pauses` where a gap is wider than `widest` was. `utf8`: every
+    line is known to be UTF-8 (`all_utf8`), else each is checked.
 
     A line is taken when it has the shape `acptrace.decode.fastpath` would make a plain update
     of, with nothing the general path would report: msgspec checks its shape (`PlainLine`: a
@@ -199,7 +213,7 @@ def grow_run(
     index = start
     for index in range(start, len(lines)):
         data = lines[index]
-        if not data.isascii():
+        if not utf8 and not data.isascii():
             try:
                 data.decode()  # (msgspec does not check the UTF-8 of what it skips)
             except UnicodeDecodeError:
@@ -208,11 +222,11 @@ def grow_run(
             line = decode_plain(data)
         except NOT_DECODED:
             break
+        ts = line.ts
         params = line.msg.params
         tag = params.update.sessionUpdate
         if params.sessionId != session or line.dir != direction or tag in breaks:
             break
-        ts = line.ts
         if not last_ts <= ts < second_end:  # not in the second of the last one
             if ts < last_ts or len(ts) != 27 or ts[19] != ".":
                 break
