@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from acptrace.decode.directions import TRAFFIC, infer_direction
 from acptrace.decode.message import message_of, problems
-from acptrace.decode.runs import Run, is_utf8, plain_update
+from acptrace.decode.runs import Run, all_utf8, is_utf8, plain_update
 from acptrace.decode.shapes import (
     NOT_DECODED,
     UNSET,
@@ -64,21 +64,18 @@ class FastDecoder:
         must be read, and its times checked, before the next item is asked for)."""
         quick = self.canonical and self._policy is not None
         lines, index, end = block.lines, 0, len(block.lines)
+        utf8 = quick and all_utf8(lines)
         run: Run | None = None
         while index < end:
-            decoded = None  # the line as the run loop decoded it, if it did
             if run is not None and quick:
-                index, decoded = run.grow(lines, index, block.first)
+                index = run.grow(lines, index, block.first, utf8)
                 if index == end:
                     break
             data, number = lines[index], block.first + index
             index += 1
             if run is not None:
                 run.sync(clock)
-            if decoded is not None:
-                message = canonical_message(decoded, number)
-            else:
-                message = self.message(data, number)
+            message = self.message(data, number)
             if message is None:
                 if run is not None:
                     yield run.done()

@@ -9,17 +9,10 @@ by one (a test compares both).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import filterfalse
 
-from acptrace.decode.shapes import (
-    NOT_DECODED,
-    UNSET,
-    CanonicalLine,
-    WireMessage,
-    WireParams,
-    WireUpdate,
-    decode_line,
-)
+from acptrace.decode.shapes import NOT_DECODED, decode_plain
 from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
 from acptrace.model.tags import SNAPSHOT_TAG
 from acptrace.read.clocks import Clock
@@ -32,6 +25,17 @@ def is_utf8(data: bytes) -> bool:
         return True
     try:
         data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def all_utf8(lines: list[bytes]) -> bool:
+    """Every line is UTF-8: one check of their non-ASCII lines together, joined with a line end
+    (an ASCII byte: no sequence runs across two lines); False when any one is not."""
+    others: Iterable[bytes] = filterfalse(bytes.isascii, lines)
+    try:
+        b"\n".join(others).decode()
     except UnicodeDecodeError:
         return False
     return True
@@ -102,27 +106,27 @@ class Run:
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock)
 
-    def grow(self, lines: list[bytes], start: int, first: int) -> tuple[int, CanonicalLine | None]:
+    def grow(self, lines: list[bytes], start: int, first: int, utf8: bool = False) -> int:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
-        `lines[0]`), as long as they come; the index of the first line not taken, and that line
-        decoded as a canonical line if it is one. The clock is then stale.
+        `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8); the index of the
+        first line not taken. The clock is then stale.
 
         The loop most lines of a big transcript go through (`grow_run`): anything else (another
         session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
         """
         last = self.last
         own_mono = last.mono_ns if last is not None else None
-        index, plain, last_ts, last_mono, snapshot, own_mono, self.widest = grow_run(
+        index, last_ts, last_mono, snapshot, own_mono, self.widest = grow_run(
             lines, start, first, self.session, self.direction,
             self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
-            second_start_ns, self.live, own_mono, self.widest, self.pauses,
+            second_start_ns, self.live, own_mono, self.widest, self.pauses, utf8,
         )  # fmt: skip
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
             self.last = Stamp(first + index - 1, utc_microseconds_ns(last_ts), own_mono)
         self.snapshot = self.snapshot or snapshot
-        return index, plain
+        return index
 
     def takes(self, message: Message, clock: Clock) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
@@ -184,20 +188,22 @@ def grow_run(
     own_mono: int | None,
     widest: int,
     pauses: list[tuple[int, int]],
-) -> tuple[int, CanonicalLine | None, str, int | None, bool, int | None, int]:
+    utf8: bool = False,
+) -> tuple[int, str, int | None, bool, int | None, int]:
     """The run loop, in locals and without a `Message` per line: the plain updates of one
     session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
-    come. Returns the index of the first line not taken, that line decoded as a canonical line
-    if it is one, the last time (`last_ts`, a usual time's text or `_NEVER`) and monotonic
-    time of the lines taken, whether one was a `snapshot_tag`, the last line's own monotonic
-    time (`own_mono`: the line before `start`'s on the way in) and the widest gap between two
-    lines (`widest`, nanoseconds: monotonic when both lines have it, else wall); never-history
-    tags taken are appended to `live`, and (line, gap) to `pauses` where a gap is wider than
-    `widest` was.
+    come. Returns the index of the first line not taken (for the caller to read), the last time
+    (`last_ts`, a usual time's text or `_NEVER`) and monotonic time of the lines taken, whether
+    one was a `snapshot_tag`, the last line's own monotonic time (`own_mono`: the line before
+    `start`'s on the way in) and the widest gap between two lines (`widest`, nanoseconds:
+    monotonic when both lines have it, else wall); never-history tags taken are appended to
+    `live`, and (line, gap) to `pauses` where a gap is wider than `widest` was. `utf8`: every
+    line is known to be UTF-8 (`all_utf8`), else each is checked.
 
     A line is taken when it has the shape `acptrace.decode.fastpath` would make a plain update
-    of, with nothing the general path would report. A usual time's text is checked against the
-    one before as text, which orders such times as they are.
+    of, with nothing the general path would report: msgspec checks its shape (`PlainLine`: a
+    line that does not fit it is left to the caller), this loop the rest. A usual time's text
+    is checked against the one before as text, which orders such times as they are.
     """
     # Every usual time in the second of `last_ts` sorts from that second's start to
     # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
@@ -205,46 +211,21 @@ def grow_run(
     second_end = last_ts[:19] + "/"
     snapshot = False
     index = start
-    decoded = None
     for index in range(start, len(lines)):
         data = lines[index]
-        if not data.isascii():
+        if not utf8 and not data.isascii():
             try:
                 data.decode()  # (msgspec does not check the UTF-8 of what it skips)
             except UnicodeDecodeError:
-                decoded = None
                 break
         try:
-            decoded = decode_line(data)
+            line = decode_plain(data)
         except NOT_DECODED:
-            decoded = None
             break
-        msg = decoded.msg
-        if type(msg) is not WireMessage:
-            break
-        params = msg.params
-        if type(params) is not WireParams:
-            break
-        update = params.update
-        if type(update) is not WireUpdate:
-            break
-        tag = update.sessionUpdate
-        if (
-            msg.method != "session/update"
-            or params.sessionId != session
-            or decoded.dir != direction
-            or type(tag) is not str
-            or tag in breaks
-            or msg.jsonrpc != "2.0"
-            or msg.id is not UNSET
-            or msg.result is not UNSET
-            or msg.error is not UNSET
-            or decoded.timestamp is not UNSET
-            or decoded.time is not UNSET
-        ):
-            break
-        ts = decoded.ts
-        if type(ts) is not str:
+        ts = line.ts
+        params = line.msg.params
+        tag = params.update.sessionUpdate
+        if params.sessionId != session or line.dir != direction or tag in breaks:
             break
         if not last_ts <= ts < second_end:  # not in the second of the last one
             if ts < last_ts or len(ts) != 27 or ts[19] != ".":
@@ -256,15 +237,17 @@ def grow_run(
         # a known second: six ASCII digits and a Z must follow
         if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
             break
-        mono = decoded.mono_ns
-        if mono is not None:
-            if type(mono) is not int or last_mono is None or mono < last_mono:
+        mono = line.mono_ns
+        if mono is None:
+            gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
+        else:
+            if last_mono is None or mono < last_mono:
                 break
             last_mono = mono
-        if mono is not None and own_mono is not None:
-            gap = mono - own_mono
-        else:
-            gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
+            if own_mono is None:
+                gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
+            else:
+                gap = mono - own_mono
         if gap > widest:
             widest = gap
             pauses.append((first + index, gap))
@@ -274,8 +257,8 @@ def grow_run(
             live.append((first + index, tag))
             snapshot = snapshot or tag == snapshot_tag
     else:
-        index, decoded = len(lines), None
-    return index, decoded, last_ts, last_mono, snapshot, own_mono, widest
+        return len(lines), last_ts, last_mono, snapshot, own_mono, widest
+    return index, last_ts, last_mono, snapshot, own_mono, widest
 
 
 def _text_ns(ts: str, second_start: Callable[[str], int | None]) -> int:

@@ -12,9 +12,10 @@ general path, other formats' payloads) converts with `wire_message`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
+from msgspec import UnsetType
 
 UNSET: Any = msgspec.UNSET
 """A member that was absent (not the same as `null`)."""
@@ -89,6 +90,62 @@ decode_line = msgspec.json.Decoder(CanonicalLine).decode
 """A canonical line's bytes as a `CanonicalLine`; raises `NOT_DECODED` for any other JSON value."""
 decode_message = msgspec.json.Decoder(WireMessage).decode
 """A bare JSON-RPC line's bytes as a `WireMessage`; raises `NOT_DECODED` for a non-object."""
+
+
+# The plain update, narrowed: the same members as `CanonicalLine` > `WireMessage` >
+# `WireParams` > `WireUpdate` above, each typed as a line of a run of plain updates has it
+# (`acptrace.decode.runs`), so that msgspec checks in C what the run loop would check in
+# Python. Members that must be absent are typed `UnsetType`: their presence fails. Any line
+# that does not fit raises `NOT_DECODED`, and is read with the general shapes above (it ends
+# the loop, not the run). Not a second reading of the wire: a line that fits decodes here to
+# the values it has there, member by member (a test holds the members the same).
+
+
+class PlainUpdate(msgspec.Struct, gc=False):
+    """`WireUpdate`, narrowed: a tag that is a string."""
+
+    sessionUpdate: str
+    sessionId: Any = UNSET
+    capabilities: Any = UNSET
+
+
+class PlainParams(msgspec.Struct, gc=False):
+    """`WireParams`, narrowed: a session that is a string, and an update object."""
+
+    sessionId: str
+    update: PlainUpdate
+    replayFrom: Any = UNSET
+    requestId: Any = UNSET
+    protocolVersion: Any = UNSET
+    info: Any = UNSET
+    clientInfo: Any = UNSET
+
+
+class PlainMessage(msgspec.Struct, gc=False):
+    """`WireMessage`, narrowed: a JSON-RPC 2.0 `session/update` notification."""
+
+    jsonrpc: Literal["2.0"]
+    method: Literal["session/update"]
+    params: PlainParams
+    id: UnsetType = UNSET
+    result: UnsetType = UNSET
+    error: UnsetType = UNSET
+
+
+class PlainLine(msgspec.Struct, gc=False):
+    """`CanonicalLine`, narrowed: the plain update of a run, with a text `ts` only."""
+
+    dir: str
+    msg: PlainMessage
+    ts: str
+    timestamp: UnsetType = UNSET
+    time: UnsetType = UNSET
+    mono_ns: int | None = None
+
+
+decode_plain = msgspec.json.Decoder(PlainLine).decode
+"""A line of a run of plain updates as a `PlainLine`; raises `NOT_DECODED` for any other line
+(which `decode_line` then reads)."""
 
 
 def wire_message(obj: dict[str, Any]) -> WireMessage:

@@ -82,6 +82,8 @@ MAX_PIECE_BYTES = 4 * 1024 * 1024
 work out evenly to the end, big enough that taking, sending and joining one costs little."""
 OUTBOX = 2
 """Decoded pieces a worker keeps ready for the join: it runs ahead, in bounded memory."""
+AHEAD = 4
+"""Pieces the join decodes ahead of the one it waits for, rather than wait (bounded memory)."""
 
 HELD_BYTES = 2 * MAX_PIECE_BYTES
 """A piece up to this size is read whole when its lines are counted, and decoded from there."""
@@ -623,8 +625,9 @@ class _Join:
         """Piece `index` decoded; None past the last piece.
 
         From the worker that took it, or decoded here. While the worker is still busy with it,
-        this process takes the next free piece and decodes it ahead rather than wait: the
-        work shares itself out by who is free, whatever the cost of correlating here.
+        this process takes the next free piece and decodes it ahead rather than wait (up to
+        `AHEAD` of them): the work shares itself out by who is free, whatever the cost of
+        correlating here.
         """
         while True:
             taker = self._cursor.taker(index)
@@ -640,7 +643,7 @@ class _Join:
                 continue  # a worker took `index` meanwhile
             assert taker != _MAIN, "this process's pieces are decoded when taken"
             worker = self._workers[taker - _MAIN - 1]
-            if not ahead and not worker.ready():
+            if len(ahead) < AHEAD and not worker.ready():
                 piece = self._cursor.take(self._file, _MAIN)
                 if piece is not None:
                     ahead[piece.index] = self._reader.decode(piece)

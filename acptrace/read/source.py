@@ -362,7 +362,12 @@ def _whole_lines(
     if blank is not None:
         yield blank
     elif lead < trail:
-        lines = _lines(block if trail == len(block) else block[:trail], lead)
+        if trail == end:  # (not `block[:trail]`, a copy of the whole read)
+            lines = _lines(block, lead)
+            if end < len(block):
+                lines.pop()  # the start of the next line, which the read cut
+        else:
+            lines = _lines(block[:trail], lead)
         yield LineBlock(first, lines, b"\r" in block)
         first += len(lines)
     if trail < end:

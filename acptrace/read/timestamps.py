@@ -66,17 +66,33 @@ def second_start_ns(second: str) -> int | None:
 
 def usual_text(ts_ns: int) -> str | None:
     """The time as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (which `utc_microseconds_ns` reads back to
-    the same value); None when that cannot be (a finer fraction, a year beyond four digits)."""
+    the same value); None when that cannot be (a finer fraction, a year beyond four digits).
+    Each second's text is cached (a hot path: once per run of updates)."""
     seconds, rest = divmod(ts_ns, _NS)
     if rest % 1000:
         return None
+    second = _SECOND_TEXTS.get(seconds)
+    if second is None:
+        second = _second_text(seconds)
+        if len(_SECOND_TEXTS) >= _SECONDS_KEPT:
+            _SECOND_TEXTS.clear()
+        _SECOND_TEXTS[seconds] = second
+    return f"{second}.{rest // 1000:06d}Z" if second else None
+
+
+_SECOND_TEXTS: dict[int, str] = {}
+"""`_second_text` of recent seconds since the epoch."""
+
+
+def _second_text(seconds: int) -> str:
+    """`YYYY-MM-DDTHH:MM:SS` of a second since the epoch (UTC); "" when it has no such text."""
     try:
         moment = datetime.fromtimestamp(seconds, UTC)
     except (OverflowError, OSError, ValueError):
-        return None
+        return ""
     if not 1000 <= moment.year <= 9999:
-        return None
-    return f"{moment:%Y-%m-%dT%H:%M:%S}.{rest // 1000:06d}Z"
+        return ""
+    return f"{moment:%Y-%m-%dT%H:%M:%S}"
 
 
 def _second_ns(second: str) -> int | None:

@@ -1,0 +1,207 @@
+"""The run loop reads its lines in a narrowed shape (`shapes.PlainLine`): each line that shape
+takes or leaves to the general path must be analysed as the general path analyses it."""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import UTC, datetime
+
+import msgspec
+import pytest
+
+from acptrace.decode import runs, shapes
+from acptrace.model.domain import Direction, UpdateRun
+from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
+from tests.test_fastpath import (
+    UTF8_EDGES,
+    _as_plain,
+    both,
+    each_message,
+    padded,
+    records_with_runs,
+)
+
+DEEP = b"[" * 200 + b"]" * 200
+EDGES: dict[str, tuple[bytes, bytes, bool]] = {
+    # name: (pattern, replacement, whether the run loop takes the line)
+    "unchanged": (rb"^", b"", True),
+    "an id": (rb'"jsonrpc":"2.0"', b'"jsonrpc":"2.0","id":9', False),
+    "a null id": (rb'"jsonrpc":"2.0"', b'"id":null,"jsonrpc":"2.0"', False),
+    "a result": (rb'"jsonrpc":"2.0"', b'"jsonrpc":"2.0","result":{}', False),
+    "an error": (rb'"jsonrpc":"2.0"', b'"jsonrpc":"2.0","error":{"code":1}', False),
+    "mono_ns true": (rb'"mono_ns":\d+', b'"mono_ns":true', False),
+    "mono_ns false": (rb'"mono_ns":\d+', b'"mono_ns":false', False),
+    "mono_ns a float": (rb'"mono_ns":(\d+)', rb'"mono_ns":\1.0', False),
+    "mono_ns an exponent": (rb'"mono_ns":\d+', b'"mono_ns":6e9', False),
+    "mono_ns a string": (rb'"mono_ns":(\d+)', rb'"mono_ns":"\1"', False),
+    "mono_ns null": (rb'"mono_ns":\d+', b'"mono_ns":null', True),
+    "mono_ns absent": (rb'"mono_ns":\d+,', b"", True),
+    "mono_ns beyond 64 bits": (rb'"mono_ns":\d+', b'"mono_ns":%d' % 2**70, True),
+    # a member twice: the last counts on both paths; the run loop leaves the line to the general
+    # path (which takes it into the run when the last is plain: see the last test)
+    "mono_ns twice, the last plain": (rb'"mono_ns":', b'"mono_ns":true,"mono_ns":', False),
+    "mono_ns twice, the last true": (rb'("mono_ns":\d+)', rb'\1,"mono_ns":true', False),
+    "jsonrpc with a space": (rb'"jsonrpc":"2.0"', b'"jsonrpc":"2.0 "', False),
+    "jsonrpc a number": (rb'"jsonrpc":"2.0"', b'"jsonrpc":2.0', False),
+    "jsonrpc absent": (rb'"jsonrpc":"2.0",', b"", False),
+    "jsonrpc twice, the last plain": (rb'"jsonrpc":', b'"jsonrpc":"1.0","jsonrpc":', False),
+    "method twice, the last plain": (rb'"method":', b'"method":"x","method":', False),
+    "method twice, the last not": (rb'("method":"session/update")', rb'\1,"method":"x"', False),
+    "another method": (rb'"session/update"', b'"session/updates"', False),
+    "a timestamp member": (rb'"dir":', b'"timestamp":null,"dir":', False),
+    "a time member": (rb'"dir":', b'"time":1,"dir":', False),
+    "ts a number": (rb'"ts":"[^"]*"', b'"ts":1764669600.5', False),
+    "ts null": (rb'"ts":"[^"]*"', b'"ts":null', False),
+    "another direction": (rb'"dir":"a2c"', b'"dir":"c2a"', False),
+    "a direction not a string": (rb'"dir":"a2c"', b'"dir":1', False),
+    "params a list": (rb'"params":\{.*\}\}\}$', b'"params":[1]}}', False),
+    "sessionId a number": (rb'"sessionId":"sess_1"', b'"sessionId":1', False),
+    "another session": (rb'"sessionId":"sess_1"', b'"sessionId":"sess_2"', False),
+    "update a string": (rb'"update":\{.*\}\}\}\}$', b'"update":"x"}}}', False),
+    "sessionUpdate a number": (rb'"sessionUpdate":"[a-z_]*"', b'"sessionUpdate":1', False),
+    "sessionUpdate absent": (rb'"sessionUpdate":"[a-z_]*",', b"", False),
+    "a marker": (rb'"sessionUpdate":"[a-z_]*"', b'"sessionUpdate":"replay_complete"', False),
+    "a deep member the shapes read": (rb'"params":\{', b'"params":{"info":' + DEEP + b",", True),
+    "a deep member skipped": (rb'"params":\{', b'"params":{"other":' + DEEP + b",", True),
+    "an id inside the update": (rb'"update":\{', b'"update":{"id":9,', True),
+    "an id inside the params": (rb'"params":\{', b'"params":{"id":9,', True),
+    "an odd member of the update": (rb'"update":\{', b'"update":{"capabilities":[1,{}],', True),
+    "a non-UTF-8 byte in a skipped payload": (rb'"text":"a', b'"text":"\xff', False),
+    "UTF-8 in a skipped payload": (rb'"text":"a', b'"text":"\xc3\xa9', True),
+    "not JSON": (rb"\}$", b"", False),
+    "a batch": (rb'"msg":(\{.*\})\}$', rb'"msg":[\1]}', False),
+}
+
+
+def _line(edge: str) -> tuple[bytes, list[bytes]]:
+    """A transcript with a run of updates that has the edge on its fifth line, and the lines of
+    the edge and the line before it."""
+    t = padded()
+    t.initialize()
+    t.new_session()
+    t.resume(id=7)
+    t.history(count=4)
+    line = t.update("agent_message_chunk", text="a")
+    pattern, replacement, _ = EDGES[edge]
+    edited = re.sub(pattern, replacement, t.lines[line - 1], count=1)
+    assert edited != t.lines[line - 1] or edge == "unchanged"
+    t.lines[line - 1] = edited
+    t.history(count=3)
+    t.marker()
+    t.result(7)
+    data = t.text()
+    return data, io.BytesIO(data).readlines()[line - 2 : line]
+
+
+BEYOND_64_BITS = pytest.mark.xfail(
+    strict=True,
+    reason="known, older than the narrowed shape: the general path does not read a mono_ns "
+    "beyond 64 bits as a time; the hot path does",
+)
+
+
+@pytest.mark.parametrize(
+    "edge",
+    [pytest.param(e, marks=BEYOND_64_BITS) if "64 bits" in e else e for e in sorted(EDGES)],
+)
+def test_a_line_of_a_run_is_analysed_as_the_general_path_analyses_it(edge: str) -> None:
+    data, _ = _line(edge)
+    fast, general = both(data)
+    assert fast == general
+    assert each_message(data) == general
+
+
+@pytest.mark.parametrize("edge", sorted(EDGES))
+def test_the_run_loop_takes_only_a_plain_update(edge: str) -> None:
+    _, lines = _line(edge)
+    before = _as_plain(lines[0])
+    assert before is not None
+    index, *_ = runs.grow_run(lines, 1, 1, "sess_1", Direction.A2C, frozenset({"replay_complete"}),
+                     frozenset(), "state_update", before.ts, before.mono_ns, second_start_ns, [],
+                     before.mono_ns, -1, [])  # fmt: skip
+    assert index == (2 if EDGES[edge][2] else 1)
+
+
+def test_a_clock_going_back_in_a_run_ends_the_loop_and_is_reported() -> None:
+    t = padded()
+    t.initialize()
+    t.new_session()
+    first = t.history(count=4)[0]
+    back = t.update("agent_message_chunk", at_ms=t.now_ms - 50)
+    t.history(count=3)
+    wall_back = t.update("agent_message_chunk")
+    t.lines[-1] = re.sub(rb'"ts":"[^"]*"', b'"ts":"2000-01-01T00:00:00.000000Z"', t.lines[-1])
+    t.history(count=2)
+    records = records_with_runs(t.text())
+    taken = [(r.first.line, r.count) for r in records if isinstance(r, UpdateRun)]
+    assert taken == [(first, 4), (back + 1, 3), (wall_back + 1, 2)]
+    fast, general = both(t.text())
+    assert fast == general
+    assert [(i.line, i.kind) for i in general.issues] == [
+        (back, "time_went_back"), (wall_back, "time_went_back")
+    ]  # fmt: skip
+
+
+def test_a_line_left_to_the_general_path_goes_on_with_the_run_when_it_is_plain() -> None:
+    data, _ = _line("method twice, the last plain")  # (the narrowed shape refuses it)
+    runs_of = [(r.first.line, r.count) for r in records_with_runs(data) if isinstance(r, UpdateRun)]
+    assert [count for _, count in runs_of] == [8]  # history 4 + the line + history 3
+
+
+@pytest.mark.parametrize(
+    ("narrowed", "general"),
+    [
+        (shapes.PlainLine, shapes.CanonicalLine),
+        (shapes.PlainMessage, shapes.WireMessage),
+        (shapes.PlainParams, shapes.WireParams),
+        (shapes.PlainUpdate, shapes.WireUpdate),
+    ],
+)
+def test_the_narrowed_shape_has_the_members_of_the_general_one(
+    narrowed: type[msgspec.Struct], general: type[msgspec.Struct]
+) -> None:
+    # (a member only the general shape has would be skipped unread here, and not validated)
+    assert sorted(narrowed.__struct_fields__) == sorted(general.__struct_fields__)
+
+
+FAR = 253402300800 * 10**9  # 10000-01-01T00:00:00Z, the first time past four-digit years
+
+
+@pytest.mark.parametrize(
+    "ts_ns",
+    [0, -1000, 1_764_669_600_123_456_000, 1_764_669_600_123_456_001, FAR - 1000, FAR,
+     -62135596800 * 10**9, -62135596800 * 10**9 - 1000, -30610224000 * 10**9,
+     -30610224000 * 10**9 - 1000, 2**63, -(2**63), 10**40],
+)  # fmt: skip
+def test_a_time_as_usual_text_is_the_same_from_the_cache(ts_ns: int) -> None:
+    seconds, rest = divmod(ts_ns, 10**9)
+    try:
+        moment = datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        moment = None
+    expected = None
+    if moment is not None and 1000 <= moment.year <= 9999 and rest % 1000 == 0:
+        expected = f"{moment:%Y-%m-%dT%H:%M:%S}.{rest // 1000:06d}Z"
+    assert usual_text(ts_ns) == expected
+    assert usual_text(ts_ns) == expected  # (again: from the cache)
+    if expected is not None:
+        assert utc_microseconds_ns(expected) == ts_ns
+
+
+@pytest.mark.parametrize("payload", UTF8_EDGES, ids=lambda payload: payload.hex())
+def test_the_lines_of_a_block_are_utf8_together_when_each_is(payload: bytes) -> None:
+    lines = [b'{"a":"caf\xc3\xa9"}\n', b'{"a":"x' + payload + b'"}\n', b'{"a":1}\n']
+    each = True
+    for line in lines:
+        try:
+            line.decode()
+        except UnicodeDecodeError:
+            each = False
+    assert runs.all_utf8(lines) is each
+
+
+def test_a_sequence_cut_between_two_lines_is_not_utf8() -> None:
+    assert not runs.all_utf8([b"caf\xc3", b"\xa9\n"])  # (the first without its line end)
+    assert not runs.all_utf8([b"\xe2\x82", b"\xac"])
+    assert runs.all_utf8([b"caf\xc3\xa9", b"\xe2\x82\xac"])
