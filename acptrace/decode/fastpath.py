@@ -25,7 +25,7 @@ from acptrace.decode.shapes import (
     decode_line,
     decode_message,
 )
-from acptrace.model.domain import Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.source import LineBlock, RawLine
@@ -110,7 +110,8 @@ def canonical_message(line: CanonicalLine, number: int) -> Message | None:
     if ts_ns is None:
         return None
     mono = line.mono_ns
-    return plain_message(line.msg, number, direction, ts_ns, mono if type(mono) is int else None)
+    mono_ns = mono if type(mono) is int and mono in INT64 else None  # (as `integer_ns`)
+    return plain_message(line.msg, number, direction, ts_ns, mono_ns)
 
 
 def plain_message(

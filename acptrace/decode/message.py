@@ -11,7 +11,7 @@ from typing import Any
 
 from acptrace.decode.capabilities import advertised, child_permits
 from acptrace.decode.shapes import UNSET, WireError, WireMessage, WireParams, WireResult, WireUpdate
-from acptrace.model.domain import Direction, Message, MessageKind, PeerInfo
+from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
 from acptrace.model.excerpt import excerpt
 from acptrace.model.tags import ANNOUNCE_TAG
 
@@ -21,10 +21,6 @@ _NOTHING: tuple[str, ...] = ()
 def is_message(wire: WireMessage) -> bool:
     """A request or notification (a string method), or a response (a result or an error)."""
     return type(wire.method) is str or wire.result is not UNSET or wire.error is not UNSET
-
-
-INT64 = range(-(2**63), 2**63)
-"""Integer ids ACP allows (SCHEMA `RequestId`: int64)."""
 
 
 def valid_id(value: Any) -> bool:

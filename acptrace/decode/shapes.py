@@ -12,7 +12,7 @@ general path, other formats' payloads) converts with `wire_message`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UnsetType
@@ -140,7 +140,8 @@ class PlainLine(msgspec.Struct, gc=False):
     ts: str
     timestamp: UnsetType = UNSET
     time: UnsetType = UNSET
-    mono_ns: int | None = None
+    mono_ns: Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None = None
+    """(int64, as `read.timestamps.integer_ns` reads it: a count beyond it is no time)"""
 
 
 decode_plain = msgspec.json.Decoder(PlainLine).decode

@@ -15,6 +15,8 @@ import msgspec
 
 JsonId = int | str | float | None
 """A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
+INT64 = range(-(2**63), 2**63)
+"""The integers an id may be (SCHEMA `RequestId`: int64) and a nanosecond count (`mono_ns`)."""
 
 
 class Direction(StrEnum):

@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from acptrace.model.domain import INT64
+
 _NS = 1_000_000_000
 _LARGEST_SECONDS = 1e12
 """Larger numbers of seconds (tens of thousands of years) are not a time."""
@@ -133,7 +135,8 @@ def seconds_ns(value: Any) -> int | None:
 
 
 def integer_ns(value: Any) -> int | None:
-    """An integer nanosecond field as it is; None for anything else."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """An integer nanosecond field as it is; None for anything else (a boolean, a number with a
+    fraction or exponent, an integer beyond int64: read as no time on every path)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value not in INT64:
         return None
     return value
