@@ -49,12 +49,22 @@ def idle_verdicts(
     rows: Iterable[ResumeRow], timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS
 ) -> tuple[IdleVerdict, ...]:
     """One verdict per timeout over these rows (requested sessions and children alike)."""
-    timed = [row for row in rows if row.replay_pauses]
-    verdicts = []
-    for timeout in timeouts_ms:
-        lost = [updates_lost(row, timeout) or 0 for row in timed]
-        verdicts.append(IdleVerdict(timeout, len(timed), sum(1 for n in lost if n), sum(lost)))
-    return tuple(verdicts)
+    replays = 0
+    cut = [0] * len(timeouts_ms)
+    lost = [0] * len(timeouts_ms)
+    for row in rows:  # (one pass over the rows: a big file's JSON has thousands)
+        if not row.replay_pauses:
+            continue
+        replays += 1
+        for index, timeout in enumerate(timeouts_ms):
+            count = updates_lost(row, timeout)
+            if count:
+                cut[index] += 1
+                lost[index] += count
+    return tuple(
+        IdleVerdict(timeout, replays, cut[index], lost[index])
+        for index, timeout in enumerate(timeouts_ms)
+    )
 
 
 def parse_idle_timeouts(text: str) -> tuple[float, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
@@ -67,12 +68,15 @@ def _document(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> dict[str
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(ResumeRow) if f.name != "approximate")
+_row_values = attrgetter(*_ROW_FIELDS)
+"""A row's values in `_ROW_FIELDS` order, read in C (a dict comprehension of getattr calls was
+a third of writing a big document)."""
 
 
 def _resume(row: ResumeRow) -> dict[str, Any]:
     """A resume row, with `"approximate": true` where its latencies are estimates (and no
     such member where they are not: the contract of measured rows does not change)."""
-    values = {name: getattr(row, name) for name in _ROW_FIELDS}
+    values = dict(zip(_ROW_FIELDS, _row_values(row), strict=True))
     if row.approximate:
         values["approximate"] = True
     return values
