@@ -5,9 +5,10 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import orjson
 import pytest
@@ -376,3 +377,32 @@ def test_only_big_plain_files_of_a_hot_path_format_are_split(tmp_path: Path) -> 
         for _ in range(40)
     )
     assert not is_split(write(tmp_path, zed + b"\n]\n", "zed.json"))
+
+
+def test_a_stream_that_is_not_a_file_opened_by_its_path_is_read_in_one_pass() -> None:
+    """Only a file opened by its path can be split: any other file-like is read as it is,
+    whatever its `fileno()` does (a spooled file is not rolled over to disk to find out)."""
+    data = (ROOT / "sample_traces" / "clean.jsonl").read_bytes()
+    two = Execution(split=2, split_min_bytes=1)
+    expected = acptrace.analyze(io.BytesIO(data))
+
+    with tempfile.SpooledTemporaryFile(max_size=10**9) as spooled:
+        spooled.write(data)
+        spooled.seek(0)
+        assert acptrace.analyze(cast(BinaryIO, spooled), execution=two) == expected
+        assert not spooled._rolled  # type: ignore[attr-defined]
+
+    class NoDescriptor(io.RawIOBase):
+        def __init__(self) -> None:
+            self.inner = io.BytesIO(data)
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            return self.inner.readinto(buffer)
+
+        def fileno(self) -> int:
+            raise NotImplementedError("no descriptor")
+
+    assert acptrace.analyze(NoDescriptor(), execution=two) == expected  # type: ignore[arg-type]

@@ -50,7 +50,8 @@ SESSION_NOT_ACTIVE = -32002
 """The error code of an inactive session; an answer to `session/close` with it ends the session."""
 
 
-class Step(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Step:
     """One message as the correlator understood it: a response knows its request."""
 
     message: Message

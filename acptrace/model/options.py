@@ -4,7 +4,7 @@ changes what an analysis finds."""
 
 from __future__ import annotations
 
-import msgspec
+from dataclasses import dataclass
 
 from acptrace.model.tags import MARKER_TAG, TagPolicy
 
@@ -12,7 +12,8 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
 
 
-class Options(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Options:
     """What to read and how to judge it: the rules, tags, protocol and format."""
 
     input_format: str | None = None
@@ -49,7 +50,8 @@ class Options(msgspec.Struct, frozen=True):
         return not any(rule_id.startswith(p) for p in self.ignore)
 
 
-class Execution(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Execution:
     """How to run an analysis: processes, fast paths, buffer sizes. Never changes a verdict
     (tests compare every setting with the reference, one process on the general path)."""
 

@@ -255,12 +255,12 @@ def _may_split(stream: BinaryIO, execution: Execution) -> bool:
     """Whether `acptrace.pipeline.pieces` might split the input: several processes asked, and
     a file of `Execution.split_min_bytes` or more (it checks the rest). Start-up of a small
     file does not pay for importing it."""
-    if execution.split < 2:
-        return False
+    if execution.split < 2 or not isinstance(stream, io.BufferedReader):
+        return False  # (what `pieces` reads: a file opened by its path; not any file-like)
     try:
         return os.fstat(stream.fileno()).st_size >= execution.split_min_bytes
-    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        return False  # (a stream without a file behind it)
+    except (OSError, ValueError):
+        return False
 
 
 def _connection_end(recorded: bool, assume_closed: bool) -> ConnectionEnd:

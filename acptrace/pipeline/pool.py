@@ -22,7 +22,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -125,9 +125,7 @@ def each_file(
     """
     check_not_importing_main()
     chosen = plan(paths, jobs)
-    bound = partial(
-        work, execution=msgspec.structs.replace(execution or Execution(), split=chosen.split)
-    )
+    bound = partial(work, execution=replace(execution or Execution(), split=chosen.split))
     if chosen.processes <= 1 or called_from_unguarded_main():
         return (bound(path, options) for path in paths)
     return _pooled(bound, paths, options, chosen.processes - 1, crashed)
