@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from acptrace.cli import app
+from tests.outputs import REFUSED, refused_outputs
 from tests.transcript import SESSION, Transcript, complete_connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,25 +97,14 @@ def file_command(command: str, source: Path, target: str) -> list[str]:
             return ["record", "-o", target, "--", sys.executable, "-c", "pass"]
 
 
-def refused_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
-    """Each `-o` file that must be refused, and what the error says about it (a `.json` name:
-    `report` picks the kind by the suffix)."""
-    blocker = tmp_path / "a-file"
-    blocker.write_text("mine")
-    folder = tmp_path / "a-folder.json"
-    folder.mkdir()
-    read_only = tmp_path / "read-only.json"
-    read_only.write_text("keep me")
-    read_only.chmod(0o444)
-    return {
-        "out-missing-folder": (
-            tmp_path / "nope" / "deeper" / "x.json",
-            f"the folder {tmp_path / 'nope' / 'deeper'} does not exist",
-        ),
-        "out-onto-folder": (folder, "it is a folder"),
-        "out-under-file": (blocker / "x.json", f"{blocker} is not a folder"),
-        "out-read-only": (read_only, "it is a read-only file"),
-    }
+OUT_CASES = dict(
+    zip(
+        ("out-missing-folder", "out-onto-folder", "out-under-file", "out-read-only"),
+        REFUSED,
+        strict=True,
+    )
+)
+"""The hostile-input table's names of the refused outputs (docs/hostile-inputs.md)."""
 
 
 @covers("out-missing-folder", "out-onto-folder", "out-under-file", "out-read-only")
@@ -127,7 +117,7 @@ def test_an_output_file_that_cannot_be_written_is_one_line_and_exit_2(
 ) -> None:
     (tmp_path / "in").mkdir()
     source = good(tmp_path / "in")
-    target, says = refused_files(tmp_path)[case]
+    target, says = refused_outputs(tmp_path, ".json")[OUT_CASES[case]]
     before = files_under(tmp_path)
     result = runner.invoke(app, file_command(command, source, str(target)))
 

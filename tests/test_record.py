@@ -48,6 +48,7 @@ from acptrace.record.redact import RedactionPolicy, redact_message
 from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
+from tests.outputs import REFUSED, refused_outputs
 
 PEERS = Path(__file__).resolve().parent / "acp_peers"
 RECORD = [sys.executable, "-m", "acptrace", "record"]
@@ -916,36 +917,14 @@ def test_default_transcript_path() -> None:
 # -- where -o may write (the same rule for `record` and `redact`) ---------------------------------
 
 
-def refused_outputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
-    """Each refused `-o`, with what the error must say about it."""
-    blocker = tmp_path / "a-file"
-    blocker.write_text("mine")
-    folder = tmp_path / "a-folder"
-    folder.mkdir()
-    read_only = tmp_path / "read-only.jsonl"
-    read_only.write_text("keep me")
-    read_only.chmod(0o444)
-    return {
-        "missing folder": (
-            tmp_path / "nope" / "deeper" / "t.jsonl",
-            f"the folder {tmp_path / 'nope' / 'deeper'} does not exist",
-        ),
-        "onto a folder": (folder, "it is a folder"),
-        "under a file": (blocker / "t.jsonl", f"{blocker} is not a folder"),
-        "read-only file": (read_only, "it is a read-only file"),
-    }
-
-
 @pytest.mark.parametrize("command", ["record", "redact"])
-@pytest.mark.parametrize(
-    "case", ["missing folder", "onto a folder", "under a file", "read-only file"]
-)
+@pytest.mark.parametrize("case", REFUSED)
 def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(
     tmp_path: Path, command: str, case: str
 ) -> None:
     source = tmp_path / "in.jsonl"
     source.write_bytes(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')
-    target, says = refused_outputs(tmp_path)[case]
+    target, says = refused_outputs(tmp_path, ".jsonl")[case]
     before = sorted(p.name for p in tmp_path.rglob("*"))
     args = ["--", *FAKE, "echo"] if command == "record" else [str(source)]
     result = CliRunner().invoke(app, [command, "-o", str(target), *args])
