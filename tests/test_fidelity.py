@@ -370,7 +370,9 @@ def test_a_second_replay_is_compared_with_the_live_history_not_the_first_replay(
     assert (second.comparison.live_items, second.comparison.fidelity) == (2, 1.0)
 
 
-def test_two_files_the_live_recording_then_the_replay_recording(tmp_path: Path) -> None:
+def two_recordings(tmp_path: Path, *replayed: tuple[str, str, str]) -> None:
+    """`live.jsonl` (the live history) and `replay.jsonl` (a later connection whose replay
+    carries these (tag, id, words) items) in `tmp_path`."""
     live = started()
     live_history(live)
     live.close()
@@ -378,12 +380,20 @@ def test_two_files_the_live_recording_then_the_replay_recording(tmp_path: Path) 
     later.open()
     later.initialize()
     replay(later)
-    said(later, "user_message", "u1", "Fix the login test")
-    said(later, "agent_message", "a1", "Looking at the fixture.")
-    said(later, "agent_message", "a2", "The token expires too early.")
+    for tag, item_id, words in replayed:
+        said(later, tag, item_id, words)
     close_replay(later)
     (tmp_path / "live.jsonl").write_bytes(live.text())
     (tmp_path / "replay.jsonl").write_bytes(later.text())
+
+
+def test_two_files_the_live_recording_then_the_replay_recording(tmp_path: Path) -> None:
+    two_recordings(
+        tmp_path,
+        ("user_message", "u1", "Fix the login test"),
+        ("agent_message", "a1", "Looking at the fixture."),
+        ("agent_message", "a2", "The token expires too early."),
+    )
     result = fidelity(tmp_path / "live.jsonl", tmp_path / "replay.jsonl")
     (entry,) = result.sessions
     assert entry.request_line == 4  # a line of the replay recording
@@ -529,18 +539,11 @@ def test_the_table_reads_at_80_columns(tmp_path: Path) -> None:
 def test_docs_example_is_real_output(
     tmp_path: Path, regen: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    live = started()
-    live_history(live)
-    live.close()
-    later = Transcript()
-    later.open()
-    later.initialize()
-    replay(later)
-    said(later, "user_message", "u1", "Fix the login test")
-    said(later, "agent_message", "a1", "Looking at the fixture.The token expires too early.")
-    close_replay(later)
-    (tmp_path / "live.jsonl").write_bytes(live.text())
-    (tmp_path / "replay.jsonl").write_bytes(later.text())
+    two_recordings(
+        tmp_path,
+        ("user_message", "u1", "Fix the login test"),
+        ("agent_message", "a1", "Looking at the fixture.The token expires too early."),
+    )
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(
         app, ["fidelity", "live.jsonl", "replay.jsonl", "--no-config"], env={"COLUMNS": "80"}
