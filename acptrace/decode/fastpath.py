@@ -45,9 +45,10 @@ class FastDecoder:
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
 
-    def message(self, data: bytes, line: int) -> Message | None:
-        """The message on this line, or None when the line needs the general path."""
-        if not is_utf8(data):  # msgspec does not check the UTF-8 of what it skips
+    def message(self, data: bytes, line: int, utf8: bool = False) -> Message | None:
+        """The message on this line, or None when the line needs the general path. `utf8`:
+        the line is known to be UTF-8 (`all_utf8` checked its block)."""
+        if not utf8 and not is_utf8(data):  # msgspec does not check the UTF-8 of what it skips
             return None
         try:
             if self.canonical:
@@ -75,7 +76,7 @@ class FastDecoder:
             index += 1
             if run is not None:
                 run.sync(clock)
-            message = self.message(data, number)
+            message = self.message(data, number, utf8)
             if message is None:
                 if run is not None:
                     yield run.done()

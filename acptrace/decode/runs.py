@@ -213,11 +213,8 @@ def grow_run(
     index = start
     for index in range(start, len(lines)):
         data = lines[index]
-        if not utf8 and not data.isascii():
-            try:
-                data.decode()  # (msgspec does not check the UTF-8 of what it skips)
-            except UnicodeDecodeError:
-                break
+        if not utf8 and not is_utf8(data):
+            break
         try:
             line = decode_plain(data)
         except NOT_DECODED:
