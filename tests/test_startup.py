@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.golden import ROOT
 
 SMALL = ROOT / "sample_traces" / "mixed-session.jsonl"
 PROBE = """
-import json, sys
+import gc, json, sys
 from acptrace.cli import main
 sys.argv = ["acptrace", *sys.argv[1:]]
 try:
@@ -26,7 +27,8 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
-sys.stderr.write(json.dumps(sorted(sys.modules)))
+gc_after = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
+sys.stderr.write(json.dumps({"modules": sorted(sys.modules), "gc": gc_after}))
 """
 HEAVY = (
     *("polars", "pyarrow", "multiprocessing", "concurrent.futures", "tomllib", "tempfile"),
@@ -41,13 +43,18 @@ OTHER_COMMANDS = (
 """What other commands use."""
 
 
-def imported(*args: str, cwd: Path) -> set[str]:
-    """The modules a run of `acptrace ARGS` imported (from a directory with no config)."""
+def probed(*args: str, cwd: Path) -> dict[str, Any]:
+    """What the probe saw of a run of `acptrace ARGS` in `cwd`: `modules`, `gc`."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args], cwd=cwd, capture_output=True, check=True
     )
-    modules: list[str] = json.loads(done.stderr.decode().splitlines()[-1])
-    return set(modules)
+    found: dict[str, Any] = json.loads(done.stderr.decode().splitlines()[-1])
+    return found
+
+
+def imported(*args: str, cwd: Path) -> set[str]:
+    """The modules a run of `acptrace ARGS` imported (from `cwd`: a directory with no config)."""
+    return set(probed(*args, cwd=cwd)["modules"])
 
 
 def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
@@ -78,8 +85,24 @@ def test_analyze_of_a_small_file_imports_only_what_it_uses(tmp_path: Path, fmt: 
     assert loaded(modules, HEAVY + OTHER_COMMANDS) == []
     if fmt == "rich":
         assert "rich.console" in modules
+        assert "rich._emoji_codes" not in modules  # (`:name:` codes are never replaced)
     else:
         assert loaded(modules, ("rich",)) == []
+
+
+def test_a_pyproject_toml_that_does_not_name_acptrace_is_not_parsed(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "someone-else"\n')
+    assert "tomllib" not in imported("analyze", str(SMALL), cwd=tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.acptrace]\nstrict = false\n")
+    assert "tomllib" in imported("analyze", str(SMALL), cwd=tmp_path)
+
+
+def test_the_command_runs_with_the_collector_on_and_start_up_set_aside(tmp_path: Path) -> None:
+    """The console entry keeps the collector off while it imports, then sets those objects
+    aside (`gc.freeze`) and turns it back on: a long analysis still collects its garbage."""
+    seen = probed("analyze", str(SMALL), "-f", "json", cwd=tmp_path)["gc"]
+    assert seen["enabled"] is True
+    assert seen["frozen"] > 10_000  # (the imported modules' objects)
 
 
 def test_the_library_names_resolve_on_first_use() -> None:

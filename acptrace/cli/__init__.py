@@ -3,20 +3,22 @@
 A run imports only the module of the command it names: importing every command module (the
 report's renderers, the recorder, the timeline) took ~35 ms of each run, a tenth of analysing
 a small file. `app` (for tests and embedding) has every command.
+
+The console script (`main`) also keeps Python's cyclic garbage collector out of start-up and
+exit, where it only walks the objects of the modules just imported: it is off while typer and
+the command's modules are imported, those objects are then set aside for good (`gc.freeze`),
+and so is everything left at exit, which the interpreter would otherwise walk once more before
+it quits. About 25 ms of a ~180 ms run on a small file; the collector runs as usual while the
+command works. Importing this package imports nothing else.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
 from typing import Any
-
-from typer.core import TyperCommand
-
-from acptrace.cli.root import PlainUsageCommand
-from acptrace.cli.root import app as _app
-from acptrace.cli.root import main as _run
 
 MODULES = {
     "analyze": "analyze_command",
@@ -36,23 +38,39 @@ MODULES = {
 
 def register(*commands: str) -> None:
     """Register these commands on the app (every command when none is named)."""
+    from typer.core import TyperCommand
+
+    from acptrace.cli.root import PlainUsageCommand, app
+
     wanted = {MODULES[command] for command in commands} if commands else set(MODULES.values())
     for module in sorted(wanted):  # (the order `acptrace --help` lists them in)
         importlib.import_module(f"acptrace.cli.{module}")
-    for command in _app.registered_commands:
+    for command in app.registered_commands:
         if command.cls in (None, TyperCommand):
             command.cls = PlainUsageCommand
 
 
 def main() -> None:
-    """Console-script entry point."""
-    args = sys.argv[1:]
-    named = _command(args)
-    if named is not None:
-        register(named)
-    elif not _version_only(args):  # (`--help` and mistakes list every command)
-        register()
-    _run()
+    """Console-script entry point (the collector kept out of start-up and exit: see above)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from acptrace.cli.root import main as run
+
+        args = sys.argv[1:]
+        named = _command(args)
+        if named is not None:
+            register(named)
+        elif not _version_only(args):  # (`--help` and mistakes list every command)
+            register()
+        gc.freeze()
+    finally:
+        if collecting:
+            gc.enable()
+    try:
+        run()
+    finally:
+        gc.freeze()
 
 
 def _command(args: Sequence[str]) -> str | None:
@@ -71,8 +89,10 @@ def _version_only(args: Sequence[str]) -> bool:
 
 def __getattr__(name: str) -> Any:
     if name == "app":
+        from acptrace.cli.root import app
+
         register()
-        return _app
+        return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
