@@ -7,7 +7,7 @@ reports what it sees as observations; rules judge them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -62,45 +62,65 @@ class Step:
     """The message's JSON object as recorded (for views that show it; the analysis never does)."""
 
 
-@dataclass(slots=True)
 class Correlator:
-    """The state of one connection as the transcript unfolds."""
+    """The state of one connection as the transcript unfolds (a plain class: a dataclass would
+    compile its methods at import, ~0.7 ms of every run's start-up)."""
 
-    policy: TagPolicy
-    """Which tags are history and which one is the marker."""
-    emit: Callable[[Observation], None]
-    """Where observations go."""
-    forced_protocol: int | None = None
-    """The protocol version the user asked for (`--protocol`), if any."""
-    child_rules: bool = True
-    """The child rules are judged (else early traffic for a child is LC-UNKNOWN-SESSION)."""
-    pending: PendingTable = field(default_factory=PendingTable)
-    """Requests waiting for a response."""
-    sessions: SessionBook = field(init=False)
-    """Every session the connection named."""
-    windows: WindowBook = field(init=False)
-    """Open replay windows."""
-    capabilities: CapabilityBook = field(init=False)
-    """What `initialize` advertised, against what the Client uses."""
-    client: PeerInfo | None = None
-    """What the Client said of itself in `initialize`."""
-    agent: PeerInfo | None = None
-    """What the Agent said of itself in its latest success `initialize` result."""
-    client_line: int = 0
-    """The line of the latest `initialize` request."""
-    agent_line: int = 0
-    """The line of the latest success `initialize` response."""
-    seen_message: bool = False
-    """Any message was seen yet."""
-    saw_load: bool = False
-    """A `session/load` request was seen (for protocol inference)."""
-    saw_replaying_resume: bool = False
-    """A `session/resume` with `replayFrom` was seen (for protocol inference)."""
+    __slots__ = (
+        "agent",
+        "agent_line",
+        "capabilities",
+        "child_rules",
+        "client",
+        "client_line",
+        "emit",
+        "forced_protocol",
+        "pending",
+        "policy",
+        "saw_load",
+        "saw_replaying_resume",
+        "seen_message",
+        "sessions",
+        "windows",
+    )
 
-    def __post_init__(self) -> None:
-        self.capabilities = CapabilityBook(self.emit, self._version)
-        self.sessions = SessionBook(self.emit, child_rules=self.child_rules)
-        self.windows = WindowBook(self.policy, self.emit, self.sessions.is_active)
+    def __init__(
+        self,
+        policy: TagPolicy,
+        emit: Callable[[Observation], None],
+        forced_protocol: int | None = None,
+        child_rules: bool = True,
+    ) -> None:
+        self.policy = policy
+        """Which tags are history and which one is the marker."""
+        self.emit = emit
+        """Where observations go."""
+        self.forced_protocol = forced_protocol
+        """The protocol version the user asked for (`--protocol`), if any."""
+        self.child_rules = child_rules
+        """The child rules are judged (else early traffic for a child is LC-UNKNOWN-SESSION)."""
+        self.pending = PendingTable()
+        """Requests waiting for a response."""
+        self.sessions = SessionBook(emit, child_rules=child_rules)
+        """Every session the connection named."""
+        self.windows = WindowBook(policy, emit, self.sessions.is_active)
+        """Open replay windows."""
+        self.capabilities = CapabilityBook(emit, self._version)
+        """What `initialize` advertised, against what the Client uses."""
+        self.client: PeerInfo | None = None
+        """What the Client said of itself in `initialize`."""
+        self.agent: PeerInfo | None = None
+        """What the Agent said of itself in its latest success `initialize` result."""
+        self.client_line = 0
+        """The line of the latest `initialize` request."""
+        self.agent_line = 0
+        """The line of the latest success `initialize` response."""
+        self.seen_message = False
+        """Any message was seen yet."""
+        self.saw_load = False
+        """A `session/load` request was seen (for protocol inference)."""
+        self.saw_replaying_resume = False
+        """A `session/resume` with `replayFrom` was seen (for protocol inference)."""
 
     def on_message(self, message: Message, payload: Any = None) -> Step:
         """Follow one message (`payload`, its JSON object, is only passed on in the step)."""

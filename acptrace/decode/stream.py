@@ -9,7 +9,6 @@ split into the array's elements, each at the line where it starts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
@@ -100,7 +99,6 @@ class NeedsOrder(Exception):
     """A record of a format that decodes with state, met by a reader allowed only stateless ones."""
 
 
-@dataclass
 class LaterLines:
     """Reads lines from inside an input whose format is known: the pieces of a split file.
 
@@ -110,25 +108,29 @@ class LaterLines:
     the counts in `stats`) is kept here, so one reader reads its pieces in order.
     """
 
-    chosen: TranscriptFormat
-    settings: ReadSettings
-    strict: bool
-    """The format was forced: records of other formats are not decoded."""
-    stateless_only: bool
-    """Raise `NeedsOrder` at a record of another format that decodes with state (conductor's
-    link): only a reader that sees every such record in order decodes them as one pass would."""
-    stats: ReadStats = field(default_factory=ReadStats)
-    _decoders: _Decoders = field(init=False)
-    _decoder: FastDecoder | None = field(init=False)
+    __slots__ = ("_decoder", "_decoders", "chosen", "settings", "stateless_only", "stats", "strict")
 
-    def __post_init__(self) -> None:
-        self.stats.format = self.chosen.name
-        self._decoders = _Decoders(
-            self.chosen, self.settings, [], self.stats, self.strict, self.stateless_only
-        )
-        fast = self.settings.fast and self.chosen.name in FAST_FORMATS
-        runs_for = self.settings.runs_for
-        self._decoder = FastDecoder(self.chosen.name, runs_for) if fast else None
+    def __init__(
+        self,
+        chosen: TranscriptFormat,
+        settings: ReadSettings,
+        strict: bool,
+        stateless_only: bool,
+        stats: ReadStats | None = None,
+    ) -> None:
+        self.chosen = chosen
+        self.settings = settings
+        self.strict = strict
+        """The format was forced: records of other formats are not decoded."""
+        self.stateless_only = stateless_only
+        """Raise `NeedsOrder` at a record of another format that decodes with state
+        (conductor's link): only a reader that sees every such record in order decodes them as
+        one pass would."""
+        self.stats = ReadStats() if stats is None else stats
+        self.stats.format = chosen.name
+        self._decoders = _Decoders(chosen, settings, [], self.stats, strict, stateless_only)
+        fast = settings.fast and chosen.name in FAST_FORMATS
+        self._decoder = FastDecoder(chosen.name, settings.runs_for) if fast else None
 
     def records(
         self, lines: Iterable[RawLine | LineBlock | BlankLines], clock: Clock
@@ -200,22 +202,29 @@ def _detect(sample: Iterable[Any]) -> TranscriptFormat:
     return FORMATS[best] if votes[best] else DEFAULT_FORMAT
 
 
-@dataclass
 class _Decoders:
     """The chosen format's decoder, and others' for records of another format (reported)."""
 
-    chosen: TranscriptFormat
-    settings: ReadSettings
-    sample: list[Any]
-    stats: ReadStats
-    strict: bool
-    stateless_only: bool = False
-    """Raise `NeedsOrder` rather than decode a record of a format with state (see `LaterLines`)."""
-    primary: Decoder = field(init=False)
-    others: dict[str, Decoder] = field(default_factory=dict)
+    __slots__ = ("chosen", "others", "primary", "settings", "stateless_only", "stats", "strict")
 
-    def __post_init__(self) -> None:
-        self.primary = self.chosen.decoder(self.sample, self.settings)
+    def __init__(
+        self,
+        chosen: TranscriptFormat,
+        settings: ReadSettings,
+        sample: list[Any],
+        stats: ReadStats,
+        strict: bool,
+        stateless_only: bool = False,
+    ) -> None:
+        self.chosen = chosen
+        self.settings = settings
+        self.stats = stats
+        self.strict = strict
+        self.stateless_only = stateless_only
+        """Raise `NeedsOrder` rather than decode a record of a format with state (see
+        `LaterLines`)."""
+        self.primary: Decoder = chosen.decoder(sample, settings)
+        self.others: dict[str, Decoder] = {}
 
     def decode(self, value: Any, number: int) -> Iterator[Record]:
         """Decode with the chosen format, or (unless forced) another one that fits."""

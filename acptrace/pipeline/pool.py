@@ -22,7 +22,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -169,8 +169,7 @@ def _total_bytes(paths: Sequence[str]) -> int:
     return total
 
 
-@dataclass(slots=True)
-class _Done(Generic[T]):
+class _Done(msgspec.Struct, Generic[T]):
     """A file this process worked on ahead of its turn: its result, or what `work` raised."""
 
     value: T | None

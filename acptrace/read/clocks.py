@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import msgspec
+
 from acptrace.model.domain import Issue, IssueKind, Message
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 
 
-@dataclass(slots=True)
-class Clock:
+class Clock(msgspec.Struct, gc=False):
     """Notices timestamps that go backwards, each clock on its own (one issue per record)."""
 
     last_ts_ns: int | None = None

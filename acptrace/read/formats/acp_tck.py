@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -35,8 +34,7 @@ _ENVELOPE_KEYS = ("jsonrpc", "id", "method", "result", "error")
 _CUT = re.compile(r"\.\.\.\[truncated (\d+) byte\(s\)\]\.\.\.")
 
 
-@dataclass(frozen=True)
-class AcpTck(Stateless):
+class AcpTck(Stateless, frozen=True):
     """The report format; its connections are read by `read_report`, not record by record."""
 
     name: str = NAME

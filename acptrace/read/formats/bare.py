@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from acptrace.model.domain import Direction
@@ -20,8 +19,7 @@ def looks_like_jsonrpc(record: Any) -> bool:
     return isinstance(record, dict) and any(key in record for key in _JSONRPC_MEMBERS)
 
 
-@dataclass(frozen=True)
-class BareJsonRpc(Stateless):
+class BareJsonRpc(Stateless, frozen=True):
     """Messages as they went over stdio; direction is inferred later from methods and ids."""
 
     name: str = "jsonrpc"

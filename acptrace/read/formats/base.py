@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 
@@ -68,10 +68,10 @@ class TranscriptFormat(Protocol):
         ...
 
 
-class Stateless:
-    """Mixin for formats whose records decode on their own: the format is its own decoder."""
+class Stateless(msgspec.Struct, frozen=True):
+    """Base of the formats whose records decode on their own: the format is its own decoder."""
 
-    note: str | None = None
+    note: ClassVar[str | None] = None
 
     def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> Decoder:
         """This format itself."""

@@ -9,7 +9,6 @@ payload in `msg`/`message`/`raw`/`json`/`payload` (a string payload is parsed as
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from acptrace.model.domain import Direction, Issue, IssueKind
@@ -27,8 +26,7 @@ STDERR, META = "stderr", "meta"
 _TRAFFIC_KEYS = ("msg", "raw")
 
 
-@dataclass(frozen=True)
-class EnvelopeFormat(Stateless):
+class EnvelopeFormat(Stateless, frozen=True):
     """A recorder that writes `{time, direction, payload}` objects with its own vocabulary."""
 
     name: str

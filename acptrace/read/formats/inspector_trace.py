@@ -11,7 +11,6 @@ envelopes say which (`Envelope.connection`), and the pipeline analyses each on i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from acptrace.model.domain import Direction, Issue, IssueKind
@@ -33,8 +32,7 @@ def connection_of(record: Any) -> str | None:
     return str(value) if isinstance(value, int | str) and not isinstance(value, bool) else "?"
 
 
-@dataclass(frozen=True)
-class InspectorTrace(Stateless):
+class InspectorTrace(Stateless, frozen=True):
     """`acp-inspector-trace` v1: a header line, then frames."""
 
     name: str = NAME
