@@ -28,6 +28,7 @@ def rich_bytes(*renderables: object) -> bytes:
         width=terminal.width if terminal.is_terminal else _plain_width(),
         color_system="auto" if terminal.is_terminal else None,
         highlight=False,
+        emoji=False,  # (`:smile:` in a cell stays as written)
     )
     for renderable in renderables:
         console.print(renderable)

@@ -9,9 +9,9 @@ columns that cannot go cuts anything.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -22,8 +22,7 @@ UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
 
 
-@dataclass(slots=True)
-class Column:
+class Column(msgspec.Struct):
     """One column: its heading, alignment and cells, and what it may give up."""
 
     heading: str
@@ -31,7 +30,7 @@ class Column:
     style: str = ""
     drop: int | None = None
     """Dropped when the table does not fit, lowest first; None: never dropped."""
-    cells: list[Text] = field(default_factory=list)
+    cells: list[Text] = msgspec.field(default_factory=list)
 
     def need(self) -> int:
         """The narrowest this column can be without cutting a cell."""
@@ -61,6 +60,8 @@ class FittedTable:
         table = self._table(kept)
         unbounded = options.update(max_width=UNBOUNDED)  # (a measure is cut to its width)
         for column in droppable:
+            if surely_fits(kept, options.max_width):  # (measuring costs more than drawing)
+                break
             if Measurement.get(console, unbounded, table).maximum <= options.max_width:
                 break
             kept.remove(column)
@@ -80,6 +81,18 @@ class FittedTable:
         for row in _rows(columns):
             table.add_row(*row)
         return table
+
+
+def widest(columns: Sequence[Column]) -> int:
+    """The most a table of these columns can take: their widths, a space of padding on each
+    side of every cell and a rule between columns and at both edges (rich takes less, as
+    `pad_edge=False` leaves the outer padding out)."""
+    return sum(column.need() for column in columns) + 3 * len(columns) + 1
+
+
+def surely_fits(columns: Sequence[Column], width: int) -> bool:
+    """The columns fit in `width` whatever rich makes of them (`widest`)."""
+    return widest(columns) <= width
 
 
 def _rows(columns: Sequence[Column]) -> Iterator[list[Text]]:
