@@ -46,6 +46,33 @@ def test_search_goes_upward_past_a_pyproject_without_the_table(tmp_path: Path) -
     assert load_config(tmp_path / "pyproject.toml").ignore == ("JR-",)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[tool.acptrace]\nignore = ["JR-"]\n',
+        '[tool]\nacptrace = { ignore = ["JR-"] }\n',
+        '[tool."acp\\u0074race"]\nignore = ["JR-"]\n',  # (a quoted key with an escape)
+        '[tool."acp\\U00000074race"]\nignore = ["JR-"]\n',
+    ],
+)
+def test_a_pyproject_table_is_found_however_its_key_is_spelled(tmp_path: Path, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert find_config(tmp_path) == tmp_path / "pyproject.toml"
+    assert load_config(tmp_path / "pyproject.toml").ignore == ("JR-",)
+
+
+def test_a_pyproject_that_never_names_acptrace_is_passed_over_even_broken(tmp_path: Path) -> None:
+    """Not acptrace's file: its TOML is not read (start-up), so its errors are not ours."""
+    (tmp_path / "acptrace.toml").write_text("strict = true\n")
+    inner = tmp_path / "project"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text("[project\nname = ")
+    assert find_config(inner) == tmp_path / "acptrace.toml"
+    (inner / "pyproject.toml").write_text("[tool.acptrace\nstrict = ")  # (ours, and broken)
+    with pytest.raises(UsageError, match=r"pyproject\.toml: invalid TOML"):
+        find_config(inner)
+
+
 def test_the_nearest_config_wins(tmp_path: Path) -> None:
     (tmp_path / "acptrace.toml").write_text("strict = true\n")
     inner = tmp_path / "inner"
