@@ -55,10 +55,11 @@ from acptrace.decode.stream import (
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
-from acptrace.read.clocks import Clock, TimeProbe
+from acptrace.read.clocks import Clock
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import TranscriptFormat, format_named
 from acptrace.read.formats.base import ReadSettings
+from acptrace.read.probes import TimeProbe
 from acptrace.read.source import (
     READ_BLOCK,
     BlankLines,

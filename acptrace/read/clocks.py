@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from acptrace.model.domain import Issue, IssueKind, Message
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
+
+if TYPE_CHECKING:
+    from acptrace.read.probes import TimeProbe
 
 
 class Clock(msgspec.Struct, gc=False):
@@ -33,6 +36,8 @@ class Clock(msgspec.Struct, gc=False):
         if self.probing and (
             (mono is not None and last_mono is None) or (ts is not None and last_ts is None)
         ):
+            from acptrace.read.probes import TimeProbe  # (pieces of a split file only)
+
             return TimeProbe(
                 record.line, IssueKind.TIME_WENT_BACK, "", mono, ts, last_mono, last_ts
             )
@@ -50,22 +55,6 @@ class Clock(msgspec.Struct, gc=False):
             self.last_mono_ns = later.last_mono_ns
         if later.last_ts_ns is not None:
             self.last_ts_ns = later.last_ts_ns
-
-
-@dataclass(frozen=True, slots=True)
-class TimeProbe(Issue):
-    """A record's clock check, left open where the piece it was read in had no earlier time.
-
-    An `Issue` only in type: whoever joins the pieces settles it (`Clock.settle`) into the
-    `time_went_back` issue it stands for, or into nothing; it never reaches an analysis.
-    """
-
-    mono_ns: int | None
-    ts_ns: int | None
-    last_mono_ns: int | None
-    """The piece's time before this record on the monotonic clock (None: from earlier pieces)."""
-    last_ts_ns: int | None
-    """The piece's time before this record on the wall clock (None: from earlier pieces)."""
 
 
 def _went_back(
