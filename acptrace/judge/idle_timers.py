@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from acptrace.model.domain import ResumeRow
 
@@ -20,9 +21,9 @@ DEFAULT_IDLE_TIMEOUTS_MS: tuple[float, ...] = (50.0, 100.0, 250.0, 1000.0, 5000.
 _TIMEOUT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*")
 
 
-@dataclass(frozen=True, slots=True)
-class IdleVerdict:
-    """What one idle timeout would have done to a set of replays."""
+class IdleVerdict(msgspec.Struct, frozen=True, gc=False):
+    """What one idle timeout would have done to a set of replays (a JSON object as it stands:
+    `verdict_fields`)."""
 
     timeout_ms: float
     """The silence the Client waits for."""
@@ -32,6 +33,11 @@ class IdleVerdict:
     """Replays the timer would have ended before their last replayed update."""
     updates_lost: int
     """Replayed updates that came after the timer fired, over those replays."""
+
+
+def verdict_fields(verdict: IdleVerdict) -> dict[str, float | int]:
+    """The verdict's fields by name, in order (what JSON documents write for it)."""
+    return msgspec.structs.asdict(verdict)
 
 
 def updates_lost(row: ResumeRow, timeout_ms: float) -> int | None:

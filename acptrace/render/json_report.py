@@ -9,7 +9,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
+from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts, verdict_fields
 from acptrace.model.domain import Analysis, PeerInfo, ResumeRow, Severity
 from acptrace.render.jsonstream import Streamed, json_chunks
 
@@ -63,7 +63,9 @@ def _document(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> dict[str
         "findings": Streamed(analysis.findings),
         "issues": Streamed(analysis.issues),
         "sessions": Streamed(analysis.sessions),
-        "idle_timers": Streamed(idle_verdicts(analysis.resumes, idle_timeouts_ms)),
+        "idle_timers": [
+            verdict_fields(verdict) for verdict in idle_verdicts(analysis.resumes, idle_timeouts_ms)
+        ],
     }
 
 

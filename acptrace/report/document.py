@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from acptrace.judge.idle_timers import verdict_fields
 from acptrace.model.domain import Outcome
 from acptrace.model.version import __version__
 from acptrace.report.baseline import KIND, SCHEMA_VERSION, Comparison, Delta, Threshold
@@ -58,7 +59,7 @@ def group_document(group: Group) -> dict[str, Any]:
         "slowest": [_resume(ref) for ref in group.slowest],
         "incomplete": [_resume(ref) for ref in group.incomplete],
         "incomplete_total": group.incomplete_total,
-        "idle_timers": list(group.idle_timers),
+        "idle_timers": [verdict_fields(verdict) for verdict in group.idle_timers],
     }
 
 
