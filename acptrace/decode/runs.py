@@ -9,6 +9,7 @@ by one (a test compares both).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import filterfalse
 
@@ -31,11 +32,12 @@ def is_utf8(data: bytes) -> bool:
 
 
 def all_utf8(lines: list[bytes]) -> bool:
-    """Every line is UTF-8: one check of their non-ASCII lines together, joined with a line end
-    (an ASCII byte: no sequence runs across two lines); False when any one is not."""
+    """Every line is UTF-8 (False when any one is not): each non-ASCII line decoded, in C
+    (`deque` drains the map). Joining them and decoding once took half as long again: the
+    join copies them, and one long text with an emoji in it is four bytes a character."""
     others: Iterable[bytes] = filterfalse(bytes.isascii, lines)
     try:
-        b"\n".join(others).decode()
+        deque(map(bytes.decode, others), maxlen=0)
     except UnicodeDecodeError:
         return False
     return True
