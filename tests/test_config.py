@@ -73,6 +73,13 @@ def test_a_pyproject_that_never_names_acptrace_is_passed_over_even_broken(tmp_pa
         find_config(inner)
 
 
+def test_a_pyproject_named_with_config_is_always_read(tmp_path: Path) -> None:
+    """`--config FILE` is read whatever it holds: a broken one is an error."""
+    (tmp_path / "pyproject.toml").write_text("[project\nname = ")
+    with pytest.raises(UsageError, match=r"pyproject\.toml: invalid TOML"):
+        load_config(tmp_path / "pyproject.toml")
+
+
 def test_the_nearest_config_wins(tmp_path: Path) -> None:
     (tmp_path / "acptrace.toml").write_text("strict = true\n")
     inner = tmp_path / "inner"

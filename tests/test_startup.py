@@ -97,6 +97,39 @@ def test_a_pyproject_toml_that_does_not_name_acptrace_is_not_parsed(tmp_path: Pa
     assert "tomllib" in imported("analyze", str(SMALL), cwd=tmp_path)
 
 
+TWICE = """
+import atexit, gc, sys
+from acptrace.cli import main
+atexit.register(lambda: print("at exit", gc.get_freeze_count()))  # (runs after acptrace's)
+frozen, path = [], sys.argv[-1]
+for _ in range(3):
+    sys.argv = ["acptrace", "analyze", path, "-f", "json"]
+    try:
+        main()
+    except SystemExit:
+        pass
+    gc.collect()
+    frozen.append(gc.get_freeze_count())
+print("after each", *frozen)
+"""
+
+
+def test_a_program_that_calls_main_again_and_again_sets_nothing_more_aside(
+    tmp_path: Path,
+) -> None:
+    """Only the first call sets the imports aside; everything else only when Python exits."""
+    done = subprocess.run(
+        [sys.executable, "-c", TWICE, str(SMALL)], cwd=tmp_path, capture_output=True, check=True
+    )
+    lines = done.stdout.decode().splitlines()
+    after = [int(n) for n in lines[-2].split()[2:]]
+    assert lines[-2].startswith("after each")
+    assert after[0] > 10_000
+    assert after[0] >= after[1] >= after[2]  # (what was set aside may still be freed)
+    at_exit = int(lines[-1].split()[-1])
+    assert at_exit > after[-1]
+
+
 def test_the_command_runs_with_the_collector_on_and_start_up_set_aside(tmp_path: Path) -> None:
     """The console entry keeps the collector off while it imports, then sets those objects
     aside (`gc.freeze`) and turns it back on: a long analysis still collects its garbage."""

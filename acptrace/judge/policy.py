@@ -131,9 +131,26 @@ def find_config(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if candidate.is_file() and _table(candidate) is not None:
+            if (
+                candidate.is_file()
+                and not _passed_over(candidate)
+                and _table(candidate) is not None
+            ):
                 return candidate
     return None
+
+
+def _passed_over(path: Path) -> bool:
+    """A `pyproject.toml` whose text cannot name acptrace: not parsed on the way up (most
+    projects have one: its TOML cost ~3 ms of every run), and not ours even if it is broken."""
+    if path.name != "pyproject.toml":
+        return False
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False  # (`_table` says what is wrong with it)
+    lowered = text.lower()
+    return "acptrace" not in lowered and "\\u" not in lowered and "\\x" not in lowered
 
 
 def load_config(path: Path) -> Settings:
@@ -160,16 +177,12 @@ def settings_from_table(table: dict[str, Any], where: str) -> Settings:
 
 def _table(path: Path) -> dict[str, Any] | None:
     """The acptrace table of a config file (None when a pyproject.toml has none)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read config {path}: {error}") from None
-    if path.name == "pyproject.toml" and not _may_name_acptrace(text):
-        return None  # (most projects' pyproject.toml: not parsed, ~3 ms of start-up)
     import tomllib  # (here: most runs find no config file)
 
     try:
-        document = tomllib.loads(text)
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read config {path}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: invalid TOML: {error}") from None
     tool = document.get("tool")
@@ -179,12 +192,6 @@ def _table(path: Path) -> dict[str, Any] | None:
     if path.name == "pyproject.toml":
         return None
     return {k: v for k, v in document.items() if k != "tool"}
-
-
-def _may_name_acptrace(text: str) -> bool:
-    """The TOML text may hold a key `acptrace`: it says so, or it has escapes (`\\u0061`), with
-    which a quoted key can spell it."""
-    return "acptrace" in text or "\\u" in text.lower()
 
 
 def _strings(value: Any) -> tuple[str, ...]:
