@@ -21,6 +21,7 @@ import gc
 import importlib
 import sys
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 MODULES = {
@@ -73,17 +74,12 @@ def main() -> None:
     run()
 
 
-_SET_ASIDE: list[bool] = []
-"""Whether `_set_aside_once` ran in this process."""
-
-
+@cache  # (the first time only)
 def _set_aside_once() -> None:
     """The objects of the modules just imported, and at exit everything, set aside from the
-    collector (`gc.freeze`): the first time only."""
-    if not _SET_ASIDE:
-        _SET_ASIDE.append(True)
-        gc.freeze()
-        atexit.register(gc.freeze)
+    collector (`gc.freeze`)."""
+    gc.freeze()
+    atexit.register(gc.freeze)
 
 
 def _command(args: Sequence[str]) -> str | None:

@@ -131,31 +131,29 @@ def find_config(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if (
-                candidate.is_file()
-                and not _passed_over(candidate)
-                and _table(candidate) is not None
-            ):
+            if not candidate.is_file():
+                continue
+            text = _text(candidate)
+            if _passed_over(candidate, text):
+                continue
+            if _table(candidate, text) is not None:
                 return candidate
     return None
 
 
-def _passed_over(path: Path) -> bool:
+def _passed_over(path: Path, text: str) -> bool:
     """A `pyproject.toml` whose text cannot name acptrace: not parsed on the way up (most
     projects have one: its TOML cost ~3 ms of every run), and not ours even if it is broken."""
-    if path.name != "pyproject.toml":
-        return False
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False  # (`_table` says what is wrong with it)
     lowered = text.lower()
-    return "acptrace" not in lowered and "\\u" not in lowered and "\\x" not in lowered
+    return path.name == "pyproject.toml" and not any(
+        word in lowered
+        for word in ("acptrace", "\\u", "\\x")  # (escapes can spell a key)
+    )
 
 
 def load_config(path: Path) -> Settings:
     """The settings of one config file. Raises `UsageError` when it is invalid."""
-    table = _table(path)
+    table = _table(path, _text(path))
     return settings_from_table(table or {}, str(path))
 
 
@@ -175,14 +173,20 @@ def settings_from_table(table: dict[str, Any], where: str) -> Settings:
     return Settings(**values)
 
 
-def _table(path: Path) -> dict[str, Any] | None:
-    """The acptrace table of a config file (None when a pyproject.toml has none)."""
+def _text(path: Path) -> str:
+    """A config file's text. Raises `UsageError` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read config {path}: {error}") from None
+
+
+def _table(path: Path, text: str) -> dict[str, Any] | None:
+    """The acptrace table of a config file's text (None when a pyproject.toml has none)."""
     import tomllib  # (here: most runs find no config file)
 
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read config {path}: {error}") from None
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: invalid TOML: {error}") from None
     tool = document.get("tool")
