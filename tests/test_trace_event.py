@@ -313,15 +313,38 @@ def test_each_file_is_a_process(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("moments", "axis", "expected"),
     [
-        ([Moment(1, 5_000, 1_000), Moment(2, 9_000, 3_000)], Axis.MONOTONIC, [0.0, 2.0]),
-        ([Moment(1, 5_000, 1_000), Moment(2, 9_000, None)], Axis.MONOTONIC, [0.0, 4.0]),  # offset
-        ([Moment(1, None, None), Moment(2, None, 3_000)], Axis.MONOTONIC, [0.0, 0.0]),
-        ([Moment(1, 5_000, None), Moment(2, 7_500, None)], Axis.WALL, [0.0, 2.5]),
-        ([Moment(3, None, None), Moment(9, None, None)], Axis.LINES, [0.0, 6.0]),
+        ([Moment(1, 5_000, 1_000), Moment(2, 9_000, 3_000)], Axis.MONOTONIC, [0, 2]),
+        ([Moment(1, 5_000, 1_000), Moment(2, 9_000, None)], Axis.MONOTONIC, [0, 4]),  # offset
+        ([Moment(1, None, None), Moment(2, None, 3_000)], Axis.MONOTONIC, [0, 0]),
+        ([Moment(1, 5_000, None), Moment(2, 7_499, None)], Axis.WALL, [0, 2]),
+        ([Moment(1, 5_000, None), Moment(2, 7_500, None)], Axis.WALL, [0, 3]),  # half up
+        ([Moment(3, None, None), Moment(9, None, None)], Axis.LINES, [0, 6]),
         ([], Axis.LINES, []),
     ],
 )
 def test_moments_are_placed_on_one_axis(
-    moments: list[Moment], axis: Axis, expected: list[float]
+    moments: list[Moment], axis: Axis, expected: list[int]
 ) -> None:
-    assert place(moments, axis) == expected
+    placed = place(moments, axis)
+    assert placed == expected
+    assert all(type(value) is int for value in placed)
+
+
+def test_times_are_whole_microseconds_so_touching_slices_add_up_exactly() -> None:
+    """A viewer adds `ts` and `dur` in floating point after moving the track's start to 0
+    (speedscope does): with decimals, a replay phase ending at 36107.639 could end after the
+    held phase that begins there, and the viewer sees two slices overlap."""
+    events = export((ROOT / "sample_traces" / "mixed-session.jsonl").read_bytes())
+    timed = [e for e in events if e["ph"] in {"X", "i"}]
+    assert all(type(e["ts"]) is int for e in timed)
+    assert all(type(e["dur"]) is int for e in timed if e["ph"] == "X")
+    tracks: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for event in timed:
+        if event["ph"] == "X":
+            tracks[event["tid"]].append(event)
+    touching = 0
+    for slices in tracks.values():
+        origin = float(min(e["ts"] for e in slices))
+        ends = {float(e["ts"]) - origin + float(e["dur"]) for e in slices}
+        touching += sum(1 for e in slices if float(e["ts"]) - origin in ends)
+    assert touching >= 2  # the held and setup phases begin where the phase before them ended

@@ -42,10 +42,16 @@ def choose_axis(moments: list[Moment]) -> Axis:
     return Axis.LINES
 
 
-def place(moments: list[Moment], axis: Axis) -> list[float]:
-    """Each moment's microseconds on the axis, from the earliest (so the first is at 0); a
-    moment off the axis takes the time of the one before it (the first ones, of the first
-    placed one)."""
+def place(moments: list[Moment], axis: Axis) -> list[int]:
+    """Each moment's whole microseconds on the axis, from the earliest (so the first is at 0);
+    a moment off the axis takes the time of the one before it (the first ones, of the first
+    placed one).
+
+    Whole microseconds, not nanosecond decimals: a viewer adds `ts` and `dur` in floating point
+    (speedscope does), and `36107.639 + x` need not equal the next slice's `ts` that was
+    `36107.639` away, so a phase that ends where the next begins would seem to overlap it.
+    Integers add up exactly, and rounding each moment (not each duration) keeps every slice
+    that nested or touched another nesting or touching it."""
     raw: list[int | None] = []
     offset: int | None = None  # wall - monotonic, as last seen on a moment with both
     for moment in moments:
@@ -54,12 +60,12 @@ def place(moments: list[Moment], axis: Axis) -> list[float]:
         raw.append(_on_axis(moment, axis, offset))
     placed = [value for value in raw if value is not None]
     if not placed:
-        return [0.0] * len(moments)
+        return [0] * len(moments)
     origin, last = min(placed), placed[0]
     values = []
     for value in raw:
         last = value if value is not None else last
-        values.append(round((last - origin) / 1000, 3))
+        values.append((last - origin + 500) // 1000)  # half a microsecond up, in integers
     return values
 
 

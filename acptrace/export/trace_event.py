@@ -301,7 +301,7 @@ def _events(timeline: _Timeline, pid: int, axis: Axis) -> Iterator[dict[str, Any
         start, end = times[piece.start], times[piece.end]
         tid = tids[lanes[number]]
         event = _base(piece.name, piece.cat, "X", start, pid, tid, piece.args)
-        event["dur"] = round(max(end - start, 0.0), 3)
+        event["dur"] = max(end - start, 0)
         timed.append((start, -event["dur"], event))
     for instant in timeline.instants:
         at = times[instant.at]
@@ -315,13 +315,13 @@ def _events(timeline: _Timeline, pid: int, axis: Axis) -> Iterator[dict[str, Any
         yield event
 
 
-def _lanes(slices: Sequence[_Slice], times: Sequence[float]) -> dict[int, tuple[str, int]]:
+def _lanes(slices: Sequence[_Slice], times: Sequence[int]) -> dict[int, tuple[str, int]]:
     """(track, lane) of each slice: the first lane of its track where it nests."""
     order = sorted(
         range(len(slices)),
         key=lambda i: (times[slices[i].start], -times[slices[i].end], i),
     )
-    stacks: dict[str, list[list[float]]] = {}
+    stacks: dict[str, list[list[int]]] = {}
     placed: dict[int, tuple[str, int]] = {}
     for number in order:
         piece = slices[number]
