@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from tests.golden import ROOT
-from tests.test_report import ALPHA_1, BETA_1, write_corpus
+from tests.test_report import ALPHA_1, BETA_1, complete, transcript, write_corpus
 
 ARTIFACTS = ROOT / "test-artifacts"
 """Where screenshots go for a person to look at (ignored by git)."""
@@ -255,3 +255,74 @@ def test_report_html_renders_in_chromium(tmp_path: Path) -> None:
     }
     assert screenshot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert screenshot.stat().st_size > 50_000  # charts and tables, not a blank page
+
+
+MANY_GROUPS = 36
+"""More groups than a navigation line can list (`report --by file` over a folder of runs)."""
+
+LAYOUT_FACTS = """
+(() => {
+  const overview = document.querySelector("#overview table");
+  const heads = [...overview.querySelectorAll("th")];
+  return {
+    meta: document.querySelector("p.meta").textContent,
+    navLinks: document.querySelectorAll("nav a").length,
+    overviewLinks: [...overview.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+    firstName: overview.querySelector("tbody td a").textContent,
+    tableWidth: overview.scrollWidth,
+    boxWidth: overview.parentElement.clientWidth,
+    lastHeadRight: heads[heads.length - 1].getBoundingClientRect().right,
+    lastHead: heads[heads.length - 1].textContent,
+    viewport: window.innerWidth,
+    sections: document.querySelectorAll("section.group").length,
+    backLinks: document.querySelectorAll("section.group h2 a.up").length,
+  };
+})()
+"""
+
+
+def test_report_html_with_many_long_named_groups_stays_readable(tmp_path: Path) -> None:
+    """35+ groups of long paths: the overview fits 1280 px with its last column, the
+    navigation is not a wall of paths (the overview's group column links every group, and each
+    group links back), and the folder all the names share is said once."""
+    chromium()
+    runs = tmp_path / "fleet-recordings" / "nightly-2026-12-04" / "claude-agent-acp"
+    runs.mkdir(parents=True)
+    for index in range(MANY_GROUPS):
+        resumes = complete(700 + 40 * index, 900 + 35 * index)
+        name = f"connection-{index:02d}-with-a-rather-long-descriptive-recording-name.jsonl"
+        (runs / name).write_bytes(transcript("alpha-acp", "1.0", resumes).text())
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        app, ["report", str(tmp_path), "--by", "file", "-o", str(page), "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    browser = Browser(chromium(), tmp_path / "profile", 1280, 900)
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        browser.send("Page.enable", session=session)
+        browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            session=session,
+        )
+        browser.send("Page.navigate", {"url": page.as_uri()}, session=session)
+        browser.wait_for("Page.loadEventFired")
+        facts = browser.send(
+            "Runtime.evaluate",
+            {"expression": LAYOUT_FACTS, "returnByValue": True},
+            session=session,
+        )["result"]["value"]
+    finally:
+        browser.close()
+    assert facts["tableWidth"] <= facts["boxWidth"], facts  # no sideways scrolling
+    assert facts["lastHead"] == "throughput"
+    assert facts["lastHeadRight"] <= facts["viewport"], facts
+    assert facts["navLinks"] == 1  # Overview; the groups are linked from its table
+    assert facts["overviewLinks"] == [f"#group-{i}" for i in range(MANY_GROUPS)]
+    assert facts["sections"] == facts["backLinks"] == MANY_GROUPS
+    assert f"in {runs}/" in facts["meta"]
+    assert facts["firstName"].startswith("connection-00-")

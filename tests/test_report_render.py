@@ -144,3 +144,41 @@ def make_docs_corpus(root: Path) -> Path:
 def test_group_by_is_in_the_header(hostile: Report) -> None:
     assert hostile.group_by is GroupBy.AGENT
     assert "3 transcripts, 2 groups by `agent`." in render_markdown(hostile).decode()
+
+
+@pytest.mark.parametrize(
+    ("value", "below", "above"),
+    [(0.3, 0.2, 0.5), (1.0, 1.0, 1.0), (300.0, 200.0, 500.0), (1800.0, 1000.0, 2000.0),
+     (2000.0, 2000.0, 2000.0), (7000.0, 5000.0, 10000.0), (999.99, 500.0, 1000.0)],
+)  # fmt: skip
+def test_the_histogram_axis_ends_on_round_steps(value: float, below: float, above: float) -> None:
+    assert charts_module.step_below(value) == pytest.approx(below)
+    assert charts_module.step_above(value) == pytest.approx(above)
+
+
+def test_the_histogram_labels_both_ends_and_its_legend_covers_no_line(hostile: Report) -> None:
+    """Bins up to 1.9 s once ended past the last label (`1 s`), and the legend sat in the upper
+    right corner, over the p99 line of a group whose slowest resumes are its slowest bins."""
+    from acptrace.report.groups import shared_edges
+    from acptrace.report.html import BINS, HEADLINE
+
+    group = next(g for g in hostile.groups if g.name == "alpha-acp")
+    edges = shared_edges(hostile.groups, HEADLINE, BINS)
+    assert edges is not None
+    assert edges[-1] > 1000 * 1.5
+    with charts_module._drawing():
+        figure = charts_module.histogram_figure(group, HEADLINE, edges, "#1f77b4")
+        figure.draw_without_rendering()
+        (axes,) = figure.axes
+        low, high = axes.get_xlim()
+        ticks = [t for t in axes.get_xticks() if low * 0.999 <= t <= high * 1.001]
+        assert low <= edges[0]
+        assert high >= edges[-1]
+        assert ticks[0] == pytest.approx(low)
+        assert ticks[-1] == pytest.approx(high)
+        assert charts_module.tick_text(ticks[-1]) == "2 s"
+        legend = axes.get_legend()
+        assert legend is not None
+        legend_box = legend.get_window_extent()
+        plot_box = axes.get_window_extent()
+        assert legend_box.x0 >= plot_box.x1  # beside the plot, not on it

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import math
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -80,8 +81,12 @@ def label(name: str) -> str:
     return f"{text[:half]}…{text[-half:]}"
 
 
-def ecdf_chart(groups: Sequence[Group], metric: Metric) -> str | None:
-    """Each group's ECDF of the metric, on one log axis (None when no group has samples)."""
+def ecdf_chart(
+    groups: Sequence[Group], metric: Metric, names: Sequence[str] | None = None
+) -> str | None:
+    """Each group's ECDF of the metric, on one log axis (None when no group has samples);
+    `names` are the groups' names as the page shows them (default: their own)."""
+    shown = names if names is not None else [g.name for g in groups]
     indexed = [(i, g) for i, g in enumerate(groups) if any(v > 0 for v in g.samples[metric])]
     drawn = sorted(indexed, key=lambda item: -len(item[1].samples[metric]))[:OVERLAY_GROUPS]
     if not drawn:
@@ -95,7 +100,7 @@ def ecdf_chart(groups: Sequence[Group], metric: Metric) -> str | None:
                 (0.0, *ys),
                 where="post",
                 color=group_colour(index),
-                label=label(group.name),
+                label=label(shown[index]),
             )
         for share, name in ((0.5, "p50"), (0.9, "p90"), (0.99, "p99")):
             axes.axhline(share, color="#999999", linewidth=0.6, linestyle=":")
@@ -111,30 +116,58 @@ def ecdf_chart(groups: Sequence[Group], metric: Metric) -> str | None:
 
 def histogram_chart(group: Group, metric: Metric, edges: Sequence[float], colour: str) -> str:
     """One group's histogram of the metric over shared log bins, with its p50/p90/p99."""
+    with _drawing():
+        return _svg(histogram_figure(group, metric, edges, colour))
+
+
+def histogram_figure(group: Group, metric: Metric, edges: Sequence[float], colour: str) -> Figure:
+    """The histogram's figure (drawn inside `_drawing`). The axis runs from a 1-2-5 step at or
+    below the first edge to one at or above the last, so both ends carry a label (bins up to
+    1.8 s end on `2 s`, not on an unlabelled edge past `1 s`); the legend of the percentile
+    lines stands right of the axes, where it can cover none of them."""
     values = [v for v in group.samples[metric] if v > 0]
     distribution = group.metrics[metric]
-    with _drawing():
-        figure, axes = _figure(7.5, 2.4)
-        axes.hist(values, bins=list(edges), color=colour, alpha=0.85)
-        for stat, style in (("p50", "-"), ("p90", "--"), ("p99", ":")):
-            value = distribution.stat(stat)
-            if value is not None and value > 0:
-                axes.axvline(value, color="#333333", linewidth=0.9, linestyle=style, label=stat)
-        _log_x(axes, edges[0], edges[-1])
-        axes.set_xlim(edges[0], edges[-1])
-        axes.set_xlabel(f"{metric.label} (log scale)")
-        axes.set_ylabel("resumes")
-        axes.legend(loc="upper right", fontsize=7, frameon=False)
-        return _svg(figure)
+    figure, axes = _figure(7.5, 2.4)
+    axes.hist(values, bins=list(edges), color=colour, alpha=0.85)
+    for stat, style in (("p50", "-"), ("p90", "--"), ("p99", ":")):
+        value = distribution.stat(stat)
+        if value is not None and value > 0:
+            axes.axvline(value, color="#333333", linewidth=0.9, linestyle=style, label=stat)
+    low, high = step_below(edges[0]), step_above(edges[-1])
+    _log_x(axes, low, high)
+    axes.set_xlim(low, high)
+    axes.set_xlabel(f"{metric.label} (log scale)")
+    axes.set_ylabel("resumes")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    return figure
 
 
-def outcome_chart(groups: Sequence[Group]) -> str | None:
-    """Horizontal bars: each group's resumes by outcome (None without resumes)."""
+STEPS = (1.0, 2.0, 5.0)
+"""The round numbers of a decade that a log axis labels."""
+
+
+def step_below(value: float) -> float:
+    """The largest 1-2-5 step (…, 0.5, 1, 2, 5, 10, …) at or below a positive value."""
+    decade = 10.0 ** math.floor(math.log10(value))
+    return max(decade * step for step in STEPS if decade * step <= value * (1 + 1e-9))
+
+
+def step_above(value: float) -> float:
+    """The smallest 1-2-5 step at or above a positive value."""
+    decade = 10.0 ** math.floor(math.log10(value))
+    return min(decade * step for step in (*STEPS, 10.0) if decade * step >= value * (1 - 1e-9))
+
+
+def outcome_chart(groups: Sequence[Group], names: Sequence[str] | None = None) -> str | None:
+    """Horizontal bars: each group's resumes by outcome (None without resumes); `names` as for
+    `ecdf_chart`."""
+    shown = names if names is not None else [g.name for g in groups]
     indexed = [(i, g) for i, g in enumerate(groups) if g.resumes]
     chosen = sorted(indexed, key=lambda item: -item[1].resumes)[:BAR_GROUPS]
     if not chosen:
         return None
-    drawn = [g for _, g in sorted(chosen, key=lambda item: item[0], reverse=True)]  # first on top
+    order = sorted(chosen, key=lambda item: item[0], reverse=True)  # first on top
+    drawn = [g for _, g in order]
     present = [o for o in Outcome if any(g.outcomes[o] for g in drawn)]
     with _drawing():
         figure, axes = _figure(7.5, 0.8 + 0.32 * max(len(drawn), len(present) * 0.6))
@@ -151,7 +184,7 @@ def outcome_chart(groups: Sequence[Group]) -> str | None:
                 height=0.6,
             )
             left = [a + b for a, b in zip(left, counts, strict=True)]
-        axes.set_yticks(list(positions), [label(g.name) for g in drawn])
+        axes.set_yticks(list(positions), [label(shown[i]) for i, _ in order])
         axes.set_xlabel("resumes")
         axes.grid(axis="y", visible=False)
         axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)

@@ -177,6 +177,22 @@ def _ref(path: str, row: ResumeRow) -> ResumeRef:
     )
 
 
+def shared_folder(names: Sequence[str], by: GroupBy) -> str:
+    """The folder every group name starts with, when groups are files or directories (`runs/`
+    for `runs/a.jsonl` and `runs/b.jsonl`), so that a page can say it once; empty when there is
+    none, for other groupings, and for a single group. Every name keeps at least its last part."""
+    if by not in (GroupBy.FILE, GroupBy.DIRECTORY) or len(names) < 2:
+        return ""
+    parts = [name.split("/") for name in names]
+    shared: list[str] = []
+    for column in zip(*(p[:-1] for p in parts), strict=False):
+        if len(set(column)) != 1:
+            break
+        shared.append(column[0])
+    folder = "".join(f"{part}/" for part in shared)
+    return "" if folder == "/" else folder
+
+
 def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[float, ...] | None:
     """Log-spaced histogram bin edges covering every group's positive samples of the metric,
     so that the groups' histograms compare (None when there are none)."""

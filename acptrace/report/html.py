@@ -19,7 +19,7 @@ from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
-from acptrace.report.groups import shared_edges
+from acptrace.report.groups import shared_edges, shared_folder
 from acptrace.report.numbers import (
     FEW_LEGEND,
     FEW_MARK,
@@ -43,6 +43,9 @@ BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
 CHARTED_GROUPS = 50
 """Groups that get their own histogram (the others get tables only)."""
+LINKED_GROUPS = 12
+"""Up to this many groups, the navigation links each one; beyond, the overview table's group
+column is the list of links (a line of 35 paths is a wall, not a navigation)."""
 
 POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 """The page's Content-Security-Policy: nothing is fetched."""
@@ -64,6 +67,10 @@ h2 { font-size: 19px; margin: 32px 0 8px; padding-top: 8px; border-top: 1px soli
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.meta, figcaption, .muted { color: var(--muted); }
 nav a { margin-right: 12px; }
+td.name { min-width: 16em; max-width: 30em; overflow-wrap: anywhere; }
+td.name .swatch { float: left; margin-top: 5px; }
+.nowrap { white-space: nowrap; }
+a.up { font-size: 13px; font-weight: normal; margin-left: 10px; }
 .scroll { overflow-x: auto; margin: 6px 0 12px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
 td:first-child { min-width: 12em; }
@@ -107,33 +114,36 @@ def _e(value: Any) -> str:
 
 
 def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
+    folder = shared_folder([g.name for g in report.groups], report.group_by)
+    names = [g.name.removeprefix(folder) for g in report.groups]
     yield "<header><h1>acptrace latency report</h1>"
     yield (
         f'<p class="meta">{_e(count_text(report.files, "transcript"))} analysed · '
         f"{_e(count_text(len(report.groups), 'group'))} by <code>{_e(report.group_by)}</code>"
+        + (f' in <span class="path">{_e(folder)}</span>' if folder else "")
         + (f" · {_e(count_text(len(report.errors), 'file'))} skipped" if report.errors else "")
         + f" · acptrace {_e(__version__)}</p>"
     )
     links = ['<a href="#overview">Overview</a>']
     if comparison is not None:
         links.append('<a href="#comparison">Comparison</a>')
-    links += [f'<a href="#group-{i}">{_e(g.name)}</a>' for i, g in enumerate(report.groups)]
+    if len(names) <= LINKED_GROUPS:
+        links += [f'<a href="#group-{i}">{_e(name)}</a>' for i, name in enumerate(names)]
     if report.errors:
         links.append('<a href="#errors">Skipped files</a>')
     yield f"<nav>{' '.join(links)}</nav></header>"
     if comparison is not None:
         yield _verdict(comparison)
-    yield from _overview(report)
+    yield from _overview(report, names)
     if comparison is not None:
         yield from _comparison(comparison)
     edges = shared_edges(report.groups, HEADLINE, BINS) if charts.available() else None
     for index, group in enumerate(report.groups):
-        yield from _group(index, group, edges if index < CHARTED_GROUPS else None)
-    yield from _errors(report)
-    yield _method()
+        charted = edges if index < CHARTED_GROUPS else None
+        yield from _group(index, group, names[index], charted, len(names) > LINKED_GROUPS)
 
 
-def _overview(report: Report) -> Iterator[str]:
+def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
     yield '<section id="overview"><h2>Overview</h2>'
     head: list[Cell] = ["group"]
     head += [_num(name) for name in ("connections", "resumes", "complete", "truncated", "other")]
@@ -146,7 +156,7 @@ def _overview(report: Report) -> Iterator[str]:
         swatch = f'<span class="swatch" style="background:{charts.group_colour(index)}"></span>'
         rows.append(
             [
-                f'{swatch}<a href="#group-{index}">{_e(group.name)}</a>',
+                _Name(f'{swatch}<a href="#group-{index}">{_breakable(names[index])}</a>'),
                 _num(group.connections),
                 _num(group.resumes),
                 _num(
@@ -157,7 +167,7 @@ def _overview(report: Report) -> Iterator[str]:
                 _num(group.replay_outcomes[Outcome.TRUNCATED]),
                 _num(other),
                 _num(group.loaded),
-                _e(_severity_counts(group)),
+                _severity_counts(group),
                 *(_num(stat_text(HEADLINE, headline, s)) for s in ("p50", "p90", "p99")),
                 _num(stat_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50")),
             ]
@@ -176,12 +186,12 @@ def _overview(report: Report) -> Iterator[str]:
     if not charts.available():
         yield f'<p class="note">{NO_CHARTS}</p>'
     else:
-        yield from _overview_charts(report)
+        yield from _overview_charts(report, names)
     yield "</section>"
 
 
-def _overview_charts(report: Report) -> Iterator[str]:
-    ecdf = charts.ecdf_chart(report.groups, HEADLINE)
+def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
+    ecdf = charts.ecdf_chart(report.groups, HEADLINE, names)
     if ecdf is not None:
         yield _figure(
             ecdf,
@@ -189,7 +199,7 @@ def _overview_charts(report: Report) -> Iterator[str]:
             f"{HEADLINE.label} (the RFD's headline figure): share of replaying resumes that "
             f"answered within a time, per group (up to {charts.OVERLAY_GROUPS} groups).",
         )
-    bars = charts.outcome_chart(report.groups)
+    bars = charts.outcome_chart(report.groups, names)
     if bars is not None:
         yield _figure(
             bars,
@@ -198,8 +208,11 @@ def _overview_charts(report: Report) -> Iterator[str]:
         )
 
 
-def _group(index: int, group: Group, edges: tuple[float, ...] | None) -> Iterator[str]:
-    yield f'<section class="group" id="group-{index}"><h2>{_e(group.name)}</h2>'
+def _group(
+    index: int, group: Group, name: str, edges: tuple[float, ...] | None, back: bool
+) -> Iterator[str]:
+    up = '<a class="up" href="#overview">↑ overview</a>' if back else ""
+    yield f'<section class="group" id="group-{index}"><h2>{_e(name)}{up}</h2>'
     yield (
         f'<p class="muted">{count_text(group.connections, "connection")} · '
         f"{count_text(group.resumes, 'resume')} ({group.replaying} replaying) · "
@@ -210,7 +223,7 @@ def _group(index: int, group: Group, edges: tuple[float, ...] | None) -> Iterato
         svg = charts.histogram_chart(group, HEADLINE, edges, charts.group_colour(index))
         yield _figure(
             svg,
-            f"histogram of {HEADLINE.label} for {printable(group.name)}",
+            f"histogram of {HEADLINE.label} for {printable(name)}",
             f"{HEADLINE.label}: histogram over log-spaced bins shared by every group.",
         )
     yield "<h3>Latency and throughput</h3>"
@@ -388,11 +401,19 @@ def _method() -> str:
     )
 
 
+def _breakable(path: str) -> str:
+    """A name as HTML that may break after each `/` before it breaks anywhere else."""
+    return _e(path).replace("/", "/<wbr>")
+
+
 def _severity_counts(group: Group) -> str:
+    """The group's findings by level, as HTML: `1 error · 2 warnings`, never broken inside a
+    count."""
     counts = group.severities
     if not any(counts.values()):
         return "0"
-    return " · ".join(count_text(counts[s], s.value) for s in Severity if counts[s])
+    shown = (count_text(counts[s], s.value) for s in Severity if counts[s])
+    return " · ".join(f'<span class="nowrap">{_e(text)}</span>' for text in shown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,8 +423,16 @@ class _Num:
     text: str
 
 
-Cell = str | _Num
-"""A table cell: HTML already escaped by the caller, or a number as plain text."""
+@dataclass(frozen=True, slots=True)
+class _Name:
+    """A cell naming its row (HTML already escaped): wrapped anywhere rather than widening the
+    table past the page."""
+
+    html: str
+
+
+Cell = str | _Num | _Name
+"""A table cell: HTML already escaped by the caller, a number as plain text, or a row's name."""
 
 
 def _num(value: Any) -> _Num:
@@ -424,6 +453,8 @@ def _table(head: Sequence[Cell], rows: Sequence[Sequence[Cell]], bad: Sequence[b
 def _cell(tag: str, cell: Cell) -> str:
     if isinstance(cell, _Num):
         return f'<{tag} class="num">{_e(cell.text)}</{tag}>'
+    if isinstance(cell, _Name):
+        return f'<{tag} class="name">{cell.html}</{tag}>'
     return f"<{tag}>{cell}</{tag}>"
 
 
