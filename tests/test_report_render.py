@@ -177,6 +177,7 @@ def test_the_histogram_labels_both_ends_and_its_legend_covers_no_line(hostile: R
         assert ticks[0] == pytest.approx(low)
         assert ticks[-1] == pytest.approx(high)
         assert charts_module.tick_text(ticks[-1]) == "2 s"
+        assert all(float(count).is_integer() for count in axes.get_yticks())
         legend = axes.get_legend()
         assert legend is not None
         legend_box = legend.get_window_extent()

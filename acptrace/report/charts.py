@@ -125,6 +125,8 @@ def histogram_figure(group: Group, metric: Metric, edges: Sequence[float], colou
     below the first edge to one at or above the last, so both ends carry a label (bins up to
     1.8 s end on `2 s`, not on an unlabelled edge past `1 s`); the legend of the percentile
     lines stands right of the axes, where it can cover none of them."""
+    from matplotlib.ticker import MaxNLocator
+
     values = [v for v in group.samples[metric] if v > 0]
     distribution = group.metrics[metric]
     figure, axes = _figure(7.5, 2.4)
@@ -138,6 +140,7 @@ def histogram_figure(group: Group, metric: Metric, edges: Sequence[float], colou
     axes.set_xlim(low, high)
     axes.set_xlabel(f"{metric.label} (log scale)")
     axes.set_ylabel("resumes")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 0.5 of a resume
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     return figure
 
