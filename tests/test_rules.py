@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.transcript import SESSION, Transcript, findings, rule_ids
 
 
@@ -427,6 +429,65 @@ def test_rc_concurrent_not_for_sequential_resumes() -> None:
     good_resume(t, id=3)
     good_resume(t, id=4)
     assert findings(t.analyze()) == []
+
+
+def load(t: Transcript, session: str = SESSION, *, id: int) -> int:
+    """A `session/load` request for `session`; returns its line."""
+    return t.request("session/load", {"sessionId": session, "cwd": "/"}, id=id)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_rc_concurrent_for_overlapping_loads_on_either_version(version: int) -> None:
+    # rules.md §10: a second load of S while one is pending makes both rows ambiguous, the
+    # updates of the overlap count for neither, and RC-CONCURRENT is kept on v1 too.
+    t = Transcript()
+    t.open()
+    t.initialize(version)
+    load(t, id=3)
+    second = load(t, id=4)
+    t.history(count=3)  # both loads pending: attributed to neither
+    t.error(4, -32603)
+    t.history(count=2)  # only load 3 pending: its own
+    t.result(3)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
+    assert "session/load of sess_1 while the one at line" in analysis.findings[0].message
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(3, "ambiguous", 2), (4, "ambiguous", 0)]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_rc_concurrent_not_for_sequential_loads_or_loads_of_other_sessions(version: int) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize(version)
+    load(t, id=3)
+    t.history(count=2)
+    t.result(3)
+    load(t, id=4)
+    load(t, "other", id=5)
+    t.history(count=3)
+    t.result(4)
+    t.result(5)
+    t.close()
+    analysis = t.analyze()
+    assert "RC-CONCURRENT" not in rule_ids(analysis)
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(3, "loaded", 2), (4, "loaded", 3), (5, "loaded", 0)]
+
+
+def test_a_load_overlapping_a_resume_of_its_session_is_not_concurrent() -> None:
+    t = started()
+    t.resume(id=3)
+    load(t, id=4)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.result(4)
+    analysis = t.analyze()
+    assert "RC-CONCURRENT" not in rule_ids(analysis)
+    assert [r.outcome.value for r in analysis.resumes] == ["complete", "loaded"]
 
 
 def test_lc_prompt_inactive_after_a_failed_resume() -> None:

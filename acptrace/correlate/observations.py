@@ -45,7 +45,8 @@ class CancelledAnswered(msgspec.Struct, frozen=True):
 
 
 class ConcurrentResume(msgspec.Struct, frozen=True):
-    """A replaying resume of a session sent while another replaying resume of it is pending."""
+    """A replaying resume of a session sent while another replaying resume of it is pending,
+    or a `session/load` while another load of it is pending (rules.md §4, §10)."""
 
     request: Message
     pending_request: Message

@@ -23,11 +23,12 @@ REQUEST_CANCELLED = -32800
 
 @rule("RC-CONCURRENT", Severity.WARNING, "client", 'RFD FAQ "SHOULD NOT"', ConcurrentResume)
 def concurrent_resume(observed: ConcurrentResume) -> Iterator[Verdict]:
-    """A second replaying resume of a session while a replaying one is pending."""
+    """A second replaying resume (or load) of a session while one is pending (v1 too)."""
     request = observed.request
+    what = "session/load" if request.method == "session/load" else "replaying session/resume"
     yield Verdict(
         request.line,
-        f"replaying session/resume of {request.session_id} while the one at line "
+        f"{what} of {request.session_id} while the one at line "
         f"{observed.pending_request.line} is pending: both outcomes are ambiguous",
         request.session_id,
         request.id,
