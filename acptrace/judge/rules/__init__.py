@@ -59,10 +59,9 @@ KEPT_ON_V1 = frozenset({"RC-CONCURRENT"})
 def applies_on(rule_id: str, protocol_version: int) -> bool:
     """Whether a rule is judged on a connection of this protocol version (rules.md §7, §10)."""
     return (
-        protocol_version >= 2
-        or not rule_id.startswith(MARKER_RULE_PREFIX)
-        or rule_id in KEPT_ON_V1
+        protocol_version >= 2 or not rule_id.startswith(MARKER_RULE_PREFIX) or rule_id in KEPT_ON_V1
     )
+
 
 CHILD_RULES = frozenset(r.id for r in RULES if r.family == "child")
 """Rules that `--no-child-rules` turns off."""
