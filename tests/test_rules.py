@@ -558,6 +558,36 @@ def test_lc_unknown_session() -> None:
     assert analysis.findings[0].message.startswith("2 session/update")
 
 
+def test_lc_unknown_session_before_the_session_new_response_names_the_later_line() -> None:
+    # rules.md §10: an update for S between `session/new` and the response that returns S
+    # (isaac-acp's available_commands_update) is still LC-UNKNOWN-SESSION, saying where S
+    # was named.
+    t = started()
+    t.request("session/new", {"cwd": "/"}, id=4)
+    early = t.update("available_commands_update", "made")
+    named = t.result(4, {"sessionId": "made"})
+    analysis = t.analyze()
+    assert findings(analysis) == [("LC-UNKNOWN-SESSION", "warning", early)]
+    assert analysis.findings[0].message.endswith(
+        f"; the session/new response at line {named} named it later"
+    )
+
+
+def test_lc_unknown_session_never_named_says_no_later_line() -> None:
+    t = started()
+    t.update("agent_message_chunk", "nobody")
+    (finding,) = t.analyze().findings
+    assert "named it later" not in finding.message
+
+
+def test_lc_unknown_session_not_for_an_update_after_the_session_new_response() -> None:
+    t = started()
+    t.request("session/new", {"cwd": "/"}, id=4)
+    t.result(4, {"sessionId": "made"})
+    t.update("available_commands_update", "made")
+    assert findings(t.analyze()) == []
+
+
 def test_lc_unknown_session_not_for_named_sessions_or_a_mid_connection_transcript() -> None:
     t = started()
     t.request("session/list", {}, id=5)

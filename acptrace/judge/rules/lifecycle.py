@@ -84,13 +84,27 @@ def unknown_session(observed: UnknownSessionTraffic) -> Iterator[Verdict]:
     """A session/update for a session that is not Known (once per session, with the count)."""
     if not observed.start_seen:
         return  # a transcript that starts mid-connection cannot tell what was named before
+    later = ""
+    if observed.named_line is not None:
+        later = f"; the {_naming(observed.named_by)} at line {observed.named_line} named it later"
     yield Verdict(
         observed.first_line,
         f"{observed.count} session/update for {observed.session_id} (the last at line "
         f"{observed.last_line}) while no session/new, session/fork, session/resume, "
-        "session/load, session/list or announcement had named it",
+        f"session/load, session/list or announcement had named it{later}",
         observed.session_id,
     )
+
+
+def _naming(by: str | None) -> str:
+    """What named a session, as a message says it (`session/new` names it in its response)."""
+    match by:
+        case "session/new" | "session/fork" | "session/list":
+            return f"{by} response"
+        case "subagent_update":
+            return "announcement"
+        case _:
+            return f"{by} request"
 
 
 @rule("LC-WRONG-DIRECTION", Severity.ERROR, "lifecycle", "SCHEMA x-side", WrongDirection)
