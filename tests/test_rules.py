@@ -457,6 +457,25 @@ def test_rc_concurrent_for_overlapping_loads_on_either_version(version: int) -> 
     assert rows == [(3, "ambiguous", 2), (4, "ambiguous", 0)]
 
 
+def test_overlapping_loads_answered_in_reverse_order_are_both_ambiguous() -> None:
+    # claude-agent-acp's shape (SOURCES.md): two loads of one session, both succeed, each
+    # replays the whole history, and the second is answered first.
+    t = Transcript()
+    t.open()
+    t.initialize(1)
+    load(t, id=2)
+    second = load(t, id=3)
+    t.history(count=11)
+    t.result(3)
+    t.history(count=11)
+    t.result(2)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(2, "ambiguous", 11), (3, "ambiguous", 0)]
+
+
 @pytest.mark.parametrize("version", [1, 2])
 def test_rc_concurrent_not_for_sequential_loads_or_loads_of_other_sessions(version: int) -> None:
     t = Transcript()
