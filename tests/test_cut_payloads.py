@@ -130,3 +130,13 @@ def test_a_cut_response_that_lost_its_result_is_lost() -> None:
     analysis = analysed(messages)
     assert [(f.rule, f.severity.value) for f in analysis.findings] == [("JR-UNANSWERED", "note")]
     assert [r.outcome.value for r in analysis.resumes] == ["complete_failed"]
+
+
+def test_an_update_whose_tag_was_cut_is_lost_it_may_have_been_the_marker() -> None:
+    marker = orjson.dumps(MARKER).decode()
+    at = marker.index("replay_complete") + len("replay_")
+    messages = [*EXCHANGE, ("c2a", RESUME), ("a2c", cut(marker, at)), ("a2c", STATE),
+                ("a2c", RESUME_OK)]  # fmt: skip
+    analysis = analysed(messages)
+    assert [(f.rule, f.severity.value) for f in analysis.findings] == [("RC-MISSING", "warning")]
+    assert analysis.source.messages == 7

@@ -65,9 +65,19 @@ def problems(wire: WireMessage) -> list[str]:
 def survived_cut(wire: WireMessage) -> bool:
     """Whether what is left of a cut message still says what it is (rules.md §10): a request
     (`method` and `id`), a response (`id` and `result` or `error`), or a notification of a
-    method that is only ever one. Anything else may have lost its `id` or more to the cut."""
+    method that is only ever one; a `session/update` also with its session and tag (the cut
+    one may have been a marker). Anything else may have lost its `id` or more to the cut."""
     if wire.id is not UNSET:
         return wire.method is not UNSET or wire.result is not UNSET or wire.error is not UNSET
+    if wire.method == "session/update":
+        params = wire.params
+        update = params.update if isinstance(params, WireParams) else None
+        return (
+            isinstance(params, WireParams)
+            and type(params.sessionId) is str
+            and isinstance(update, WireUpdate)
+            and type(update.sessionUpdate) is str
+        )
     return wire.method in NOTIFICATIONS
 
 
