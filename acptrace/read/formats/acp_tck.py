@@ -124,7 +124,7 @@ def _entry(entry: Any, line: int) -> Iterator[Record]:
     message = f"the report cut this payload ({cut.group(1)} byte(s) left out)"
     left = read_cut(raw[: cut.start()])
     if isinstance(left, dict) and any(key in left for key in _ENVELOPE_KEYS):
-        yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; what is left is read")
+        yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; its start is read")
         yield Envelope(line, direction, left, None, mono_ns, cut=True)
     else:
         yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; nothing readable is left")
