@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.transcript import SESSION, Transcript, findings, rule_ids
 
 
@@ -429,6 +431,84 @@ def test_rc_concurrent_not_for_sequential_resumes() -> None:
     assert findings(t.analyze()) == []
 
 
+def load(t: Transcript, session: str = SESSION, *, id: int) -> int:
+    """A `session/load` request for `session`; returns its line."""
+    return t.request("session/load", {"sessionId": session, "cwd": "/"}, id=id)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_rc_concurrent_for_overlapping_loads_on_either_version(version: int) -> None:
+    # rules.md §10: a second load of S while one is pending makes both rows ambiguous, the
+    # updates of the overlap count for neither, and RC-CONCURRENT is kept on v1 too.
+    t = Transcript()
+    t.open()
+    t.initialize(version)
+    load(t, id=3)
+    second = load(t, id=4)
+    t.history(count=3)  # both loads pending: attributed to neither
+    t.error(4, -32603)
+    t.history(count=2)  # only load 3 pending: its own
+    t.result(3)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
+    assert "session/load of sess_1 while the one at line" in analysis.findings[0].message
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(3, "ambiguous", 2), (4, "ambiguous", 0)]
+
+
+def test_overlapping_loads_answered_in_reverse_order_are_both_ambiguous() -> None:
+    # claude-agent-acp's shape (SOURCES.md): two loads of one session, both succeed, each
+    # replays the whole history, and the second is answered first.
+    t = Transcript()
+    t.open()
+    t.initialize(1)
+    load(t, id=2)
+    second = load(t, id=3)
+    t.history(count=11)
+    t.result(3)
+    t.history(count=11)
+    t.result(2)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(2, "ambiguous", 11), (3, "ambiguous", 0)]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_rc_concurrent_not_for_sequential_loads_or_loads_of_other_sessions(version: int) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize(version)
+    load(t, id=3)
+    t.history(count=2)
+    t.result(3)
+    load(t, id=4)
+    load(t, "other", id=5)
+    t.history(count=3)
+    t.result(4)
+    t.result(5)
+    t.close()
+    analysis = t.analyze()
+    assert "RC-CONCURRENT" not in rule_ids(analysis)
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(3, "loaded", 2), (4, "loaded", 3), (5, "loaded", 0)]
+
+
+def test_a_load_overlapping_a_resume_of_its_session_is_not_concurrent() -> None:
+    t = started()
+    t.resume(id=3)
+    load(t, id=4)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.result(4)
+    analysis = t.analyze()
+    assert "RC-CONCURRENT" not in rule_ids(analysis)
+    assert [r.outcome.value for r in analysis.resumes] == ["complete", "loaded"]
+
+
 def test_lc_prompt_inactive_after_a_failed_resume() -> None:
     t = started()
     t.resume(id=3)
@@ -495,6 +575,36 @@ def test_lc_unknown_session() -> None:
     analysis = t.analyze()
     assert findings(analysis) == [("LC-UNKNOWN-SESSION", "warning", first)]
     assert analysis.findings[0].message.startswith("2 session/update")
+
+
+def test_lc_unknown_session_before_the_session_new_response_names_the_later_line() -> None:
+    # rules.md §10: an update for S between `session/new` and the response that returns S
+    # (isaac-acp's available_commands_update) is still LC-UNKNOWN-SESSION, saying where S
+    # was named.
+    t = started()
+    t.request("session/new", {"cwd": "/"}, id=4)
+    early = t.update("available_commands_update", "made")
+    named = t.result(4, {"sessionId": "made"})
+    analysis = t.analyze()
+    assert findings(analysis) == [("LC-UNKNOWN-SESSION", "warning", early)]
+    assert analysis.findings[0].message.endswith(
+        f"; the session/new response at line {named} named it later"
+    )
+
+
+def test_lc_unknown_session_never_named_says_no_later_line() -> None:
+    t = started()
+    t.update("agent_message_chunk", "nobody")
+    (finding,) = t.analyze().findings
+    assert "named it later" not in finding.message
+
+
+def test_lc_unknown_session_not_for_an_update_after_the_session_new_response() -> None:
+    t = started()
+    t.request("session/new", {"cwd": "/"}, id=4)
+    t.result(4, {"sessionId": "made"})
+    t.update("available_commands_update", "made")
+    assert findings(t.analyze()) == []
 
 
 def test_lc_unknown_session_not_for_named_sessions_or_a_mid_connection_transcript() -> None:

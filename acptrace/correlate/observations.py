@@ -45,7 +45,8 @@ class CancelledAnswered(msgspec.Struct, frozen=True):
 
 
 class ConcurrentResume(msgspec.Struct, frozen=True):
-    """A replaying resume of a session sent while another replaying resume of it is pending."""
+    """A replaying resume of a session sent while another replaying resume of it is pending,
+    or a `session/load` while another load of it is pending (rules.md §4, §10)."""
 
     request: Message
     pending_request: Message
@@ -119,6 +120,10 @@ class UnknownSessionTraffic(msgspec.Struct, frozen=True):
     """The transcript starts at `initialize` (else it cannot tell what was named)."""
     last_line: int
     """The last such update."""
+    named_line: int | None = None
+    """The later line that named the session (a `session/new` response, …), if one did."""
+    named_by: str | None = None
+    """What named it there (`session/new`, `session/list`, …)."""
 
 
 class ChildTrafficBeforeAnnounce(msgspec.Struct, frozen=True):

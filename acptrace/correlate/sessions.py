@@ -81,12 +81,22 @@ class UnnamedTraffic(msgspec.Struct):
             if self.first_update_line is None:
                 self.first_update_line = line
 
-    def as_unknown(self, session_id: str, start_seen: bool) -> UnknownSessionTraffic | None:
-        """The updates among this traffic as one observation (None without updates)."""
+    def as_unknown(
+        self, session_id: str, start_seen: bool, named: tuple[int, str] | None = None
+    ) -> UnknownSessionTraffic | None:
+        """The updates among this traffic as one observation (None without updates); `named`:
+        the later line that named the session, and what named it there."""
         if self.first_update_line is None or self.last_update_line is None:
             return None
+        named_line, named_by = named if named is not None else (None, None)
         return UnknownSessionTraffic(
-            session_id, self.first_update_line, self.updates, start_seen, self.last_update_line
+            session_id,
+            self.first_update_line,
+            self.updates,
+            start_seen,
+            self.last_update_line,
+            named_line,
+            named_by,
         )
 
 
@@ -211,6 +221,6 @@ class SessionBook(msgspec.Struct):
                     )
                 )
         else:
-            unknown = traffic.as_unknown(session_id, self.start_seen)
+            unknown = traffic.as_unknown(session_id, self.start_seen, (line, by))
             if unknown is not None:
                 self.emit(unknown)

@@ -144,7 +144,8 @@ class Window(msgspec.Struct, eq=False):
     children: dict[str, Track] = msgspec.field(default_factory=dict)
     """Children announced in the window, in order of announcement."""
     ambiguous: bool = False
-    """Another replaying resume of the session overlapped it (RC-CONCURRENT)."""
+    """Another replaying resume (a load: another load) of the session overlapped it
+    (RC-CONCURRENT)."""
     cancelled: bool = False
     """The Client cancelled it with `$/cancel_request`."""
 

@@ -68,11 +68,10 @@ class WindowBook(msgspec.Struct):
         )
         window = Window(request, session_id, replaying, track)
         siblings = self.by_session.setdefault(session_id, [])
-        if replaying:
-            for other in siblings:
-                if other.replaying:
-                    other.ambiguous = window.ambiguous = True
-                    self.emit(ConcurrentResume(request, other.request))
+        for other in siblings:
+            if _overlapping(window, other):
+                other.ambiguous = window.ambiguous = True
+                self.emit(ConcurrentResume(request, other.request))
         siblings.append(window)
         return window
 
@@ -94,7 +93,11 @@ class WindowBook(msgspec.Struct):
         (a run of them, or one: `on_update`); an announcement is `on_update`'s to make."""
         session_id = run.first.session_id
         assert session_id is not None
-        for window in self.by_session.get(session_id, ()):
+        windows = self.by_session.get(session_id, ())
+        loads_overlap = sum(1 for w in windows if w.method == "session/load") > 1
+        for window in windows:
+            if loads_overlap and window.method == "session/load":
+                continue  # the overlap of two loads is attributed to neither (rules.md §10)
             window.requested.record_updates(run)
         for _, track in self.child_tracks.get(session_id, ()):
             track.record_updates(run)
@@ -215,3 +218,11 @@ class WindowBook(msgspec.Struct):
                 self.emit(MisplacedMarker(marker, Misplacement.UNSOLICITED))
         self.unclaimed.clear()
         self.seen_markers.clear()
+
+
+def _overlapping(window: Window, pending: Window) -> bool:
+    """Whether a new window and a pending one of the same session make each other ambiguous
+    (RC-CONCURRENT): two replaying resumes, or two loads (either protocol version, §10)."""
+    if window.method == "session/load":
+        return pending.method == "session/load"
+    return window.replaying and pending.replaying

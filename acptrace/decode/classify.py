@@ -14,7 +14,7 @@ import msgspec
 
 from acptrace.decode.directions import PROXY_PREFIX, infer_direction
 from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
-from acptrace.decode.message import message_of, problems
+from acptrace.decode.message import message_of, problems, survived_cut
 from acptrace.decode.shapes import wire_message
 from acptrace.model.domain import Direction, Issue, IssueKind, Message, MessageKind
 from acptrace.model.excerpt import excerpt
@@ -72,8 +72,10 @@ class Classifier(msgspec.Struct):
             )
             return
         wire = wire_message(obj)
+        if envelope.cut and not survived_cut(wire):
+            return  # a lost message (rules.md §10), in no rule at all
         found = problems(wire)
-        if found:
+        if found and not envelope.cut:  # the input's cut is not the sender's fault (§10)
             yield InvalidJsonRpc(line, "; ".join(found))
         message = message_of(
             wire, line, envelope.direction, envelope.ts_ns, envelope.mono_ns, in_batch

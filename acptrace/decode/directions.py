@@ -59,6 +59,17 @@ AGENT_TO_CLIENT = frozenset(
 )
 """Methods the Client handles (`x-side: client`)."""
 
+NOTIFICATIONS = frozenset(
+    {
+        "session/cancel",
+        "session/update",
+        "elicitation/complete",
+        "auth/status_update",
+        "$/cancel_request",
+    }
+)
+"""Methods sent only as notifications (input-formats.md)."""
+
 MCP_MESSAGE = "mcp/message"
 """MCP over ACP: requests Agent -> Client, notifications Client -> Agent, never judged."""
 

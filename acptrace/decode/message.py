@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from acptrace.decode.capabilities import advertised, child_permits
+from acptrace.decode.directions import NOTIFICATIONS
 from acptrace.decode.shapes import UNSET, WireError, WireMessage, WireParams, WireResult, WireUpdate
 from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
 from acptrace.model.excerpt import excerpt
@@ -59,6 +60,25 @@ def problems(wire: WireMessage) -> list[str]:
         kind = "outside int64" if type(msg_id) is int else "of bad type"
         found.append(f"id {kind}: {excerpt(msg_id)}")
     return found
+
+
+def survived_cut(wire: WireMessage) -> bool:
+    """Whether what is left of a cut message still says what it is (rules.md §10): a request
+    (`method` and `id`), a response (`id` and `result` or `error`), or a notification of a
+    method that is only ever one; a `session/update` also with its session and tag (the cut
+    one may have been a marker). Anything else may have lost its `id` or more to the cut."""
+    if wire.id is not UNSET:
+        return wire.method is not UNSET or wire.result is not UNSET or wire.error is not UNSET
+    if wire.method == "session/update":
+        params = wire.params
+        update = params.update if isinstance(params, WireParams) else None
+        return (
+            isinstance(params, WireParams)
+            and type(params.sessionId) is str
+            and isinstance(update, WireUpdate)
+            and type(update.sessionUpdate) is str
+        )
+    return wire.method in NOTIFICATIONS
 
 
 def message_of(

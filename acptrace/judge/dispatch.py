@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import msgspec
 
 from acptrace.correlate.observations import Observation
-from acptrace.judge.rules import MARKER_RULE_PREFIX, Rule
+from acptrace.judge.rules import Rule, applies_on
 from acptrace.model.domain import Finding
 
 
@@ -31,11 +31,7 @@ class Judge(msgspec.Struct):
             self.findings.extend(rule.judge(observation))
 
     def verdict(self, protocol_version: int) -> tuple[Finding, ...]:
-        """Findings in line order; the marker rules (RC-*) only for ACP v2 and later."""
-        marker_rules_apply = protocol_version >= 2
-        kept = (
-            f
-            for f in self.findings
-            if marker_rules_apply or not f.rule.startswith(MARKER_RULE_PREFIX)
-        )
+        """Findings in line order; the marker rules (RC-*) only for ACP v2 and later, but for
+        RC-CONCURRENT (rules.md §7, §10)."""
+        kept = (f for f in self.findings if applies_on(f.rule, protocol_version))
         return tuple(sorted(kept, key=lambda f: (f.line, f.rule)))

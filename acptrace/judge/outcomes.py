@@ -24,6 +24,8 @@ def rows_for(closed: WindowClosed) -> Iterator[ResumeRow]:
 def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
     """The outcome class of one session in one window (outcomes.md)."""
     open_at_unknown_end = end is WindowEnd.TRACE_END
+    if window.ambiguous and window.method == "session/load":  # overlapping loads (§10)
+        return Outcome.AMBIGUOUS
     if window.method == "session/load":
         if end is WindowEnd.SUCCESS:
             return Outcome.LOADED

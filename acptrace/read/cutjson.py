@@ -2,6 +2,10 @@
 
 Reports cut long payloads (`...[truncated N byte(s)]...`); the envelope of the message (its
 `jsonrpc`, `id`, `method`, session) usually comes before the cut and is still worth reading.
+Only whole values are read: a string or number the cut went through is left out with its
+member (`"id":12` may have been `"id":123`, `"method":"session/up` a `session/update`), so
+what is read is what was written; an object or array the cut went through keeps its whole
+members.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ _MAX_TRIES = 64
 def read_cut(prefix: str) -> Any | None:
     """The value `prefix` starts, closed where it was cut; None when nothing can be read.
 
-    The prefix is tried as it is, then cut back before each `,` and after each `{` or `[`
-    (latest first), with the open string and brackets closed each time.
+    The prefix is tried as it is where it ends on a closing bracket, then cut back before each
+    `,` and after each `{` or `[` (latest first), with its brackets closed each time: a scalar
+    at the cut is never read, since the cut may have shortened it.
     """
     for cut in _cut_points(prefix)[:_MAX_TRIES]:
         text = _closed(prefix[:cut])
@@ -35,33 +40,30 @@ def read_cut(prefix: str) -> Any | None:
 def _cut_points(prefix: str) -> list[int]:
     """Where the prefix may be cut back to, latest first (outside strings only)."""
     found: list[int] = []
-    for at, char in _structure(prefix):
+    scan = _Scan()
+    closed_at = -1
+    for at, char in _structure(prefix, scan):
         if char == ",":
             found.append(at)
         elif char in "{[":
             found.append(at + 1)
-    return [len(prefix), *reversed(found)]
+        elif char in "}]":
+            closed_at = at
+    ends_closed = not scan.in_string and closed_at == len(prefix.rstrip()) - 1
+    return ([len(prefix)] if ends_closed else []) + list(reversed(found))
 
 
 def _closed(text: str) -> str | None:
-    """The text with its open string and brackets closed (None if it cannot be)."""
+    """The text (cut outside its strings) with its open brackets closed (None if it cannot be)."""
     stack: list[str] = []
-    scan = _Scan()
-    for _, char in _structure(text, scan):
+    for _, char in _structure(text):
         if char in "{[":
             stack.append("}" if char == "{" else "]")
         elif char in "}]":
             if not stack:
                 return None
             stack.pop()
-    if scan.escaped:
-        text = text[:-1]
-    if scan.in_string:
-        text += '"'
-    text = text.rstrip()
-    if text.endswith(":"):
-        text += " null"
-    return text + "".join(reversed(stack))
+    return text.rstrip() + "".join(reversed(stack))
 
 
 class _Scan:

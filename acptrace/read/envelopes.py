@@ -27,6 +27,8 @@ class Envelope(msgspec.Struct, frozen=True):
     """In a file that holds several connections, the one this message travelled on."""
     approximate: bool = False
     """`ts_ns` is the reader's estimate, not a recorded time (a Zed dump's stderr times)."""
+    cut: bool = False
+    """The input cut the payload (issue `truncated_payload`): `payload` is what is left of it."""
 
 
 @dataclass(frozen=True, slots=True)

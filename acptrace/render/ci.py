@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from acptrace.judge.rules import MARKER_RULE_PREFIX, RULES, Rule
+from acptrace.judge.rules import RULES, Rule, applies_on
 from acptrace.judge.rules.registry import REGISTRY
 from acptrace.model.domain import Analysis, Finding, JsonId, ResumeRow, Role, Severity
 from acptrace.model.options import Options
@@ -79,7 +79,7 @@ def family_of(finding: Finding) -> str:
 def judged(family: str, options: Options, protocol_version: int) -> str | None:
     """None when the family's rules were judged, else why not (for a skipped test case)."""
     rules = [rule for rule in CHECKED_RULES if rule.family == family]
-    if rules and protocol_version < 2 and all(r.id.startswith(MARKER_RULE_PREFIX) for r in rules):
+    if rules and not any(applies_on(r.id, protocol_version) for r in rules):
         return "ACP v1 connection: the replay-marker rules apply to v2 only"
     if rules and not any(options.wants(rule.id, rule.family) for rule in rules):
         return "not selected (--select / --ignore / --no-child-rules)"

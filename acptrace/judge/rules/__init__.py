@@ -50,7 +50,18 @@ RULES: tuple[Rule, ...] = tuple(REGISTRY[rule_id] for rule_id in CATALOGUE_ORDER
 """Every rule, in the order of rules.md."""
 
 MARKER_RULE_PREFIX = "RC-"
-"""Rules that apply to ACP v2 connections only (rules.md §7)."""
+"""Rules that apply to ACP v2 connections only (rules.md §7), but for `KEPT_ON_V1`."""
+
+KEPT_ON_V1 = frozenset({"RC-CONCURRENT"})
+"""The RC rules judged on ACP v1 connections too (overlapping loads, rules.md §10)."""
+
+
+def applies_on(rule_id: str, protocol_version: int) -> bool:
+    """Whether a rule is judged on a connection of this protocol version (rules.md §7, §10)."""
+    return (
+        protocol_version >= 2 or not rule_id.startswith(MARKER_RULE_PREFIX) or rule_id in KEPT_ON_V1
+    )
+
 
 CHILD_RULES = frozenset(r.id for r in RULES if r.family == "child")
 """Rules that `--no-child-rules` turns off."""
@@ -69,4 +80,13 @@ SOURCE_LEGEND: tuple[tuple[str, str], ...] = (
 )
 """What the abbreviations in the rules' sources stand for (rules.md, "Sources")."""
 
-__all__ = ["CHILD_RULES", "MARKER_RULE_PREFIX", "RULES", "SOURCE_LEGEND", "Rule", "Verdict"]
+__all__ = [
+    "CHILD_RULES",
+    "KEPT_ON_V1",
+    "MARKER_RULE_PREFIX",
+    "RULES",
+    "SOURCE_LEGEND",
+    "Rule",
+    "Verdict",
+    "applies_on",
+]

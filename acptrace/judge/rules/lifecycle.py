@@ -23,11 +23,12 @@ REQUEST_CANCELLED = -32800
 
 @rule("RC-CONCURRENT", Severity.WARNING, "client", 'RFD FAQ "SHOULD NOT"', ConcurrentResume)
 def concurrent_resume(observed: ConcurrentResume) -> Iterator[Verdict]:
-    """A second replaying resume of a session while a replaying one is pending."""
+    """A second replaying resume (or load) of a session while one is pending (v1 too)."""
     request = observed.request
+    what = "session/load" if request.method == "session/load" else "replaying session/resume"
     yield Verdict(
         request.line,
-        f"replaying session/resume of {request.session_id} while the one at line "
+        f"{what} of {request.session_id} while the one at line "
         f"{observed.pending_request.line} is pending: both outcomes are ambiguous",
         request.session_id,
         request.id,
@@ -83,13 +84,27 @@ def unknown_session(observed: UnknownSessionTraffic) -> Iterator[Verdict]:
     """A session/update for a session that is not Known (once per session, with the count)."""
     if not observed.start_seen:
         return  # a transcript that starts mid-connection cannot tell what was named before
+    later = ""
+    if observed.named_line is not None:
+        later = f"; the {_naming(observed.named_by)} at line {observed.named_line} named it later"
     yield Verdict(
         observed.first_line,
         f"{observed.count} session/update for {observed.session_id} (the last at line "
         f"{observed.last_line}) while no session/new, session/fork, session/resume, "
-        "session/load, session/list or announcement had named it",
+        f"session/load, session/list or announcement had named it{later}",
         observed.session_id,
     )
+
+
+def _naming(by: str | None) -> str:
+    """What named a session, as a message says it (`session/new` names it in its response)."""
+    match by:
+        case "session/new" | "session/fork" | "session/list":
+            return f"{by} response"
+        case "subagent_update":
+            return "announcement"
+        case _:
+            return f"{by} request"
 
 
 @rule("LC-WRONG-DIRECTION", Severity.ERROR, "lifecycle", "SCHEMA x-side", WrongDirection)

@@ -5,7 +5,8 @@
 `sent` is Client -> Agent. Each test's transcript is a fresh agent process that the test
 stopped (a recorded end), named by the test's `nodeid`; a test listed under several
 requirements is read once. A `raw` cut by the report (`...[truncated N byte(s)]...`) is an
-issue `truncated_payload`, and what is left of it is read.
+issue `truncated_payload`, and what is left of it is read (the decoder judges whether enough
+of it is left to be a message: rules.md §10).
 """
 
 from __future__ import annotations
@@ -124,6 +125,6 @@ def _entry(entry: Any, line: int) -> Iterator[Record]:
     left = read_cut(raw[: cut.start()])
     if isinstance(left, dict) and any(key in left for key in _ENVELOPE_KEYS):
         yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; its start is read")
-        yield Envelope(line, direction, left, None, mono_ns)
+        yield Envelope(line, direction, left, None, mono_ns, cut=True)
     else:
         yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; nothing readable is left")

@@ -1,0 +1,166 @@
+"""Real agents recorded by acptrace 0.1.0 (../shared/real-world/agents-2026-12, see its SOURCES.md):
+every view and format runs on every file with the documented exit code, and the verdicts of
+`analyze --format json` are pinned in `tests/golden/agents-2026-12.json` (`pytest --regen`
+rewrites it; read the diff before committing it).
+
+The verdicts were checked against the traffic, line by line, before they were pinned:
+
+- isaac-acp 0.4.0 (`isaac-acp-drive/`): `00-new` sends `available_commands_update` for the new
+  session (line 5) before the `session/new` response that names it (line 6): LC-UNKNOWN-SESSION
+  (warning; rules.md §10), whose message names line 6. Each later `session/load` replays one
+  more `available_commands_update` (2, 3, 4): `loaded` rows with 2, 3 and 4 replayed updates; no
+  RC rule on v1, so never-history tags in a load are no finding.
+- codex-acp 0.16.0: `codex_acp_prompt_without_load_and_overlapping_loads` sends two loads of one
+  session back to back (lines 6 and 7): RC-CONCURRENT (warning) at line 7 on this v1 connection,
+  both rows `ambiguous` (rules.md §10). The second fails at line 12 before any update, so the 9
+  replayed updates (lines 13-21) came while only the first was pending and count in its row.
+  The prompt before any load (line 4) and the one crossing the loads (line 8) are answered
+  -32002: no LC finding (the session was not Active; an error is no LC-PROMPT-INACTIVE, and
+  LC-ACTIVE-REJECTED needs an Active session). `codex_acp_resume_close_load`: a v1 resume
+  without replay (`no_replay`), a prompt after `session/close` answered -32002 (right), a load
+  of an unknown id answered -32002 (`truncated`) and a load that replays 9 updates (`loaded`).
+  The live `codex_acp_live_prompt_then_load` has no `tool_call` live although its replay has
+  one: a fidelity matter, no rule.
+- claude-agent-acp 0.23.1: every load is `loaded`, including the load of the session that is
+  active on the same connection; `claude-agent-acp-drive` asks for v2 and gets v1, so the
+  rules of v1 apply. `claude_agent_acp_resume_fork_close`: the prompt after `session/close` is
+  answered -32603 (no rule names the code for a closed session), the load of an unknown id
+  -32002 (`truncated`). No CAP finding: `loadSession` and `sessionCapabilities` advertise what
+  is used.
+- python SDK examples 0.12.1: `pysdk_example_agent_v1_load` loads without `loadSession`
+  advertised (CAP-UNADVERTISED, error on v1: the v1 docs' MUST NOT; once, counting both loads)
+  and lists without `sessionCapabilities.list` (warning); both loads succeed (`loaded`, nothing
+  replayed). The echo agent answers v2 without `capabilities`: CAP-UNADVERTISED (warning) for
+  `session/new`, `session/prompt` and `session/resume`; its resume answers -32601
+  (`truncated`; no CAP-NOT-HONOURED, since nothing was advertised).
+- TypeScript SDK example 0.12.0: `session/load` with `loadSession: false` is CAP-UNADVERTISED
+  (error on v1), answered -32601 (`truncated`); the cancelled prompt is answered
+  `stopReason: cancelled` (right: `session/cancel` is a notification, no CX rule).
+
+Files of that run kept back from this folder (claude-code-acp's double `tool_call` for one
+`toolCallId`, claude's two overlapping loads answered in reverse order, gemini's failing loads)
+are covered by unit tests of the same shapes in `tests/test_rules.py` where a rule is concerned;
+a double `tool_call` breaks no rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from tests.golden import ROOT
+from tests.shared import REAL_WORLD
+
+pytestmark = pytest.mark.shared
+
+FOLDER = REAL_WORLD / "agents-2026-12"
+FILES = sorted(FOLDER.rglob("*.jsonl"))
+GOLDEN = ROOT / "tests" / "golden" / "agents-2026-12.json"
+ANALYZE_FORMATS = ("rich", "json", "junit", "sarif", "github", "markdown")
+TABLE_FORMATS = ("parquet", "csv", "ndjson", "json")
+
+
+def name(path: Path) -> str:
+    return path.relative_to(FOLDER).as_posix()
+
+
+def run(*args: str) -> Any:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    return result
+
+
+def analysed(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = orjson.loads(run("analyze", str(path), "-f", "json").stdout)
+    return document
+
+
+def expected_exit(path: Path) -> int:
+    """The documented exit code (json-output.md): 1 with a finding at `error`, else 0."""
+    return int(any(f["severity"] == "error" for f in analysed(path)["findings"]))
+
+
+def verdicts(document: dict[str, Any]) -> dict[str, Any]:
+    """What is pinned of an analysis: protocol, outcome rows, findings and issues."""
+    row_fields = ("request_id", "session_id", "role", "method", "outcome", "end", "error_code",
+                  "marker_count", "replayed_updates", "held_updates", "request_line",
+                  "response_line")  # fmt: skip
+    finding_fields = ("rule", "severity", "line", "session_id", "request_id")
+    connection = document["connection"]
+    return {
+        "protocol": [connection["protocol_version"], connection["protocol_source"]],
+        "connection_end": document["source"]["connection_end"],
+        "resumes": [{k: row[k] for k in row_fields} for row in document["resumes"]],
+        "findings": [{k: f[k] for k in finding_fields} for f in document["findings"]],
+        "issues": [[issue["line"], issue["kind"]] for issue in document["issues"]],
+    }
+
+
+def test_the_folder_is_there() -> None:
+    assert len(FILES) >= 30, f"expected the recordings of real agents at {FOLDER}"
+
+
+def test_the_verdicts_are_the_checked_ones(regen: bool) -> None:
+    found = {name(path): verdicts(analysed(path)) for path in FILES}
+    text = orjson.dumps(found, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
+    if regen:
+        GOLDEN.write_text(text, encoding="utf-8")
+        return
+    assert orjson.loads(GOLDEN.read_text(encoding="utf-8")) == found, (
+        f"{GOLDEN.name} differs: check the traffic, then run pytest --regen"
+    )
+
+
+@pytest.mark.parametrize("path", FILES, ids=name)
+def test_every_analyze_format_runs_with_the_documented_exit_code(path: Path) -> None:
+    code = expected_exit(path)
+    for output_format in ANALYZE_FORMATS:
+        result = run("analyze", str(path), "-f", output_format)
+        assert result.exit_code == code, (output_format, result.output)
+        if output_format != "github":  # (annotations only: none without findings or issues)
+            assert result.stdout.strip(), output_format
+
+
+@pytest.mark.parametrize("path", FILES, ids=name)
+def test_the_timeline_runs_with_the_documented_exit_code(path: Path) -> None:
+    result = run("timeline", str(path))
+    assert result.exit_code == expected_exit(path), result.output
+    assert result.stdout.strip()
+
+
+@pytest.mark.parametrize("path", FILES, ids=name)
+def test_every_export_format_writes_its_tables(path: Path, tmp_path: Path) -> None:
+    for table_format in TABLE_FORMATS:
+        folder = tmp_path / table_format
+        result = run("export", str(path), "-j", "1", "-f", table_format, "-o", str(folder))
+        assert result.exit_code == 0, (table_format, result.output)
+        assert len(list(folder.iterdir())) == 7, table_format
+    trace = tmp_path / "trace.json"
+    result = run("export", str(path), "-f", "trace-event", "-o", str(trace))
+    assert result.exit_code == 0, result.output
+    assert orjson.loads(trace.read_bytes())
+
+
+@pytest.mark.parametrize("path", FILES, ids=name)
+def test_fidelity_runs_on_every_file(path: Path) -> None:
+    for output_format in ("rich", "json"):
+        result = run("fidelity", str(path), "-f", output_format)
+        assert result.exit_code == 0, (output_format, result.output)  # (no --fail-under)
+
+
+def test_a_report_over_the_folder_writes_every_kind(tmp_path: Path) -> None:
+    outputs = [tmp_path / f"report.{suffix}" for suffix in ("json", "md", "html")]
+    args = ["report", str(FOLDER), "-j", "1"]
+    for output in outputs:
+        args += ["-o", str(output)]
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert all(output.stat().st_size > 0 for output in outputs)
+    document = orjson.loads(outputs[0].read_bytes())
+    assert document["files"] == {"analysed": len(FILES), "failed": 0}
