@@ -42,6 +42,7 @@ from acptrace.model.errors import UsageError
 from acptrace.record.secret_shapes import (
     CREDENTIAL_IDENTIFIERS,
     CREDENTIAL_METHODS,
+    DESCRIPTIVE_NAMES,
     SECRET_SUFFIXES,
     SHAPES,
     ZERO_WIDTH,
@@ -213,7 +214,7 @@ def _walk_object(obj: dict[str, Any], policy: RedactionPolicy) -> tuple[dict[str
     changed: dict[str, Any] = {}
     for key, item in obj.items():
         if policy.is_secret_name(key) or (key == "value" and pair_secret):
-            new, n = _blank(item)
+            new, n = _secret_value(item, policy)
         elif key == "mcpServers":
             new, n = _mcp_servers(item, policy)
         elif key == "params" and credentials:
@@ -244,6 +245,30 @@ def _walk_string(text: str, policy: RedactionPolicy, *, free_text: bool = False)
             new, count = _walk(inner, policy)
             return (orjson.dumps(new).decode(), count) if count else (text, 0)
     return _redact_string(text, policy, free_text=free_text)
+
+
+def _secret_value(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
+    """The value of a member with a secret-like name: a string or number is replaced, as is
+    every item of a list; an object keeps the members that describe the secret
+    (`DESCRIPTIVE_NAMES`: gemini's `"api-key": {"provider": "google"}`), walked as usual,
+    and its other members are treated as this value is."""
+    if isinstance(value, list):
+        items = [_secret_value(item, policy) for item in value]
+        count = sum(n for _, n in items)
+        return ([new for new, _ in items], count) if count else (value, 0)
+    if not isinstance(value, dict):
+        return _blank(value)
+    count = 0
+    changed: dict[str, Any] = {}
+    for key, item in value.items():
+        if normalize_name(key) in DESCRIPTIVE_NAMES:
+            new, n = _walk(item, policy)
+        else:
+            new, n = _secret_value(item, policy)
+        if n:
+            changed[key] = new
+            count += n
+    return ({**value, **changed}, count) if count else (value, 0)
 
 
 def _blank(value: Any) -> tuple[Any, int]:

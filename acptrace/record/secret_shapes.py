@@ -33,6 +33,29 @@ SECRET_SUFFIXES = (
 """A member, header, variable or `name=` whose name (normalised: lower case without `-`, `_`,
 `.`, spaces and zero-width characters) ends in one of these holds a secret."""
 
+DESCRIPTIVE_NAMES = frozenset(
+    {
+        "id",
+        "name",
+        "type",
+        "kind",
+        "provider",
+        "description",
+        "title",
+        "label",
+        "scheme",
+        "in",
+        "format",
+        "envvar",
+        "url",
+        "docsurl",
+        "link",
+    }
+)
+"""Members (normalised names) that describe a secret rather than hold it: under a member with a
+secret-like name (`"api-key": {"provider": "google"}`), these are walked as usual, every
+other string or number is replaced."""
+
 CREDENTIAL_METHODS = ("authenticate", "providers/set")
 """Methods (besides `auth/*`) whose params carry credentials."""
 
@@ -87,6 +110,12 @@ SHAPES = (
         "url-credentials",
         "://",
         r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"'<>]*:([^\s/?#\"'<>]*[^\s/?#\"'<>@])@",
+    ),
+    _shape(
+        "url-signing",
+        "=",
+        r"[?&#;](?i:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"
+        r"|x-goog-signature|x-goog-credential|token|access_token|code|key)=([^&#\s\"'<>]+)",
     ),
     _shape(
         "bearer",
