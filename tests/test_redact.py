@@ -607,6 +607,23 @@ def test_redact_marks_the_transcript_it_redacted(tmp_path: Path) -> None:
     first, second = map(orjson.loads, result.stdout.encode().splitlines())
     assert first == {**opened, "redacted": True}
     assert second == clean
+    # the summary is true: nothing replaced, yet line 1 rewritten (issue #24.7)
+    assert result.stderr == (
+        "acptrace: 0 values redacted in 0 of 2 lines;"
+        ' the open record rewritten to say "redacted": true\n'
+    )
+
+
+def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(
+    tmp_path: Path,
+) -> None:
+    opened = {"ts": "2026-12-02T10:00:00Z", "mono_ns": 1, "dir": "meta", "event": "open",
+              "argv": ["agent"], "redacted": True}  # fmt: skip
+    source = tmp_path / "redacted.jsonl"
+    source.write_bytes(orjson.dumps(opened) + b"\n")
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.stdout.encode() == source.read_bytes()
+    assert result.stderr == "acptrace: 0 values redacted in 0 of 1 lines\n"
 
 
 @pytest.mark.parametrize("depth", [250, 255, 488, 1000, 1025, 100_000])

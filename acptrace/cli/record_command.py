@@ -161,5 +161,8 @@ def redact_command(
         fail(f"cannot write the redacted transcript {error}")
     except OSError as error:
         fail(f"{output}: cannot be written ({error.strerror or error})")
-    print_note(f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines")
+    summary = f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines"
+    if stats.marked:
+        summary += '; the open record rewritten to say "redacted": true'
+    print_note(summary)
     raise typer.Exit(EXIT_OK)
