@@ -38,6 +38,7 @@ from acptrace.record import (
     RecordSettings,
     Stdio,
     default_transcript_path,
+    make_folder,
     record,
 )
 from acptrace.record.capture import CaptureQueue
@@ -973,6 +974,40 @@ def test_the_default_folder_is_created_but_an_output_folder_never_is(tmp_path: P
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S)
     assert result.returncode == 2
     assert not (tmp_path / "not").exists()
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077, 0o277])
+def test_default_folders_are_0700_and_recordings_0600_whatever_the_umask(
+    tmp_path: Path, umask: int
+) -> None:
+    env = {**os.environ, "ACPTRACE_DIR": str(tmp_path / "made" / "here")}
+    args = [*RECORD, "--", *FAKE, "echo"]
+    result = subprocess.run(
+        args,
+        input=b"{}\n",
+        capture_output=True,
+        env=env,
+        timeout=TIMEOUT_S,
+        preexec_fn=lambda: os.umask(umask),  # noqa: PLW1509 (no threads in the child yet)
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for folder in (tmp_path / "made", tmp_path / "made" / "here"):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder
+    [recording] = (tmp_path / "made" / "here").iterdir()
+    assert recording.stat().st_mode & 0o777 == 0o600
+
+
+def test_make_folder_leaves_existing_folders_and_refuses_a_file_on_the_way(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    make_folder(tmp_path / "a" / "t.jsonl")
+    assert (tmp_path.stat().st_mode & 0o777, (tmp_path / "a").stat().st_mode & 0o777) == (
+        0o755,
+        0o700,
+    )
+    (tmp_path / "file").write_text("")
+    with pytest.raises(OSError):
+        make_folder(tmp_path / "file" / "b" / "t.jsonl")
 
 
 # -- docs/recorder-format.md -----------------------------------------------------------------

@@ -95,7 +95,7 @@ def record_command(
     Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
     settings. The transcript goes to the file -o names, mode 0600 (its folder must exist; a
     folder or a read-only file is refused), by default acptrace-<UTC time>-<pid>.jsonl in
-    $ACPTRACE_DIR (created if missing) or the current directory, named on stderr. Every byte
+    $ACPTRACE_DIR (created 0700 if missing) or the current directory, named on stderr. Every byte
     passes through unchanged; the transcript gets every line in each direction, the agent's
     stderr, and open/close events. acptrace exits with the agent's
     exit status, or 2 (after forwarding everything) when the transcript is incomplete.

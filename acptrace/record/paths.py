@@ -23,7 +23,25 @@ def default_transcript_path(
     return directory / f"acptrace-{stamp}-{os.getpid() if pid is None else pid}.jsonl"
 
 
+OWNER_ONLY_FOLDER = 0o700
+"""The mode of every folder `record` creates, whatever the umask (recordings hold prompts)."""
+
+
 def make_folder(path: Path) -> None:
-    """Create the folder of a default transcript path (`$ACPTRACE_DIR` may not exist yet);
-    OSError on failure. An `-o` path's folder is never created (`acptrace.record.outputs`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Create the folder of a default transcript path (`$ACPTRACE_DIR` may not exist yet) and
+    any missing folder above it, each 0700 whatever the umask (folders that exist are left as
+    they are); OSError on failure. An `-o` path's folder is never created
+    (`acptrace.record.outputs`)."""
+    missing: list[Path] = []
+    folder = path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(OWNER_ONLY_FOLDER)
+        except FileExistsError:  # made meanwhile (or a file: is_dir says so below)
+            if not folder.is_dir():
+                raise
+            continue
+        os.chmod(folder, OWNER_ONLY_FOLDER)  # mkdir's mode is masked by the umask
