@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import hashlib
 import io
 import itertools
 import os
+import resource
 import select
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -771,7 +774,7 @@ def test_a_record_that_cannot_be_encoded_is_reported_and_the_rest_kept(
 @pytest.mark.parametrize(
     ("target", "error", "expected"),
     [
-        ("acptrace.record.writer.write_all", OSError(28, "No space left on device"), "No space"),
+        ("acptrace.record.writer.write_prefix", OSError(28, "No space left on device"), "No space"),
         ("acptrace.record.writer.TranscriptWriter._write", RuntimeError("boom"), "failed: Runtime"),
     ],
 )
@@ -788,6 +791,82 @@ def test_a_writer_that_stops_still_forwards_and_says_why(
     assert result.transcript_error is not None
     assert expected in result.transcript_error
     assert result.records == 0
+
+
+def whole_lines(path: Path) -> list[dict[str, Any]]:
+    """The transcript's records, checking that it ends on a whole line (or is empty)."""
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), data[-200:]
+    return [orjson.loads(line) for line in data.splitlines()]
+
+
+@pytest.mark.parametrize("budget", [0, 1, 150, 700, 5_000, 9_000])
+def test_a_disk_that_fills_mid_write_leaves_whole_lines_and_counts_the_rest(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    """The disk takes `budget` bytes of the transcript, the last write in part (as a kernel
+    does), then fails with ENOSPC; the Client and the Agent never notice."""
+    real_write = os.write
+    taken = 0
+
+    def filling(fd: int, data: Any) -> int:
+        nonlocal taken
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # the pumps' pipes
+            return real_write(fd, data)
+        if taken >= budget:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written = real_write(fd, bytes(data[: budget - taken]))
+        taken += written
+        return written
+
+    monkeypatch.setattr(os, "write", filling)
+    sent = b"".join(b'{"jsonrpc":"2.0","method":"n","params":{"n":%d}}\n' % n for n in range(100))
+    out, result = run_in_process(transcript, sent)
+    monkeypatch.undo()
+
+    assert out == sent  # everything forwarded
+    kept = whole_lines(transcript)
+    assert len(transcript.read_bytes()) <= budget
+    assert result.records == len(kept)
+    assert result.records + result.unwritten == 1 + 100 + 100 + 1  # open, both ways, close
+    assert result.transcript_error == "No space left on device"
+    kept_sent = [r["msg"] for r in kept if r["dir"] == "c2a"]
+    assert kept_sent == [orjson.loads(line) for line in sent.splitlines()][: len(kept_sent)]
+
+
+def test_a_file_size_limit_mid_recording_leaves_whole_lines_and_says_so(transcript: Path) -> None:
+    """The kernel's own part-way write: RLIMIT_FSIZE makes a write past the limit short, then
+    EFBIG (Python ignores SIGXFSZ)."""
+    limit = 4_000
+    sent = b"".join(b'{"jsonrpc":"2.0","method":"n","params":{"n":%d}}\n' % n for n in range(300))
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(
+        args,
+        input=sent,
+        capture_output=True,
+        timeout=TIMEOUT_S,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        check=False,
+    )
+    assert result.stdout == sent
+    assert result.returncode == 2  # the agent's 0, but the transcript is incomplete
+    kept = whole_lines(transcript)
+    assert 0 < len(transcript.read_bytes()) <= limit
+    assert kept[0]["event"] == "open"
+    [line] = [line for line in result.stderr.decode().splitlines() if "incomplete" in line]
+    unwritten = 1 + 300 + 300 + 1 - len(kept)
+    assert line == (
+        f"acptrace: error: the transcript {transcript} is incomplete: File too large; "
+        f"{unwritten} records were not written"
+    )
+
+
+def test_a_device_that_takes_nothing_still_forwards_everything(tmp_path: Path) -> None:
+    sent = b'{"jsonrpc":"2.0","method":"n"}\n' * 50
+    args = [*RECORD, "-o", "/dev/full", "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=sent, capture_output=True, timeout=TIMEOUT_S, check=False)
+    assert (result.stdout, result.returncode) == (sent, 2)
+    assert b"is incomplete: No space left on device; 102 records were not written" in result.stderr
 
 
 @pytest.mark.parametrize(("agent_exit", "expected"), [(0, 2), (5, 5)])
@@ -988,7 +1067,7 @@ def test_default_folders_are_0700_and_recordings_0600_whatever_the_umask(
         capture_output=True,
         env=env,
         timeout=TIMEOUT_S,
-        preexec_fn=lambda: os.umask(umask),  # noqa: PLW1509 (no threads in the child yet)
+        preexec_fn=lambda: os.umask(umask),
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -1006,7 +1085,7 @@ def test_make_folder_leaves_existing_folders_and_refuses_a_file_on_the_way(tmp_p
         0o700,
     )
     (tmp_path / "file").write_text("")
-    with pytest.raises(OSError):
+    with pytest.raises(FileExistsError):
         make_folder(tmp_path / "file" / "b" / "t.jsonl")
 
 

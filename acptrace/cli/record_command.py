@@ -123,7 +123,8 @@ def record_command(
     if result.dropped:
         print_note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
     if result.transcript_error:
-        print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
+        unwritten = f"; {result.unwritten} records were not written" if result.unwritten else ""
+        print_error(f"the transcript {path} is incomplete: {result.transcript_error}{unwritten}")
         raise typer.Exit(result.exit_code or EXIT_ERROR)
     raise typer.Exit(result.exit_code)
 
