@@ -14,6 +14,7 @@ import hashlib
 import io
 import itertools
 import os
+import re
 import resource
 import select
 import signal
@@ -41,6 +42,7 @@ from acptrace.record import (
     RecordSettings,
     Stdio,
     default_transcript_path,
+    fill_placeholders,
     make_folder,
     record,
 )
@@ -621,19 +623,71 @@ def test_an_agent_that_cannot_start_exits_127_and_leaves_no_file(transcript: Pat
 
 def test_an_agent_that_cannot_start_leaves_an_existing_file_alone(transcript: Path) -> None:
     transcript.write_bytes(b"earlier recording\n")
-    args = [*RECORD, "-o", str(transcript), "--", "/nonexistent/agent"]
+    args = [*RECORD, "-o", str(transcript), "--force", "--", "/nonexistent/agent"]
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
 
     assert result.returncode == 127
     assert transcript.read_bytes() == b"earlier recording\n"
 
 
-def test_an_existing_transcript_is_replaced(transcript: Path) -> None:
+def test_an_existing_recording_is_kept_and_the_agent_not_started(
+    transcript: Path, tmp_path: Path
+) -> None:
     transcript.write_bytes(b"x" * 10_000)
-    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    started = tmp_path / "started"
+    agent = [sys.executable, "-c", f"open({str(started)!r}, 'w')"]
+    result = CliRunner().invoke(app, ["record", "-o", str(transcript), "--", *agent])
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"acptrace: error: cannot write the transcript {transcript}: it exists and holds "
+        "10000 bytes: --force replaces it, {time} in the name makes a new file each run\n"
+    )
+    assert transcript.read_bytes() == b"x" * 10_000
+    assert not started.exists()
+
+
+def test_force_replaces_an_existing_transcript(transcript: Path) -> None:
+    transcript.write_bytes(b"x" * 10_000)
+    args = [*RECORD, "-o", str(transcript), "--force", "--", *FAKE, "echo"]
     subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
 
     assert [r["dir"] for r in records_of(transcript)] == ["meta", "c2a", "a2c", "meta"]
+
+
+def test_an_empty_file_or_a_fifo_is_written_into_without_force(tmp_path: Path) -> None:
+    empty, fifo = tmp_path / "empty.jsonl", tmp_path / "fifo"
+    empty.touch()  # as `mktemp` leaves it
+    os.mkfifo(fifo)
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(fifo.read_bytes()))
+    reader.start()
+    for path in (empty, fifo):
+        args = [*RECORD, "-o", str(path), "--", *FAKE, "echo"]
+        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+    reader.join(TIMEOUT_S)
+    assert [r["dir"] for r in records_of(empty)] == ["meta", "c2a", "a2c", "meta"]
+    assert got.count(b"\n") == 4
+
+
+def test_time_and_pid_placeholders_give_each_run_its_own_file(tmp_path: Path) -> None:
+    args = [*RECORD, "-o", str(tmp_path / "agent-{time}-{pid}.jsonl"), "--", *FAKE, "echo"]
+    for _ in range(2):
+        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert len(made) == 2
+    for name in made:
+        assert re.fullmatch(r"agent-\d{8}T\d{6}\.\d{3}Z-\d+\.jsonl", name), name
+        assert meta(records_of(tmp_path / name), "close")
+
+
+def test_fill_placeholders() -> None:
+    now = 1_764_669_600_123_000_000
+    assert fill_placeholders("/r/a-{time}-{pid}.jsonl", now, 7) == (
+        "/r/a-20251202T100000.123Z-7.jsonl"
+    )
+    assert fill_placeholders("/r/{other}/a.jsonl", now, 7) == "/r/{other}/a.jsonl"
 
 
 def test_an_unwritable_transcript_is_a_usage_error(tmp_path: Path) -> None:
@@ -1024,7 +1078,7 @@ def test_recordings_are_owner_only_whether_or_not_the_file_existed(tmp_path: Pat
     existing.write_text("old")
     existing.chmod(0o644)
     for path in (fresh, existing):
-        args = [*RECORD, "-o", str(path), "--", *FAKE, "echo"]
+        args = [*RECORD, "-o", str(path), "--force", "--", *FAKE, "echo"]
         subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
         assert path.stat().st_mode & 0o777 == 0o600, path
         assert meta(records_of(path), "close")

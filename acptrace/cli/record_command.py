@@ -17,9 +17,13 @@ from acptrace.read.source import open_input
 from acptrace.record import (
     AgentNotStarted,
     OutputRefused,
+    RecordingExists,
     RecordSettings,
     TranscriptUnwritable,
+    check_nothing_recorded,
+    check_output,
     default_transcript_path,
+    fill_placeholders,
     make_folder,
     open_output,
     record,
@@ -70,6 +74,10 @@ def record_command(
         ),
     ],
     output: OutputOption = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the -o file even if it holds a recording."),
+    ] = False,
     redact: Annotated[
         bool,
         typer.Option(
@@ -92,9 +100,10 @@ def record_command(
 ) -> None:
     """Run an ACP agent behind a transparent proxy and record its traffic.
 
-    Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
-    settings. The transcript goes to the file -o names, mode 0600 (its folder must exist; a
-    folder or a read-only file is refused), by default acptrace-<UTC time>-<pid>.jsonl in
+    Put `acptrace record -o 'my-agent-{time}.jsonl' --` in front of the agent command in the
+    editor's settings. The transcript goes to the file -o names ({time} and {pid} replaced),
+    mode 0600 (its folder must exist; a folder, a read-only file, and a file that is not empty
+    unless --force is given, are refused), by default acptrace-<UTC time>-<pid>.jsonl in
     $ACPTRACE_DIR (created 0700 if missing) or the current directory, named on stderr. Every byte
     passes through unchanged; the transcript gets every line in each direction, the agent's
     stderr, and open/close events. acptrace exits with the agent's
@@ -103,7 +112,9 @@ def record_command(
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
     policy = _policy(redact_key, redact_pattern) if redact else None
-    path = output or str(default_transcript_path())
+    path = fill_placeholders(output) if output else str(default_transcript_path())
+    if output is not None and not force:
+        _keep_a_recording(path)
     if output is None:
         try:
             make_folder(Path(path))
@@ -127,6 +138,20 @@ def record_command(
         print_error(f"the transcript {path} is incomplete: {result.transcript_error}{unwritten}")
         raise typer.Exit(result.exit_code or EXIT_ERROR)
     raise typer.Exit(result.exit_code)
+
+
+def _keep_a_recording(path: str) -> None:
+    """Refuse (exit 2, one line) an -o that holds something, so a recording is never lost."""
+    try:
+        check_output(path)  # (its own reasons first: a read-only file is refused as such)
+        check_nothing_recorded(path)
+    except RecordingExists as error:
+        fail(
+            f"cannot write the transcript {error}: --force replaces it, "
+            "{time} in the name makes a new file each run"
+        )
+    except OutputRefused:
+        pass  # said by `record` itself, in the same words as for every output
 
 
 @app.command("redact")

@@ -1,4 +1,5 @@
-"""Where a recording goes when no `-o` is given."""
+"""Where a recording goes: the default name when no `-o` is given, and the placeholders an
+`-o` may hold so that each run gets its own file."""
 
 from __future__ import annotations
 
@@ -11,16 +12,39 @@ DIRECTORY_VARIABLE = "ACPTRACE_DIR"
 """The environment variable naming the folder for recordings (default: the current one)."""
 
 
+TIME_PLACEHOLDER = "{time}"
+"""In an `-o` path: the UTC time the recording starts, `20261202T100000.123Z`."""
+PID_PLACEHOLDER = "{pid}"
+"""In an `-o` path: acptrace's process id (two recordings started in the same millisecond)."""
+
+
 def default_transcript_path(
     environ: Mapping[str, str] | None = None, now_ns: int | None = None, pid: int | None = None
 ) -> Path:
     """`$ACPTRACE_DIR/acptrace-20261202T100000.123Z-4242.jsonl` (UTC; the pid keeps it unique)."""
     environ = os.environ if environ is None else environ
-    now_ns = time.time_ns() if now_ns is None else now_ns
-    seconds, rest = divmod(now_ns, 1_000_000_000)
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{rest // 1_000_000:03d}Z"
     directory = Path(environ.get(DIRECTORY_VARIABLE) or ".")
-    return directory / f"acptrace-{stamp}-{os.getpid() if pid is None else pid}.jsonl"
+    name = f"acptrace-{TIME_PLACEHOLDER}-{PID_PLACEHOLDER}.jsonl"
+    return Path(fill_placeholders(str(directory / name), now_ns, pid))
+
+
+def fill_placeholders(path: str, now_ns: int | None = None, pid: int | None = None) -> str:
+    """`path` with `{time}` and `{pid}` replaced (`/rec/a-{time}.jsonl` ->
+    `/rec/a-20261202T100000.123Z.jsonl`); anything else, braces included, kept as it is."""
+    if TIME_PLACEHOLDER in path:
+        path = path.replace(
+            TIME_PLACEHOLDER, utc_stamp(time.time_ns() if now_ns is None else now_ns)
+        )
+    if PID_PLACEHOLDER in path:
+        path = path.replace(PID_PLACEHOLDER, str(os.getpid() if pid is None else pid))
+    return path
+
+
+def utc_stamp(now_ns: int) -> str:
+    """`20261202T100000.123Z` for nanoseconds since the Unix epoch: sorts as it reads, and
+    needs no quoting in a file name."""
+    seconds, rest = divmod(now_ns, 1_000_000_000)
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f".{rest // 1_000_000:03d}Z"
 
 
 OWNER_ONLY_FOLDER = 0o700
