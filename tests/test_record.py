@@ -469,7 +469,7 @@ def test_a_stuck_disk_never_stalls_the_protocol(tmp_path: Path) -> None:
     drainer.start()
     _, _, code = finish(proc)
     drainer.join(TIMEOUT_S)
-    assert code == 0
+    assert code == 2  # the Agent's 0, but lines are missing: a script can tell
     records = [orjson.loads(x) for x in bytes(drained).splitlines()]
     gaps = [r for r in records if r.get("event") == "gap"]
     close = meta(records, "close")
@@ -923,17 +923,36 @@ def test_a_device_that_takes_nothing_still_forwards_everything(tmp_path: Path) -
     assert b"is incomplete: No space left on device; 102 records were not written" in result.stderr
 
 
-@pytest.mark.parametrize(("agent_exit", "expected"), [(0, 2), (5, 5)])
+@pytest.mark.parametrize(
+    ("agent_exit", "dropped", "error", "expected", "says"),
+    [
+        (0, 0, "disk full", 2, ["disk full"]),
+        (5, 0, "disk full", 5, ["disk full"]),
+        (0, 498_000, None, 2, ["498000 lines were left out (the disk could not keep up)"]),
+        (143, 7, None, 143, ["7 lines were left out (the disk could not keep up)"]),
+        (0, 7, "disk full", 2, ["7 lines were left out (the disk could not keep up)", "disk full"]),
+        (0, 0, None, 0, []),
+        (3, 0, None, 3, []),
+    ],
+)
 def test_an_incomplete_transcript_fails_the_command(
-    transcript: Path, monkeypatch: pytest.MonkeyPatch, agent_exit: int, expected: int
+    transcript: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    agent_exit: int,
+    dropped: int,
+    error: str | None,
+    expected: int,
+    says: list[str],
 ) -> None:
     def incomplete(*args: Any) -> RecordResult:
-        return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, 0, "disk full")
+        return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, dropped, error)
 
     monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)
     result = CliRunner().invoke(app, ["record", "-o", str(transcript), "--", "agent"])
     assert result.exit_code == expected
-    assert f"the transcript {transcript} is incomplete: disk full" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"acptrace: error: the transcript {transcript} is incomplete: {problem}" for problem in says
+    ]
 
 
 # -- units ---------------------------------------------------------------------------------------

@@ -131,13 +131,16 @@ def record_command(
         raise typer.Exit(error.exit_code) from None
     except TranscriptUnwritable as error:
         fail(str(error))
+    problems: list[str] = []
     if result.dropped:
-        print_note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
+        problems.append(f"{result.dropped} lines were left out (the disk could not keep up)")
     if result.transcript_error:
         unwritten = f"; {result.unwritten} records were not written" if result.unwritten else ""
-        print_error(f"the transcript {path} is incomplete: {result.transcript_error}{unwritten}")
-        raise typer.Exit(result.exit_code or EXIT_ERROR)
-    raise typer.Exit(result.exit_code)
+        problems.append(f"{result.transcript_error}{unwritten}")
+    for problem in problems:
+        print_error(f"the transcript {path} is incomplete: {problem}")
+    # the Agent's status when it failed (it says more); else 2 when the transcript is incomplete
+    raise typer.Exit(result.exit_code or (EXIT_ERROR if problems else EXIT_OK))
 
 
 def _keep_a_recording(path: str) -> None:
