@@ -445,10 +445,6 @@ SHAPE_CASES: dict[str, tuple[str, str]] = {
         f"DATABASE_URL=https://admin:{REDACTED}@db:5432/prod, redis://:{REDACTED}@cache "
         f"ftp://a:{REDACTED}@h/",
     ),
-    "url-signing": (
-        "get https://acct.blob.example/c/f?sv=2022&sig=S1gn%2B&se=2025 now",
-        f"get https://acct.blob.example/c/f?sv=2022&sig={REDACTED}&se=2025 now",
-    ),
     "bearer": (
         "send bearer ab1 or Bearer xY, not the bearer of news",
         f"send bearer {REDACTED} or Bearer {REDACTED}, not the bearer of news",
@@ -526,6 +522,11 @@ RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
             "text": f"GET /x?api_key={REDACTED}&page=2&access_token={REDACTED}&token={REDACTED}"
             "#top; if token == 1"
         },
+    ),
+    "url-signing": (
+        {},
+        {"uri": "https://acct.blob.example/c/f?sv=2022&sig=S1gn%2B&se=2025", "key": "k"},
+        {"uri": f"https://acct.blob.example/c/f?sv=2022&sig={REDACTED}&se=2025", "key": "k"},
     ),
     "name: value": (
         {},

@@ -16,7 +16,8 @@ What counts as secret:
 - patterns: well-known token shapes (`secret_shapes.SHAPES`: URL passwords, `Bearer`/`Basic`
   credentials, JWTs, vendor keys; where they start a word) and every `--redact-pattern`
   (wherever it matches), replaced in every string (a pattern with a group replaces only its
-  first group), as is the value of `name=value` with a secret-like name (query parameters);
+  first group), as is the value of `name=value` with a secret-like name (query parameters)
+  and of a URL's signing parameters (`?sig=`, `&X-Amz-Signature=`, `&code=`: `URL_SIGNING_NAMES`);
   strings that hold JSON (envelopes that carry the message as a string) are parsed, redacted
   and serialised again when something changed; free text (raw lines, stderr, argv) also
   has `name: value` and `"name": "value"` forms redacted;
@@ -45,6 +46,7 @@ from acptrace.record.secret_shapes import (
     DESCRIPTIVE_NAMES,
     SECRET_SUFFIXES,
     SHAPES,
+    URL_SIGNING_NAMES,
     ZERO_WIDTH,
     Shape,
 )
@@ -404,6 +406,18 @@ def _sub_pattern(
     return pattern.sub(replace, text), count
 
 
+def _signs_a_url(text: str, name: re.Match[str], at: int) -> bool:
+    """`?sig=`, `&X-Amz-Signature=`, …: a URL parameter in `URL_SIGNING_NAMES`."""
+    start = name.start(1)
+    return (
+        text[at] == "="
+        and name.end(1) == at
+        and start > 0
+        and text[start - 1] in "?&#;"
+        and name.group(1).lower() in URL_SIGNING_NAMES
+    )
+
+
 def _sub_assignments(text: str, policy: RedactionPolicy, *, loose: bool) -> tuple[str, int]:
     """`name=value` (as in a query string or an environment) with a secret-like name: value
     replaced; when `loose` (free text), also `"name": "value"`, `name: value`, `name = value`.
@@ -421,7 +435,9 @@ def _sub_assignments(text: str, policy: RedactionPolicy, *, loose: bool) -> tupl
         if at < done:
             continue
         name = _NAME_BEFORE.search(text, max(done, at - _NAME_WINDOW), at)
-        if name is None or not policy.is_secret_name(name.group(1)):
+        if name is None:
+            continue
+        if not policy.is_secret_name(name.group(1)) and not _signs_a_url(text, name, at):
             continue
         quoted = name.group(2) == '"'
         if loose:

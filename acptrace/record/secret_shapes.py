@@ -33,6 +33,25 @@ SECRET_SUFFIXES = (
 """A member, header, variable or `name=` whose name (normalised: lower case without `-`, `_`,
 `.`, spaces and zero-width characters) ends in one of these holds a secret."""
 
+URL_SIGNING_NAMES = frozenset(
+    {
+        "sig",
+        "signature",
+        "x-amz-signature",
+        "x-amz-credential",
+        "x-amz-security-token",
+        "x-goog-signature",
+        "x-goog-credential",
+        "token",
+        "access_token",
+        "code",
+        "key",
+    }
+)
+"""URL parameters that sign or carry a credential (in lower case): their value is replaced in
+`?name=`, `&name=`, `#name=` and `;name=` (`?sv=2022&sig=…&se=2025`). `sig`, `code` and `key`
+are too common as member names to be secret-like names everywhere."""
+
 DESCRIPTIVE_NAMES = frozenset(
     {
         "id",
@@ -112,12 +131,6 @@ SHAPES = (
         r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"'<>]*:([^\s/?#\"'<>]*[^\s/?#\"'<>@])@",
     ),
     _shape(
-        "url-signing",
-        "=",
-        r"[?&#;](?i:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"
-        r"|x-goog-signature|x-goog-credential|token|access_token|code|key)=([^&#\s\"'<>]+)",
-    ),
-    _shape(
         "bearer",
         ("earer", "EARER"),
         rf"(?<![\w-])(?:Bearer|bearer|BEARER)\s+({_TOKEN})",
@@ -161,6 +174,7 @@ RULES = (
     "mcp-server-args",
     "credential-params",
     "name=value",
+    "url-signing",
     "name: value",
     "json-in-strings",
     "zero-width",
