@@ -106,8 +106,9 @@ def record_command(
     unless --force is given, are refused), by default acptrace-<UTC time>-<pid>.jsonl in
     $ACPTRACE_DIR (created 0700 if missing) or the current directory, named on stderr. Every byte
     passes through unchanged; the transcript gets every line in each direction, the agent's
-    stderr, and open/close events. acptrace exits with the agent's
-    exit status, or 2 (after forwarding everything) when the transcript is incomplete.
+    stderr, and open/close events. acptrace exits with the agent's exit status; when that is 0
+    but the transcript is incomplete (lines left out, a full disk), with 2, after forwarding
+    everything.
     """
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
