@@ -63,7 +63,7 @@ while chunk := os.read(0, 65536):
 
 def recorded(command: list[str], folder: Path, name: str) -> list[str]:
     """The same command behind `acptrace record`, writing to folder/name."""
-    return [*RECORD, "-o", str(folder / name), "--", *command]
+    return [*RECORD, "-o", str(folder / name), "--force", "--", *command]
 
 
 def ping(

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import hashlib
 import io
 import itertools
 import os
+import re
+import resource
 import select
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -38,6 +42,8 @@ from acptrace.record import (
     RecordSettings,
     Stdio,
     default_transcript_path,
+    fill_placeholders,
+    make_folder,
     record,
 )
 from acptrace.record.capture import CaptureQueue
@@ -463,7 +469,7 @@ def test_a_stuck_disk_never_stalls_the_protocol(tmp_path: Path) -> None:
     drainer.start()
     _, _, code = finish(proc)
     drainer.join(TIMEOUT_S)
-    assert code == 0
+    assert code == 2  # the Agent's 0, but lines are missing: a script can tell
     records = [orjson.loads(x) for x in bytes(drained).splitlines()]
     gaps = [r for r in records if r.get("event") == "gap"]
     close = meta(records, "close")
@@ -617,19 +623,71 @@ def test_an_agent_that_cannot_start_exits_127_and_leaves_no_file(transcript: Pat
 
 def test_an_agent_that_cannot_start_leaves_an_existing_file_alone(transcript: Path) -> None:
     transcript.write_bytes(b"earlier recording\n")
-    args = [*RECORD, "-o", str(transcript), "--", "/nonexistent/agent"]
+    args = [*RECORD, "-o", str(transcript), "--force", "--", "/nonexistent/agent"]
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
 
     assert result.returncode == 127
     assert transcript.read_bytes() == b"earlier recording\n"
 
 
-def test_an_existing_transcript_is_replaced(transcript: Path) -> None:
+def test_an_existing_recording_is_kept_and_the_agent_not_started(
+    transcript: Path, tmp_path: Path
+) -> None:
     transcript.write_bytes(b"x" * 10_000)
-    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    started = tmp_path / "started"
+    agent = [sys.executable, "-c", f"open({str(started)!r}, 'w')"]
+    result = CliRunner().invoke(app, ["record", "-o", str(transcript), "--", *agent])
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"acptrace: error: cannot write the transcript {transcript}: it exists and holds "
+        "10000 bytes: --force replaces it, {time} in the name makes a new file each run\n"
+    )
+    assert transcript.read_bytes() == b"x" * 10_000
+    assert not started.exists()
+
+
+def test_force_replaces_an_existing_transcript(transcript: Path) -> None:
+    transcript.write_bytes(b"x" * 10_000)
+    args = [*RECORD, "-o", str(transcript), "--force", "--", *FAKE, "echo"]
     subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
 
     assert [r["dir"] for r in records_of(transcript)] == ["meta", "c2a", "a2c", "meta"]
+
+
+def test_an_empty_file_or_a_fifo_is_written_into_without_force(tmp_path: Path) -> None:
+    empty, fifo = tmp_path / "empty.jsonl", tmp_path / "fifo"
+    empty.touch()  # as `mktemp` leaves it
+    os.mkfifo(fifo)
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(fifo.read_bytes()))
+    reader.start()
+    for path in (empty, fifo):
+        args = [*RECORD, "-o", str(path), "--", *FAKE, "echo"]
+        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+    reader.join(TIMEOUT_S)
+    assert [r["dir"] for r in records_of(empty)] == ["meta", "c2a", "a2c", "meta"]
+    assert got.count(b"\n") == 4
+
+
+def test_time_and_pid_placeholders_give_each_run_its_own_file(tmp_path: Path) -> None:
+    args = [*RECORD, "-o", str(tmp_path / "agent-{time}-{pid}.jsonl"), "--", *FAKE, "echo"]
+    for _ in range(2):
+        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert len(made) == 2
+    for name in made:
+        assert re.fullmatch(r"agent-\d{8}T\d{6}\.\d{3}Z-\d+\.jsonl", name), name
+        assert meta(records_of(tmp_path / name), "close")
+
+
+def test_fill_placeholders() -> None:
+    now = 1_764_669_600_123_000_000
+    assert fill_placeholders("/r/a-{time}-{pid}.jsonl", now, 7) == (
+        "/r/a-20251202T100000.123Z-7.jsonl"
+    )
+    assert fill_placeholders("/r/{other}/a.jsonl", now, 7) == "/r/{other}/a.jsonl"
 
 
 def test_an_unwritable_transcript_is_a_usage_error(tmp_path: Path) -> None:
@@ -770,7 +828,7 @@ def test_a_record_that_cannot_be_encoded_is_reported_and_the_rest_kept(
 @pytest.mark.parametrize(
     ("target", "error", "expected"),
     [
-        ("acptrace.record.writer.write_all", OSError(28, "No space left on device"), "No space"),
+        ("acptrace.record.writer.write_prefix", OSError(28, "No space left on device"), "No space"),
         ("acptrace.record.writer.TranscriptWriter._write", RuntimeError("boom"), "failed: Runtime"),
     ],
 )
@@ -789,17 +847,112 @@ def test_a_writer_that_stops_still_forwards_and_says_why(
     assert result.records == 0
 
 
-@pytest.mark.parametrize(("agent_exit", "expected"), [(0, 2), (5, 5)])
+def whole_lines(path: Path) -> list[dict[str, Any]]:
+    """The transcript's records, checking that it ends on a whole line (or is empty)."""
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), data[-200:]
+    return [orjson.loads(line) for line in data.splitlines()]
+
+
+@pytest.mark.parametrize("budget", [0, 1, 150, 700, 5_000, 9_000])
+def test_a_disk_that_fills_mid_write_leaves_whole_lines_and_counts_the_rest(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    """The disk takes `budget` bytes of the transcript, the last write in part (as a kernel
+    does), then fails with ENOSPC; the Client and the Agent never notice."""
+    real_write = os.write
+    taken = 0
+
+    def filling(fd: int, data: Any) -> int:
+        nonlocal taken
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # the pumps' pipes
+            return real_write(fd, data)
+        if taken >= budget:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written = real_write(fd, bytes(data[: budget - taken]))
+        taken += written
+        return written
+
+    monkeypatch.setattr(os, "write", filling)
+    sent = b"".join(b'{"jsonrpc":"2.0","method":"n","params":{"n":%d}}\n' % n for n in range(100))
+    out, result = run_in_process(transcript, sent)
+    monkeypatch.undo()
+
+    assert out == sent  # everything forwarded
+    kept = whole_lines(transcript)
+    assert len(transcript.read_bytes()) <= budget
+    assert result.records == len(kept)
+    assert result.records + result.unwritten == 1 + 100 + 100 + 1  # open, both ways, close
+    assert result.transcript_error == "No space left on device"
+    kept_sent = [r["msg"] for r in kept if r["dir"] == "c2a"]
+    assert kept_sent == [orjson.loads(line) for line in sent.splitlines()][: len(kept_sent)]
+
+
+def test_a_file_size_limit_mid_recording_leaves_whole_lines_and_says_so(transcript: Path) -> None:
+    """The kernel's own part-way write: RLIMIT_FSIZE makes a write past the limit short, then
+    EFBIG (Python ignores SIGXFSZ)."""
+    limit = 4_000
+    sent = b"".join(b'{"jsonrpc":"2.0","method":"n","params":{"n":%d}}\n' % n for n in range(300))
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    result = subprocess.run(
+        args,
+        input=sent,
+        capture_output=True,
+        timeout=TIMEOUT_S,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        check=False,
+    )
+    assert result.stdout == sent
+    assert result.returncode == 2  # the agent's 0, but the transcript is incomplete
+    kept = whole_lines(transcript)
+    assert 0 < len(transcript.read_bytes()) <= limit
+    assert kept[0]["event"] == "open"
+    [line] = [line for line in result.stderr.decode().splitlines() if "incomplete" in line]
+    unwritten = 1 + 300 + 300 + 1 - len(kept)
+    assert line == (
+        f"acptrace: error: the transcript {transcript} is incomplete: File too large; "
+        f"{unwritten} records were not written"
+    )
+
+
+def test_a_device_that_takes_nothing_still_forwards_everything(tmp_path: Path) -> None:
+    sent = b'{"jsonrpc":"2.0","method":"n"}\n' * 50
+    args = [*RECORD, "-o", "/dev/full", "--", *FAKE, "echo"]
+    result = subprocess.run(args, input=sent, capture_output=True, timeout=TIMEOUT_S, check=False)
+    assert (result.stdout, result.returncode) == (sent, 2)
+    assert b"is incomplete: No space left on device; 102 records were not written" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("agent_exit", "dropped", "error", "expected", "says"),
+    [
+        (0, 0, "disk full", 2, ["disk full"]),
+        (5, 0, "disk full", 5, ["disk full"]),
+        (0, 498_000, None, 2, ["498000 lines were left out (the disk could not keep up)"]),
+        (143, 7, None, 143, ["7 lines were left out (the disk could not keep up)"]),
+        (0, 7, "disk full", 2, ["7 lines were left out (the disk could not keep up)", "disk full"]),
+        (0, 0, None, 0, []),
+        (3, 0, None, 3, []),
+    ],
+)
 def test_an_incomplete_transcript_fails_the_command(
-    transcript: Path, monkeypatch: pytest.MonkeyPatch, agent_exit: int, expected: int
+    transcript: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    agent_exit: int,
+    dropped: int,
+    error: str | None,
+    expected: int,
+    says: list[str],
 ) -> None:
     def incomplete(*args: Any) -> RecordResult:
-        return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, 0, "disk full")
+        return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, dropped, error)
 
     monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)
     result = CliRunner().invoke(app, ["record", "-o", str(transcript), "--", "agent"])
     assert result.exit_code == expected
-    assert f"the transcript {transcript} is incomplete: disk full" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"acptrace: error: the transcript {transcript} is incomplete: {problem}" for problem in says
+    ]
 
 
 # -- units ---------------------------------------------------------------------------------------
@@ -944,7 +1097,7 @@ def test_recordings_are_owner_only_whether_or_not_the_file_existed(tmp_path: Pat
     existing.write_text("old")
     existing.chmod(0o644)
     for path in (fresh, existing):
-        args = [*RECORD, "-o", str(path), "--", *FAKE, "echo"]
+        args = [*RECORD, "-o", str(path), "--force", "--", *FAKE, "echo"]
         subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
         assert path.stat().st_mode & 0o777 == 0o600, path
         assert meta(records_of(path), "close")
@@ -973,6 +1126,40 @@ def test_the_default_folder_is_created_but_an_output_folder_never_is(tmp_path: P
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S)
     assert result.returncode == 2
     assert not (tmp_path / "not").exists()
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077, 0o277])
+def test_default_folders_are_0700_and_recordings_0600_whatever_the_umask(
+    tmp_path: Path, umask: int
+) -> None:
+    env = {**os.environ, "ACPTRACE_DIR": str(tmp_path / "made" / "here")}
+    args = [*RECORD, "--", *FAKE, "echo"]
+    result = subprocess.run(
+        args,
+        input=b"{}\n",
+        capture_output=True,
+        env=env,
+        timeout=TIMEOUT_S,
+        preexec_fn=lambda: os.umask(umask),
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for folder in (tmp_path / "made", tmp_path / "made" / "here"):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder
+    [recording] = (tmp_path / "made" / "here").iterdir()
+    assert recording.stat().st_mode & 0o777 == 0o600
+
+
+def test_make_folder_leaves_existing_folders_and_refuses_a_file_on_the_way(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    make_folder(tmp_path / "a" / "t.jsonl")
+    assert (tmp_path.stat().st_mode & 0o777, (tmp_path / "a").stat().st_mode & 0o777) == (
+        0o755,
+        0o700,
+    )
+    (tmp_path / "file").write_text("")
+    with pytest.raises(FileExistsError):
+        make_folder(tmp_path / "file" / "b" / "t.jsonl")
 
 
 # -- docs/recorder-format.md -----------------------------------------------------------------

@@ -124,6 +124,78 @@ def test_secret_like_names_anywhere(member: str, secret: bool) -> None:
     assert value == (REDACTED if secret else "v4lue")
 
 
+def test_a_secret_name_over_an_object_keeps_what_describes_the_secret() -> None:
+    """gemini-cli's initialize result (agents-2026-12/SOURCES.md, "Redaction"): the member
+    `api-key` names the kind of auth method; `provider` is not a secret."""
+    gemini = {"id": "gemini-api-key", "_meta": {"api-key": {"provider": "google"}}}
+    methods = [{"id": "oauth-personal", "name": "Log in with Google"}, gemini]
+    message = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1, "authMethods": methods}}
+    out, count = redact_message(message, POLICY)
+    assert out["result"]["authMethods"][1]["_meta"]["api-key"] == {"provider": "google"}
+    assert (out, count) == (message, 0)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("k3y", REDACTED),
+        (1234, REDACTED),
+        (["a", "b"], [REDACTED, REDACTED]),
+        ({"openai": "k1", "anthropic": "k2"}, {"openai": REDACTED, "anthropic": REDACTED}),
+        ({"provider": "google", "value": "k"}, {"provider": "google", "value": REDACTED}),
+        (
+            {"type": "env_var", "keys": [{"id": "a", "key": "k"}]},
+            {"type": "env_var", "keys": [{"id": "a", "key": REDACTED}]},
+        ),
+        ({"provider": "sk-proj-" + "x" * 24}, {"provider": REDACTED}),  # shapes still apply
+        ({"enabled": True, "expires": None}, {"enabled": True, "expires": None}),
+    ],
+)
+def test_a_secret_name_replaces_strings_numbers_and_undescribed_members(
+    value: Any, expected: Any
+) -> None:
+    assert redacted({"result": {"apiKeys": value}}) == {"result": {"apiKeys": expected}}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sig",
+        "signature",
+        "X-Amz-Signature",
+        "X-Amz-Credential",
+        "X-Amz-Security-Token",
+        "X-Goog-Signature",
+        "X-Goog-Credential",
+        "token",
+        "access_token",
+        "code",
+        "key",
+        "SIG",
+    ],
+)
+def test_url_signing_parameters_are_redacted_and_ordinary_ones_kept(name: str) -> None:
+    url = f"https://h.example/o?sv=2022-11-02&{name}=S3cr3t%2Fv&se=2025-01-01&page=2#top"
+    expected = f"https://h.example/o?sv=2022-11-02&{name}={REDACTED}&se=2025-01-01&page=2#top"
+    first = f"https://h.example/o?{name}=S3cr3t&page=2"
+    assert redacted({"uri": url}) == {"uri": expected}
+    assert redact_text(f"fetching {url} ok", POLICY)[0] == f"fetching {expected} ok"
+    assert redact_text(first, POLICY)[0] == f"https://h.example/o?{name}={REDACTED}&page=2"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://h.example/search?q=key&page=2&sv=1&se=2&keyword=x&codec=h264",
+        "the key=value pair and error code=3 in prose",
+        "if (a && key == b) { sig = 1 }",
+    ],
+)
+def test_ordinary_parameters_and_prose_survive_url_signing(text: str) -> None:
+    assert redact_text(text, POLICY) == (text, 0)
+    assert redacted({"text": text}) == {"text": text}
+
+
 def test_name_value_pairs_with_secret_names() -> None:
     env = [{"name": "NPM_TOKEN", "value": "n"}, {"name": "PAGER", "value": "cat"}]
     out = redacted(rpc("terminal/create", {"command": "npm", "env": env}))
@@ -451,6 +523,11 @@ RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
             "#top; if token == 1"
         },
     ),
+    "url-signing": (
+        {},
+        {"uri": "https://acct.blob.example/c/f?sv=2022&sig=S1gn%2B&se=2025", "key": "k"},
+        {"uri": f"https://acct.blob.example/c/f?sv=2022&sig={REDACTED}&se=2025", "key": "k"},
+    ),
     "name: value": (
         {},
         {"dir": "stderr", "text": 'password: hunter2, {"apiKey": "k", oops'},
@@ -531,6 +608,23 @@ def test_redact_marks_the_transcript_it_redacted(tmp_path: Path) -> None:
     first, second = map(orjson.loads, result.stdout.encode().splitlines())
     assert first == {**opened, "redacted": True}
     assert second == clean
+    # the summary is true: nothing replaced, yet line 1 rewritten (issue #24.7)
+    assert result.stderr == (
+        "acptrace: 0 values redacted in 0 of 2 lines;"
+        ' the open record rewritten to say "redacted": true\n'
+    )
+
+
+def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(
+    tmp_path: Path,
+) -> None:
+    opened = {"ts": "2026-12-02T10:00:00Z", "mono_ns": 1, "dir": "meta", "event": "open",
+              "argv": ["agent"], "redacted": True}  # fmt: skip
+    source = tmp_path / "redacted.jsonl"
+    source.write_bytes(orjson.dumps(opened) + b"\n")
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.stdout.encode() == source.read_bytes()
+    assert result.stderr == "acptrace: 0 values redacted in 0 of 1 lines\n"
 
 
 @pytest.mark.parametrize("depth", [250, 255, 488, 1000, 1025, 100_000])

@@ -17,9 +17,13 @@ from acptrace.read.source import open_input
 from acptrace.record import (
     AgentNotStarted,
     OutputRefused,
+    RecordingExists,
     RecordSettings,
     TranscriptUnwritable,
+    check_nothing_recorded,
+    check_output,
     default_transcript_path,
+    fill_placeholders,
     make_folder,
     open_output,
     record,
@@ -70,6 +74,10 @@ def record_command(
         ),
     ],
     output: OutputOption = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the -o file even if it holds a recording."),
+    ] = False,
     redact: Annotated[
         bool,
         typer.Option(
@@ -92,18 +100,22 @@ def record_command(
 ) -> None:
     """Run an ACP agent behind a transparent proxy and record its traffic.
 
-    Put `acptrace record -o t.jsonl --` in front of the agent command in the editor's
-    settings. The transcript goes to the file -o names, mode 0600 (its folder must exist; a
-    folder or a read-only file is refused), by default acptrace-<UTC time>-<pid>.jsonl in
-    $ACPTRACE_DIR (created if missing) or the current directory, named on stderr. Every byte
+    Put `acptrace record -o 'my-agent-{time}.jsonl' --` in front of the agent command in the
+    editor's settings. The transcript goes to the file -o names ({time} and {pid} replaced),
+    mode 0600 (its folder must exist; a folder, a read-only file, and a file that is not empty
+    unless --force is given, are refused), by default acptrace-<UTC time>-<pid>.jsonl in
+    $ACPTRACE_DIR (created 0700 if missing) or the current directory, named on stderr. Every byte
     passes through unchanged; the transcript gets every line in each direction, the agent's
-    stderr, and open/close events. acptrace exits with the agent's
-    exit status, or 2 (after forwarding everything) when the transcript is incomplete.
+    stderr, and open/close events. acptrace exits with the agent's exit status; when that is 0
+    but the transcript is incomplete (lines left out, a full disk), with 2, after forwarding
+    everything.
     """
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
     policy = _policy(redact_key, redact_pattern) if redact else None
-    path = output or str(default_transcript_path())
+    path = fill_placeholders(output) if output else str(default_transcript_path())
+    if output is not None and not force:
+        _keep_a_recording(path)
     if output is None:
         try:
             make_folder(Path(path))
@@ -120,12 +132,30 @@ def record_command(
         raise typer.Exit(error.exit_code) from None
     except TranscriptUnwritable as error:
         fail(str(error))
+    problems: list[str] = []
     if result.dropped:
-        print_note(f"{result.dropped} lines were left out of {path}: the disk could not keep up")
+        problems.append(f"{result.dropped} lines were left out (the disk could not keep up)")
     if result.transcript_error:
-        print_error(f"the transcript {path} is incomplete: {result.transcript_error}")
-        raise typer.Exit(result.exit_code or EXIT_ERROR)
-    raise typer.Exit(result.exit_code)
+        unwritten = f"; {result.unwritten} records were not written" if result.unwritten else ""
+        problems.append(f"{result.transcript_error}{unwritten}")
+    for problem in problems:
+        print_error(f"the transcript {path} is incomplete: {problem}")
+    # the Agent's status when it failed (it says more); else 2 when the transcript is incomplete
+    raise typer.Exit(result.exit_code or (EXIT_ERROR if problems else EXIT_OK))
+
+
+def _keep_a_recording(path: str) -> None:
+    """Refuse (exit 2, one line) an -o that holds something, so a recording is never lost."""
+    try:
+        check_output(path)  # (its own reasons first: a read-only file is refused as such)
+        check_nothing_recorded(path)
+    except RecordingExists as error:
+        fail(
+            f"cannot write the transcript {error}: --force replaces it, "
+            "{time} in the name makes a new file each run"
+        )
+    except OutputRefused:
+        pass  # said by `record` itself, in the same words as for every output
 
 
 @app.command("redact")
@@ -161,5 +191,8 @@ def redact_command(
         fail(f"cannot write the redacted transcript {error}")
     except OSError as error:
         fail(f"{output}: cannot be written ({error.strerror or error})")
-    print_note(f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines")
+    summary = f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines"
+    if stats.marked:
+        summary += '; the open record rewritten to say "redacted": true'
+    print_note(summary)
     raise typer.Exit(EXIT_OK)

@@ -8,8 +8,13 @@
 """
 
 from acptrace.record.events import CloseReason, Stream
-from acptrace.record.outputs import OutputRefused, check_output
-from acptrace.record.paths import default_transcript_path, make_folder
+from acptrace.record.outputs import (
+    OutputRefused,
+    RecordingExists,
+    check_nothing_recorded,
+    check_output,
+)
+from acptrace.record.paths import default_transcript_path, fill_placeholders, make_folder
 from acptrace.record.process import AgentNotStarted
 from acptrace.record.proxy import (
     RecordResult,
@@ -26,12 +31,15 @@ __all__ = [
     "OutputRefused",
     "RecordResult",
     "RecordSettings",
+    "RecordingExists",
     "RedactStats",
     "Stdio",
     "Stream",
     "TranscriptUnwritable",
+    "check_nothing_recorded",
     "check_output",
     "default_transcript_path",
+    "fill_placeholders",
     "make_folder",
     "open_output",
     "record",

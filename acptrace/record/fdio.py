@@ -22,14 +22,24 @@ def read_some(fd: int) -> bytes:
 
 def write_all(fd: int, data: bytes) -> None:
     """Write every byte (waiting while a non-blocking fd is full); OSError if the fd fails."""
+    _, error = write_prefix(fd, data)
+    if error is not None:
+        raise error
+
+
+def write_prefix(fd: int, data: bytes) -> tuple[int, OSError | None]:
+    """Write every byte it can (waiting while a non-blocking fd is full): how many were
+    written, and the error that stopped it (None when all were)."""
     view = memoryview(data)
-    while view:
+    done = 0
+    while done < len(data):
         try:
-            written = os.write(fd, view)
+            done += os.write(fd, view[done:])
         except BlockingIOError:
             select.select([], [fd], [])
-            continue
-        view = view[written:]
+        except OSError as error:
+            return done, error
+    return done, None
 
 
 def retire(fd: int) -> None:

@@ -5,13 +5,41 @@ An output path is refused (one sentence saying what and where) when its folder d
 file, when the path is a folder, or when it is a read-only file (it is not silently replaced,
 not even by root). What is written is readable by its owner only (0600), whether or not the
 file existed.
+
+`record` also keeps a recording that exists (`check_nothing_recorded`): a recording cannot be
+made again, so it is replaced only when the caller says so.
 """
 
 from __future__ import annotations
+
+import os
+import stat
 
 from acptrace.model.outputs import OutputRefused, check_output
 
 OWNER_ONLY = 0o600
 """The mode of every recording and redacted file."""
 
-__all__ = ["OWNER_ONLY", "OutputRefused", "check_output"]
+
+class RecordingExists(OutputRefused):
+    """The output path is a file with something in it, which recording would replace."""
+
+
+def check_nothing_recorded(path: str | os.PathLike[str]) -> None:
+    """Nothing if recording to `path` replaces no data: it does not exist, is an empty file,
+    a FIFO or a device; RecordingExists (`PATH: why not`) if it is a file with bytes in it."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # missing (or unreadable: check_output says why)
+    if stat.S_ISREG(info.st_mode) and info.st_size:
+        raise RecordingExists(f"{os.fspath(path)}: it exists and holds {info.st_size} bytes")
+
+
+__all__ = [
+    "OWNER_ONLY",
+    "OutputRefused",
+    "RecordingExists",
+    "check_nothing_recorded",
+    "check_output",
+]

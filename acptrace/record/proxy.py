@@ -88,6 +88,8 @@ class RecordResult:
     transcript_error: str | None
     """Why the transcript is incomplete (it stopped being written, or a record was lost), if
     it is: the caller must say so and fail."""
+    unwritten: int = 0
+    """Records not written after the writing stopped (the file ends on the last whole one)."""
 
 
 class _FirstEnd:
@@ -219,6 +221,7 @@ class _Recording:
             records=self._writer.records,
             dropped=self._queue.dropped,
             transcript_error=self._writer.error,
+            unwritten=self._writer.unwritten,
         )
 
     def _closed(self, returncode: int, reason: CloseReason, ts_ns: int, mono_ns: int) -> Item:

@@ -16,7 +16,8 @@ What counts as secret:
 - patterns: well-known token shapes (`secret_shapes.SHAPES`: URL passwords, `Bearer`/`Basic`
   credentials, JWTs, vendor keys; where they start a word) and every `--redact-pattern`
   (wherever it matches), replaced in every string (a pattern with a group replaces only its
-  first group), as is the value of `name=value` with a secret-like name (query parameters);
+  first group), as is the value of `name=value` with a secret-like name (query parameters)
+  and of a URL's signing parameters (`?sig=`, `&X-Amz-Signature=`, `&code=`: `URL_SIGNING_NAMES`);
   strings that hold JSON (envelopes that carry the message as a string) are parsed, redacted
   and serialised again when something changed; free text (raw lines, stderr, argv) also
   has `name: value` and `"name": "value"` forms redacted;
@@ -42,8 +43,10 @@ from acptrace.model.errors import UsageError
 from acptrace.record.secret_shapes import (
     CREDENTIAL_IDENTIFIERS,
     CREDENTIAL_METHODS,
+    DESCRIPTIVE_NAMES,
     SECRET_SUFFIXES,
     SHAPES,
+    URL_SIGNING_NAMES,
     ZERO_WIDTH,
     Shape,
 )
@@ -213,7 +216,7 @@ def _walk_object(obj: dict[str, Any], policy: RedactionPolicy) -> tuple[dict[str
     changed: dict[str, Any] = {}
     for key, item in obj.items():
         if policy.is_secret_name(key) or (key == "value" and pair_secret):
-            new, n = _blank(item)
+            new, n = _secret_value(item, policy)
         elif key == "mcpServers":
             new, n = _mcp_servers(item, policy)
         elif key == "params" and credentials:
@@ -244,6 +247,30 @@ def _walk_string(text: str, policy: RedactionPolicy, *, free_text: bool = False)
             new, count = _walk(inner, policy)
             return (orjson.dumps(new).decode(), count) if count else (text, 0)
     return _redact_string(text, policy, free_text=free_text)
+
+
+def _secret_value(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
+    """The value of a member with a secret-like name: a string or number is replaced, as is
+    every item of a list; an object keeps the members that describe the secret
+    (`DESCRIPTIVE_NAMES`: gemini's `"api-key": {"provider": "google"}`), walked as usual,
+    and its other members are treated as this value is."""
+    if isinstance(value, list):
+        items = [_secret_value(item, policy) for item in value]
+        count = sum(n for _, n in items)
+        return ([new for new, _ in items], count) if count else (value, 0)
+    if not isinstance(value, dict):
+        return _blank(value)
+    count = 0
+    changed: dict[str, Any] = {}
+    for key, item in value.items():
+        if normalize_name(key) in DESCRIPTIVE_NAMES:
+            new, n = _walk(item, policy)
+        else:
+            new, n = _secret_value(item, policy)
+        if n:
+            changed[key] = new
+            count += n
+    return ({**value, **changed}, count) if count else (value, 0)
 
 
 def _blank(value: Any) -> tuple[Any, int]:
@@ -379,6 +406,18 @@ def _sub_pattern(
     return pattern.sub(replace, text), count
 
 
+def _signs_a_url(text: str, name: re.Match[str], at: int) -> bool:
+    """`?sig=`, `&X-Amz-Signature=`, …: a URL parameter in `URL_SIGNING_NAMES`."""
+    start = name.start(1)
+    return (
+        text[at] == "="
+        and name.end(1) == at
+        and start > 0
+        and text[start - 1] in "?&#;"
+        and name.group(1).lower() in URL_SIGNING_NAMES
+    )
+
+
 def _sub_assignments(text: str, policy: RedactionPolicy, *, loose: bool) -> tuple[str, int]:
     """`name=value` (as in a query string or an environment) with a secret-like name: value
     replaced; when `loose` (free text), also `"name": "value"`, `name: value`, `name = value`.
@@ -396,7 +435,9 @@ def _sub_assignments(text: str, policy: RedactionPolicy, *, loose: bool) -> tupl
         if at < done:
             continue
         name = _NAME_BEFORE.search(text, max(done, at - _NAME_WINDOW), at)
-        if name is None or not policy.is_secret_name(name.group(1)):
+        if name is None:
+            continue
+        if not policy.is_secret_name(name.group(1)) and not _signs_a_url(text, name, at):
             continue
         quoted = name.group(2) == '"'
         if loose:

@@ -42,6 +42,9 @@ class RedactStats:
     """Lines (or documents) that had something replaced."""
     redactions: int = 0
     """Values replaced."""
+    marked: int = 0
+    """`open` records rewritten to say `"redacted": true` (a line rewritten even when nothing
+    in it was replaced)."""
 
 
 def redact_transcript(source: BinaryIO, sink: BinaryIO, policy: RedactionPolicy) -> RedactStats:
@@ -125,7 +128,8 @@ def _redact_lines(
         if whole_line:
             stats.lines += 1
         if whole_line and (ended or len(piece) < MAX_LINE_BYTES):
-            out, count = _redact_line(piece, policy)
+            out, count, marked = _redact_line(piece, policy)
+            stats.marked += marked
         else:
             out, count = redact_bytes(piece, policy)
         sink.write(out)
@@ -134,24 +138,25 @@ def _redact_lines(
         whole_line = ended
 
 
-def _redact_line(line: bytes, policy: RedactionPolicy) -> tuple[bytes, int]:
-    """One whole line: as JSON when it parses, as text otherwise; unchanged bytes if clean."""
+def _redact_line(line: bytes, policy: RedactionPolicy) -> tuple[bytes, int, bool]:
+    """One whole line: as JSON when it parses, as text otherwise; unchanged bytes if clean.
+    Also whether it is an `open` record marked redacted here (rewritten even if clean)."""
     body = line.rstrip(b"\r\n")
     ending = line[len(body) :]
     if not body.strip():
-        return line, 0
+        return line, 0, False
     try:
         value = orjson.loads(body)
     except orjson.JSONDecodeError:
         redacted, count = redact_bytes(body, policy)
-        return (redacted + ending, count) if count else (line, 0)
+        return (redacted + ending, count, False) if count else (line, 0, False)
     try:
         new, count = redact_message(value, policy)
         new, marked = _marked_redacted(new)
-        return (orjson.dumps(new) + ending, count) if count or marked else (line, 0)
+        return (orjson.dumps(new) + ending, count, marked) if count or marked else (line, 0, False)
     except (RecursionError, orjson.JSONEncodeError):  # nested too deep to walk or write back
         redacted, count = redact_bytes(body, policy)
-        return (redacted + ending, count) if count else (line, 0)
+        return (redacted + ending, count, False) if count else (line, 0, False)
 
 
 def _marked_redacted(value: Any) -> tuple[Any, bool]:

@@ -33,6 +33,48 @@ SECRET_SUFFIXES = (
 """A member, header, variable or `name=` whose name (normalised: lower case without `-`, `_`,
 `.`, spaces and zero-width characters) ends in one of these holds a secret."""
 
+URL_SIGNING_NAMES = frozenset(
+    {
+        "sig",
+        "signature",
+        "x-amz-signature",
+        "x-amz-credential",
+        "x-amz-security-token",
+        "x-goog-signature",
+        "x-goog-credential",
+        "token",
+        "access_token",
+        "code",
+        "key",
+    }
+)
+"""URL parameters that sign or carry a credential (in lower case): their value is replaced in
+`?name=`, `&name=`, `#name=` and `;name=` (`?sv=2022&sig=…&se=2025`). `sig`, `code` and `key`
+are too common as member names to be secret-like names everywhere."""
+
+DESCRIPTIVE_NAMES = frozenset(
+    {
+        "id",
+        "name",
+        "type",
+        "kind",
+        "provider",
+        "description",
+        "title",
+        "label",
+        "scheme",
+        "in",
+        "format",
+        "envvar",
+        "url",
+        "docsurl",
+        "link",
+    }
+)
+"""Members (normalised names) that describe a secret rather than hold it: under a member with a
+secret-like name (`"api-key": {"provider": "google"}`), these are walked as usual, every
+other string or number is replaced."""
+
 CREDENTIAL_METHODS = ("authenticate", "providers/set")
 """Methods (besides `auth/*`) whose params carry credentials."""
 
@@ -132,6 +174,7 @@ RULES = (
     "mcp-server-args",
     "credential-params",
     "name=value",
+    "url-signing",
     "name: value",
     "json-in-strings",
     "zero-width",

@@ -4,9 +4,11 @@ It takes what the pumps queued, encodes it (parsing and redaction happen here, n
 pumps; it waits `SETTLE_S` before each batch and hands the GIL back after every record)
 and writes whole records with one write per batch, so the file is always a valid prefix of
 the transcript, whatever stops when: records reach the file a few milliseconds after
-their line. A record that cannot be encoded is noted and the rest written; after a write
-error, or anything else that stops it, the writer keeps draining the queue (so the pumps never
-notice) and reports the error at the end: it never dies silently.
+their line. A record that cannot be encoded is noted and the rest written. A write that
+fails part-way (a full disk, a file size limit) is cut back to its last whole record, so
+the file still ends on a whole line; the writing stops there. After that, or anything else
+that stops it, the writer keeps draining the queue (so the pumps never notice), counts the
+records it could not write, and reports the error at the end: it never dies silently.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 
 from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Captured, Item
-from acptrace.record.fdio import write_all
+from acptrace.record.fdio import write_prefix
 from acptrace.record.redact import RedactionPolicy
 from acptrace.record.transcript import encode
 
@@ -44,6 +46,9 @@ class TranscriptWriter:
         """Records written."""
         self.lost = 0
         """Records that could not be encoded (each also noted in `error` if it is the first)."""
+        self.unwritten = 0
+        """Records not written because the writing had stopped (the rest of a failed write
+        and everything queued after it, the close event included)."""
 
     def start(self) -> None:
         """Start writing in the background."""
@@ -57,7 +62,9 @@ class TranscriptWriter:
         try:
             while items := self._queue.take(BATCH_BYTES):
                 try:
-                    if not self.stopped:
+                    if self.stopped:
+                        self.unwritten += len(items)
+                    else:
                         time.sleep(SETTLE_S)
                         self._write(items)
                 except BaseException as error:  # reported at the end, never lost
@@ -69,12 +76,17 @@ class TranscriptWriter:
 
     def _write(self, items: list[Item]) -> None:
         records = [record for item in items if (record := self._encode(item)) is not None]
-        try:
-            write_all(self._fd, b"".join(records))
-        except OSError as error:
-            self._stop(error.strerror or str(error))
+        written, error = write_prefix(self._fd, b"".join(records))
+        if error is None:
+            self.records += len(records)
             return
-        self.records += len(records)
+        whole = _whole_records(records, written)
+        self.records += whole
+        self.unwritten += len(records) - whole
+        cut = written - sum(len(record) for record in records[:whole])
+        self._stop(error.strerror or str(error))
+        if cut and not _cut_back(self._fd, cut):
+            self.error = f"{self.error}; its last line is cut (the file could not be shortened)"
 
     def _encode(self, item: Item) -> bytes | None:
         """One record (None if it cannot be encoded at all), then the GIL handed over: a pump
@@ -95,6 +107,29 @@ class TranscriptWriter:
         self.stopped = True
         if self.error is None:
             self.error = message
+
+
+def _whole_records(records: list[bytes], written: int) -> int:
+    """How many of these records the first `written` bytes hold whole."""
+    whole = 0
+    for record in records:
+        written -= len(record)
+        if written < 0:
+            break
+        whole += 1
+    return whole
+
+
+def _cut_back(fd: int, size: int) -> bool:
+    """Take the last `size` bytes written off a file (a record written in part); whether it
+    could (a pipe or a device cannot be shortened)."""
+    try:
+        end = os.lseek(fd, 0, os.SEEK_CUR)
+        os.ftruncate(fd, end - size)
+        os.lseek(fd, end - size, os.SEEK_SET)
+    except OSError:
+        return False
+    return True
 
 
 def _describe(error: BaseException) -> str:
