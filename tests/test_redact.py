@@ -654,3 +654,20 @@ def test_secrets_in_every_place_a_recording_writes_are_redacted() -> None:
     assert written.count(REDACTED.encode()) == 5  # the base64 one is counted below
     assert MARK not in written
     assert MARK not in base64.b64decode(orjson.loads(written.splitlines()[3])["text"])
+
+
+def test_names_that_end_in_token_but_name_no_secret_are_kept() -> None:
+    """MCP's `progressToken` (as a conductor trace carries a `tools/call` through ACP proxies)
+    and paging tokens end in `token` yet hold nothing secret; a real token beside them goes."""
+    call = rpc(
+        "tools/call",
+        {"_meta": {"progressToken": 0}, "name": "echo", "nextPageToken": "p2", "token": "t0p"},
+    )
+    assert redacted(call)["params"] == {
+        "_meta": {"progressToken": 0},
+        "name": "echo",
+        "nextPageToken": "p2",
+        "token": REDACTED,
+    }
+    asked = RedactionPolicy.build(keys=["progressToken"])
+    assert redacted(call, asked)["params"]["_meta"] == {"progressToken": REDACTED}

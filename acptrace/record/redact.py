@@ -44,6 +44,7 @@ from acptrace.record.secret_shapes import (
     CREDENTIAL_IDENTIFIERS,
     CREDENTIAL_METHODS,
     DESCRIPTIVE_NAMES,
+    NOT_SECRET_NAMES,
     SECRET_SUFFIXES,
     SHAPES,
     URL_SIGNING_NAMES,
@@ -104,7 +105,9 @@ class RedactionPolicy:
 @functools.lru_cache(maxsize=8192)
 def _is_secret_name(name: str, keys: frozenset[str]) -> bool:
     normal = normalize_name(name)
-    return normal in keys or normal.endswith(SECRET_SUFFIXES)
+    if normal in keys:
+        return True
+    return normal.endswith(SECRET_SUFFIXES) and normal not in NOT_SECRET_NAMES
 
 
 def normalize_name(name: str) -> str:

@@ -33,6 +33,20 @@ SECRET_SUFFIXES = (
 """A member, header, variable or `name=` whose name (normalised: lower case without `-`, `_`,
 `.`, spaces and zero-width characters) ends in one of these holds a secret."""
 
+NOT_SECRET_NAMES = frozenset(
+    {
+        "progresstoken",
+        "pagetoken",
+        "nextpagetoken",
+        "nexttoken",
+        "continuationtoken",
+        "cancellationtoken",
+    }
+)
+"""Normalised names that end in a secret-like suffix yet name no secret: MCP's `progressToken`
+(a number or string the Client picks to match progress notifications, carried through ACP
+proxies), and the pagination and cancellation tokens of common APIs, which an analyst reads."""
+
 URL_SIGNING_NAMES = frozenset(
     {
         "sig",
