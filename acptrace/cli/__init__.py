@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from functools import cache
@@ -26,18 +27,26 @@ from typing import Any
 
 MODULES = {
     "analyze": "analyze_command",
+    "timeline": "timeline_command",
+    "fidelity": "fidelity_command",
+    "report": "report_command",
+    "export": "export_command",
     "rules": "catalogue_command",
     "formats": "catalogue_command",
-    "export": "export_command",
     "record": "record_command",
     "redact": "record_command",
-    "report": "report_command",
-    "timeline": "timeline_command",
     "mock": "mock_command",
     "drive": "drive_command",
-    "fidelity": "fidelity_command",
 }
-"""Each command, and the module that registers it."""
+"""Each command, and the module that registers it, in the order `acptrace --help` lists them:
+the order a new user meets them. First one transcript (`analyze`, then a closer look:
+`timeline`, `fidelity`), then many (`report`, `export`), the references (`rules`, `formats`),
+and last the ways to make transcripts (`record`, `redact`) and to exercise an Agent or a
+Client (`mock`, `drive`)."""
+
+COMPLETE_VARIABLE = "_ACPTRACE_COMPLETE"
+"""Set by the shell's completion script (`acptrace --install-completion`) when it asks for
+completions."""
 
 
 def register(*commands: str) -> None:
@@ -47,8 +56,10 @@ def register(*commands: str) -> None:
     from acptrace.cli.root import PlainUsageCommand, app
 
     wanted = {MODULES[command] for command in commands} if commands else set(MODULES.values())
-    for module in sorted(wanted):  # (the order `acptrace --help` lists them in)
+    for module in sorted(wanted):
         importlib.import_module(f"acptrace.cli.{module}")
+    order = list(MODULES)
+    app.registered_commands.sort(key=lambda command: order.index(command.name or ""))
     for command in app.registered_commands:
         if command.cls in (None, TyperCommand):
             command.cls = PlainUsageCommand
@@ -60,6 +71,7 @@ def main() -> None:
     gc.disable()
     try:
         from acptrace.cli.root import main as run
+        from acptrace.cli.root import use_completion
 
         args = sys.argv[1:]
         named = _command(args)
@@ -67,6 +79,8 @@ def main() -> None:
             register(named)
         elif not _version_only(args):  # (`--help` and mistakes list every command)
             register()
+        if os.environ.get(COMPLETE_VARIABLE):  # (typer's completion, only when asked for)
+            use_completion()
         _set_aside_once()
     finally:
         if collecting:
@@ -93,7 +107,8 @@ def _command(args: Sequence[str]) -> str | None:
 def _version_only(args: Sequence[str]) -> bool:
     """The arguments ask for the version and name no command: none need be registered."""
     options = set(args)
-    return "--version" in options and "--help" not in options and all(a[:1] == "-" for a in args)
+    asked = bool(options & {"--version", "-V"})
+    return asked and not options & {"--help", "-h"} and all(a[:1] == "-" for a in args)
 
 
 def __getattr__(name: str) -> Any:

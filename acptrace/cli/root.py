@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import typer
@@ -11,13 +12,28 @@ from acptrace.cli.common import fail
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 
+HELP_OPTIONS = ["-h", "--help"]
+"""`-h` as well as `--help`, on `acptrace` and every command (click passes it down)."""
+
 
 class PlainUsageCommand(TyperCommand):
-    """A command whose usage line names its arguments the usual way (`FILE...`, `IN`), not in
-    typer's braces (`{files}...`)."""
+    """A command whose usage line names its arguments the usual way (`FILE...`, `FILE`), not in
+    typer's braces (`{files}...`), and whose line in `acptrace --help` is the first sentence
+    of its description, whole (click cuts it at the terminal's width, with "...")."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        del limit  # (the first sentences are kept short: tests/test_cli_options.py)
+        return first_sentence(self.help or "")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a description (up to the first full stop that ends a word)."""
+    words = " ".join(text.split("\n\n", 1)[0].split())
+    found = re.search(r"\.(\s|$)", words)
+    return words[: found.start() + 1] if found else words
 
 
 def _unbraced(piece: str) -> str:
@@ -31,8 +47,9 @@ app = typer.Typer(
     name="acptrace",
     help="Forensic analyzer for recorded Agent Client Protocol (ACP) traffic.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=False,  # (typer's costs every run ~10 ms: see `_completion` below)
     rich_markup_mode=None,
+    context_settings={"help_option_names": HELP_OPTIONS},
 )
 
 
@@ -42,11 +59,52 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _completion(ctx: typer.Context, param: typer.CallbackParam, value: bool) -> None:
+    """typer's `--install-completion` and `--show-completion`, its machinery imported only
+    when one of them is given (typer's own options import it on every run)."""
+    if value and not ctx.resilient_parsing:
+        from typer import completion
+
+        use_completion()
+        if param.name == "install_completion":
+            completion.install_callback(ctx, param, value)
+        completion.show_callback(ctx, param, value)
+
+
+def use_completion() -> None:
+    """Let typer's completion scripts talk to this program (its classes for each shell)."""
+    from typer._completion_classes import completion_init
+
+    completion_init()
+
+
 @app.callback()
 def main_callback(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+    install_completion: Annotated[
+        bool,
+        typer.Option(
+            "--install-completion",
+            callback=_completion,
+            is_eager=True,
+            expose_value=False,
+            help="Install tab completion for the current shell (bash, zsh, fish, PowerShell).",
+        ),
+    ] = False,
+    show_completion: Annotated[
+        bool,
+        typer.Option(
+            "--show-completion",
+            callback=_completion,
+            is_eager=True,
+            expose_value=False,
+            help="Show the completion script for the current shell, to install it yourself.",
+        ),
     ] = False,
 ) -> None:
     """Forensic analyzer for recorded Agent Client Protocol (ACP) traffic."""
