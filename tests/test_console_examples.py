@@ -58,7 +58,11 @@ ids: the session ids `acptrace mock` makes up for `session/new`."""
 BIN_COUNT = re.compile(r"^# to #(?: #)? \d+$")
 """A histogram row once its times are masked: its count is the clock's too."""
 
-SAYS = {"times": "durations and histograms", "ids": "made-up session ids"}
+IDLE_ROW = re.compile(r"# \d+ of (\d+) [\d,]+$")
+"""An idle timer's row once its timeout is masked: how many replays it cut short depends on
+the gaps the clock measured."""
+
+SAYS = {"times": "durations, histograms and idle timers", "ids": "made-up session ids"}
 """How the caption names what varies."""
 
 
@@ -132,8 +136,8 @@ def comparable(body: str, vary: tuple[str, ...]) -> list[str]:
     lines = body.splitlines()
     for kind in vary:
         lines = [" ".join(VARYING[kind].sub("#", line).split()) for line in lines]
-    if "times" in vary:  # (a histogram's row: how many replays fell in the bin)
-        lines = [BIN_COUNT.sub("# to # #", line) for line in lines]
+    if "times" in vary:  # (how many replays fell in a bin, or an idle timer cut short)
+        lines = [IDLE_ROW.sub(r"# # of \1 #", BIN_COUNT.sub("# to # #", line)) for line in lines]
     return lines
 
 
@@ -182,4 +186,5 @@ def test_vary_leaves_out_only_what_varies() -> None:
     assert comparable("4   sess_moc…c1c1   truncated", ("ids",)) == ["4 # truncated"]
     assert comparable("  1.0 ms to 1.2 ms ██▏  4", ("times",)) == ["# to # #"]
     assert comparable("  1.0 ms to 1.2 ms      0", ("times",)) == ["# to # #"]
+    assert comparable(" ok   50 ms   1 of 5   3", ("times",)) == ["ok # # of 5 #"]
     assert comparable("a  b  1.0 ms", ()) == ["a  b  1.0 ms"]
