@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from functools import cache
@@ -44,10 +43,6 @@ the order a new user meets them. First one transcript (`analyze`, then a closer 
 and last the ways to make transcripts (`record`, `redact`) and to exercise an Agent or a
 Client (`mock`, `drive`)."""
 
-COMPLETE_VARIABLE = "_ACPTRACE_COMPLETE"
-"""Set by the shell's completion script (`acptrace --install-completion`) when it asks for
-completions."""
-
 
 def register(*commands: str) -> None:
     """Register these commands on the app (every command when none is named)."""
@@ -71,7 +66,6 @@ def main() -> None:
     gc.disable()
     try:
         from acptrace.cli.root import main as run
-        from acptrace.cli.root import use_completion
 
         args = sys.argv[1:]
         named = _command(args)
@@ -79,8 +73,6 @@ def main() -> None:
             register(named)
         elif not _version_only(args):  # (`--help` and mistakes list every command)
             register()
-        if os.environ.get(COMPLETE_VARIABLE):  # (typer's completion, only when asked for)
-            use_completion()
         _set_aside_once()
     finally:
         if collecting:

@@ -47,7 +47,7 @@ app = typer.Typer(
     name="acptrace",
     help="Forensic analyzer for recorded Agent Client Protocol (ACP) traffic.",
     no_args_is_help=True,
-    add_completion=False,  # (typer's costs every run ~10 ms: see `_completion` below)
+    add_completion=True,  # (--install-completion: typer imports its machinery anyway)
     rich_markup_mode=None,
     context_settings={"help_option_names": HELP_OPTIONS},
 )
@@ -59,51 +59,12 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-def _completion(ctx: typer.Context, param: typer.CallbackParam, value: bool) -> None:
-    """typer's `--install-completion` and `--show-completion`, its machinery imported only
-    when one of them is given (typer's own options import it on every run)."""
-    if value and not ctx.resilient_parsing:
-        from typer import completion
-
-        use_completion()
-        if param.name == "install_completion":
-            completion.install_callback(ctx, param, value)
-        completion.show_callback(ctx, param, value)
-
-
-def use_completion() -> None:
-    """Let typer's completion scripts talk to this program (its classes for each shell)."""
-    from typer._completion_classes import completion_init
-
-    completion_init()
-
-
 @app.callback()
 def main_callback(
     version: Annotated[
         bool,
         typer.Option(
             "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."
-        ),
-    ] = False,
-    install_completion: Annotated[
-        bool,
-        typer.Option(
-            "--install-completion",
-            callback=_completion,
-            is_eager=True,
-            expose_value=False,
-            help="Install tab completion for the current shell (bash, zsh, fish, PowerShell).",
-        ),
-    ] = False,
-    show_completion: Annotated[
-        bool,
-        typer.Option(
-            "--show-completion",
-            callback=_completion,
-            is_eager=True,
-            expose_value=False,
-            help="Show the completion script for the current shell, to install it yourself.",
         ),
     ] = False,
 ) -> None:
