@@ -303,3 +303,106 @@ def test_usage_lines_name_arguments_plainly() -> None:
         assert not {"{", "}"} & set(usage), usage
     analyze = runner.invoke(app, ["analyze", "--help"]).output.splitlines()[0]
     assert analyze.endswith(" FILE...")
+
+
+def test_h_is_help_and_capital_v_the_version_everywhere() -> None:
+    from acptrace.cli import MODULES
+
+    assert runner.invoke(app, ["-h"]).output == runner.invoke(app, ["--help"]).output
+    for command in MODULES:
+        short = runner.invoke(app, [command, "-h"])
+        assert short.exit_code == 0, command
+        assert short.output == runner.invoke(app, [command, "--help"]).output
+    version = runner.invoke(app, ["-V"])
+    assert version.exit_code == 0
+    assert re.fullmatch(r"acptrace \S+\n", version.output)
+
+
+def test_the_console_script_answers_v_without_registering_a_command() -> None:
+    from acptrace.cli import _version_only
+
+    assert _version_only(["-V"])
+    assert _version_only(["--version"])
+    assert not _version_only(["-V", "-h"])
+
+
+@pytest.mark.parametrize(
+    ("command", "argument"),
+    [
+        ("record", "AGENT_CMD..."),
+        ("drive", "AGENT_CMD..."),
+        ("mock", "FILE"),
+        ("analyze", "FILE..."),
+    ],
+)
+def test_a_missing_argument_is_the_usual_short_error(command: str, argument: str) -> None:
+    result = runner.invoke(app, [command])
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"Usage: acptrace {command} [OPTIONS]")
+    assert f"Try 'acptrace {command} -h' for help." in lines
+    assert lines[-1] == f"Error: Missing argument '{argument}'."
+    assert "Options:" not in result.output  # (not the whole help)
+
+
+def test_commands_are_listed_in_the_order_a_user_meets_them_and_whole() -> None:
+    from acptrace.cli import MODULES
+
+    listing = runner.invoke(app, ["--help"], env={"COLUMNS": "80"}).output
+    commands = listing.split("\nCommands:\n", 1)[1].splitlines()
+    names = [line.split()[0] for line in commands if line.startswith("  ") and line[2] != " "]
+    assert names == list(MODULES)
+    assert names[:3] == ["analyze", "timeline", "fidelity"]
+    assert "..." not in "\n".join(commands)
+    assert all(len(line) <= 80 for line in commands)
+    assert len(commands) == len(names)  # (one line each: nothing wrapped)
+
+
+def test_report_q_without_o_is_a_usage_error_before_any_work(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.jsonl", complete(Transcript()))
+    result = runner.invoke(app, ["report", path, "-q"])
+    assert result.exit_code == 2
+    assert "-q without -o writes nothing" in result.output
+    written = tmp_path / "r.json"
+    quiet = runner.invoke(app, ["report", path, "-q", "-o", str(written)])
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stdout == ""
+    assert json.loads(written.read_text())["files"]
+
+
+def test_q_leaves_out_the_notes_of_export_and_redact(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.jsonl", complete(Transcript()))
+    trace = str(tmp_path / "t.json")
+    loud = runner.invoke(app, ["export", path, "-f", "trace-event", "-o", trace])
+    quiet = runner.invoke(app, ["export", path, "-f", "trace-event", "-o", trace, "-q"])
+    assert "wrote" in loud.stderr
+    assert (quiet.exit_code, quiet.stderr) == (0, "")
+    tables = runner.invoke(app, ["export", path, "-o", str(tmp_path / "tables"), "-q"])
+    assert (tables.exit_code, tables.stderr) == (0, "")
+    assert list((tmp_path / "tables").iterdir())
+    redacted = runner.invoke(app, ["redact", path, "-o", str(tmp_path / "r.jsonl"), "-q"])
+    assert (redacted.exit_code, redacted.stderr) == (0, "")
+    timeline = runner.invoke(app, ["timeline", path, "-q"])
+    assert (timeline.exit_code, timeline.stderr) == (0, "")
+    assert "result" in timeline.stdout
+
+
+def test_shell_completion_completes_command_names(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "_ACPTRACE_COMPLETE": "complete_zsh",
+        "_TYPER_COMPLETE_ARGS": "acptrace ti",
+    }
+    script = Path(sys.executable).with_name("acptrace")  # (the name the shell completes)
+    run = subprocess.run(
+        [str(script)], capture_output=True, text=True, check=False, env=env, cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    assert "timeline" in run.stdout
+    assert "analyze" not in run.stdout
+    listing = runner.invoke(app, ["--help"]).output
+    assert "--install-completion" in listing
+    assert "--show-completion" in listing

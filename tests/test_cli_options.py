@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from typer import _click as click
 from typer.core import TyperGroup, TyperOption
 from typer.testing import CliRunner
 
-from acptrace.cli import app
+from acptrace.cli import MODULES, app
 
 CLI = Path(__file__).resolve().parent.parent / "acptrace" / "cli"
 
@@ -27,6 +28,9 @@ SHARED = (
     "--quiet",
 )
 """Options the issue names (and `--quiet`) that more than one command takes."""
+
+OWN_HELP = {"--output", "-o"}
+"""Declared once, with help that is each command's own: what it writes there."""
 
 OWN_MEANING = {("drive", "--protocol"), ("drive", "--session")}
 """Options that mean something else on one command, by design: `drive` is a Client; its
@@ -53,13 +57,16 @@ def test_an_option_of_several_commands_has_one_help_text() -> None:
     assert set(SHARED) <= set(shared)
     for name, by_command in shared.items():
         helps = {command: option.help for command, option in by_command.items()}
-        assert len(set(helps.values())) == 1, (name, helps)
+        expected = len(by_command) if name in OWN_HELP else 1
+        assert len(set(helps.values())) == expected, (name, helps)
 
 
 def test_an_option_of_several_commands_has_one_short_form_and_metavar() -> None:
     for name, by_command in options_by_name().items():
-        forms = {(tuple(o.opts), tuple(o.secondary_opts), o.metavar) for o in by_command.values()}
+        forms = {(tuple(o.opts), tuple(o.secondary_opts)) for o in by_command.values()}
         assert len(forms) == 1, (name, forms)
+        if name not in OWN_HELP:  # (-o: a file, or a directory for `export` and `drive`)
+            assert len({o.metavar for o in by_command.values()}) == 1, name
 
 
 @pytest.mark.parametrize("name", ["--format", "--output", "--jobs", "--quiet", "--config"])
@@ -84,3 +91,56 @@ def test_jobs_zero_is_chosen_and_a_negative_count_is_refused(command: str, tmp_p
     result = runner.invoke(app, [command, str(tmp_path / "none.jsonl"), "-o", "x", "-j", "-1"])
     assert result.exit_code == 2
     assert "-1 is not in the range x>=0" in result.output
+
+
+def help_records() -> list[tuple[str, str, str]]:
+    """(command, the parameter's names and placeholder, its help) as `--help` shows them."""
+    group = typer.main.get_command(app)
+    assert isinstance(group, TyperGroup)
+    root = click.Context(group, info_name="acptrace")
+    records = []
+    for name, command in group.commands.items():
+        context = click.Context(command, info_name=name, parent=root)
+        for param in command.params:
+            record = param.get_help_record(context)
+            if record is not None:
+                records.append((name, *record))
+    return records
+
+
+PLACEHOLDER = re.compile(
+    r"(?:[A-Z][A-Z0-9_]*(?:[-.:|][A-Z0-9_]+)*(?:\[:[A-Z]+\])?(?:\.\.\.)?"  # FILE, A-B, NAME[:ARG]
+    r"|\[[A-Z]+\]"  # [REPLAYED]: an optional argument
+    r"|1\|2"  # the protocol versions
+    r"|<[a-z-]+(?:\|[a-z-]+)+>)"  # a closed set: its values, as typer lists them
+)
+
+
+def test_placeholders_are_one_style() -> None:
+    """An upper-case word for a value, the values for a closed set; never typer's `<str>`."""
+    seen = set()
+    for command, names, _ in help_records():
+        placeholder = names.rsplit(" ", 1)[-1] if " " in names else names
+        if placeholder.startswith("-"):
+            continue  # (a flag)
+        seen.add(placeholder)
+        assert PLACEHOLDER.fullmatch(placeholder), (command, names)
+    assert {"FILE", "FILE...", "DIR", "N", "MS", "ID", "<rich|json>"} <= seen
+
+
+def test_every_output_option_says_what_its_command_writes() -> None:
+    helps = {command: text for command, names, text in help_records() if "--output" in names}
+    assert set(helps) == {c for c in MODULES if c not in ("formats", "mock")}
+    for command, text in helps.items():
+        assert "the command's description" not in text, command
+        assert re.search(r"\b(stdout|stderr|directory|suffix)\b", text), (command, text)
+    assert "DIR" in next(n for c, n, _ in help_records() if c == "export" and "--output" in n)
+
+
+PRINTING = ("analyze", "timeline", "fidelity", "report", "export", "record", "redact", "drive")
+"""The commands that print more than their output (a progress bar, notes): each takes -q."""
+
+
+@pytest.mark.parametrize("command", PRINTING)
+def test_every_printing_command_takes_q(command: str) -> None:
+    assert "-q, --quiet" in {n for c, n, _ in help_records() if c == command}

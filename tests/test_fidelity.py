@@ -19,7 +19,6 @@ from acptrace.fidelity.compare import DIFF_LINES
 from acptrace.model.domain import Role
 from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Options
-from tests.golden import ROOT, check_block
 from tests.transcript import SESSION, Transcript
 
 runner = CliRunner()
@@ -534,21 +533,3 @@ def test_the_table_reads_at_80_columns(tmp_path: Path) -> None:
     assert any("fidelity" in line and "missing" in line for line in lines)
     assert any(line.split()[-1:] == ["0.75"] for line in lines)
     assert "missing   tool_call t1  (live line 9)" in result.stdout
-
-
-def test_docs_example_is_real_output(
-    tmp_path: Path, regen: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    two_recordings(
-        tmp_path,
-        ("user_message", "u1", "Fix the login test"),
-        ("agent_message", "a1", "Looking at the fixture.The token expires too early."),
-    )
-    monkeypatch.chdir(tmp_path)
-    result = runner.invoke(
-        app, ["fidelity", "live.jsonl", "replay.jsonl", "--no-config"], env={"COLUMNS": "80"}
-    )
-    assert result.exit_code == 0, result.output
-    shown = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
-    block = f"```console\n$ acptrace fidelity live.jsonl replay.jsonl\n{shown}\n```\n"
-    check_block(ROOT / "docs" / "fidelity.md", "fidelity-example", block, regen)

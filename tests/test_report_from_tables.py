@@ -46,6 +46,10 @@ def write_mixed_corpus(root: Path) -> Path:
     return root
 
 
+ANALYSED = 5 + len(list((ROOT / "sample_traces").rglob("*.jsonl")))
+"""The transcripts of the corpus: the five made above, and every sample (folders too)."""
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_mixed_corpus(tmp_path_factory.mktemp("corpus") / "runs")
@@ -79,7 +83,7 @@ def test_a_report_over_the_export_equals_the_report_over_the_transcripts(
     assert over_tables == over_transcripts
     # the corpus exercises what the tables must carry back
     groups = over_transcripts["groups"]
-    assert over_transcripts["files"] == {"analysed": 22, "failed": 0}
+    assert over_transcripts["files"] == {"analysed": ANALYSED, "failed": 0}
     assert sum(g["replaying"] for g in groups) > 10
     assert sum(g["issues"] for g in groups) == 1
     assert {"RC-MISSING", "RC-NO-SNAPSHOT"} <= {r for g in groups for r in g["findings"]}
@@ -179,7 +183,7 @@ def test_a_missing_or_damaged_table_is_an_error_of_that_directory(
     assert f"{missing}: exported tables without resumes.parquet" in result.output
     alone = report_json(str(good))
     assert document["groups"] == alone["groups"]
-    assert document["files"] == {"analysed": 22, "failed": 3}
+    assert document["files"] == {"analysed": ANALYSED, "failed": 3}
 
 
 def test_the_duckdb_query_of_the_docs_gives_the_report_numbers(

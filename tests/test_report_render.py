@@ -8,21 +8,17 @@ import base64
 import io
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from rich.console import Console
-from typer.testing import CliRunner
 
-from acptrace.cli import app
 from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
 from acptrace.report.html import NO_CHARTS, POLICY, render_html
 from acptrace.report.markdown_page import escape, render_markdown
 from acptrace.report.summaries import Report
 from acptrace.report.terminal import short_name, terminal_report
-from benchmarks.generate import generate
-from tests.golden import ROOT, check_block
+from tests.golden import ROOT
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
 
 REPORT_DOC = ROOT / "docs" / "report.md"
@@ -109,36 +105,6 @@ def test_terminal_shows_transcript_text_inertly(hostile: Report) -> None:
         assert "\x1b" not in text
         assert shown in text
     assert short_name(HOSTILE).plain == "<script>…at `tick`"
-
-
-def test_docs_show_the_real_terminal_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, regen: bool
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    corpus = make_docs_corpus(Path("runs"))
-    result = CliRunner().invoke(app, ["report", str(corpus)], env={"COLUMNS": "110"})
-    assert result.exit_code == 0, result.output
-    text = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
-    block = f"```console\n$ acptrace report runs/\n{text}\n```\n"
-    check_block(REPORT_DOC, "report", block, regen)
-
-
-def make_docs_corpus(root: Path) -> Path:
-    """docs/report.md's example corpus: two adapters, three seeded recordings each, 10 % faults."""
-    root.mkdir(parents=True, exist_ok=True)
-    adapters = (("claude-agent-acp", "1.2.0", (1, 2, 3)), ("codex-acp", "0.9.1", (21, 22, 23)))
-    for agent, version, seeds in adapters:
-        for seed in seeds:
-            with (root / f"{agent}-{seed}.jsonl").open("wb") as out:
-                generate(
-                    out,
-                    sessions=SESSIONS,
-                    seed=seed,
-                    faults=0.1,
-                    agent=agent,
-                    agent_version=version,
-                )
-    return root
 
 
 def test_group_by_is_in_the_header(hostile: Report) -> None:

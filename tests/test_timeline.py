@@ -56,12 +56,6 @@ def test_golden_view(name: str, regen: bool) -> None:
     check_block(GOLDEN, name, f"```text\n{text}```\n", regen)
 
 
-def test_docs_example_is_real_output(regen: bool) -> None:
-    sample = "sample_traces/outcome-child-complete.jsonl"
-    block = f"```console\n$ acptrace timeline {sample}\n{timeline(sample)}```\n"
-    check_block(ROOT / "docs" / "timeline.md", "timeline-example", block, regen)
-
-
 def test_golden_without_timestamps(regen: bool) -> None:
     t = Transcript(timed=False)
     t.initialize()

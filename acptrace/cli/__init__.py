@@ -26,18 +26,22 @@ from typing import Any
 
 MODULES = {
     "analyze": "analyze_command",
+    "timeline": "timeline_command",
+    "fidelity": "fidelity_command",
+    "report": "report_command",
+    "export": "export_command",
     "rules": "catalogue_command",
     "formats": "catalogue_command",
-    "export": "export_command",
     "record": "record_command",
     "redact": "record_command",
-    "report": "report_command",
-    "timeline": "timeline_command",
     "mock": "mock_command",
     "drive": "drive_command",
-    "fidelity": "fidelity_command",
 }
-"""Each command, and the module that registers it."""
+"""Each command, and the module that registers it, in the order `acptrace --help` lists them:
+the order a new user meets them. First one transcript (`analyze`, then a closer look:
+`timeline`, `fidelity`), then many (`report`, `export`), the references (`rules`, `formats`),
+and last the ways to make transcripts (`record`, `redact`) and to exercise an Agent or a
+Client (`mock`, `drive`)."""
 
 
 def register(*commands: str) -> None:
@@ -47,8 +51,10 @@ def register(*commands: str) -> None:
     from acptrace.cli.root import PlainUsageCommand, app
 
     wanted = {MODULES[command] for command in commands} if commands else set(MODULES.values())
-    for module in sorted(wanted):  # (the order `acptrace --help` lists them in)
+    for module in sorted(wanted):
         importlib.import_module(f"acptrace.cli.{module}")
+    order = list(MODULES)
+    app.registered_commands.sort(key=lambda command: order.index(command.name or ""))
     for command in app.registered_commands:
         if command.cls in (None, TyperCommand):
             command.cls = PlainUsageCommand
@@ -93,7 +99,8 @@ def _command(args: Sequence[str]) -> str | None:
 def _version_only(args: Sequence[str]) -> bool:
     """The arguments ask for the version and name no command: none need be registered."""
     options = set(args)
-    return "--version" in options and "--help" not in options and all(a[:1] == "-" for a in args)
+    asked = bool(options & {"--version", "-V"})
+    return asked and not options & {"--help", "-h"} and all(a[:1] == "-" for a in args)
 
 
 def __getattr__(name: str) -> Any:

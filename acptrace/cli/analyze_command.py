@@ -16,7 +16,7 @@ from acptrace.cli.common import (
     print_error,
     rich_bytes,
 )
-from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, OutputOption, QuietOption
+from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import file_progress
 from acptrace.cli.root import app
@@ -63,7 +63,10 @@ def analyze_command(
     ctx: typer.Context,
     files: FilesArgument,
     output_format: Annotated[AnalyzeFormat, FORMAT] = AnalyzeFormat.RICH,
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option("Write the result, in --format, to this file instead of stdout."),
+    ] = None,
     fail_on: FailOnOption = None,
     strict: StrictOption = None,
     assume_closed: AssumeClosedOption = None,
@@ -82,7 +85,9 @@ def analyze_command(
     jobs: JobsOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Analyse transcripts: resume outcomes, replay latencies and rule findings.
+    """Analyse transcripts: outcomes, latencies, findings.
+
+    Resume outcomes, replay latencies and rule findings for each connection.
 
     The result goes to stdout, or to the file -o names.
     """

@@ -6,7 +6,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from acptrace.cli.common import rich_bytes
-from acptrace.cli.options import FORMAT, OutputOption
+from acptrace.cli.options import FORMAT, output_option
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
 from acptrace.judge.rules import RULES
@@ -25,9 +25,15 @@ class RulesFormat(StrEnum):
 @app.command("rules")
 def rules_command(
     output_format: Annotated[RulesFormat, FORMAT] = RulesFormat.TABLE,
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option("Write the list, in --format, to this file instead of stdout."),
+    ] = None,
 ) -> None:
-    """List every rule with its ID, level, source and one-line help (to stdout, or -o)."""
+    """List the rules acptrace checks.
+
+    Every rule with its ID, level, source and one-line help, to stdout or the file -o names.
+    """
     match output_format:
         case RulesFormat.TABLE:
             data = rich_bytes(rules_table(RULES))
@@ -40,7 +46,10 @@ def rules_command(
 
 @app.command("formats")
 def formats_command() -> None:
-    """List the input formats acptrace reads: who writes each, with one example line."""
+    """List the input formats acptrace reads.
+
+    Each format, who writes it, and one example line.
+    """
     lines = [
         f"{known.name}: {known.summary}\n    written by: {known.producers}\n    {known.example}\n"
         for known in FORMATS

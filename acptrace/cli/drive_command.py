@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_bytes
-from acptrace.cli.options import OutputOption
+from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.output import check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import policy_from
@@ -27,7 +27,6 @@ from acptrace.report.terminal import terminal_report
 @app.command(
     "drive",
     context_settings={"allow_interspersed_args": False},
-    no_args_is_help=True,
 )
 def drive_command(
     ctx: typer.Context,
@@ -42,7 +41,13 @@ def drive_command(
     replays: Annotated[
         int, typer.Option("--replays", "-n", min=0, metavar="N", help="Replaying connections.")
     ] = 5,
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option(
+            "Record the connections into this directory (default: a new one, named on stderr).",
+            metavar="DIR",
+        ),
+    ] = None,
     client_protocol: Annotated[
         int,
         typer.Option(
@@ -62,7 +67,7 @@ def drive_command(
         float,
         typer.Option(
             min=0.001,
-            metavar="S",
+            metavar="SECONDS",
             help="Seconds to wait for each response (and for the Agent to exit at the end).",
         ),
     ] = DEFAULT_TIMEOUT_S,
@@ -86,8 +91,11 @@ def drive_command(
         Permission,
         typer.Option(help="How to answer the Agent's session/request_permission."),
     ] = Permission.DENY,
+    quiet: QuietOption = False,
 ) -> None:
-    """Measure an ACP Agent's replay: one connection makes a session, N more replay it.
+    """Measure an Agent's replay: connect, replay N times.
+
+    One connection makes a session, N more replay it.
 
     Every connection starts the Agent afresh behind the recorder of `acptrace record` and
     is recorded into the folder -o names (made when missing, its parent must exist; default:
@@ -99,10 +107,10 @@ def drive_command(
     if session is not None and prompt is not None:
         fail("--prompt needs the first connection, which --session leaves out")
     directory = Path(output) if output else default_transcript_path().with_suffix("")
-    if output is None:
-        print_note(f"recording to {directory}/")
-    else:
+    if output is not None:
         check_output_folder(output)  # (made when missing; its parent not: the rule of -o)
+    elif not quiet:
+        print_note(f"recording to {directory}/")
     if directory.exists() and not directory.is_dir():
         fail(f"{directory}: exists and is not a directory")
     settings = DriveSettings(
@@ -116,7 +124,7 @@ def drive_command(
     )
     options = policy_from(ctx).options
     try:
-        result = drive(agent, directory, settings, print_note)
+        result = drive(agent, directory, settings, print_note)  # (failures: never quiet)
     except OSError as error:
         fail(f"{directory}: cannot write the recordings ({error.strerror or error})")
     if not result.transcripts:

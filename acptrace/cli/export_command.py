@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
-from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, OutputOption
+from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -49,9 +49,17 @@ class ExportChoice(StrEnum):
 def export_command(
     ctx: typer.Context,
     files: FilesArgument,
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option(
+            "The directory to write one file per table in (needed for tables), or the file "
+            "for --format trace-event (default: stdout).",
+            metavar="DIR",
+        ),
+    ] = None,
     output_format: Annotated[ExportChoice, FORMAT] = ExportChoice.PARQUET,
     jobs: JobsOption = None,
+    quiet: QuietOption = False,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,
@@ -65,7 +73,9 @@ def export_command(
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
 ) -> None:
-    """Export messages, requests, sessions, resumes, findings and issues as tables.
+    """Export the analysis as tables, or as a trace timeline.
+
+    Messages, requests, sessions, resumes, findings and issues, one table each.
 
     One file per table in the directory -o names (required for tables; created when missing,
     its parent must exist),
@@ -81,7 +91,7 @@ def export_command(
         paths.append(path)
     if output_format is ExportChoice.TRACE_EVENT:
         check_output(output)
-        _export_trace_event(paths, output, options)
+        _export_trace_event(paths, output, options, quiet)
         return
     if output is None:
         fail("-o/--output DIRECTORY is needed to write tables")
@@ -98,10 +108,13 @@ def export_command(
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
-    print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
+    if not quiet:
+        print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 
 
-def _export_trace_event(paths: list[str], output: str | None, options: Options) -> None:
+def _export_trace_event(
+    paths: list[str], output: str | None, options: Options, quiet: bool
+) -> None:
     """The transcripts as one timeline, to `output` or stdout (nothing written on failure)."""
     from acptrace.export.trace_event import dumps, trace_events
 
@@ -113,6 +126,8 @@ def _export_trace_event(paths: list[str], output: str | None, options: Options) 
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     write_output(dumps(document), output)
+    if quiet:
+        return
     events = len(document["traceEvents"])
     where = output or "stdout"
     print_note(f"wrote {events} trace events of {len(paths)} files to {where}")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
-from acptrace.cli.options import FORMAT, OutputOption
+from acptrace.cli.options import FORMAT, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -54,7 +54,10 @@ def fidelity_command(
         ),
     ] = None,
     output_format: Annotated[FidelityFormat, FORMAT] = FidelityFormat.RICH,
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option("Write the comparison, in --format, to this file instead of stdout."),
+    ] = None,
     fail_under: Annotated[
         float | None,
         typer.Option(
@@ -71,8 +74,11 @@ def fidelity_command(
     link: LinkOption = None,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
+    quiet: QuietOption = False,
 ) -> None:
-    """Compare each replayed session's history with the history as first sent live.
+    """Compare each replay's history with the live one.
+
+    Each replayed session's history against the history as first sent live.
 
     Per session: items live and replayed, missing, extra, changed (with a short diff),
     reordered, and the fidelity ratio. The result goes to stdout, or to the file -o names.
@@ -88,7 +94,8 @@ def fidelity_command(
     except UnreadableInput as error:
         print_error(str(error))
         raise typer.Exit(EXIT_ERROR) from None
-    _warn_issues(report)
+    if not quiet:
+        _warn_issues(report)
     write_output(_render(report, output_format), output)
     lowest = report.lowest()
     below = fail_under is not None and lowest is not None and lowest < fail_under

@@ -14,11 +14,11 @@ from acptrace.mock.faults import fault_usage
 from acptrace.model.errors import UnreadableInput, UsageError
 
 
-@app.command("mock", no_args_is_help=True)
+@app.command("mock")
 def mock_command(
     transcript: Annotated[
         str,
-        typer.Argument(metavar="TRANSCRIPT", help="The recording to play back (any format)."),
+        typer.Argument(metavar="FILE", help="The recording to play back (any format)."),
     ],
     fault: Annotated[
         list[str] | None,
@@ -33,12 +33,14 @@ def mock_command(
         float,
         typer.Option(
             min=0.0,
-            metavar="X",
+            metavar="FACTOR",
             help="Play the recorded gaps this many times faster (0: no waiting).",
         ),
     ] = 1.0,
 ) -> None:
-    """Act as the recorded ACP Agent on stdin/stdout, with faults on demand.
+    """Act as a recorded ACP Agent, with faults on demand.
+
+    Plays the recording back as an Agent on stdin/stdout.
 
     Answers `initialize` and `session/new` as recorded, a replaying `session/resume` (or
     `session/load`) with the first recorded replay, with the session id the Client asks

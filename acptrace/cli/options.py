@@ -1,37 +1,36 @@
 """The options several commands take that are not analysis settings: each declared once here.
 
 A command annotates its parameter with its own type and one of these declarations
-(`Annotated[AnalyzeFormat, FORMAT]`), so `--format` and `-o` have one name, one short form and
-one help text everywhere; what a command writes, and where by default, its own help says.
-The analysis settings (`--config`, `--select`, `--fail-on`, ...) are in `acptrace.cli.settings`.
+(`Annotated[AnalyzeFormat, FORMAT]`), so `--format`, `-o` and `-q` have one name and one short
+form everywhere; what `-o` writes, and where the output goes without it, each command says in
+the help it gives `output_option`. The analysis settings (`--config`, `--select`, `--fail-on`,
+...) are in `acptrace.cli.settings`.
+
+Placeholders in `--help` are one style: an upper-case word for a value (FILE, DIR, N, MS, ID,
+TAG, RULE, ...), the values themselves for a closed set (`<rich|json>`, `1|2`); never typer's
+`<int range>` or `<str>` (tests/test_cli_options.py).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 FORMAT = typer.Option("--format", "-f", help="Output format.")
+"""`--format`: the choices are the command's own (its parameter's enum)."""
 
 FilesArgument = Annotated[
     list[str],
     typer.Argument(metavar="FILE...", help="Transcripts, directories or globs (`-` for stdin)."),
 ]
 """The transcripts a command reads (usage: `FILE...`)."""
-"""`--format`: the choices are the command's own (its parameter's enum)."""
 
-OUTPUT = typer.Option(
-    "--output",
-    "-o",
-    metavar="PATH",
-    help="Where to write the result (the command's description says what it writes there, "
-    "and where it goes without -o).",
-)
-"""`-o`: a file (or a directory, for `export`; repeatable for `report`)."""
 
-OutputOption = Annotated[str | None, OUTPUT]
-"""`-o FILE`, stdout when not given."""
+def output_option(help: str, metavar: str = "FILE") -> Any:
+    """`-o`: `help` says what this command writes there, and where it goes without -o."""
+    return typer.Option("--output", "-o", metavar=metavar, help=help, show_default=False)
+
 
 JobsOption = Annotated[
     int | None,
@@ -52,7 +51,7 @@ QuietOption = Annotated[
     typer.Option(
         "--quiet",
         "-q",
-        help="No progress bar on stderr, and no summary beside the output (`report`'s on "
-        "stdout); errors still go to stderr.",
+        help="Nothing but the output and errors: no progress bar and no notes on stderr "
+        "(`report`: no summary on stdout either, so it needs -o).",
     ),
 ]

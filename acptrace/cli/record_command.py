@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
-from acptrace.cli.options import OutputOption
+from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -62,7 +62,6 @@ def _policy(keys: list[str] | None, patterns: list[str] | None) -> RedactionPoli
 @app.command(
     "record",
     context_settings={"allow_interspersed_args": False},
-    no_args_is_help=True,
 )
 def record_command(
     agent: Annotated[
@@ -73,7 +72,13 @@ def record_command(
             show_default=False,
         ),
     ],
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option(
+            "Record into this file ({time} and {pid} filled in; default: a new one, named on "
+            "stderr)."
+        ),
+    ] = None,
     force: Annotated[
         bool,
         typer.Option("--force", help="Replace the -o file even if it holds a recording."),
@@ -87,18 +92,25 @@ def record_command(
     redact_pattern: RedactPatternOption = None,
     redact_key: RedactKeyOption = None,
     max_line_bytes: Annotated[
-        int, typer.Option(min=1, help="Record longer lines in parts of at most this size.")
+        int,
+        typer.Option(
+            min=1, metavar="BYTES", help="Record longer lines in parts of at most this size."
+        ),
     ] = DEFAULT_MAX_LINE_BYTES,
     queue_bytes: Annotated[
         int,
         typer.Option(
             min=1,
+            metavar="BYTES",
             help="Memory for lines waiting for the disk; lines beyond it are left out of the "
             "transcript (a `gap` event), never held back from the peer.",
         ),
     ] = DEFAULT_QUEUE_BYTES,
+    quiet: QuietOption = False,
 ) -> None:
-    """Run an ACP agent behind a transparent proxy and record its traffic.
+    """Record an Agent's ACP traffic, through a proxy.
+
+    Runs the ACP agent behind a transparent proxy and records its traffic.
 
     Put `acptrace record -o 'my-agent-{time}.jsonl' --` in front of the agent command in the
     editor's settings. The transcript goes to the file -o names ({time} and {pid} replaced),
@@ -121,7 +133,8 @@ def record_command(
             make_folder(Path(path))
         except OSError as error:
             fail(f"cannot create the folder for {path} ({error.strerror or error})")
-        print_note(f"recording to {path}")
+        if not quiet:
+            print_note(f"recording to {path}")
     settings = RecordSettings(
         redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
     )
@@ -161,13 +174,20 @@ def _keep_a_recording(path: str) -> None:
 @app.command("redact")
 def redact_command(
     file: Annotated[
-        str, typer.Argument(metavar="IN", help="Transcript to redact, any format (`-` for stdin).")
+        str,
+        typer.Argument(metavar="FILE", help="Transcript to redact, any format (`-` for stdin)."),
     ],
-    output: OutputOption = None,
+    output: Annotated[
+        str | None,
+        output_option("Write the redacted transcript to this file instead of stdout."),
+    ] = None,
     redact_pattern: RedactPatternOption = None,
     redact_key: RedactKeyOption = None,
+    quiet: QuietOption = False,
 ) -> None:
-    """Replace secrets in an existing transcript, as `acptrace record` does by default.
+    """Replace secrets in a transcript.
+
+    The same redaction as `acptrace record` applies by default, to an existing transcript.
 
     Known places (mcpServers env and header values, credential params of authenticate and
     auth/*), secret-like names (tokens, API keys, passwords, Authorization headers) and
@@ -194,5 +214,6 @@ def redact_command(
     summary = f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines"
     if stats.marked:
         summary += '; the open record rewritten to say "redacted": true'
-    print_note(summary)
+    if not quiet:
+        print_note(summary)
     raise typer.Exit(EXIT_OK)

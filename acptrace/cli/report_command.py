@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
-from acptrace.cli.options import OUTPUT, JobsOption, QuietOption
+from acptrace.cli.options import JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -81,16 +81,22 @@ def report_command(
     paths: Annotated[
         list[str],
         typer.Argument(
-            metavar="PATH...",
+            metavar="FILE...",
             help="Transcripts, directories, globs (`.gz` too) or folders `export` wrote.",
         ),
     ],
     by: Annotated[GroupBy, typer.Option("--by", help="What makes a group.")] = GroupBy.AGENT,
-    output: Annotated[list[str] | None, OUTPUT] = None,
+    output: Annotated[
+        list[str] | None,
+        output_option(
+            "Also write the report to this file, its suffix picking the kind: .json, .md, "
+            ".html (repeatable)."
+        ),
+    ] = None,
     baseline: Annotated[
         str | None,
         typer.Option(
-            metavar="OLD.json", help="An earlier report.json to compare with (per-group deltas)."
+            metavar="FILE", help="An earlier report.json to compare with (per-group deltas)."
         ),
     ] = None,
     max_regression: Annotated[
@@ -117,12 +123,16 @@ def report_command(
     no_config: NoConfigOption = False,
     idle_timeouts: IdleTimeoutsOption = None,
 ) -> None:
-    """Latency report over many transcripts: outcomes, findings and latency percentiles per
-    group, with an optional comparison against an earlier report.json.
+    """Latency report over many transcripts, by group.
+
+    Outcomes, findings and latency percentiles per group, with an optional comparison
+    against an earlier report.json.
 
     A summary goes to stdout; each -o (repeatable) also writes the report to a file whose
     suffix picks the kind: .json, .md, .html.
     """
+    if quiet and not output:
+        fail("-q without -o writes nothing: name a report file with -o (.json, .md, .html)")
     kinds = [_kind(path) for path in output or ()]
     for path in output or ():
         check_output(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import typer
@@ -11,13 +12,28 @@ from acptrace.cli.common import fail
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 
+HELP_OPTIONS = ["-h", "--help"]
+"""`-h` as well as `--help`, on `acptrace` and every command (click passes it down)."""
+
 
 class PlainUsageCommand(TyperCommand):
-    """A command whose usage line names its arguments the usual way (`FILE...`, `IN`), not in
-    typer's braces (`{files}...`)."""
+    """A command whose usage line names its arguments the usual way (`FILE...`, `FILE`), not in
+    typer's braces (`{files}...`), and whose line in `acptrace --help` is the first sentence
+    of its description, whole (click cuts it at the terminal's width, with "...")."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        del limit  # (the first sentences are kept short: tests/test_cli_options.py)
+        return first_sentence(self.help or "")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a description (up to the first full stop that ends a word)."""
+    words = " ".join(text.split("\n\n", 1)[0].split())
+    found = re.search(r"\.(\s|$)", words)
+    return words[: found.start() + 1] if found else words
 
 
 def _unbraced(piece: str) -> str:
@@ -31,8 +47,9 @@ app = typer.Typer(
     name="acptrace",
     help="Forensic analyzer for recorded Agent Client Protocol (ACP) traffic.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # (--install-completion: typer imports its machinery anyway)
     rich_markup_mode=None,
+    context_settings={"help_option_names": HELP_OPTIONS},
 )
 
 
@@ -46,7 +63,9 @@ def _version(value: bool) -> None:
 def main_callback(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Forensic analyzer for recorded Agent Client Protocol (ACP) traffic."""

@@ -25,7 +25,7 @@ AssumeClosedOption = Annotated[
     ),
 ]
 ProtocolOption = Annotated[
-    int | None, typer.Option(min=1, max=2, help="Apply the rules of ACP v1 or v2.")
+    int | None, typer.Option(min=1, max=2, metavar="1|2", help="Apply the rules of ACP v1 or v2.")
 ]
 ChildRulesOption = Annotated[
     bool | None,
@@ -35,32 +35,44 @@ ChildRulesOption = Annotated[
 ]
 MarkerTagOption = Annotated[
     str | None,
-    typer.Option(help="The sessionUpdate tag that marks the end of a replay (replay_complete)."),
+    typer.Option(
+        metavar="TAG",
+        help="The sessionUpdate tag that marks the end of a replay (replay_complete).",
+    ),
 ]
 HistoryTagOption = Annotated[
     list[str] | None,
-    typer.Option(help="Treat a by-default never-history tag as history (repeatable)."),
+    typer.Option(
+        metavar="TAG", help="Treat a by-default never-history tag as history (repeatable)."
+    ),
 ]
 LiveTagOption = Annotated[
-    list[str] | None, typer.Option(help="Treat another tag as never history (repeatable).")
+    list[str] | None,
+    typer.Option(metavar="TAG", help="Treat another tag as never history (repeatable)."),
 ]
 SelectOption = Annotated[
-    list[str] | None, typer.Option(help="Report only these rule IDs or prefixes (repeatable).")
+    list[str] | None,
+    typer.Option(metavar="RULE", help="Report only these rule IDs or prefixes (repeatable)."),
 ]
 IgnoreOption = Annotated[
-    list[str] | None, typer.Option(help="Leave out these rule IDs or prefixes (repeatable).")
+    list[str] | None,
+    typer.Option(metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."),
 ]
 InputFormatOption = Annotated[
-    str | None, typer.Option(help="Read the input as this format (see `acptrace formats`).")
+    str | None,
+    typer.Option(metavar="NAME", help="Read the input as this format (see `acptrace formats`)."),
 ]
 LinkOption = Annotated[
     str | None,
-    typer.Option(help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."),
+    typer.Option(
+        metavar="LINK", help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."
+    ),
 ]
 ConfigOption = Annotated[
     Path | None,
     typer.Option(
         "--config",
+        metavar="FILE",
         help="Read settings from this file instead of the acptrace.toml / pyproject.toml "
         "found upward from the current directory.",
         dir_okay=False,

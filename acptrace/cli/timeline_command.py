@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
-from acptrace.cli.options import OutputOption
+from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.output import Write, check_output, output_stream
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -55,20 +55,26 @@ LISTED_SESSIONS = 20
 @app.command("timeline")
 def timeline_command(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(help="The transcript (`-` for stdin).")],
+    file: Annotated[str, typer.Argument(metavar="FILE", help="The transcript (`-` for stdin).")],
     session: Annotated[
         str | None,
-        typer.Option(help="Show only this session, the children it announces and their answers."),
+        typer.Option(
+            metavar="ID",
+            help="Show only this session, the children it announces and their answers.",
+        ),
     ] = None,
     request: Annotated[
         str | None,
-        typer.Option(help="Show only requests with this id, their answers and what came between."),
+        typer.Option(
+            metavar="ID",
+            help="Show only requests with this id, their answers and what came between.",
+        ),
     ] = None,
     around: Annotated[
-        int | None, typer.Option(min=1, help="Show only the lines around this one.")
+        int | None, typer.Option(min=1, metavar="LINE", help="Show only the lines around this one.")
     ] = None,
     context: Annotated[
-        int, typer.Option(min=0, help="Lines either side of --around.")
+        int, typer.Option(min=0, metavar="N", help="Lines either side of --around.")
     ] = DEFAULT_CONTEXT,
     lines: Annotated[
         str | None,
@@ -77,7 +83,10 @@ def timeline_command(
     full: Annotated[
         bool, typer.Option("--full", help="Show payloads and ids whole instead of cut.")
     ] = False,
-    output: OutputOption = None,
+    output: Annotated[
+        str | None, output_option("Write the view to this file instead of stdout.")
+    ] = None,
+    quiet: QuietOption = False,
     fail_on: FailOnOption = None,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
@@ -92,11 +101,14 @@ def timeline_command(
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
 ) -> None:
-    """Show one connection as it unfolded: replay windows, request/response links, findings.
+    """Show one connection as it unfolded, line by line.
+
+    Replay windows, request/response links and findings, row by row.
 
     The view goes to stdout, or to the file -o names. Exit 1 when a finding is at or above
     --fail-on, as for `analyze`.
     """
+    del quiet  # (a timeline prints nothing beside the view but errors: -q is for scripts)
     check_output(output)
     policy = policy_from(ctx)
     view = View(session, request, around, context, full, _line_range(lines))
