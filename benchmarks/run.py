@@ -143,7 +143,13 @@ def _importable(module: str) -> bool:
     return probe.returncode == 0
 
 
-def measure(contender: Contender) -> tuple[float, float, float]:
+def measure(contender: Contender) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one run, output discarded (`measure_cpu`)."""
+    wall, peak, _ = measure_cpu(contender)
+    return wall, peak
+
+
+def measure_cpu(contender: Contender) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and CPU seconds (user + system, children included) of one
     run, output discarded.
 
@@ -176,7 +182,7 @@ def run(paths: list[Path], reps: int, wanted: list[str] | None = None) -> list[R
     for round_index in range(reps):
         turn = round_index % len(found)
         for contender in found[turn:] + found[:turn]:
-            timings[contender.name].append(measure(contender))
+            timings[contender.name].append(measure_cpu(contender))
         line = ", ".join(f"{name} {runs[-1][0]:.2f}" for name, runs in timings.items())
         print(f"  round {round_index + 1}: {line}", file=sys.stderr)
     baseline = timings[BASELINE]
