@@ -280,8 +280,12 @@ class _RealMix:
         self.live = (list(kinds), [entry["lines"] for entry in kinds.values()])
         history = [kind for kind in kinds if kind not in LIVE_ONLY_TAGS]
         self.history = (history, [kinds[kind]["lines"] for kind in history])
+        self.non_ascii: float = table["non_ascii_share"]
+        """The share of lines with bytes other than ASCII."""
         self.text = _make_text(rng, 200_000)
-        """Prose (with code, escapes, non-ASCII) that payloads are cut from."""
+        """Prose (with code, escapes, non-ASCII) that those lines' payloads are cut from."""
+        self.ascii = self.text.encode("ascii", "ignore").decode()
+        """The same prose without its non-ASCII characters, for the other lines."""
 
     def kind(self, rng: random.Random, *, history: bool) -> str:
         kinds, weights = self.history if history else self.live
@@ -297,9 +301,10 @@ class _RealMix:
         return int(sizes[low] + (sizes[high] - sizes[low]) * (at - low))
 
     def payload(self, rng: random.Random, length: int) -> str:
+        text = self.text if rng.random() < self.non_ascii else self.ascii
         length = max(1, length)
-        start = rng.randrange(len(self.text) - length) if length < len(self.text) else 0
-        return self.text[start : start + length]
+        start = rng.randrange(len(text) - length) if length < len(text) else 0
+        return text[start : start + length]
 
 
 # --------------------------------------------------------------------------- output

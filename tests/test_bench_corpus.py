@@ -51,6 +51,13 @@ def test_the_realistic_corpus_has_the_kinds_and_sizes_of_real_recordings(tmp_pat
     assert chunks[0] - 60 <= statistics.median(sizes) <= chunks[-1] + 60
     large_sizes = [len(line) for line in large.read_bytes().splitlines(keepends=True)]
     assert statistics.mean(sizes) < statistics.mean(large_sizes)
+    share = TABLE["non_ascii_share"]
+    assert 0 < non_ascii_share(realistic) < 2 * share < non_ascii_share(large)
+
+
+def non_ascii_share(path: Path) -> float:
+    lines = path.read_bytes().splitlines()
+    return sum(not line.isascii() for line in lines) / len(lines)
 
 
 @pytest.mark.parametrize("kind", ["realistic", "large"])
