@@ -63,7 +63,8 @@ def non_ascii_share(path: Path) -> float:
 @pytest.mark.parametrize("kind", ["realistic", "large"])
 def test_either_corpus_is_a_clean_transcript(tmp_path: Path, kind: str) -> None:
     (analysis,) = analyze_file(str(corpus(tmp_path, kind)))
-    assert analysis.issues == () and analysis.findings == ()
+    assert analysis.issues == ()
+    assert analysis.findings == ()
     assert len(analysis.resumes) > 3
 
 

@@ -1,12 +1,12 @@
 """Many transcripts, one driver: the processes `analyze`, `export` and `report` run them in.
 
 `jobs` means the same for every command: the processes to use, this one included (None or 0:
-chosen from the input's size and the cores this process may use, see `plan`; 1: this process only). One file
-alone gets them instead: a big one is split across them (`acptrace.pipeline.pieces`). With
-several files, this process works too: it takes the next file itself while it waits for the
-one due next, and the workers (`jobs - 1`, started with `spawn`: safe beside threads, the same
-on every system) get a few files at a time. Results come back in the order of the paths, as
-they are due, never all held at once.
+chosen from the input's size and the cores this process may use, see `plan`; 1: this process
+only). One file alone gets them instead: a big one is split across them
+(`acptrace.pipeline.pieces`). With several files, this process works too: it takes the next
+file itself while it waits for the one due next, and the workers (`jobs - 1`, started with
+`spawn`: safe beside threads, the same on every system) get a few files at a time. Results come
+back in the order of the paths, as they are due, never all held at once.
 
 A script that calls this from top-level code not under `if __name__ == "__main__":` would
 have each spawned worker run the call again: such a call runs in this process alone
