@@ -137,6 +137,7 @@ def make_docs_corpus(root: Path) -> Path:
                     faults=0.1,
                     agent=agent,
                     agent_version=version,
+                    corpus="large",  # (the corpus the example in docs/report.md shows)
                 )
     return root
 
