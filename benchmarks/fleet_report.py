@@ -71,6 +71,7 @@ def templates(count: int) -> list[Path]:
         if not transcript.exists():
             generate = [sys.executable, str(HERE / "generate.py"), "--seed", str(n + 1)]
             generate += ["--sessions", str(3 + n % 10), "--faults", "0.2", "-o", str(transcript)]
+            generate += ["--corpus", "large"]  # (what the figures in the README were measured on)
             subprocess.run(generate, check=True, capture_output=True)
         if not (tables / "connections.parquet").exists():
             export = [*acptrace(), "export", str(transcript), "-o", str(tables)]

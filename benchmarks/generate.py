@@ -15,11 +15,19 @@ a missing marker, a duplicate marker, a never-history update (``state_update`` o
 ``notice``) before the marker, a permission request before the marker, or a
 truncated replay (error ``-32603`` and no marker).
 
+Two corpora (``--corpus``). ``realistic`` (the default) draws the kind of each streamed and
+replayed update, and the size of its line, from ``real_mix.json``: a table derived from real
+recordings (``../shared/real-world``, the nine agents of ``agents-2026-12/`` among them) by
+``derive_mix.py`` and committed, so the generator needs no recordings to run. ``large`` is the
+earlier mix: the updates the generator makes itself, with a long tail of large payloads
+(mean ~730 bytes a line).
+
 Command line::
 
     python benchmarks/generate.py --mb 100 --seed 1 -o out.jsonl
     python benchmarks/generate.py --sessions 5 --seed 7 -o -          # small sample
     python benchmarks/generate.py --mb 50 --faults 0.2 -o faulty.jsonl
+    python benchmarks/generate.py --mb 100 --corpus large -o large.jsonl
 
 ``--mb`` keeps adding top-level sessions until at least that many megabytes
 (10**6 bytes) are written, then closes the connection; ``--sessions N`` writes exactly
@@ -51,6 +59,24 @@ import orjson
 
 MB = 1_000_000
 """Bytes per ``--mb`` unit."""
+
+CORPORA = ("realistic", "large")
+"""What ``--corpus`` takes (the first is the default)."""
+REAL_MIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real_mix.json")
+"""The table of update kinds and line sizes of real recordings (``derive_mix.py``)."""
+STRUCTURAL_TAGS = frozenset({"replay_complete", "state_update", "subagent_update"})
+"""Update kinds the generator places itself (markers, snapshots, children), never drawn."""
+LIVE_ONLY_TAGS = frozenset(
+    {
+        "available_commands_update",
+        "config_option_update",
+        "notice",
+        "prompt_suggestions_update",
+        "session_info_update",
+        "usage_update",
+    }
+)
+"""Update kinds never replayed as history (acptrace's default live tags)."""
 
 FAULT_KINDS = (
     "missing_marker",
@@ -239,6 +265,48 @@ class _TextPool:
         return rng.choice(self.large if rng.random() < 0.04 else self.bodies)
 
 
+class _RealMix:
+    """Update kinds and line sizes drawn from ``real_mix.json`` (the ``realistic`` corpus)."""
+
+    def __init__(self, rng: random.Random, path: str = REAL_MIX) -> None:
+        with open(path, "rb") as fh:
+            table = orjson.loads(fh.read())
+        kinds = {
+            kind: entry
+            for kind, entry in table["update_kinds"].items()
+            if kind not in STRUCTURAL_TAGS
+        }
+        self.sizes = {kind: entry["sizes"] for kind, entry in kinds.items()}
+        self.live = (list(kinds), [entry["lines"] for entry in kinds.values()])
+        history = [kind for kind in kinds if kind not in LIVE_ONLY_TAGS]
+        self.history = (history, [kinds[kind]["lines"] for kind in history])
+        self.non_ascii: float = table["non_ascii_share"]
+        """The share of lines with bytes other than ASCII."""
+        self.text = _make_text(rng, 200_000)
+        """Prose (with code, escapes, non-ASCII) that those lines' payloads are cut from."""
+        self.ascii = self.text.encode("ascii", "ignore").decode()
+        """The same prose without its non-ASCII characters, for the other lines."""
+
+    def kind(self, rng: random.Random, *, history: bool) -> str:
+        kinds, weights = self.history if history else self.live
+        kind: str = rng.choices(kinds, weights)[0]
+        return kind
+
+    def size(self, rng: random.Random, kind: str) -> int:
+        """A line size for ``kind``: between two neighbouring quantiles, uniformly."""
+        sizes = self.sizes[kind]
+        at = rng.random() * (len(sizes) - 1)
+        low = int(at)
+        high = min(low + 1, len(sizes) - 1)
+        return int(sizes[low] + (sizes[high] - sizes[low]) * (at - low))
+
+    def payload(self, rng: random.Random, length: int) -> str:
+        text = self.text if rng.random() < self.non_ascii else self.ascii
+        length = max(1, length)
+        start = rng.randrange(len(text) - length) if length < len(text) else 0
+        return text[start : start + length]
+
+
 # --------------------------------------------------------------------------- output
 
 _MSG_LINE = b'{"ts":"%b.%06dZ","mono_ns":%d,"dir":"%b","msg":%b}\n'
@@ -336,11 +404,13 @@ class _Generator:
         faults: float,
         agent: str,
         agent_version: str,
+        corpus: str = CORPORA[0],
     ) -> None:
         self.sink = sink
         self.rng = rng
         self.rand = rng.random
         self.pool = _TextPool.build(rng)
+        self.mix = _RealMix(rng) if corpus == "realistic" else None
         self.faults = faults
         self.agent = agent
         self.agent_version = agent_version
@@ -536,6 +606,9 @@ class _Generator:
 
     def _live_work(self, session_id: str, depth: int) -> None:
         """The agent's foreground work: thoughts, plan, tool calls, subagents, answer."""
+        if self.mix is not None:
+            self._real_live_work(session_id, depth)
+            return
         if self.rand() < 0.6:
             self._stream(session_id, "agent_thought_chunk", 1, 12)
         plan_id = self._id("plan") if self.rand() < 0.3 else None
@@ -865,6 +938,9 @@ class _Generator:
 
     def _replay_turn(self, session_id: str, depth: int) -> None:
         """One past turn as history-capable updates."""
+        if self.mix is not None:
+            self._real_replay_turn(session_id, depth)
+            return
         prompt = [{"type": "text", "text": self.pool.prompt(self.rng)}]
         self._replayed_update(
             session_id,
@@ -971,12 +1047,57 @@ class _Generator:
                 0.08,
             )
 
+    # ----------------------------------------------------------------- the realistic corpus
+
+    def _real_update(self, session_id: str, kind: str) -> _Json:
+        """An update of ``kind`` whose line is about a size real recordings have for it."""
+        assert self.mix is not None
+        update: _Json = {"sessionUpdate": kind}
+        if kind.startswith("tool_call"):
+            update["toolCallId"] = self._id("toolu")
+            update["status"] = "completed"
+        elif kind.endswith("_chunk") or kind in ("agent_message", "user_message"):
+            update["messageId"] = self._id("msg")
+        text: _Json = {"type": "text", "text": ""}
+        update["content"] = text
+        # the line around the text: the stamp, the envelope, the session and the update
+        around = 150 + len(session_id) + len(orjson.dumps(update))
+        text["text"] = self.mix.payload(self.rng, self.mix.size(self.rng, kind) - around)
+        return update
+
+    def _real_live_work(self, session_id: str, depth: int) -> None:
+        """Live updates of the kinds and sizes of real recordings; a tool call sometimes asks
+        for permission, a turn sometimes runs a subagent."""
+        assert self.mix is not None
+        for _ in range(1 + min(int(self.rng.expovariate(0.05)), 200)):
+            kind = self.mix.kind(self.rng, history=False)
+            if kind == "tool_call" and self.rand() < 0.15:
+                allowed = self._ask_permission(session_id, self._id("toolu"), "`make test`")
+                if not allowed:
+                    continue
+            self._send(session_id, self._real_update(session_id, kind), 0.005, 0.08)
+        if depth < _MAX_DEPTH and self.rand() < 0.05:
+            self._live_subagent(session_id, depth)
+
+    def _real_replay_turn(self, session_id: str, depth: int) -> None:
+        """One past turn: history updates of the kinds and sizes of real recordings."""
+        assert self.mix is not None
+        for _ in range(1 + min(int(self.rng.expovariate(0.05)), 200)):
+            kind = self.mix.kind(self.rng, history=True)
+            self._replayed_update(session_id, self._real_update(session_id, kind))
+        if depth < _MAX_DEPTH and self.rand() < 0.04:
+            self._replay_child(session_id, depth)
+
 
 # --------------------------------------------------------------------------- API
 
 
-def _check_options(*, mb: float | None, sessions: int | None, faults: float) -> None:
+def _check_options(
+    *, mb: float | None, sessions: int | None, faults: float, corpus: str = CORPORA[0]
+) -> None:
     """Raise ValueError for options that cannot make a transcript."""
+    if corpus not in CORPORA:
+        raise ValueError(f"corpus must be one of {', '.join(CORPORA)}")
     if mb is None and sessions is None:
         raise ValueError("give mb or sessions")
     if mb is not None and not (0 < mb < math.inf):
@@ -996,11 +1117,14 @@ def _run(
     faults: float,
     agent: str,
     agent_version: str,
+    corpus: str = CORPORA[0],
 ) -> Stats:
-    _check_options(mb=mb, sessions=sessions, faults=faults)
+    _check_options(mb=mb, sessions=sessions, faults=faults, corpus=corpus)
     rng = random.Random(seed)
     sink = _Sink(out, rng)
-    generator = _Generator(sink, rng, faults=faults, agent=agent, agent_version=agent_version)
+    generator = _Generator(
+        sink, rng, faults=faults, agent=agent, agent_version=agent_version, corpus=corpus
+    )
     return generator.run(mb=mb, sessions=sessions)
 
 
@@ -1013,12 +1137,14 @@ def generate(
     faults: float = 0.0,
     agent: str = "claude-agent-acp",
     agent_version: str = "1.2.0",
+    corpus: str = CORPORA[0],
 ) -> None:
     """Write one seeded ACP v2 connection transcript to ``out``.
 
     Stops after ``sessions`` top-level sessions, or at the first session boundary at
     or above ``mb`` megabytes (10**6 bytes), whichever comes first. ``faults`` is the
-    probability that a replaying resume carries one injected violation.
+    probability that a replaying resume carries one injected violation; ``corpus`` one
+    of ``CORPORA``.
     """
     _run(
         out,
@@ -1028,6 +1154,7 @@ def generate(
         faults=faults,
         agent=agent,
         agent_version=agent_version,
+        corpus=corpus,
     )
 
 
@@ -1046,6 +1173,13 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="RATE",
         help="probability of one injected violation per replaying resume (default 0)",
     )
+    parser.add_argument(
+        "--corpus",
+        choices=CORPORA,
+        default=CORPORA[0],
+        help="realistic: update kinds and line sizes of real recordings (real_mix.json); "
+        "large: the generator's own mix with a long tail of large payloads",
+    )
     parser.add_argument("--agent", default="claude-agent-acp", help="agent name")
     parser.add_argument("--agent-version", default="1.2.0", help="agent version")
     parser.add_argument("-o", "--output", default="-", help="output path, '-' for stdout")
@@ -1062,10 +1196,11 @@ def main(argv: list[str] | None = None) -> int:
         "faults": args.faults,
         "agent": args.agent,
         "agent_version": args.agent_version,
+        "corpus": args.corpus,
     }
     started = time.perf_counter()
     try:
-        _check_options(mb=args.mb, sessions=args.sessions, faults=args.faults)
+        _check_options(mb=args.mb, sessions=args.sessions, faults=args.faults, corpus=args.corpus)
         if args.output == "-":
             stats = _run(sys.stdout.buffer, **options)
             sys.stdout.buffer.flush()

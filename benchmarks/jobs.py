@@ -59,6 +59,7 @@ def transcripts(name: str) -> list[Path]:
                 [
                     *(sys.executable, str(HERE / "generate.py"), "--mb", str(mb)),
                     *("--seed", str(n + 1), "-o", str(path)),
+                    *("--corpus", "large"),  # (what the figures in pool.py were measured on)
                 ],
                 check=True,
                 stdout=subprocess.DEVNULL,

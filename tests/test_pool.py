@@ -79,11 +79,11 @@ def dies_in_a_worker(path: str, options: Options, *, execution: Execution) -> st
 def test_one_file_gets_the_processes_to_split_it(
     files: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pool, "idle_cores", lambda: USEFUL_PROCESSES + 1)
+    monkeypatch.setattr(pool, "available_cores", lambda: USEFUL_PROCESSES + 1)
     assert plan(files[:1]) == Plan(processes=1, split=USEFUL_PROCESSES)
     assert plan(files[:1], 3) == Plan(processes=1, split=3)
     assert plan(["-"], 0) == Plan(processes=1, split=USEFUL_PROCESSES)
-    monkeypatch.setattr(pool, "idle_cores", lambda: 1)
+    monkeypatch.setattr(pool, "available_cores", lambda: 1)
     assert plan(files[:1]) == Plan(processes=1, split=1)
 
 
@@ -98,24 +98,33 @@ def test_small_inputs_stay_in_one_process_unless_jobs_says(files: list[str]) -> 
 
 def test_large_inputs_get_every_core(files: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pool, "PARALLEL_MIN_BYTES", sum(os.path.getsize(f) for f in files))
-    monkeypatch.setattr(pool, "idle_cores", lambda: 3)
+    monkeypatch.setattr(pool, "available_cores", lambda: 3)
     assert plan(files) == Plan(processes=3, split=1)
     assert plan(files[1:]) == Plan(processes=1, split=1)  # one byte short
     assert plan([*files, str(Path(files[0]).with_name("missing"))]) == Plan(3, 1)
-    monkeypatch.setattr(pool, "idle_cores", lambda: 1)
+    monkeypatch.setattr(pool, "available_cores", lambda: 1)
     assert plan(files) == Plan(processes=1, split=1)
 
 
-@pytest.mark.parametrize(
-    ("cores", "load", "idle"),
-    [(2, 0.0, 2), (2, 0.6, 1), (2, 0.4, 2), (2, 9.0, 1), (8, 3.0, 5), (4, 0.0, 4)],
-)
-def test_idle_cores_leave_out_the_busy_ones(
-    cores: int, load: float, idle: int, monkeypatch: pytest.MonkeyPatch
+def test_the_default_does_not_read_the_load_average(
+    files: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pool, "available_cores", lambda: cores)
-    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
-    assert pool.idle_cores() == idle
+    # A run of acptrace raises the load average for a minute: the next run must not take
+    # fewer processes for it (issue #22).
+    monkeypatch.setattr(pool, "available_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert plan(files[:1]) == Plan(processes=1, split=2)
+
+
+def test_available_cores_are_the_ones_this_process_may_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert pool.available_cores() == 3
+    monkeypatch.setattr(os, "process_cpu_count", lambda: 5, raising=False)
+    assert pool.available_cores() == 5
 
 
 # -- running ----------------------------------------------------------------------------------

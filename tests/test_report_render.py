@@ -1,6 +1,6 @@
 """The report's views: HTML (self-contained, escaped, tables without matplotlib), Markdown
-(escaped for a pull-request comment), the terminal (inert), and the real output shown in
-docs/report.md."""
+(escaped for a pull-request comment), the terminal (inert), and the histogram's axis and
+legend."""
 
 from __future__ import annotations
 
@@ -18,12 +18,8 @@ from acptrace.report.html import NO_CHARTS, POLICY, render_html
 from acptrace.report.markdown_page import escape, render_markdown
 from acptrace.report.summaries import Report
 from acptrace.report.terminal import short_name, terminal_report
-from tests.golden import ROOT
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
 
-REPORT_DOC = ROOT / "docs" / "report.md"
-SESSIONS = 40
-"""Top-level sessions per recording of the docs' example corpus."""
 HOSTILE = "<script>alert(1)</script>\x1b[31m $x$ | [a](http://e.vil) @octocat `tick`"
 """An agent name that tries every kind of injection."""
 

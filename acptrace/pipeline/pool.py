@@ -1,12 +1,12 @@
 """Many transcripts, one driver: the processes `analyze`, `export` and `report` run them in.
 
 `jobs` means the same for every command: the processes to use, this one included (None or 0:
-chosen from the input's size and the idle cores, see `plan`; 1: this process only). One file
-alone gets them instead: a big one is split across them (`acptrace.pipeline.pieces`). With
-several files, this process works too: it takes the next file itself while it waits for the
-one due next, and the workers (`jobs - 1`, started with `spawn`: safe beside threads, the same
-on every system) get a few files at a time. Results come back in the order of the paths, as
-they are due, never all held at once.
+chosen from the input's size and the cores this process may use, see `plan`; 1: this process
+only). One file alone gets them instead: a big one is split across them
+(`acptrace.pipeline.pieces`). With several files, this process works too: it takes the next
+file itself while it waits for the one due next, and the workers (`jobs - 1`, started with
+`spawn`: safe beside threads, the same on every system) get a few files at a time. Results come
+back in the order of the paths, as they are due, never all held at once.
 
 A script that calls this from top-level code not under `if __name__ == "__main__":` would
 have each spawned worker run the call again: such a call runs in this process alone
@@ -76,34 +76,28 @@ class Plan(msgspec.Struct, frozen=True):
 
 
 def available_cores() -> int:
-    """The cores this process may use."""
+    """The cores this process may use (its CPU affinity where the system has one). Not the
+    load average: a run of acptrace raises it for a minute after, and a second run that read
+    it would take one process where the first took two."""
+    process_cpu_count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if process_cpu_count is not None:
+        return int(process_cpu_count() or 1)
     try:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
 
 
-def idle_cores() -> int:
-    """The cores this process may use less those other work keeps busy (the load average of
-    the last minute), at least one."""
-    cores = available_cores()
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # not on this system
-        return cores
-    return max(1, min(cores, int(cores - load + 0.5)))
-
-
 def plan(paths: Sequence[str], jobs: int | None = None) -> Plan:
     """The processes for these paths: `jobs` when given; when not (or 0), one process per
-    idle core for `PARALLEL_MIN_BYTES` of input or more, else one (workers on busy cores
-    made every run measured slower than one process: `benchmarks/jobs.py`). One file is
+    core this process may use for `PARALLEL_MIN_BYTES` of input or more, else one (workers
+    made every smaller run measured slower than one process: `benchmarks/jobs.py`). One file is
     split across them (up to `USEFUL_PROCESSES`, from `Execution.split_min_bytes`)."""
     if len(paths) == 1:
-        return Plan(processes=1, split=jobs or min(idle_cores(), USEFUL_PROCESSES))
+        return Plan(processes=1, split=jobs or min(available_cores(), USEFUL_PROCESSES))
     pooled = sum(1 for path in paths if path != "-")
     if not jobs:
-        jobs = idle_cores() if _total_bytes(paths) >= PARALLEL_MIN_BYTES else 1
+        jobs = available_cores() if _total_bytes(paths) >= PARALLEL_MIN_BYTES else 1
     return Plan(processes=max(1, min(jobs, pooled)), split=1)
 
 
