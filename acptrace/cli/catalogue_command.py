@@ -30,7 +30,7 @@ def rules_command(
     """List every rule with its ID, level, source and one-line help (to stdout, or -o)."""
     match output_format:
         case RulesFormat.TABLE:
-            data = rich_bytes(rules_table(RULES))
+            data = rich_bytes(rules_table(RULES), output=output)
         case RulesFormat.MARKDOWN:
             data = rules_markdown(RULES).encode()
         case RulesFormat.JSON:
