@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 import acptrace
-from acptrace.render.summary import summaries
+from acptrace.render.summary import RESUME_COLUMNS, summaries
 from acptrace.render.text import short_id
 from tests.golden import ROOT
 
@@ -33,7 +33,13 @@ def ms(value: float | None) -> str | None:
     return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.1f} ms"
 
 
-@pytest.mark.parametrize("width", [80, 100, 120])
+def left_out(text: str) -> list[str]:
+    """The headings the note under the resumes table names as left out (none: all shown)."""
+    note = " ".join(" ".join(text.split()).split("Left out at ", 1)[1:]).split(" (COLUMNS=")[0]
+    return note.split(" columns: ", 1)[1].split(", ") if note else []
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> None:
     text = rendered(path, width)
@@ -41,6 +47,11 @@ def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> Non
     assert max(len(line.rstrip()) for line in lines) <= width
     titles = [index for index, line in enumerate(lines) if line.strip() == "Resumes"]
     start = titles[0] if titles else len(lines)
+    if titles:
+        heading = lines[start + 2]
+        for column in RESUME_COLUMNS():
+            shown = f" {column.heading} " in f" {heading} "
+            assert shown != (column.heading in left_out(text)), column.heading  # (one or other)
     table = []
     for line in lines[start + 4 :]:  # (past the title, a blank line, the heading and its rule)
         if not line.strip():
@@ -54,8 +65,12 @@ def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> Non
             if line.split()[0] == str(resume.request_line) and f" {session} " in f"{line} "
         ]
         assert f" {resume.outcome.value} " in row
-        for value in (resume.marker_to_response_ms, resume.request_to_marker_ms):
-            if value is not None:
+        latencies = {
+            "marker→resp": resume.marker_to_response_ms,
+            "→marker": resume.request_to_marker_ms,
+        }
+        for heading, value in latencies.items():
+            if value is not None and heading not in left_out(text):
                 assert f" {ms(value)}" in row, (ms(value), row)
     shortened = {short_id(r.session_id) for r in acptrace.analyze(path).resumes}
     cells = " ".join(table)

@@ -2,8 +2,9 @@
 
 A `FittedTable` is laid out when it is printed, for the width it gets. Every column keeps its
 cells and its heading whole (numbers, outcomes, short ids); when the whole does not fit, columns
-marked droppable go, in their order (text before numbers). Only a terminal narrower than the
-columns that cannot go cuts anything.
+marked droppable go, in their order (the least read first), and one line under the table says
+which went and how wide a terminal shows them. The columns that cannot go are those that name a
+row (a line, a session, a group); only a terminal narrower than those cuts anything.
 """
 
 from __future__ import annotations
@@ -51,10 +52,18 @@ class FittedTable:
             column.cells.append(cell if isinstance(cell, Text) else Text(cell))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.layout(console, options)
+        table, kept = self._fit(console, options)
+        yield table
+        if len(kept) < len(self.columns):
+            unbounded = options.update(max_width=UNBOUNDED)
+            full = Measurement.get(console, unbounded, self._table(self.columns)).maximum
+            yield left_out_note([c for c in self.columns if c not in kept], options.max_width, full)
 
     def layout(self, console: Console, options: ConsoleOptions) -> Table:
         """The rich table for the width it is printed at, measured by rich itself."""
+        return self._fit(console, options)[0]
+
+    def _fit(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[Column]]:
         kept = list(self.columns)
         droppable = sorted((c for c in kept if c.drop is not None), key=lambda c: c.drop or 0)
         table = self._table(kept)
@@ -66,7 +75,7 @@ class FittedTable:
                 break
             kept.remove(column)
             table = self._table(kept)
-        return table
+        return table, kept
 
     def _table(self, columns: Sequence[Column]) -> Table:
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
@@ -81,6 +90,13 @@ class FittedTable:
         for row in _rows(columns):
             table.add_row(*row)
         return table
+
+
+def left_out_note(columns: Sequence[Column], width: int, full: int) -> Text:
+    """The line under a table that left these columns out at `width` (and a blank line, as
+    under a table): which, and the width that shows them all (`full`)."""
+    names = ", ".join(column.heading for column in columns)
+    return Text(f"Left out at {width} columns: {names} (COLUMNS={full} shows all)\n", "dim")
 
 
 def widest(columns: Sequence[Column]) -> int:

@@ -114,7 +114,8 @@ def _peer(peer: PeerInfo | None) -> Text:
 
 def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
     """The resume rows; at narrow widths the text columns go first, then the least read
-    numbers (`max gap`, `held`, `mk`): no number is ever cut."""
+    numbers (`max gap`, `held`, `mk`, …): no number is ever cut. The line, the session and
+    the outcome stay."""
     table = FittedTable(RESUME_COLUMNS(), title="Resumes", title_justify="left")
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
@@ -145,10 +146,10 @@ def RESUME_COLUMNS() -> list[Column]:
         Column("outcome"),
         Column("end", drop=2),
         Column("mk", right, drop=5),
-        Column("repl", right),
+        Column("repl", right, drop=7),
         Column("held", right, drop=4),
-        Column("→marker", right),
-        Column("marker→resp", right),
+        Column("→marker", right, drop=8),
+        Column("marker→resp", right, drop=9),
         Column("total", right, drop=6),
         Column("max gap", right, drop=3),
     ]
