@@ -5,6 +5,7 @@ replays marked, v1 loads apart from marker completeness, and the report's own fi
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 import shutil
@@ -32,7 +33,6 @@ from acptrace.report.terminal import (
     BAR_WIDTH,
     PATH_CHARS,
     bar,
-    short_name,
     short_place,
     terminal_report,
 )
@@ -294,7 +294,14 @@ def duplicate_marker() -> bytes:
     return t.text()
 
 
-@pytest.mark.parametrize("width", [80, 100, 120])
+def left_out(lines: list[str]) -> list[str]:
+    """The headings the note under a table names as left out (none: all shown)."""
+    text = " ".join(" ".join(lines).split())
+    note = text.split("Left out at ", 1)[1].split(" (COLUMNS=")[0] if "Left out" in text else ""
+    return note.split(" columns: ", 1)[1].split(", ") if note else []
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 100, 120, 200])
 def test_terminal_tables_never_wrap_or_cut_a_number(
     crowded: tuple[Report, Comparison], width: int
 ) -> None:
@@ -318,23 +325,32 @@ def test_terminal_tables_never_wrap_or_cut_a_number(
     assert comparison.regressions
     assert "REGRESSED" in text  # words of a closed set are never cut either
     # every percentile of the headline metric is shown whole, with its mark
-    overview = "\n".join(section(text, "Resumes by group"))
+    lines = section(text, "Resumes by group", until="*")
+    overview = "\n".join(lines)
+    hidden = left_out(lines)
+    assert "p50" not in hidden
     for group in report.groups:
         for stat in ("p50", "p90", "p99"):
             shown = stat_text(
                 Metric.MARKER_TO_RESPONSE, group.metrics[Metric.MARKER_TO_RESPONSE], stat
             )
-            assert shown in overview
-    assert short_name(LONG_NAME).plain in overview
-    assert "…" in short_name(LONG_NAME).plain
+            assert stat in hidden or shown in overview, (stat, width)
+    rows = itertools.takewhile(str.strip, lines[4:])  # (past the title, a blank, the heading)
+    names = [line.split()[0] for line in rows]
+    assert len(names) == len(set(names)) == len(report.groups)  # (told apart, even cut)
+    if width >= 120:
+        assert LONG_NAME in names
+    else:
+        (cut,) = [n for n in names if n.startswith(LONG_NAME[:4])]
+        assert "…" in cut and len(cut) < len(LONG_NAME)
 
 
 def test_a_long_path_keeps_its_line_number_whole() -> None:
-    assert short_place("runs/alpha-0.jsonl", 34).plain == "runs/alpha-0.jsonl:34"
-    long = "/tmp/nightly/linux-x86_64/with-a-long-folder-name/codex-acp-22.jsonl"
-    assert short_place(long, 16109).plain == "…/codex-acp-22.jsonl:16109"
-    name = "a-transcript-with-a-very-long-file-name-1234567.jsonl"
-    shown = short_place(name, 8300).plain
+    assert short_place("runs/alpha-0.jsonl:34", 30) == "runs/alpha-0.jsonl:34"
+    long = "/tmp/nightly/linux-x86_64/with-a-long-folder-name/codex-acp-22.jsonl:16109"
+    assert short_place(long, 30) == "…/codex-acp-22.jsonl:16109"
+    name = "a-transcript-with-a-very-long-file-name-1234567.jsonl:8300"
+    shown = short_place(name, PATH_CHARS)
     assert shown.endswith(".jsonl:8300")
     assert not CUT_NUMBER.search(shown)
     assert len(shown) <= PATH_CHARS
