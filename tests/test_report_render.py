@@ -15,12 +15,12 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from acptrace.cli import app
+from acptrace.render.text import printable
 from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
 from acptrace.report.html import NO_CHARTS, POLICY, render_html
 from acptrace.report.markdown_page import escape, render_markdown
 from acptrace.report.summaries import Report
-from acptrace.render.text import printable
 from acptrace.report.terminal import terminal_report
 from benchmarks.generate import generate
 from tests.golden import ROOT, check_block

@@ -342,7 +342,8 @@ def test_terminal_tables_never_wrap_or_cut_a_number(
         assert LONG_NAME in names
     else:
         (cut,) = [n for n in names if n.startswith(LONG_NAME[:4])]
-        assert "…" in cut and len(cut) < len(LONG_NAME)
+        assert "…" in cut
+        assert len(cut) < len(LONG_NAME)
 
 
 def test_a_long_path_keeps_its_line_number_whole() -> None:
@@ -354,3 +355,34 @@ def test_a_long_path_keeps_its_line_number_whole() -> None:
     assert shown.endswith(".jsonl:8300")
     assert not CUT_NUMBER.search(shown)
     assert len(shown) <= PATH_CHARS
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
+def test_report_by_file_tells_long_names_apart_and_keeps_numbers_whole(
+    tmp_path: Path, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    deep = Path("nightly-runs") / "linux-x86_64" / "with-a-long-folder-name"
+    deep.mkdir(parents=True)
+    names = []
+    for index, agent in enumerate(("claude-agent-acp", "codex-acp", "gemini-cli-acp")):
+        for run in (1, 2):
+            path = deep / f"{agent}-replay-session-number-{run}.jsonl"
+            resumes = [*complete(700.0 + 100 * index + run, 1234.5), TRUNCATED]
+            path.write_bytes(transcript(agent, "1.0", resumes).text())
+            names.append(str(path))
+    args = ["report", ".", "--by", "file", "--jobs", "1"]
+    text = CliRunner().invoke(app, args, env={"COLUMNS": str(width)}).stdout
+    lines = section(text, "Resumes by group", until="*")
+    rows = list(itertools.takewhile(str.strip, lines[4:]))
+    shown = [line.split()[0] for line in rows]
+    assert len(set(shown)) == len(names)
+    if width == 200:
+        assert sorted(shown) == sorted(names)  # (whole: there is room)
+    assert all(len(line) <= width for line in text.splitlines())
+    for line in text.splitlines():
+        assert not CUT_NUMBER.search(line), line
+        assert not UNIT_ALONE.search(line), line
+    hidden = left_out(lines)
+    assert hidden or width == 200
+    assert "p50" not in hidden

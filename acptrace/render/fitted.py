@@ -110,19 +110,29 @@ class FittedTable:
 def shortened_columns(
     columns: Sequence[Column], over: int, *, at_least: bool = False
 ) -> list[Column] | None:
-    """The columns with their long names shortened by `over` cells in all (the first such column
-    first); None when that cannot be done without going below their `least` widths (unless
-    `at_least`: then as short as those allow)."""
-    result = []
-    for column in columns:
-        if over > 0 and column.shorten is not None:
-            need = column.need()
-            width = max(column.least, Text(column.heading).cell_len, need - over)
-            if width < need:
-                column = shortened(column, width)
-                over -= need - column.need()
-        result.append(column)
-    return result if over <= 0 or at_least else None
+    """The columns with their long names shortened by `over` cells in all, the widest first;
+    None when that cannot be done without going below their `least` widths (unless `at_least`:
+    then as short as those allow)."""
+    widths = {
+        index: column.need() for index, column in enumerate(columns) if column.shorten is not None
+    }
+    least = {i: max(columns[i].least, Text(columns[i].heading).cell_len) for i in widths}
+    left = over
+    while left > 0:
+        open_ = [i for i in widths if widths[i] > least[i]]
+        if not open_:
+            break
+        widest_ = max(open_, key=lambda i: widths[i])
+        next_ = max((widths[i] for i in open_ if i != widest_), default=0)
+        target = max(least[widest_], widths[widest_] - left, min(next_, widths[widest_] - 1))
+        left -= widths[widest_] - target
+        widths[widest_] = target
+    result = list(columns)
+    for index, width in widths.items():
+        if width < columns[index].need():
+            result[index] = shortened(columns[index], width)
+    shrunk = sum(c.need() for c in columns) - sum(c.need() for c in result)
+    return result if shrunk >= over or at_least else None
 
 
 def shortened(column: Column, width: int) -> Column:
