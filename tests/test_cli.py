@@ -197,6 +197,29 @@ def test_rules_explains_every_abbreviation_their_sources_use() -> None:
         assert meaning.split()[-1] in table.output
 
 
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_rules_read_at_narrow_widths_as_a_list(width: int) -> None:
+    """Below 150 columns, each rule is its ID, level, family and source on a line, and its help
+    wrapped under it, never cut."""
+    result = runner.invoke(app, ["rules"], env={"COLUMNS": str(width)})
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= width for line in lines)
+    listed = result.stdout.split("\nSources:")[0]
+    for rule in RULES:
+        (start,) = [i for i, line in enumerate(lines) if line.split()[:1] == [rule.id]]
+        assert rule.family in lines[start]
+        assert lines[start + 1].startswith("    ")
+    for rule in RULES:
+        assert " ".join(rule.help.split()) in " ".join(listed.split())  # (whole help)
+    assert len(lines) < 4 * len(RULES) + 20
+
+
+def test_rules_are_a_table_on_a_wide_terminal() -> None:
+    result = runner.invoke(app, ["rules"], env={"COLUMNS": "160"})
+    heading = next(line for line in result.stdout.splitlines() if line.split()[:1] == ["ID"])
+    assert heading.split() == ["ID", "level", "family", "source", "help"]
+
+
 def test_formats_command_lists_the_formats() -> None:
     result = runner.invoke(app, ["formats"])
     assert "acptrace:" in result.stdout
