@@ -20,8 +20,8 @@ TABLE_WIDTH = 150
 
 class RulesView:
     """The rules for the width they are printed at: a table, or on a narrow terminal a list (a
-    line with the ID, level, family and source, the help indented under it); then what the
-    abbreviations of their sources stand for."""
+    line with the ID, level and family, the help and the source indented under it); then what
+    the abbreviations of their sources stand for."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = list(rules)
@@ -32,10 +32,9 @@ class RulesView:
         else:
             yield Text("acptrace rules", style="italic")
             for rule in self.rules:
-                line = Text(rule.id, style="bold")
-                line.append(f"  {_level(rule)} · {rule.family} · {rule.source}")
-                yield line
+                yield Text(rule.id, style="bold").append(f"  {_level(rule)} · {rule.family}")
                 yield Padding(Text(rule.help), (0, 0, 0, 4))
+                yield Padding(Text(f"source: {rule.source}", style="dim"), (0, 0, 0, 4))
         yield Text("\nSources:")
         legend = Table.grid(padding=(0, 1))
         legend.add_column(no_wrap=True, style="bold")
