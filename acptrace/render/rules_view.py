@@ -13,7 +13,6 @@ from rich.text import Text
 
 from acptrace.judge.rules import SOURCE_LEGEND, Rule
 
-
 TABLE_WIDTH = 150
 """The narrowest terminal the rules are shown on as a table; narrower, as a list."""
 
