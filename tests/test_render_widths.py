@@ -95,3 +95,25 @@ def test_columns_go_text_first_and_all_stay_when_there_is_room() -> None:
     assert "kind" not in narrow
     assert "end" not in narrow
     assert {"line", "session", "outcome", "marker→resp"} <= set(narrow)
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_fidelity_keeps_each_row_named_and_its_numbers_whole(path: Path, width: int) -> None:
+    from acptrace.fidelity import fidelity
+    from acptrace.render.fidelity_view import fidelity_view
+
+    report = fidelity(path)
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None).print(fidelity_view(report))
+    text = buffer.getvalue()
+    assert all(len(line.rstrip()) <= width for line in text.splitlines())
+    hidden = left_out(text)
+    for entry in report.sessions:
+        (row,) = [
+            line
+            for line in text.splitlines()
+            if line.split()[:1] == [str(entry.request_line)] and short_id(entry.session_id) in line
+        ]
+        if "fidelity" not in hidden:
+            assert row.split()[-1] == f"{entry.comparison.fidelity:.2f}"
