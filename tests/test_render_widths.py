@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 import acptrace
+from acptrace.render.idle_view import REPLAYS_NOTE
 from acptrace.render.summary import RESUME_COLUMNS, summaries
 from acptrace.render.text import short_id
 from tests.golden import ROOT
@@ -117,3 +118,11 @@ def test_fidelity_keeps_each_row_named_and_its_numbers_whole(path: Path, width: 
         ]
         if "fidelity" not in hidden:
             assert row.split()[-1] == f"{entry.comparison.fidelity:.2f}"
+
+
+def test_the_idle_timer_table_says_what_of_n_counts() -> None:
+    """`of 2` in a file with one requested session and its child: the child's replay counts."""
+    path = ROOT / "sample_traces" / "mixed-session.jsonl"
+    text = rendered(path, 100)
+    assert " of 2 " in text
+    assert REPLAYS_NOTE in " ".join(text.split())

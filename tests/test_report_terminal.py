@@ -31,6 +31,7 @@ from acptrace.report.summaries import FEW_REPLAYS, Metric, Report
 from acptrace.report.terminal import (
     BAR_BINS,
     BAR_WIDTH,
+    COMPLETE_NOTE,
     PATH_CHARS,
     bar,
     short_place,
@@ -386,3 +387,13 @@ def test_report_by_file_tells_long_names_apart_and_keeps_numbers_whole(
     hidden = left_out(lines)
     assert hidden or width == 200
     assert "p50" not in hidden
+
+
+def test_the_complete_share_says_what_it_is_a_share_of(crowded: tuple[Report, Comparison]) -> None:
+    report, _ = crowded
+    lines = section(terminal_text(report, 200), "Resumes by group", until="*")
+    assert COMPLETE_NOTE in " ".join(lines)
+    for group in report.groups:
+        (row,) = [line for line in lines if line.startswith(f" {group.name} ")]
+        complete = group.replay_outcomes[Outcome.COMPLETE]
+        assert f" {complete}/{group.expecting_marker} (" in row

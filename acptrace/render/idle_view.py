@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Group
 from rich.text import Text
 
 from acptrace.judge.idle_timers import IdleVerdict, timeout_text
@@ -11,12 +12,15 @@ from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.text import cut_names, inert
 
 TITLE = "Idle timers: replays cut short"
+REPLAYS_NOTE = "of N: the replays with times, each child session's replay counted on its own"
+"""Under the table: what `of N` counts (`IdleVerdict.replays`)."""
 
 
-def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> FittedTable:
+def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Group:
     """One row per timeout of each (group name, verdicts); without a name (one file's replays)
     no group column. Red where a timer would have lost updates. Long group names are shortened
-    in the middle only when the terminal is too narrow for them whole."""
+    in the middle only when the terminal is too narrow for them whole. Under it, what `of N`
+    counts (`REPLAYS_NOTE`)."""
     named = any(name is not None for name, _ in groups)
     columns = [
         *([Column("group", shorten=cut_names)] if named else []),
@@ -36,4 +40,4 @@ def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Fi
             if named:
                 cells.insert(0, inert(name or "") if index == 0 else Text(""))
             table.add_row(*cells)
-    return table
+    return Group(table, Text(f"{REPLAYS_NOTE}\n", style="dim"))

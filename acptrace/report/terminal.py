@@ -33,7 +33,7 @@ from acptrace.report.numbers import (
     measure_label,
     measure_text,
     ms_text,
-    share_text,
+    rate_text,
     shows_few,
     stat_text,
     verdict_text,
@@ -61,6 +61,8 @@ SLOWEST_SHOWN = 3
 INCOMPLETE_SHOWN = 5
 """Truncated and failed resumes listed per group."""
 RIGHT: Final = "right"
+COMPLETE_NOTE = "complete: of the replays that expect a marker (no no_replay resumes or v1 loads)"
+"""Under the overview: what the complete share is a share of."""
 
 
 def terminal_report(
@@ -74,7 +76,8 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield _header(report)
     if not report.groups:
         return
-    yield _with_legend(_groups(report.groups), _few_in_overview(report.groups))
+    overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
+    yield _with_legend(overview, _few_in_overview(report.groups))
     bars = latency_bars(report.groups)
     if bars is not None:
         yield bars
@@ -187,7 +190,7 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
             group_name(group.name),
             str(group.connections),
             str(group.resumes),
-            share_text(group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)),
+            _complete(group),
             _count(group.replay_outcomes[Outcome.TRUNCATED], OUTCOME_STYLE[Outcome.TRUNCATED]),
             _count(other, "yellow"),
             *([_count(group.loaded, OUTCOME_STYLE[Outcome.LOADED])] if loads else []),
@@ -196,6 +199,12 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
             *(stat_text(HEADLINE, headline, stat) for stat in ("p50", "p90", "p99")),
         )
     return table
+
+
+def _complete(group: Group) -> str:
+    """`9/21 (42.9%)`: complete replays of those that expect a marker (`COMPLETE_NOTE`)."""
+    complete = group.replay_outcomes[Outcome.COMPLETE]
+    return f"{complete}/{group.expecting_marker} ({rate_text(group.rate(Outcome.COMPLETE))})"
 
 
 def _count(count: int, style: str) -> Text:
