@@ -4,6 +4,7 @@ number or outcome is ever cut (text columns go first, then the least read number
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,13 @@ def test_the_idle_timer_table_says_what_of_n_counts() -> None:
     text = rendered(path, 100)
     assert " of 2 " in text
     assert REPLAYS_NOTE in " ".join(text.split())
+
+
+def test_an_inferred_protocol_says_why_and_how_to_choose_the_other(tmp_path: Path) -> None:
+    """A v1 file without `initialize` is judged as v2 (rules.md §7): the header says so."""
+    path = tmp_path / "no-initialize.jsonl"
+    prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt"}
+    path.write_text(json.dumps({**prompt, "params": {"sessionId": "s", "prompt": []}}) + "\n")
+    text = rendered(path, 100)
+    assert "ACP v2 (inferred: no initialize seen; --protocol 1 for v1)" in text
+    assert "ACP v2 (initialize)" in rendered(ROOT / "sample_traces" / "mixed-session.jsonl", 100)

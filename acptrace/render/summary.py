@@ -12,7 +12,16 @@ from rich.table import Table
 from rich.text import Text
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
-from acptrace.model.domain import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.model.domain import (
+    Analysis,
+    Finding,
+    Outcome,
+    PeerInfo,
+    ProtocolSource,
+    ResumeRow,
+    Role,
+    Severity,
+)
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.text import inert, plural, short_id
@@ -95,12 +104,20 @@ def _header(analysis: Analysis) -> Text:
         f"{plural(source.messages, 'message')} · {plural(len(analysis.issues), 'issue')} · "
         f"end {source.connection_end}\n"
     )
-    header.append(f"ACP v{connection.protocol_version} ({connection.protocol_source})")
+    header.append(_protocol(connection.protocol_version, connection.protocol_source))
     header.append("  agent ")
     header.append_text(_peer(connection.agent))
     header.append("  client ")
     header.append_text(_peer(connection.client))
     return header
+
+
+def _protocol(version: int, source: ProtocolSource) -> str:
+    """`ACP v2 (initialize)`; an inferred version says why and how to choose the other."""
+    if source is ProtocolSource.INFERRED:
+        other = 1 if version >= 2 else 2
+        return f"ACP v{version} (inferred: no initialize seen; --protocol {other} for v{other})"
+    return f"ACP v{version} ({source})"
 
 
 def _peer(peer: PeerInfo | None) -> Text:
