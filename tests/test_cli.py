@@ -326,3 +326,37 @@ def test_usage_lines_name_arguments_plainly() -> None:
         assert not {"{", "}"} & set(usage), usage
     analyze = runner.invoke(app, ["analyze", "--help"]).output.splitlines()[0]
     assert analyze.endswith(" FILE...")
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    sample = str(Path(__file__).parent.parent / "sample_traces" / "clean.jsonl")
+    args = ["export", "--format", "trace-event", sample, "-o", str(tmp_path / "t.json")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert " of 1 file to " in result.stderr
+    lines = Transcript()
+    lines.open()
+    path = tmp_path / "one-line.jsonl"
+    path.write_bytes(lines.text())
+    markdown = runner.invoke(app, ["analyze", str(path), "--format", "markdown"]).stdout
+    assert " · 1 line · " in markdown
+
+
+@pytest.mark.parametrize(
+    ("orphans", "said"),
+    [(6, "1 more JR-ORPHAN-RESPONSE finding "), (7, "2 more JR-ORPHAN-RESPONSE findings ")],
+)
+def test_findings_left_unlisted_are_counted_in_words(
+    tmp_path: Path, orphans: int, said: str
+) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    for index in range(orphans):
+        t.result(100 + index)  # (answers no request: JR-ORPHAN-RESPONSE)
+    path = tmp_path / "orphans.jsonl"
+    path.write_bytes(t.text())
+    assert (
+        f"… and {said}(--format json lists all)"
+        in runner.invoke(app, ["analyze", str(path)]).stdout
+    )

@@ -28,6 +28,7 @@ from acptrace.cli.settings import (
 )
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.model.excerpt import plural
 from acptrace.model.options import Options
 from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
@@ -115,4 +116,4 @@ def _export_trace_event(paths: list[str], output: str | None, options: Options) 
     write_output(dumps(document), output)
     events = len(document["traceEvents"])
     where = output or "stdout"
-    print_note(f"wrote {events} trace events of {len(paths)} files to {where}")
+    print_note(f"wrote {plural(events, 'trace event')} of {plural(len(paths), 'file')} to {where}")

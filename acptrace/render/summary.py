@@ -229,7 +229,8 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         yield table
         for rule, shown_count in shown.items():
             if (more := counts[severity, rule] - shown_count) > 0:
-                yield Text(f"… and {more:,} more {rule} findings (--format json lists all)")
+                more_findings = f"{more:,} more {rule} finding{'' if more == 1 else 's'}"
+                yield Text(f"… and {more_findings} (--format json lists all)")
 
 
 def _issues(analysis: Analysis) -> Iterator[RenderableType]:
