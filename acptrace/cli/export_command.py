@@ -28,7 +28,6 @@ from acptrace.cli.settings import (
 )
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
-from acptrace.model.excerpt import plural
 from acptrace.model.options import Options
 from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
