@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
 import acptrace
+from acptrace.cli import app
 from acptrace.render.idle_view import REPLAYS_NOTE
 from acptrace.render.summary import RESUME_COLUMNS, summaries
 from acptrace.render.text import short_id
@@ -137,3 +140,15 @@ def test_an_inferred_protocol_says_why_and_how_to_choose_the_other(tmp_path: Pat
     text = rendered(path, 100)
     assert "ACP v2 (inferred: no initialize seen; --protocol 1 for v1)" in text
     assert "ACP v2 (initialize)" in rendered(ROOT / "sample_traces" / "mixed-session.jsonl", 100)
+
+
+UNIT_PARTED = re.compile(r"\d+\.\d+$|^[\s│├└┌]*(ms|s)\b")
+"""A wrapped line that ends with a latency's number, or starts with its unit."""
+
+
+@pytest.mark.parametrize("width", [60, 70, 80])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_timeline_never_parts_a_number_from_its_unit(path: Path, width: int) -> None:
+    result = CliRunner().invoke(app, ["timeline", str(path)], env={"COLUMNS": str(width)})
+    for line in result.stdout.splitlines():
+        assert not UNIT_PARTED.search(line.rstrip()), line
