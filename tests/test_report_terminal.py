@@ -397,3 +397,21 @@ def test_the_complete_share_says_what_it_is_a_share_of(crowded: tuple[Report, Co
         (row,) = [line for line in lines if line.startswith(f" {group.name} ")]
         complete = group.replay_outcomes[Outcome.COMPLETE]
         assert f" {complete}/{group.expecting_marker} (" in row
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
+@pytest.mark.parametrize("by", ["agent", "file"])
+def test_report_over_the_samples_keeps_every_number_whole(width: int, by: str) -> None:
+    args = ["report", str(ROOT / "sample_traces"), "--by", by, "--jobs", "1"]
+    text = CliRunner().invoke(app, args, env={"COLUMNS": str(width)}).stdout
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines)
+    for line in lines:
+        assert not CUT_NUMBER.search(line), line
+        assert not UNIT_ALONE.search(line), line
+        assert not DECIMAL_WITHOUT_UNIT.search(line), line
+    overview = section(text, "Resumes by group", until="*")
+    names = [line.split()[0] for line in itertools.takewhile(str.strip, overview[4:])]
+    assert len(names) == len(set(names))
+    if width == 200:
+        assert not any("…" in name for name in names)
