@@ -336,6 +336,8 @@ def test_terminal_tables_never_wrap_or_cut_a_number(
                 Metric.MARKER_TO_RESPONSE, group.metrics[Metric.MARKER_TO_RESPONSE], stat
             )
             assert stat in hidden or shown in overview, (stat, width)
+    for title in ("Slowest resumes", "Truncated and failed resumes"):
+        assert "file:line" in section(text, title)[2].split(), (title, width)  # (names the row)
     rows = itertools.takewhile(str.strip, lines[4:])  # (past the title, a blank, the heading)
     names = [line.split()[0] for line in rows]
     assert len(names) == len(set(names)) == len(report.groups)  # (told apart, even cut)
