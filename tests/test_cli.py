@@ -197,6 +197,29 @@ def test_rules_explains_every_abbreviation_their_sources_use() -> None:
         assert meaning.split()[-1] in table.output
 
 
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_rules_read_at_narrow_widths_as_a_list(width: int) -> None:
+    """Below 150 columns, each rule is its ID, level and family on a line, its help wrapped
+    under it, never cut, then its source."""
+    result = runner.invoke(app, ["rules"], env={"COLUMNS": str(width)})
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= width for line in lines)
+    listed = result.stdout.split("\nSources:")[0]
+    for rule in RULES:
+        (start,) = [i for i, line in enumerate(lines) if line.startswith(f"{rule.id} ")]
+        assert rule.family in lines[start]
+        assert lines[start + 1].startswith("    ")
+    for rule in RULES:
+        assert " ".join(rule.help.split()) in " ".join(listed.split())  # (whole help)
+    assert len(lines) < 5 * len(RULES) + 20
+
+
+def test_rules_are_a_table_on_a_wide_terminal() -> None:
+    result = runner.invoke(app, ["rules"], env={"COLUMNS": "160"})
+    heading = next(line for line in result.stdout.splitlines() if line.split()[:1] == ["ID"])
+    assert heading.split() == ["ID", "level", "family", "source", "help"]
+
+
 def test_formats_command_lists_the_formats() -> None:
     result = runner.invoke(app, ["formats"])
     assert "acptrace:" in result.stdout
@@ -406,3 +429,37 @@ def test_shell_completion_completes_command_names(tmp_path: Path) -> None:
     listing = runner.invoke(app, ["--help"]).output
     assert "--install-completion" in listing
     assert "--show-completion" in listing
+
+
+def test_counts_of_one_are_singular(tmp_path: Path) -> None:
+    sample = str(Path(__file__).parent.parent / "sample_traces" / "clean.jsonl")
+    args = ["export", "--format", "trace-event", sample, "-o", str(tmp_path / "t.json")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert " of 1 file to " in result.stderr
+    lines = Transcript()
+    lines.open()
+    path = tmp_path / "one-line.jsonl"
+    path.write_bytes(lines.text())
+    markdown = runner.invoke(app, ["analyze", str(path), "--format", "markdown"]).stdout
+    assert " · 1 line · " in markdown
+
+
+@pytest.mark.parametrize(
+    ("orphans", "said"),
+    [(6, "1 more JR-ORPHAN-RESPONSE finding "), (7, "2 more JR-ORPHAN-RESPONSE findings ")],
+)
+def test_findings_left_unlisted_are_counted_in_words(
+    tmp_path: Path, orphans: int, said: str
+) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    for index in range(orphans):
+        t.result(100 + index)  # (answers no request: JR-ORPHAN-RESPONSE)
+    path = tmp_path / "orphans.jsonl"
+    path.write_bytes(t.text())
+    assert (
+        f"… and {said}(--format json lists all)"
+        in runner.invoke(app, ["analyze", str(path)]).stdout
+    )

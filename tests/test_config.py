@@ -208,4 +208,4 @@ def test_cli_config_option_and_errors(tmp_path: Path, monkeypatch: pytest.Monkey
     (tmp_path / "acptrace.toml").write_text('select = ["NOPE"]\n')
     unknown = runner.invoke(app, ["timeline", path])
     assert unknown.exit_code == 2
-    assert "select: 'NOPE' matches no rule" in unknown.stderr
+    assert "acptrace.toml: select: 'NOPE' matches no rule" in unknown.stderr  # (names the file)

@@ -3,6 +3,7 @@ fits must never keep a column that rich would have needed dropped."""
 
 from __future__ import annotations
 
+import io
 import random
 
 import pytest
@@ -12,6 +13,7 @@ from rich.text import Text
 
 import acptrace.render.fitted as fitted_module
 from acptrace.render.fitted import UNBOUNDED, Column, FittedTable, surely_fits, widest
+from acptrace.render.text import cut_names
 
 
 def _table(seed: int) -> FittedTable:
@@ -60,3 +62,64 @@ def test_surely_fits_counts_cells_by_their_width_on_screen() -> None:
     assert widest([wide]) == 10 + 3 + 1
     assert surely_fits([wide], 14)
     assert not surely_fits([wide], 13)
+
+
+# -- long names: whole when there is room, shortened and told apart when not ------------------
+
+NAMES = [f"/work/runs/nightly/{agent}-acp/replay-{n}.jsonl" for agent in "ab" for n in (1, 2)]
+
+
+def _names_table(minor: int = 0) -> FittedTable:
+    columns = [
+        Column("group", shorten=cut_names, least=12),
+        Column("count", "right", drop=2),
+        Column("mean", "right", drop=1),
+    ]
+    table = FittedTable(columns, minor)
+    for index, name in enumerate(NAMES):
+        table.add_row(name, str(index), "12.5 ms")
+    return table
+
+
+def _shown(table: FittedTable, width: int) -> list[str]:
+    """The heading line, the rows, then what follows (the note), as printed at `width`."""
+    console = Console(width=width, file=io.StringIO(), color_system=None)
+    console.print(table)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    rule = next(i for i, line in enumerate(lines) if "───" in line)
+    return [lines[rule - 1], *lines[rule + 1 :]]
+
+
+@pytest.mark.parametrize("width", [30, 40, 50, 60, 200])
+def test_names_are_whole_when_there_is_room_else_cut_and_told_apart(width: int) -> None:
+    lines = _shown(_names_table(), width)
+    rows = [line.split() for line in lines[1:5]]
+    names = [row[0] for row in rows]
+    assert len(set(names)) == len(NAMES)
+    assert all(len(line.rstrip()) <= width for line in lines)
+    if width >= 60:  # (the table takes 59 columns)
+        assert names == NAMES
+    else:
+        assert all("…" in name for name in names)
+    assert all(row[-1] == "ms" for row in rows) or "mean" in " ".join(lines[5:])
+
+
+def test_minor_columns_go_before_names_are_cut() -> None:
+    full = max(len(line.rstrip()) for line in _shown(_names_table(), 200))
+    names_first = _shown(_names_table(minor=0), full - 3)
+    assert "…" in names_first[1]  # (the names gave way, every column kept)
+    assert "mean" in names_first[0]
+    mean_first = _shown(_names_table(minor=1), full - 3)
+    assert mean_first[1].split()[0] == NAMES[0]
+    assert "mean" not in mean_first[0]
+    assert "Left out at" in "\n".join(mean_first)
+    assert "mean" in "\n".join(mean_first[5:])
+
+
+def test_cut_names_leaves_out_shared_folders_then_cuts_near_the_middle() -> None:
+    assert cut_names(["a/b/long-name-1", "a/b/x"], 12) == ["…long-name-1", "a/b/x"]
+    alike = ["prefix-same-middle-1", "prefix-same-middle-2"]
+    cut = cut_names(alike, 9)
+    assert len(set(cut)) == 2
+    assert all(len(name) == 9 and "…" in name for name in cut)
+    assert cut_names(["short"], 9) == ["short"]

@@ -4,13 +4,18 @@ number or outcome is ever cut (text columns go first, then the least read number
 from __future__ import annotations
 
 import io
+import json
+import re
 from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
 import acptrace
-from acptrace.render.summary import summaries
+from acptrace.cli import app
+from acptrace.render.idle_view import REPLAYS_NOTE
+from acptrace.render.summary import RESUME_COLUMNS, summaries
 from acptrace.render.text import short_id
 from tests.golden import ROOT
 
@@ -33,7 +38,13 @@ def ms(value: float | None) -> str | None:
     return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.1f} ms"
 
 
-@pytest.mark.parametrize("width", [80, 100, 120])
+def left_out(text: str) -> list[str]:
+    """The headings the note under the resumes table names as left out (none: all shown)."""
+    note = " ".join(" ".join(text.split()).split("Left out at ", 1)[1:]).split(" (COLUMNS=")[0]
+    return note.split(" columns: ", 1)[1].split(", ") if note else []
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> None:
     text = rendered(path, width)
@@ -41,6 +52,11 @@ def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> Non
     assert max(len(line.rstrip()) for line in lines) <= width
     titles = [index for index, line in enumerate(lines) if line.strip() == "Resumes"]
     start = titles[0] if titles else len(lines)
+    if titles:
+        heading = lines[start + 2]
+        for column in RESUME_COLUMNS():
+            shown = f" {column.heading} " in f" {heading} "
+            assert shown != (column.heading in left_out(text)), column.heading  # (one or other)
     table = []
     for line in lines[start + 4 :]:  # (past the title, a blank line, the heading and its rule)
         if not line.strip():
@@ -54,8 +70,12 @@ def test_no_number_or_outcome_is_cut_at_any_width(path: Path, width: int) -> Non
             if line.split()[0] == str(resume.request_line) and f" {session} " in f"{line} "
         ]
         assert f" {resume.outcome.value} " in row
-        for value in (resume.marker_to_response_ms, resume.request_to_marker_ms):
-            if value is not None:
+        latencies = {
+            "marker→resp": resume.marker_to_response_ms,
+            "→marker": resume.request_to_marker_ms,
+        }
+        for heading, value in latencies.items():
+            if value is not None and heading not in left_out(text):
                 assert f" {ms(value)}" in row, (ms(value), row)
     shortened = {short_id(r.session_id) for r in acptrace.analyze(path).resumes}
     cells = " ".join(table)
@@ -80,3 +100,55 @@ def test_columns_go_text_first_and_all_stay_when_there_is_room() -> None:
     assert "kind" not in narrow
     assert "end" not in narrow
     assert {"line", "session", "outcome", "marker→resp"} <= set(narrow)
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_fidelity_keeps_each_row_named_and_its_numbers_whole(path: Path, width: int) -> None:
+    from acptrace.fidelity import fidelity
+    from acptrace.render.fidelity_view import fidelity_view
+
+    report = fidelity(path)
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None).print(fidelity_view(report))
+    text = buffer.getvalue()
+    assert all(len(line.rstrip()) <= width for line in text.splitlines())
+    hidden = left_out(text)
+    for entry in report.sessions:
+        (row,) = [
+            line
+            for line in text.splitlines()
+            if line.split()[:1] == [str(entry.request_line)] and short_id(entry.session_id) in line
+        ]
+        if "fidelity" not in hidden:
+            assert row.split()[-1] == f"{entry.comparison.fidelity:.2f}"
+
+
+def test_the_idle_timer_table_says_what_of_n_counts() -> None:
+    """`of 2` in a file with one requested session and its child: the child's replay counts."""
+    path = ROOT / "sample_traces" / "mixed-session.jsonl"
+    text = rendered(path, 100)
+    assert " of 2 " in text
+    assert REPLAYS_NOTE in " ".join(text.split())
+
+
+def test_an_inferred_protocol_says_why_and_how_to_choose_the_other(tmp_path: Path) -> None:
+    """A v1 file without `initialize` is judged as v2 (rules.md §7): the header says so."""
+    path = tmp_path / "no-initialize.jsonl"
+    prompt = {"jsonrpc": "2.0", "id": 2, "method": "session/prompt"}
+    path.write_text(json.dumps({**prompt, "params": {"sessionId": "s", "prompt": []}}) + "\n")
+    text = rendered(path, 100)
+    assert "ACP v2 (inferred: no initialize seen; --protocol 1 for v1)" in text
+    assert "ACP v2 (initialize)" in rendered(ROOT / "sample_traces" / "mixed-session.jsonl", 100)
+
+
+UNIT_PARTED = re.compile(r"\d+\.\d+$|^[\s│├└┌]*(ms|s)\b")
+"""A wrapped line that ends with a latency's number, or starts with its unit."""
+
+
+@pytest.mark.parametrize("width", [60, 70, 80])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_timeline_never_parts_a_number_from_its_unit(path: Path, width: int) -> None:
+    result = CliRunner().invoke(app, ["timeline", str(path)], env={"COLUMNS": str(width)})
+    for line in result.stdout.splitlines():
+        assert not UNIT_PARTED.search(line.rstrip()), line

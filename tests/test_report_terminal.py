@@ -5,6 +5,7 @@ replays marked, v1 loads apart from marker completeness, and the report's own fi
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 import shutil
@@ -30,9 +31,9 @@ from acptrace.report.summaries import FEW_REPLAYS, Metric, Report
 from acptrace.report.terminal import (
     BAR_BINS,
     BAR_WIDTH,
+    COMPLETE_NOTE,
     PATH_CHARS,
     bar,
-    short_name,
     short_place,
     terminal_report,
 )
@@ -294,7 +295,14 @@ def duplicate_marker() -> bytes:
     return t.text()
 
 
-@pytest.mark.parametrize("width", [80, 100, 120])
+def left_out(lines: list[str]) -> list[str]:
+    """The headings the note under a table names as left out (none: all shown)."""
+    text = " ".join(" ".join(lines).split())
+    note = text.split("Left out at ", 1)[1].split(" (COLUMNS=")[0] if "Left out" in text else ""
+    return note.split(" columns: ", 1)[1].split(", ") if note else []
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 100, 120, 200])
 def test_terminal_tables_never_wrap_or_cut_a_number(
     crowded: tuple[Report, Comparison], width: int
 ) -> None:
@@ -318,23 +326,94 @@ def test_terminal_tables_never_wrap_or_cut_a_number(
     assert comparison.regressions
     assert "REGRESSED" in text  # words of a closed set are never cut either
     # every percentile of the headline metric is shown whole, with its mark
-    overview = "\n".join(section(text, "Resumes by group"))
+    lines = section(text, "Resumes by group", until="*")
+    overview = "\n".join(lines)
+    hidden = left_out(lines)
+    assert "p50" not in hidden
     for group in report.groups:
         for stat in ("p50", "p90", "p99"):
             shown = stat_text(
                 Metric.MARKER_TO_RESPONSE, group.metrics[Metric.MARKER_TO_RESPONSE], stat
             )
-            assert shown in overview
-    assert short_name(LONG_NAME).plain in overview
-    assert "…" in short_name(LONG_NAME).plain
+            assert stat in hidden or shown in overview, (stat, width)
+    for title in ("Slowest resumes", "Truncated and failed resumes"):
+        assert "file:line" in section(text, title)[2].split(), (title, width)  # (names the row)
+    rows = itertools.takewhile(str.strip, lines[4:])  # (past the title, a blank, the heading)
+    names = [line.split()[0] for line in rows]
+    assert len(names) == len(set(names)) == len(report.groups)  # (told apart, even cut)
+    if width >= 120:
+        assert LONG_NAME in names
+    else:
+        (cut,) = [n for n in names if n.startswith(LONG_NAME[:4])]
+        assert "…" in cut
+        assert len(cut) < len(LONG_NAME)
 
 
 def test_a_long_path_keeps_its_line_number_whole() -> None:
-    assert short_place("runs/alpha-0.jsonl", 34).plain == "runs/alpha-0.jsonl:34"
-    long = "/tmp/nightly/linux-x86_64/with-a-long-folder-name/codex-acp-22.jsonl"
-    assert short_place(long, 16109).plain == "…/codex-acp-22.jsonl:16109"
-    name = "a-transcript-with-a-very-long-file-name-1234567.jsonl"
-    shown = short_place(name, 8300).plain
+    assert short_place("runs/alpha-0.jsonl:34", 30) == "runs/alpha-0.jsonl:34"
+    long = "/tmp/nightly/linux-x86_64/with-a-long-folder-name/codex-acp-22.jsonl:16109"
+    assert short_place(long, 30) == "…/codex-acp-22.jsonl:16109"
+    name = "a-transcript-with-a-very-long-file-name-1234567.jsonl:8300"
+    shown = short_place(name, PATH_CHARS)
     assert shown.endswith(".jsonl:8300")
     assert not CUT_NUMBER.search(shown)
     assert len(shown) <= PATH_CHARS
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
+def test_report_by_file_tells_long_names_apart_and_keeps_numbers_whole(
+    tmp_path: Path, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    deep = Path("nightly-runs") / "linux-x86_64" / "with-a-long-folder-name"
+    deep.mkdir(parents=True)
+    names = []
+    for index, agent in enumerate(("claude-agent-acp", "codex-acp", "gemini-cli-acp")):
+        for run in (1, 2):
+            path = deep / f"{agent}-replay-session-number-{run}.jsonl"
+            resumes = [*complete(700.0 + 100 * index + run, 1234.5), TRUNCATED]
+            path.write_bytes(transcript(agent, "1.0", resumes).text())
+            names.append(str(path))
+    args = ["report", ".", "--by", "file", "--jobs", "1"]
+    text = CliRunner().invoke(app, args, env={"COLUMNS": str(width)}).stdout
+    lines = section(text, "Resumes by group", until="*")
+    rows = list(itertools.takewhile(str.strip, lines[4:]))
+    shown = [line.split()[0] for line in rows]
+    assert len(set(shown)) == len(names)
+    if width == 200:
+        assert sorted(shown) == sorted(names)  # (whole: there is room)
+    assert all(len(line) <= width for line in text.splitlines())
+    for line in text.splitlines():
+        assert not CUT_NUMBER.search(line), line
+        assert not UNIT_ALONE.search(line), line
+    hidden = left_out(lines)
+    assert hidden or width == 200
+    assert "p50" not in hidden
+
+
+def test_the_complete_share_says_what_it_is_a_share_of(crowded: tuple[Report, Comparison]) -> None:
+    report, _ = crowded
+    lines = section(terminal_text(report, 200), "Resumes by group", until="*")
+    assert COMPLETE_NOTE in " ".join(lines)
+    for group in report.groups:
+        (row,) = [line for line in lines if line.startswith(f" {group.name} ")]
+        complete = group.replay_outcomes[Outcome.COMPLETE]
+        assert f" {complete}/{group.expecting_marker} (" in row
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
+@pytest.mark.parametrize("by", ["agent", "file"])
+def test_report_over_the_samples_keeps_every_number_whole(width: int, by: str) -> None:
+    args = ["report", str(ROOT / "sample_traces"), "--by", by, "--jobs", "1"]
+    text = CliRunner().invoke(app, args, env={"COLUMNS": str(width)}).stdout
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines)
+    for line in lines:
+        assert not CUT_NUMBER.search(line), line
+        assert not UNIT_ALONE.search(line), line
+        assert not DECIMAL_WITHOUT_UNIT.search(line), line
+    overview = section(text, "Resumes by group", until="*")
+    names = [line.split()[0] for line in itertools.takewhile(str.strip, overview[4:])]
+    assert len(names) == len(set(names))
+    if width == 200:
+        assert not any("…" in name for name in names)

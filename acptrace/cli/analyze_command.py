@@ -122,7 +122,7 @@ def analyze_command(
         exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
     if read_any:
         several = len(paths) > 1 or len(analyses) != 1 or is_multi_connection(analyses)
-        write_output(_render(analyses, output_format, policy, several, timeouts), output)
+        write_output(_render(analyses, output_format, policy, several, timeouts, output), output)
     raise typer.Exit(exit_code)
 
 
@@ -132,6 +132,7 @@ def _render(
     policy: Policy,
     several: bool,
     timeouts: tuple[float, ...],
+    output: str | None,
 ) -> bytes | Iterable[bytes]:
     # (each renderer imported when asked for: a run pays for the one it uses)
     match output_format:
@@ -142,7 +143,7 @@ def _render(
         case AnalyzeFormat.RICH:
             from acptrace.render.summary import summaries
 
-            return rich_bytes(*summaries(analyses, timeouts))
+            return rich_bytes(*summaries(analyses, timeouts), output=output)
         case AnalyzeFormat.JUNIT:
             from acptrace.render.junit import junit_xml
 

@@ -36,7 +36,7 @@ def rules_command(
     """
     match output_format:
         case RulesFormat.TABLE:
-            data = rich_bytes(rules_table(RULES))
+            data = rich_bytes(rules_table(RULES), output=output)
         case RulesFormat.MARKDOWN:
             data = rules_markdown(RULES).encode()
         case RulesFormat.JSON:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from typing import NoReturn
 
 import typer
@@ -13,27 +14,33 @@ from acptrace.model.excerpt import printable
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 PLAIN_WIDTH = 160
-"""Width of rich output when stdout is not a terminal (files, pipes, CI logs); `COLUMNS` wins."""
+"""Width of rich output that does not go to a terminal (pipes, files, `-o`, CI logs): wide enough
+for every table whole; `COLUMNS` wins."""
+TRAILING_SPACES = re.compile(r" +$", re.MULTILINE)
 
 
-def rich_bytes(*renderables: object) -> bytes:
-    """Render for the terminal when stdout is one, as plain text otherwise."""
+def rich_bytes(*renderables: object, output: str | None = None) -> bytes:
+    """Render for the terminal when the output (`-o`; None or `-`: stdout) is stdout and stdout
+    is a terminal; otherwise as plain text: no escape codes, `PLAIN_WIDTH` (or `COLUMNS`) wide,
+    no spaces at the ends of lines."""
     from rich.console import Console  # (here: a run writing JSON never needs rich, ~14 ms)
 
-    terminal = Console()
+    screen = Console()
+    terminal = screen.is_terminal and output in (None, "-")
     buffer = io.StringIO()
     console = Console(
         file=buffer,
-        force_terminal=terminal.is_terminal,
-        width=terminal.width if terminal.is_terminal else _plain_width(),
-        color_system="auto" if terminal.is_terminal else None,
+        force_terminal=terminal,
+        width=screen.width if terminal else _plain_width(),
+        color_system="auto" if terminal else None,
         highlight=False,
         emoji=False,  # (`:smile:` in a cell stays as written)
     )
     for renderable in renderables:
         console.print(renderable)
         console.print()
-    return buffer.getvalue().encode()
+    text = buffer.getvalue()
+    return (text if terminal else TRAILING_SPACES.sub("", text)).encode()
 
 
 def _plain_width() -> int:

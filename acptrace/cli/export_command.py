@@ -130,4 +130,4 @@ def _export_trace_event(
         return
     events = len(document["traceEvents"])
     where = output or "stdout"
-    print_note(f"wrote {events} trace events of {len(paths)} files to {where}")
+    print_note(f"wrote {plural(events, 'trace event')} of {plural(len(paths), 'file')} to {where}")

@@ -96,20 +96,20 @@ def fidelity_command(
         raise typer.Exit(EXIT_ERROR) from None
     if not quiet:
         _warn_issues(report)
-    write_output(_render(report, output_format), output)
+    write_output(_render(report, output_format, output), output)
     lowest = report.lowest()
     below = fail_under is not None and lowest is not None and lowest < fail_under
     raise typer.Exit(EXIT_FINDINGS if below else EXIT_OK)
 
 
-def _render(report: FidelityReport, output_format: FidelityFormat) -> bytes:
+def _render(report: FidelityReport, output_format: FidelityFormat, output: str | None) -> bytes:
     from acptrace.render import fidelity_view
 
     match output_format:
         case FidelityFormat.JSON:
             return fidelity_view.fidelity_json(report)
         case FidelityFormat.RICH:
-            return rich_bytes(fidelity_view.fidelity_view(report))
+            return rich_bytes(fidelity_view.fidelity_view(report), output=output)
 
 
 def _warn_issues(report: FidelityReport) -> None:

@@ -124,7 +124,9 @@ def timeline_command(
                 if session is not None:
                     _check_session(session, ahead)
             with output_stream(output) as write:
-                analyses = _write_timelines(readable, file, policy.options, view, ahead, write)
+                analyses = _write_timelines(
+                    readable, file, policy.options, view, ahead, write, output
+                )
                 require_transcript(file, analyses)  # (read once: known only now)
     except UsageError as error:
         fail(str(error))
@@ -148,6 +150,7 @@ def _write_timelines(
     view: View,
     ahead: list[Analysis] | None,
     write: Write,
+    output: str | None,
 ) -> list[Analysis]:
     """Each connection's timeline in turn; the analyses. Raises `UsageError` for a session the
     transcript does not know (found out at the end when it is read once)."""
@@ -155,20 +158,20 @@ def _write_timelines(
     payloads = Execution(fast=False)  # the timeline shows payloads
     with open_walks(readable, options, name=file, execution=payloads) as walks:
         if not walks:
-            write(rich_bytes(f"{file}: holds no connection")[:-1])
+            write(_rich(f"{file}: holds no connection", output))
         for index, walk in enumerate(walks):
             known = ahead[index] if ahead is not None else None
             builder = TimelineBuilder(view, options.marker_tag)
             if known is not None and view.session is not None:  # children before announcement
                 builder.focus |= session_tree(known.sessions, view.session)
             stream = TimelineStream(builder, known)
-            write(_rich(timeline_heading(walk.name, walk.connection, view)))
+            write(_rich(timeline_heading(walk.name, walk.connection, view), output))
             for item in _items(walk, view, stop_early=known is not None):
                 for block in stream.add(item):
-                    write(_rich(block))
+                    write(_rich(block, output))
             analysis = known if known is not None else walk.analysis
             for block in stream.finish(analysis):
-                write(_rich(block))
+                write(_rich(block, output))
             analyses.append(analysis)
     if ahead is None and view.session is not None:
         _check_session(view.session, analyses)
@@ -187,9 +190,9 @@ def _items(walk: Walk, view: View, *, stop_early: bool) -> Iterator[Item]:
             return
 
 
-def _rich(renderable: object) -> bytes:
+def _rich(renderable: object, output: str | None) -> bytes:
     """Rendered as `rich_bytes` does, without the blank line it puts after each renderable."""
-    return rich_bytes(renderable)[:-1]
+    return rich_bytes(renderable, output=output)[:-1]
 
 
 def _check_session(session: str, analyses: list[Analysis]) -> None:

@@ -170,7 +170,12 @@ def settings_from_table(table: dict[str, Any], where: str) -> Settings:
             values[field_name] = convert(value)
         except (TypeError, ValueError) as error:
             raise UsageError(f"{where}: {key}: {error}") from None
-    return Settings(**values)
+    settings = Settings(**values)
+    try:
+        settings.policy()  # (a rule ID or prefix that matches no rule: said with the file)
+    except UsageError as error:
+        raise UsageError(f"{where}: {error}") from None
+    return settings
 
 
 def _text(path: Path) -> str:

@@ -85,18 +85,20 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
 
 
 def _columns() -> list[Column]:
+    """The table's columns; at narrow widths the outcome and the counts go first, the
+    fidelity last (the line and the session name the row)."""
     right = "right"
     return [
-        Column("line", right, drop=2),
+        Column("line", right),
         Column("session"),
         Column("outcome", drop=1),
-        Column("live", right),
-        Column("repl", right),
-        Column("missing", right),
-        Column("extra", right),
-        Column("changed", right),
-        Column("moved", right),
-        Column("fidelity", right),
+        Column("live", right, drop=2),
+        Column("repl", right, drop=3),
+        Column("missing", right, drop=7),
+        Column("extra", right, drop=6),
+        Column("changed", right, drop=5),
+        Column("moved", right, drop=4),
+        Column("fidelity", right, drop=8),
     ]
 
 

@@ -2,13 +2,16 @@
 
 A `FittedTable` is laid out when it is printed, for the width it gets. Every column keeps its
 cells and its heading whole (numbers, outcomes, short ids); when the whole does not fit, columns
-marked droppable go, in their order (text before numbers). Only a terminal narrower than the
-columns that cannot go cuts anything.
+marked droppable go, in their order (the least read first), and one line under the table says
+which went and how wide a terminal shows them. The columns that cannot go are those that name a
+row (a line, a session, a group). A column of long names (groups, paths) is shown whole when
+there is room; when there is not, it is shortened (down to its `least` width) before any column
+goes, each name by its column's `shorten`, all of them still told apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -30,6 +33,11 @@ class Column(msgspec.Struct):
     style: str = ""
     drop: int | None = None
     """Dropped when the table does not fit, lowest first; None: never dropped."""
+    shorten: Callable[[Sequence[str], int], list[str]] | None = None
+    """Shortens the cells to at most a width each (names in the middle, paths by their
+    folders); None: never shortened."""
+    least: int = 12
+    """The narrowest `shorten` may make the column."""
     cells: list[Text] = msgspec.field(default_factory=list)
 
     def need(self) -> int:
@@ -41,8 +49,11 @@ class Column(msgspec.Struct):
 class FittedTable:
     """A table laid out for the width it is printed at (see the module docstring)."""
 
-    def __init__(self, columns: Sequence[Column], **table: Any) -> None:
+    def __init__(self, columns: Sequence[Column], minor: int = 0, **table: Any) -> None:
         self.columns = list(columns)
+        self.minor = minor
+        """Columns whose `drop` is at most this go before long names are shortened; the others
+        only when shortening the names is not enough."""
         self.table = table
 
     def add_row(self, *cells: Text | str) -> None:
@@ -51,22 +62,35 @@ class FittedTable:
             column.cells.append(cell if isinstance(cell, Text) else Text(cell))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.layout(console, options)
+        table, kept = self._fit(console, options)
+        yield table
+        if len(kept) < len(self.columns):
+            unbounded = options.update(max_width=UNBOUNDED)
+            full = Measurement.get(console, unbounded, self._table(self.columns)).maximum
+            yield left_out_note([c for c in self.columns if c not in kept], options.max_width, full)
 
     def layout(self, console: Console, options: ConsoleOptions) -> Table:
         """The rich table for the width it is printed at, measured by rich itself."""
+        return self._fit(console, options)[0]
+
+    def _fit(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[Column]]:
         kept = list(self.columns)
         droppable = sorted((c for c in kept if c.drop is not None), key=lambda c: c.drop or 0)
-        table = self._table(kept)
         unbounded = options.update(max_width=UNBOUNDED)  # (a measure is cut to its width)
-        for column in droppable:
+        while True:
             if surely_fits(kept, options.max_width):  # (measuring costs more than drawing)
-                break
-            if Measurement.get(console, unbounded, table).maximum <= options.max_width:
-                break
-            kept.remove(column)
+                return self._table(kept), kept
             table = self._table(kept)
-        return table
+            over = Measurement.get(console, unbounded, table).maximum - options.max_width
+            if over <= 0:
+                return table, kept
+            minor = droppable and (droppable[0].drop or 0) <= self.minor
+            shortened = None if minor else shortened_columns(kept, over)
+            if shortened is not None:
+                return self._table(shortened), kept
+            if not droppable:
+                return self._table(shortened_columns(kept, over, at_least=True) or kept), kept
+            kept.remove(droppable.pop(0))
 
     def _table(self, columns: Sequence[Column]) -> Table:
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
@@ -81,6 +105,55 @@ class FittedTable:
         for row in _rows(columns):
             table.add_row(*row)
         return table
+
+
+def shortened_columns(
+    columns: Sequence[Column], over: int, *, at_least: bool = False
+) -> list[Column] | None:
+    """The columns with their long names shortened by `over` cells in all, the widest first;
+    None when that cannot be done without going below their `least` widths (unless `at_least`:
+    then as short as those allow)."""
+    widths = {
+        index: column.need() for index, column in enumerate(columns) if column.shorten is not None
+    }
+    least = {i: max(columns[i].least, Text(columns[i].heading).cell_len) for i in widths}
+    left = over
+    while left > 0:
+        open_ = [i for i in widths if widths[i] > least[i]]
+        if not open_:
+            break
+        widest_ = max(open_, key=lambda i: widths[i])
+        next_ = max((widths[i] for i in open_ if i != widest_), default=0)
+        target = max(least[widest_], widths[widest_] - left, min(next_, widths[widest_] - 1))
+        left -= widths[widest_] - target
+        widths[widest_] = target
+    result = list(columns)
+    for index, width in widths.items():
+        if width < columns[index].need():
+            result[index] = shortened(columns[index], width)
+    shrunk = sum(c.need() for c in columns) - sum(c.need() for c in result)
+    return result if shrunk >= over or at_least else None
+
+
+def shortened(column: Column, width: int) -> Column:
+    """The column with every cell shortened to `width` by its `shorten`, wider if two names
+    would then look alike (each cell keeps its style)."""
+    assert column.shorten is not None
+    names = sorted({cell.plain for cell in column.cells if cell.plain})
+    while True:
+        cuts = dict(zip(names, column.shorten(names, width), strict=True))
+        if len(set(cuts.values())) == len(cuts) or width >= column.need():
+            break
+        width += 1
+    cells = [Text(cuts.get(c.plain, c.plain), style=c.style, end="") for c in column.cells]
+    return msgspec.structs.replace(column, cells=cells)
+
+
+def left_out_note(columns: Sequence[Column], width: int, full: int) -> Text:
+    """The line under a table that left these columns out at `width` (and a blank line, as
+    under a table): which, and the width that shows them all (`full`)."""
+    names = ", ".join(column.heading for column in columns)
+    return Text(f"Left out at {width} columns: {names} (COLUMNS={full} shows all)\n", "dim")
 
 
 def widest(columns: Sequence[Column]) -> int:

@@ -4,26 +4,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich import box
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 
 from acptrace.judge.idle_timers import IdleVerdict, timeout_text
-from acptrace.render.text import inert
+from acptrace.render.fitted import Column, FittedTable
+from acptrace.render.text import cut_names, inert
 
 TITLE = "Idle timers: replays cut short"
+REPLAYS_NOTE = "of N: the replays with times, each child session's replay counted on its own"
+"""Under the table: what `of N` counts (`IdleVerdict.replays`)."""
 
 
-def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Table:
+def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Group:
     """One row per timeout of each (group name, verdicts); without a name (one file's replays)
-    no group column. Red where a timer would have lost updates."""
+    no group column. Red where a timer would have lost updates. Long group names are shortened
+    in the middle only when the terminal is too narrow for them whole. Under it, what `of N`
+    counts (`REPLAYS_NOTE`)."""
     named = any(name is not None for name, _ in groups)
-    table = Table(title=TITLE, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    if named:
-        table.add_column("group", no_wrap=True)
-    table.add_column("timeout", justify="right", no_wrap=True)
-    table.add_column("cut short", justify="right", no_wrap=True)
-    table.add_column("updates lost", justify="right", no_wrap=True)
+    columns = [
+        *([Column("group", shorten=cut_names)] if named else []),
+        Column("timeout", "right"),
+        Column("cut short", "right"),
+        Column("updates lost", "right"),
+    ]
+    table = FittedTable(columns, title=TITLE, title_justify="left")
     for name, verdicts in groups:
         for index, verdict in enumerate(verdicts):
             style = "red" if verdict.cut_short else "green"
@@ -35,4 +40,4 @@ def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Ta
             if named:
                 cells.insert(0, inert(name or "") if index == 0 else Text(""))
             table.add_row(*cells)
-    return table
+    return Group(table, Text(f"{REPLAYS_NOTE}\n", style="dim"))

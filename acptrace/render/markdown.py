@@ -70,7 +70,7 @@ def _details(analysis: Analysis) -> Iterator[str]:
     yield (
         f"ACP v{connection.protocol_version} ({connection.protocol_source.value}) · "
         f"agent {_peer(connection.agent)} · client {_peer(connection.client)} · "
-        f"{source.lines} lines · connection end {source.connection_end.value}"
+        f"{plural(source.lines, 'line')} · connection end {source.connection_end.value}"
     )
     if analysis.resumes:
         yield ""

@@ -5,26 +5,56 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import orjson
-from rich.console import Group
+from rich import box
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from acptrace.judge.rules import SOURCE_LEGEND, Rule
 
+TABLE_WIDTH = 150
+"""The narrowest terminal the rules are shown on as a table; narrower, as a list."""
 
-def rules_table(rules: Iterable[Rule]) -> Group:
-    """A rich table of the rules, and what the abbreviations of their sources stand for."""
-    table = Table(title="acptrace rules", title_justify="left")
+
+class RulesView:
+    """The rules for the width they are printed at: a table, or on a narrow terminal a list (a
+    line with the ID, level and family, the help and the source indented under it); then what
+    the abbreviations of their sources stand for."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = list(rules)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= TABLE_WIDTH:
+            yield _table(self.rules)
+        else:
+            yield Text("acptrace rules", style="italic")
+            for rule in self.rules:
+                yield Text(rule.id, style="bold").append(f"  {_level(rule)} · {rule.family}")
+                yield Padding(Text(rule.help), (0, 0, 0, 4))
+                yield Padding(Text(f"source: {rule.source}", style="dim"), (0, 0, 0, 4))
+        yield Text("\nSources:")
+        legend = Table.grid(padding=(0, 1))
+        legend.add_column(no_wrap=True, style="bold")
+        legend.add_column()
+        for short, meaning in SOURCE_LEGEND:
+            legend.add_row(short, meaning)
+        yield legend
+
+
+def rules_table(rules: Iterable[Rule]) -> RulesView:
+    """The rules for the terminal (`RulesView`)."""
+    return RulesView(rules)
+
+
+def _table(rules: Iterable[Rule]) -> Table:
+    table = Table(title="acptrace rules", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for heading in ("ID", "level", "family", "source", "help"):
         table.add_column(heading, no_wrap=heading == "ID")
     for rule in rules:
         table.add_row(rule.id, _level(rule), rule.family, rule.source, rule.help)
-    legend = Table.grid(padding=(0, 1))
-    legend.add_column(no_wrap=True, style="bold")
-    legend.add_column()
-    for short, meaning in SOURCE_LEGEND:
-        legend.add_row(short, meaning)
-    return Group(table, Text("Sources:"), legend)
+    return table
 
 
 def rules_markdown(rules: Iterable[Rule]) -> str:

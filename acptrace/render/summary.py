@@ -12,7 +12,16 @@ from rich.table import Table
 from rich.text import Text
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
-from acptrace.model.domain import Analysis, Finding, Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.model.domain import (
+    Analysis,
+    Finding,
+    Outcome,
+    PeerInfo,
+    ProtocolSource,
+    ResumeRow,
+    Role,
+    Severity,
+)
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.text import inert, plural, short_id
@@ -95,12 +104,20 @@ def _header(analysis: Analysis) -> Text:
         f"{plural(source.messages, 'message')} · {plural(len(analysis.issues), 'issue')} · "
         f"end {source.connection_end}\n"
     )
-    header.append(f"ACP v{connection.protocol_version} ({connection.protocol_source})")
+    header.append(_protocol(connection.protocol_version, connection.protocol_source))
     header.append("  agent ")
     header.append_text(_peer(connection.agent))
     header.append("  client ")
     header.append_text(_peer(connection.client))
     return header
+
+
+def _protocol(version: int, source: ProtocolSource) -> str:
+    """`ACP v2 (initialize)`; an inferred version says why and how to choose the other."""
+    if source is ProtocolSource.INFERRED:
+        other = 1 if version >= 2 else 2
+        return f"ACP v{version} (inferred: no initialize seen; --protocol {other} for v{other})"
+    return f"ACP v{version} ({source})"
 
 
 def _peer(peer: PeerInfo | None) -> Text:
@@ -114,7 +131,8 @@ def _peer(peer: PeerInfo | None) -> Text:
 
 def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
     """The resume rows; at narrow widths the text columns go first, then the least read
-    numbers (`max gap`, `held`, `mk`): no number is ever cut."""
+    numbers (`max gap`, `held`, `mk`, …): no number is ever cut. The line, the session and
+    the outcome stay."""
     table = FittedTable(RESUME_COLUMNS(), title="Resumes", title_justify="left")
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
@@ -145,10 +163,10 @@ def RESUME_COLUMNS() -> list[Column]:
         Column("outcome"),
         Column("end", drop=2),
         Column("mk", right, drop=5),
-        Column("repl", right),
+        Column("repl", right, drop=7),
         Column("held", right, drop=4),
-        Column("→marker", right),
-        Column("marker→resp", right),
+        Column("→marker", right, drop=8),
+        Column("marker→resp", right, drop=9),
         Column("total", right, drop=6),
         Column("max gap", right, drop=3),
     ]
@@ -211,7 +229,8 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         yield table
         for rule, shown_count in shown.items():
             if (more := counts[severity, rule] - shown_count) > 0:
-                yield Text(f"… and {more:,} more {rule} findings (--format json lists all)")
+                more_findings = f"{more:,} more {rule} finding{'' if more == 1 else 's'}"
+                yield Text(f"… and {more_findings} (--format json lists all)")
 
 
 def _issues(analysis: Analysis) -> Iterator[RenderableType]:

@@ -9,6 +9,7 @@ with the duration). Transcript text goes through `inert`: never markup, never co
 from __future__ import annotations
 
 import heapq
+import re
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -358,8 +359,9 @@ class _Rows:
     def _events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, Text]]:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
         the row's first."""
-        if row.wrap:
-            lines = list(row.event.wrap(console, width, overflow="fold"))
+        if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
+            wrapped = unit_glued(row.event).wrap(console, width, overflow="fold")
+            lines = [_unglued(line) for line in wrapped]
         else:
             cut = row.event.copy()
             cut.truncate(width, overflow="ellipsis")
@@ -566,6 +568,28 @@ def _link(entry: Entry, finished: bool) -> Text:
         timed = f" · {mark}{ms_text(duration)}" if duration is not None else ""
         return Text(f"⇠ {entry.request.line}{timed}", "dim")
     return Text("")
+
+
+GLUE = "\ue000"
+"""Stands for the space between a number and its unit while a line is wrapped (one cell wide, no
+space to rich, from Unicode's private use area)."""
+_NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:ms|s|/s)\b)")
+
+
+def unit_glued(text: Text) -> Text:
+    """The text with each space between a number and its unit (`775.0 ms`) as `GLUE`, so that
+    wrapping never parts them."""
+    return Text(
+        _NUMBER_UNIT.sub(GLUE, text.plain),
+        style=text.style,
+        justify=text.justify,
+        end=text.end,
+        spans=list(text.spans),
+    )
+
+
+def _unglued(text: Text) -> Text:
+    return Text(text.plain.replace(GLUE, " "), style=text.style, end=text.end, spans=text.spans)
 
 
 def _row_note(row: ResumeRow, prefix: str, view: View) -> Text:

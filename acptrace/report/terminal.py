@@ -1,9 +1,10 @@
 """The report on a terminal: tables that fit the width without cutting a number, a small bar
 chart of the headline latency per group, the comparison.
 
-Every table is a `FittedTable`: when the terminal is narrow the least read columns go (text
-first), and long names and paths are shortened here (the files written with `-o` keep them
-whole); a number is never wrapped or cut.
+Every table is a `FittedTable`: group names and paths are shown whole when there is room, else
+shortened (names in the middle, paths by their leading folders, all still told apart); when the
+terminal is narrower still the least read columns go, and a line says which. A number is never
+wrapped or cut.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
-from acptrace.render.text import printable
+from acptrace.render.text import cut_names, printable
 from acptrace.report.baseline import Comparison
 from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
@@ -32,7 +33,7 @@ from acptrace.report.numbers import (
     measure_label,
     measure_text,
     ms_text,
-    share_text,
+    rate_text,
     shows_few,
     stat_text,
     verdict_text,
@@ -50,15 +51,18 @@ BAR_WIDTH = 40
 """The longest bar, in cells (less when the terminal is narrow)."""
 EIGHTHS = " ▏▎▍▌▋▊▉"
 """Partial blocks, none to seven eighths of a cell."""
-NAME_CHARS = 18
-"""Longer group names are shortened in the middle."""
-PATH_CHARS = 30
-"""Longer `file:line` cells lose leading directories (the line number is always kept)."""
+NAME_CHARS = 12
+"""Group names are never shortened below this (in the middle, when the terminal is narrow)."""
+PATH_CHARS = 16
+"""`file:line` cells are never shortened below this (leading directories first; the line number
+is always kept)."""
 SLOWEST_SHOWN = 3
 """Slowest resumes listed per group."""
 INCOMPLETE_SHOWN = 5
 """Truncated and failed resumes listed per group."""
 RIGHT: Final = "right"
+COMPLETE_NOTE = "complete: of the replays that expect a marker (no no_replay resumes or v1 loads)"
+"""Under the overview: what the complete share is a share of."""
 
 
 def terminal_report(
@@ -72,13 +76,14 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield _header(report)
     if not report.groups:
         return
-    yield _with_legend(_groups(report.groups), _few_in_overview(report.groups))
+    overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
+    yield _with_legend(overview, _few_in_overview(report.groups))
     bars = latency_bars(report.groups)
     if bars is not None:
         yield bars
     yield _with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
     if any(v.replays for g in report.groups for v in g.idle_timers):
-        yield idle_table([(short_name(g.name).plain, g.idle_timers) for g in report.groups])
+        yield idle_table([(printable(g.name), g.idle_timers) for g in report.groups])
     if any(g.findings for g in report.groups):
         yield _findings(report.groups)
     if any(g.slowest for g in report.groups):
@@ -89,33 +94,50 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         yield Lines(_comparison(comparison), _verdict(comparison))
 
 
-def short_name(name: str) -> Text:
-    """A group name as the terminal shows it: printable, shortened in the middle."""
-    text = printable(name)
-    if len(text) > NAME_CHARS:
-        head = (NAME_CHARS - 1) // 2
-        text = f"{text[:head]}…{text[-(NAME_CHARS - 1 - head) :]}"
-    return Text(text)
+def group_name(name: str) -> Text:
+    """A group name as the terminal shows it: printable, whole (`GROUP` shortens it when the
+    terminal is narrow)."""
+    return Text(printable(name))
 
 
-def short_place(path: str, line: int) -> Text:
-    """`path:line`, its leading directories left out (`…/runs/name.jsonl:12`) when too long,
-    then the start of the file name; the line number is always kept whole, and a cut never
-    lands inside a number of the file name."""
+def group_column(heading: str = "group") -> Column:
+    """The column of group names: kept, shortened in the middle when the terminal is narrow."""
+    return Column(heading, shorten=cut_names, least=NAME_CHARS)
+
+
+def place_column() -> Column:
+    """The `file:line` column: kept, shortened by `short_place` when the terminal is narrow."""
+    return Column("file:line", shorten=short_places, least=PATH_CHARS)
+
+
+def place(path: str, line: int) -> Text:
+    """`path:line`, whole (`place_column` shortens it)."""
+    return Text(f"{printable(path)}:{line}")
+
+
+def short_places(places: Sequence[str], width: int) -> list[str]:
+    """Each `path:line` in `width` characters (`short_place`)."""
+    return [short_place(place, width) for place in places]
+
+
+def short_place(text: str, width: int) -> str:
+    """`path:line` in `width` characters: its leading directories left out
+    (`…/runs/name.jsonl:12`), then the start of the file name; the line number is always kept
+    whole, and a cut never lands inside a number of the file name."""
+    path, colon, line = text.rpartition(":")
+    if not colon or len(text) <= width:
+        return text
     tail = f":{line}"
-    text = printable(path)
-    room = PATH_CHARS - len(tail)
-    if len(text) <= room:
-        return Text(text + tail)
-    *folders, name = text.split("/")
+    room = width - len(tail)
+    *folders, name = path.split("/")
     if len(name) + 2 > room:
-        return Text("…" + name[len(name) - room + 1 :].lstrip(string.digits) + tail)
+        return "…" + name[len(name) - room + 1 :].lstrip(string.digits) + tail
     kept = name
     for folder in reversed(folders):
         if len(folder) + 1 + len(kept) + 2 > room:
             break
         kept = f"{folder}/{kept}"
-    return Text(f"…/{kept}{tail}")
+    return f"…/{kept}{tail}"
 
 
 def _header(report: Report) -> Text:
@@ -126,8 +148,9 @@ def _header(report: Report) -> Text:
     return text
 
 
-def _fitted(title: str, columns: Sequence[Column]) -> FittedTable:
-    return FittedTable(columns, title=title, title_justify="left")
+def _fitted(title: str, columns: Sequence[Column], minor: int) -> FittedTable:
+    """A table of these columns; those with a `drop` up to `minor` go before names are cut."""
+    return FittedTable(columns, minor, title=title, title_justify="left")
 
 
 def _with_legend(table: RenderableType, few: bool) -> RenderableType:
@@ -148,26 +171,26 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
     from the complete share, which is of the replays that expect a marker."""
     loads = any(g.loaded for g in groups)
     columns = [
-        Column("group"),
+        group_column(),
         Column("conn", RIGHT, drop=1),
         Column("resumes", RIGHT, drop=2),
-        Column("complete", RIGHT),
+        Column("complete", RIGHT, drop=10),
         Column("trunc", RIGHT, drop=6),
         Column("other", RIGHT, drop=5),
-        *([Column("loaded", RIGHT)] if loads else []),
+        *([Column("loaded", RIGHT, drop=9)] if loads else []),
         Column("errors", RIGHT, drop=4),
         Column("warn", RIGHT, drop=3),
-        *(Column(stat, RIGHT) for stat in ("p50", "p90", "p99")),
+        *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 11), ("p90", 8), ("p99", 7))),
     ]
-    table = _fitted(f"Resumes by group (p50, p90, p99: {HEADLINE.label})", columns)
+    table = _fitted(f"Resumes by group (p50, p90, p99: {HEADLINE.label})", columns, minor=6)
     for group in groups:
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
         headline = group.metrics[HEADLINE]
         table.add_row(
-            short_name(group.name),
+            group_name(group.name),
             str(group.connections),
             str(group.resumes),
-            share_text(group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)),
+            _complete(group),
             _count(group.replay_outcomes[Outcome.TRUNCATED], OUTCOME_STYLE[Outcome.TRUNCATED]),
             _count(other, "yellow"),
             *([_count(group.loaded, OUTCOME_STYLE[Outcome.LOADED])] if loads else []),
@@ -176,6 +199,12 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
             *(stat_text(HEADLINE, headline, stat) for stat in ("p50", "p90", "p99")),
         )
     return table
+
+
+def _complete(group: Group) -> str:
+    """`9/21 (42.9%)`: complete replays of those that expect a marker (`COMPLETE_NOTE`)."""
+    complete = group.replay_outcomes[Outcome.COMPLETE]
+    return f"{complete}/{group.expecting_marker} ({rate_text(group.rate(Outcome.COMPLETE))})"
 
 
 def _count(count: int, style: str) -> Text:
@@ -201,7 +230,7 @@ class LatencyBars:
         width = max(4, min(BAR_WIDTH, room))
         yield Text(f"{HEADLINE.label}: replays per log-spaced bin", style="bold")
         for index, (group, counts) in enumerate(zip(self.groups, counted, strict=True)):
-            title = short_name(group.name).append(f" · {count_text(sum(counts), 'replay')}")
+            title = group_name(group.name).append(f" · {count_text(sum(counts), 'replay')}")
             if index:
                 yield Text("")
             table = Table.grid(padding=(0, 1), pad_edge=False)
@@ -242,14 +271,14 @@ def _positive(group: Group) -> list[float]:
 
 
 def _latencies(groups: Sequence[Group]) -> FittedTable:
-    drops = {"count": 4, "min": 2, "max": 3, "mean": 1}
-    columns = [Column("group"), Column("metric")]
+    drops = {"count": 4, "min": 2, "max": 3, "mean": 1, "p99": 5, "p90": 6, "p50": 7}
+    columns = [group_column(), Column("metric")]
     columns += [Column(stat, RIGHT, drop=drops.get(stat)) for stat in STATS]
-    table = _fitted("Latency and throughput", columns)
+    table = _fitted("Latency and throughput", columns, minor=4)
     for group in groups:
         for index, metric in enumerate(Metric):
             distribution = group.metrics[metric]
-            name = short_name(group.name) if index == 0 else Text("")
+            name = group_name(group.name) if index == 0 else Text("")
             table.add_row(
                 name, metric.label, *(stat_text(metric, distribution, stat) for stat in STATS)
             )
@@ -258,41 +287,41 @@ def _latencies(groups: Sequence[Group]) -> FittedTable:
 
 def _findings(groups: Sequence[Group]) -> FittedTable:
     columns = [
-        Column("group"),
+        group_column(),
         Column("rule"),
         Column("level", drop=2),
-        Column("count", RIGHT),
-        Column("first at", drop=1),
+        Column("count", RIGHT, drop=3),
+        Column("first at", shorten=short_places, least=PATH_CHARS, drop=1),
     ]
-    table = _fitted("Findings by rule", columns)
+    table = _fitted("Findings by rule", columns, minor=2)
     for group in groups:
         for index, count in enumerate(group.findings):
             path, line = count.first[0]
             table.add_row(
-                short_name(group.name) if index == 0 else Text(""),
+                group_name(group.name) if index == 0 else Text(""),
                 Text(printable(count.rule)),
                 Text(count.severity.value, style=SEVERITY_STYLE[count.severity]),
                 str(count.count),
-                short_place(path, line),
+                place(path, line),
             )
     return table
 
 
 def _slowest(groups: Sequence[Group]) -> FittedTable:
     columns = [
-        Column("group"),
-        Column("file:line", drop=3),
+        group_column(),
+        place_column(),
         Column("outcome", drop=1),
         Column("replayed", RIGHT, drop=2),
-        Column("marker→resp", RIGHT),
-        Column("total", RIGHT),
+        Column("marker→resp", RIGHT, drop=4),
+        Column("total", RIGHT, drop=3),
     ]
-    table = _fitted(f"Slowest resumes (top {SLOWEST_SHOWN} per group)", columns)
+    table = _fitted(f"Slowest resumes (top {SLOWEST_SHOWN} per group)", columns, minor=2)
     for group in groups:
         for index, ref in enumerate(group.slowest[:SLOWEST_SHOWN]):
             table.add_row(
-                short_name(group.name) if index == 0 else Text(""),
-                short_place(ref.path, ref.line),
+                group_name(group.name) if index == 0 else Text(""),
+                place(ref.path, ref.line),
                 _outcome(ref),
                 str(ref.replayed_updates),
                 ms_text(ref.marker_to_response_ms),
@@ -307,20 +336,20 @@ def _outcome(ref: ResumeRef) -> Text:
 
 def _incomplete(groups: Sequence[Group]) -> FittedTable:
     columns = [
-        Column("group"),
-        Column("file:line", drop=3),
+        group_column(),
+        place_column(),
         Column("outcome"),
         Column("end", drop=1),
         Column("replayed", RIGHT, drop=2),
-        Column("total", RIGHT),
+        Column("total", RIGHT, drop=3),
     ]
-    table = _fitted("Truncated and failed resumes", columns)
+    table = _fitted("Truncated and failed resumes", columns, minor=2)
     for group in groups:
         for index, ref in enumerate(group.incomplete[:INCOMPLETE_SHOWN]):
             end = ref.end.value if ref.error_code is None else f"{ref.end.value} {ref.error_code}"
             table.add_row(
-                short_name(group.name) if index == 0 else Text(""),
-                short_place(ref.path, ref.line),
+                group_name(group.name) if index == 0 else Text(""),
+                place(ref.path, ref.line),
                 _outcome(ref),
                 end,
                 str(ref.replayed_updates),
@@ -335,21 +364,20 @@ def _incomplete(groups: Sequence[Group]) -> FittedTable:
 def _comparison(comparison: Comparison) -> FittedTable:
     """Per group a line with its name, then a line per measure."""
     columns = [
-        Column("measure"),
+        Column("measure", shorten=_cut_group_rows, least=NAME_CHARS),
         Column("baseline", RIGHT, drop=3),
-        Column("new", RIGHT),
-        Column("change", RIGHT),
+        Column("new", RIGHT, drop=5),
+        Column("change", RIGHT, drop=6),
         Column("in %", RIGHT, drop=2),
         Column("limit", drop=1),
         Column("verdict"),
     ]
     title = Text("Compared with ").append(printable(comparison.baseline))
-    table = FittedTable(columns, title=title, title_justify="left")
+    table = FittedTable(columns, minor=3, title=title, title_justify="left")
     previous = None
     for delta in comparison.deltas:
         if delta.group != previous:
-            name = short_name(delta.group)
-            name.stylize("bold")
+            name = Text(printable(delta.group), style="bold")
             table.add_row(name, *[""] * (len(columns) - 1))
             previous = delta.group
         style = "bold red" if delta.regressed else ""
@@ -367,6 +395,14 @@ def _comparison(comparison: Comparison) -> FittedTable:
             Text(verdict_text(delta), style=style or "green"),
         )
     return table
+
+
+def _cut_group_rows(cells: Sequence[str], width: int) -> list[str]:
+    """The comparison's first column shortened: its group names (`cut_names`), never the
+    measures under them (indented)."""
+    names = [cell for cell in cells if not cell.startswith(" ")]
+    cut = dict(zip(names, cut_names(names, width), strict=True))
+    return [cut.get(cell, cell) for cell in cells]
 
 
 def _verdict(comparison: Comparison) -> Text:
