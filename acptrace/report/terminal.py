@@ -61,7 +61,10 @@ SLOWEST_SHOWN = 3
 INCOMPLETE_SHOWN = 5
 """Truncated and failed resumes listed per group."""
 RIGHT: Final = "right"
-COMPLETE_NOTE = "complete: of the replays that expect a marker (no no_replay resumes or v1 loads)"
+COMPLETE_NOTE = (
+    "complete: share of the replays that expect a marker"
+    " (resumes without replayFrom and v1 loads are not counted)"
+)
 """Under the overview: what the complete share is a share of."""
 
 
