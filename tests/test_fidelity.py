@@ -14,12 +14,13 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, fidelity
+from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity, fidelity
 from acptrace.fidelity.compare import DIFF_LINES
 from acptrace.model.domain import Role
 from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Options
 from tests.golden import ROOT, check_block
+from tests.shared import REAL_WORLD
 from tests.transcript import SESSION, Transcript
 
 runner = CliRunner()
@@ -824,3 +825,82 @@ def test_docs_example_is_real_output(
     shown = "\n".join(line.rstrip() for line in result.stdout.splitlines()).strip()
     block = f"```console\n$ acptrace fidelity live.jsonl replay.jsonl\n{shown}\n```\n"
     check_block(ROOT / "docs" / "fidelity.md", "fidelity-example", block, regen)
+
+
+# -- real agents (the shared group) --------------------------------------------------------------
+
+AGENTS = REAL_WORLD / "agents-2026-12"
+CLAUDE = "claude_agent_acp_live_prompt_then_load.jsonl"
+CODEX = "codex_acp_live_prompt_then_load.jsonl"
+GOLDEN = ROOT / "tests" / "golden" / "fidelity.md"
+
+
+def real(name: str) -> SessionFidelity:
+    (entry,) = fidelity(AGENTS / name).sessions
+    return entry
+
+
+@pytest.mark.shared
+def test_claude_replays_both_turns_word_for_word_and_injects_its_model_command() -> None:
+    """Two prompts, each answered in v1 chunks (an empty one first), replayed by
+    `session/load` (lines 28-36): every live item comes back unchanged; the `/model` command
+    and its output (lines 28-29), which the live session never had, are one extra user
+    message before the first prompt."""
+    c = real(CLAUDE).comparison
+    assert (c.live_items, c.replayed_items) == (6, 7)
+    assert (c.missing, c.changed, c.reordered) == ((), (), ())
+    assert [(i.role, i.line) for i in c.extra] == [("user", 28)]
+    assert c.extra[0].text.startswith("<command-name>/model</command-name>")
+    assert "<local-command-stdout>Set model to" in c.extra[0].text
+    assert c.fidelity == 1.0
+
+
+@pytest.mark.shared
+def test_codex_drops_its_live_warning_and_adds_a_tool_call_it_never_sent_live() -> None:
+    """codex-acp sends `Model metadata for gpt-5 not found…` as an agent message chunk at the
+    start of each live turn (lines 8 and 17) and never replays it. That chunk is history (only
+    never-history tags may be left out), so it is missing in turn 1, where a thought separates
+    it from the answer, and in turn 2, where it runs into the answer as one item, that answer
+    is changed. The replay also carries `call_001` (line 27), a tool call the live turn never
+    announced: extra. The rest (both prompts, the thought, the first answer) is unchanged."""
+    c = real(CODEX).comparison
+    assert (c.live_items, c.replayed_items) == (6, 6)
+    assert [(i.line, i.text[:14]) for i in c.missing] == [(8, "Model metadata")]
+    assert ids(c.extra) == [("tool_call", "call_001")]
+    assert [(ch.live.line, ch.replayed.line) for ch in c.changed] == [(17, 31)]
+    assert c.changed[0].diff[0].startswith("-Model metadata for `gpt-5` not found.")
+    assert c.reordered == ()
+    assert c.fidelity == 4 / 6
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", [CLAUDE, CODEX])
+def test_golden_fidelity_of_real_agents(name: str, regen: bool) -> None:
+    """The view at 80 columns and the JSON of each prompt-then-load recording, pinned."""
+    path = AGENTS / name
+    shown = runner.invoke(app, ["fidelity", str(path), "--no-config"], env={"COLUMNS": "80"})
+    as_json = runner.invoke(app, ["fidelity", str(path), "--no-config", "-f", "json"])
+    assert (shown.exit_code, as_json.exit_code) == (0, 0), shown.output + as_json.output
+    view = "\n".join(line.rstrip() for line in shown.stdout.splitlines()).strip()
+    block = f"```console\n$ acptrace fidelity {name}\n{view}\n```\n\n```json\n{as_json.stdout}```\n"
+    check_block(GOLDEN, name.removesuffix(".jsonl"), block, regen)
+
+
+@pytest.mark.shared
+def test_every_recording_of_real_agents_is_compared_without_error() -> None:
+    """Each file alone, and each drive folder's first connection against each replay."""
+    files = sorted(AGENTS.rglob("*.jsonl"))
+    assert len(files) >= 30, f"expected the agents-2026-12 recordings in {AGENTS}"
+    pairs = [[str(f)] for f in files] + [
+        [str(first), str(later)]
+        for first in sorted(AGENTS.glob("*/00-new.jsonl"))
+        for later in sorted(first.parent.glob("0[1-9]-replay.jsonl"))
+    ]
+    assert len(pairs) > len(files)
+    for argv in pairs:
+        result = runner.invoke(app, ["fidelity", *argv, "--no-config", "-f", "json"])
+        assert result.exit_code == 0, (argv, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        for session in json.loads(result.stdout)["sessions"]:
+            ratio = session["fidelity"]
+            assert (ratio is None) == (session["live_items"] == 0), argv
