@@ -569,6 +569,23 @@ def test_an_item_changed_in_place_pairs_with_the_one_in_its_place_among_alike_te
     assert c.reordered == ()
 
 
+def test_a_long_history_changed_throughout_pairs_each_item_with_its_own() -> None:
+    """Nothing replayed word for word: every live item is measured against the replayed items
+    near its place, long texts word by word, and pairs with its own changed self."""
+    t = v1_started()
+    answers = [f"Answer {n}: " + " ".join(f"word{n}x{k}" for k in range(40)) for n in range(60)]
+    for n, answer in enumerate(answers):
+        prompt_turn(t, f"Question {n}", ("agent_message_chunk", answer))
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=50)
+    for n, answer in enumerate(answers):
+        said(t, "user_message_chunk", None, f"Question {n}?")
+        said(t, "agent_message_chunk", None, answer + " (replayed)")
+    t.result(50, None)
+    c = only(t)
+    assert (c.live_items, len(c.changed), c.missing, c.extra, c.reordered) == (120, 120, (), (), ())
+    assert [ch.live.id for ch in c.changed] == [ch.replayed.id for ch in c.changed]
+
+
 def test_each_reordered_item_has_two_different_positions() -> None:
     """Three items replayed in reverse: two moved, each at another place among the items
     replayed in order (before: `live #2, replayed #2`)."""

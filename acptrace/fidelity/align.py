@@ -3,7 +3,8 @@
 First a longest common subsequence of the two sequences on kind, role and normalised text (the
 items replayed word for word, in order); then, for what is left, the pairs of one kind and role
 with the most similar text, best first: between the same two items replayed word for word
-first (where an item changed in place lies), then anywhere (an item moved and changed). One
+first, near the place the item would have (where an item changed in place lies), then
+anywhere (an item moved and changed). One
 dropped item so never shifts the blame onto the items after it.
 """
 
@@ -11,18 +12,25 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from difflib import SequenceMatcher
 
 from acptrace.fidelity.items import HistoryItem, ItemKind, normalised
 
 MIN_SIMILARITY = 0.5
 """Left-over items pair as one changed item only when their texts are at least this similar
-(difflib's ratio); less alike, one is missing and the other extra."""
+(difflib's ratio: `similarity`); less alike, one is missing and the other extra."""
 
-MAX_PAIRS = 250_000
-"""Left-over pairs whose similarity is measured, at most, per kind and role (beyond it, the
-rest stay missing and extra: a bound on the work for huge, very different histories)."""
+CHARACTERS = 200
+"""Two texts longer than this together are compared word by word, not character by character."""
+
+BAND = 8
+"""Between two items replayed word for word, a live item is measured against the replayed
+items this many places either side of its own place (the work stays linear)."""
+
+MAX_PAIRS = 20_000
+"""Pairs measured, at most, in the last pass (an item moved and changed, anywhere): beyond it,
+the rest stay missing and extra (a bound on the work for huge, very different histories)."""
 
 Token = tuple[ItemKind, str | None, str]
 
@@ -33,12 +41,13 @@ def align(live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]) -> list[
     pairs = list(exact)
     bounds = [(-1, -1), *exact, (len(live), len(replayed))]
     for (a0, b0), (a1, b1) in itertools.pairwise(bounds):  # what lies between two exact pairs
-        pairs += _similar(live, replayed, range(a0 + 1, a1), range(b0 + 1, b1))
+        pairs += _similar(live, replayed, _band(range(a0 + 1, a1), range(b0 + 1, b1)))
     paired_live = {a for a, _ in pairs}
     paired_replayed = {b for _, b in pairs}
     rest_live = [a for a in range(len(live)) if a not in paired_live]
     rest_replayed = [b for b in range(len(replayed)) if b not in paired_replayed]
-    return sorted(pairs + _similar(live, replayed, rest_live, rest_replayed))
+    anywhere = itertools.islice(itertools.product(rest_live, rest_replayed), MAX_PAIRS)
+    return sorted(pairs + _similar(live, replayed, anywhere))
 
 
 def common_subsequence(left: Sequence[Token], right: Sequence[Token]) -> list[tuple[int, int]]:
@@ -69,29 +78,60 @@ def common_subsequence(left: Sequence[Token], right: Sequence[Token]) -> list[tu
 
 
 def similarity(live: str, replayed: str) -> float:
-    """How alike two texts are, 0 to 1 (difflib's ratio on the normalised texts)."""
-    return SequenceMatcher(None, normalised(live), normalised(replayed), autojunk=False).ratio()
+    """How alike two texts are, 0 to 1: difflib's ratio on their characters (white space runs
+    as one space), on their words when they are long (the work stays small)."""
+    return _ratio(_pieces(live, len(replayed)), _pieces(replayed, len(live)))
+
+
+def _pieces(text: str, other: int) -> Sequence[str]:
+    """What the ratio compares: characters, or words when the two texts are long."""
+    return text.split() if len(text) + other > CHARACTERS else normalised(text)
+
+
+def _ratio(live: Sequence[str], replayed: Sequence[str]) -> float:
+    """difflib's ratio (0 at once when its upper bounds are too low)."""
+    if not live and not replayed:
+        return 1.0
+    matcher = SequenceMatcher(None, live, replayed, autojunk=False)
+    if matcher.real_quick_ratio() < MIN_SIMILARITY or matcher.quick_ratio() < MIN_SIMILARITY:
+        return 0.0
+    return matcher.ratio()
+
+
+def _band(live: range, replayed: range) -> Iterator[tuple[int, int]]:
+    """The pairs of a stretch between two exact pairs that lie near its diagonal (within
+    `BAND` places of where the live item's place would fall in the replay)."""
+    if not live or not replayed:
+        return
+    scale = len(replayed) / len(live)
+    for offset, a in enumerate(live):
+        middle = int(offset * scale)
+        low, high = max(middle - BAND, 0), min(middle + BAND + 1, len(replayed))
+        for b in replayed[low:high]:
+            yield a, b
 
 
 def _similar(
     live: Sequence[HistoryItem],
     replayed: Sequence[HistoryItem],
-    rest_live: Sequence[int],
-    rest_replayed: Sequence[int],
+    candidates: Iterable[tuple[int, int]],
 ) -> list[tuple[int, int]]:
-    """Left-over pairs of one kind and role, the most similar first."""
+    """Of these candidate pairs, those of one kind and role and alike enough, the most similar
+    first, each item in one pair at most."""
     scored: list[tuple[float, int, int]] = []
-    measured = 0
-    for a in rest_live:
-        for b in rest_replayed:
-            if (live[a].kind, live[a].role) != (replayed[b].kind, replayed[b].role):
-                continue
-            measured += 1
-            if measured > MAX_PAIRS:
-                break
-            score = similarity(live[a].text, replayed[b].text)
-            if score >= MIN_SIMILARITY:
-                scored.append((score, a, b))
+    pieces: dict[tuple[bool, int], Sequence[str]] = {}  # each item split once
+    for a, b in candidates:
+        one, other = live[a], replayed[b]
+        if (one.kind, one.role) != (other.kind, other.role):
+            continue
+        if len(one.text) + len(other.text) > CHARACTERS:
+            left = pieces.get((True, a)) or pieces.setdefault((True, a), one.text.split())
+            right = pieces.get((False, b)) or pieces.setdefault((False, b), other.text.split())
+            score = _ratio(left, right)
+        else:
+            score = similarity(one.text, other.text)
+        if score >= MIN_SIMILARITY:
+            scored.append((score, a, b))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
     taken_live: set[int] = set()
     taken_replayed: set[int] = set()
