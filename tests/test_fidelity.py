@@ -602,6 +602,34 @@ def test_each_reordered_item_has_two_different_positions() -> None:
     assert c.fidelity == 1.0
 
 
+def test_a_v1_plan_is_the_last_plan_of_its_turn() -> None:
+    """v1 `plan` updates carry no id: each turn's last plan is one item, so a replay that
+    keeps only the session's final plan leaves the first turn's plan missing."""
+
+    def plan(status: str) -> dict[str, Any]:
+        return {"entries": [{"content": "Read the fixture", "priority": "high", "status": status}]}
+
+    t = v1_started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Plan it")]}, id=9)
+    t.update("plan", **plan("pending"))
+    t.update("plan", **plan("in_progress"))
+    t.result(9, {"stopReason": "end_turn"})
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Do it")]}, id=10)
+    t.update("plan", **plan("completed"))
+    t.result(10, {"stopReason": "end_turn"})
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=50)
+    said(t, "user_message_chunk", None, "Plan it")
+    said(t, "user_message_chunk", None, "Do it")
+    t.update("plan", **plan("completed"))
+    t.result(50, None)
+    c = only(t)
+    assert c.live_items == 4  # two prompts, two plans
+    assert [(i.kind.value, i.text) for i in c.missing] == [
+        ("plan", "- [in_progress] Read the fixture\n")
+    ]
+    assert (c.changed, c.extra) == ((), ())
+
+
 def test_empty_chunks_make_no_item() -> None:
     t = v1_started()
     prompt_turn(t, "Question", ("agent_message_chunk", ""), ("agent_thought_chunk", " "), ANSWER)

@@ -3,9 +3,9 @@
 First a longest common subsequence of the two sequences on kind, role and normalised text (the
 items replayed word for word, in order); then, for what is left, the pairs of one kind and role
 with the most similar text, best first: between the same two items replayed word for word
-first, near the place the item would have (where an item changed in place lies), then
-anywhere (an item moved and changed). One
-dropped item so never shifts the blame onto the items after it.
+first, near the place the item would have (where an item changed in place lies), then anywhere
+(an item moved and changed). One dropped item so never shifts the blame onto the items after
+it.
 """
 
 from __future__ import annotations
@@ -119,17 +119,11 @@ def _similar(
     """Of these candidate pairs, those of one kind and role and alike enough, the most similar
     first, each item in one pair at most."""
     scored: list[tuple[float, int, int]] = []
-    pieces: dict[tuple[bool, int], Sequence[str]] = {}  # each item split once
     for a, b in candidates:
         one, other = live[a], replayed[b]
         if (one.kind, one.role) != (other.kind, other.role):
             continue
-        if len(one.text) + len(other.text) > CHARACTERS:
-            left = pieces.get((True, a)) or pieces.setdefault((True, a), one.text.split())
-            right = pieces.get((False, b)) or pieces.setdefault((False, b), other.text.split())
-            score = _ratio(left, right)
-        else:
-            score = similarity(one.text, other.text)
+        score = similarity(one.text, other.text)
         if score >= MIN_SIMILARITY:
             scored.append((score, a, b))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))

@@ -10,6 +10,7 @@ never the updates they came from.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -199,14 +200,15 @@ class Collector:
 
     def _echo(self, id: str | None, fold: Fold, update: Mapping[str, Any]) -> None:
         """The Agent's live echo of the turn's prompt names it (v2 `user_message` with a
-        `messageId`); an upsert's content replaces the prompt's, a chunk adds nothing."""
+        `messageId`); the content of an upsert of that id replaces the prompt's, a chunk adds
+        nothing."""
         prompt = self._prompt
         if prompt is None:
             return
         if id is not None and prompt.id is None:
             prompt.id = id
             self._by_id[(prompt.kind, prompt.role, id)] = prompt
-        if fold is Fold.REPLACE and "content" in update:
+        if fold is Fold.REPLACE and "content" in update and id == prompt.id:
             _fold_content(fold, update, prompt, prompt.line)
 
     def _find(self, kind: ItemKind, role: str | None, fold: Fold, id: str | None) -> _Draft | None:
@@ -214,11 +216,8 @@ class Collector:
         if id is not None:
             return self._by_id.get((kind, role, id))
         if kind is ItemKind.PLAN:  # v1's plan: the last one of a turn, replaced by each update
-            return next(
-                (d for d in reversed(self._drafts)
-                 if d.kind is kind and d.id is None and d.turn == self._turn),
-                None,
-            )  # fmt: skip
+            this_turn = itertools.takewhile(lambda d: d.turn == self._turn, reversed(self._drafts))
+            return next((d for d in this_turn if d.kind is kind and d.id is None), None)
         last = self._last
         if fold is not Fold.APPEND or last is None or last.id is not None:
             return None
