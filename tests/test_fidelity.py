@@ -490,6 +490,22 @@ def test_a_v2_echo_of_the_prompt_names_it_and_is_no_second_message() -> None:
     assert (c.missing, c.extra, c.changed, c.fidelity) == ((), (), (), 1.0)
 
 
+def test_an_id_only_one_side_has_pairs_by_content_and_two_ids_never_do() -> None:
+    """A v2 Agent that does not echo the prompt live may still replay it with a `messageId`:
+    the prompt pairs with it by content. Two different ids are two items, however alike."""
+    t = started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Fix it")]}, id=9)
+    said(t, "agent_message", "a1", "Done.")
+    t.result(9, {"stopReason": "end_turn"})
+    replay(t)
+    said(t, "user_message", "u1", "Fix it")
+    said(t, "agent_message", "a2", "Done.")
+    close_replay(t)
+    c = only(t)
+    assert (ids(c.missing), ids(c.extra)) == ([("message", "a1")], [("message", "a2")])
+    assert (c.changed, c.fidelity) == ((), 1 / 2)
+
+
 def test_user_messages_the_agent_injects_into_its_replay_are_extra() -> None:
     """claude-agent-acp replays its `/model` command and its output in the prompt's run of
     user chunks: the run is cut around the live prompt, the rest is extra."""

@@ -32,7 +32,7 @@ MAX_PAIRS = 20_000
 """Pairs measured, at most, in the last pass (an item moved and changed, anywhere): beyond it,
 the rest stay missing and extra (a bound on the work for huge, very different histories)."""
 
-Token = tuple[ItemKind, str | None, str]
+Token = tuple[ItemKind, str | None, str, str | None]
 
 
 def align(live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]) -> list[tuple[int, int]]:
@@ -121,8 +121,8 @@ def _similar(
     scored: list[tuple[float, int, int]] = []
     for a, b in candidates:
         one, other = live[a], replayed[b]
-        if (one.kind, one.role) != (other.kind, other.role):
-            continue
+        if (one.kind, one.role) != (other.kind, other.role) or (one.keyed and other.keyed):
+            continue  # (two ids that differ name two items)
         score = similarity(one.text, other.text)
         if score >= MIN_SIMILARITY:
             scored.append((score, a, b))
@@ -139,4 +139,6 @@ def _similar(
 
 
 def _token(item: HistoryItem) -> Token:
-    return (item.kind, item.role, normalised(item.text))
+    """Kind, role, text and, for an item with an id, the id: it pairs with an item without one
+    by similarity alone, never with an item of another id."""
+    return (item.kind, item.role, normalised(item.text), item.id if item.keyed else None)

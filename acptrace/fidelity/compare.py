@@ -68,7 +68,8 @@ class Comparison:
 def compare(live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]) -> Comparison:
     """Match items by identity, then by content (never by position); see docs/fidelity.md."""
     replayed = cut_user_runs(replayed, live)
-    pairs = sorted(_by_identity(live, replayed) + _by_content(live, replayed))
+    by_identity = _by_identity(live, replayed)
+    pairs = sorted(by_identity + _by_content(live, replayed, by_identity))
     paired_live = {a for a, _ in pairs}
     paired_replayed = {b for _, b in pairs}
     missing = tuple(item for a, item in enumerate(live) if a not in paired_live)
@@ -103,11 +104,15 @@ def _by_identity(
 
 
 def _by_content(
-    live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]
+    live: Sequence[HistoryItem],
+    replayed: Sequence[HistoryItem],
+    by_identity: Sequence[tuple[int, int]],
 ) -> list[tuple[int, int]]:
-    """Pairs of items without an identity, aligned by their content."""
-    live_at = [a for a, item in enumerate(live) if not item.keyed]
-    replayed_at = [b for b, item in enumerate(replayed) if not item.keyed]
+    """Pairs of the other items, aligned by their content (an item with an id the other side
+    lacks may pair with one without an id: a v2 replay names the prompt that the Agent did not
+    echo live)."""
+    live_at = sorted(set(range(len(live))) - {a for a, _ in by_identity})
+    replayed_at = sorted(set(range(len(replayed))) - {b for _, b in by_identity})
     found = align([live[a] for a in live_at], [replayed[b] for b in replayed_at])
     return [(live_at[a], replayed_at[b]) for a, b in found]
 
