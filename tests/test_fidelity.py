@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity, fidelity
-from acptrace.fidelity.compare import DIFF_LINES
+from acptrace.fidelity.compare import DIFF_LINES, short_diff
 from acptrace.model.domain import Role
 from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Options
@@ -661,6 +661,8 @@ def test_a_long_line_changed_shows_what_differs_with_a_little_context() -> None:
     close_replay(t)
     shared = "x" * 15 + " the "  # 20 characters of what both lines have before the change
     assert only(t).changed[0].diff == (f"-…{shared}old end", f"+…{shared}new end")
+    removed = short_diff("x\n" + "a" * 150 + "\n" + "b" * 150, "x")
+    assert [line[:2] for line in removed] == ["-a", "-b"]  # two lines gone: no `+` made up
 
 
 def two_recordings(tmp_path: Path, *replayed: tuple[str, str, str]) -> None:

@@ -168,9 +168,10 @@ def short_diff(live: str, replayed: str) -> tuple[str, ...]:
         )
         if not line.startswith(("---", "+++", "@@"))
     ]
-    if len(lines) == 2 and max(len(line) for line in lines) > DIFF_LINE_CHARS:
-        lines = ["-" + part for part in _around_change(lines[0][1:], lines[1][1:])]
-        lines[1] = "+" + lines[1][1:]
+    one_for_one = [line[0] for line in lines] == ["-", "+"]
+    if one_for_one and max(len(line) for line in lines) > DIFF_LINE_CHARS:
+        gone, came = _around_change(lines[0][1:], lines[1][1:])
+        lines = ["-" + gone, "+" + came]
     cut = [_cut(line) for line in lines[:DIFF_LINES]]
     if len(lines) > DIFF_LINES:
         cut.append(f"… {len(lines) - DIFF_LINES} more lines")
