@@ -14,11 +14,13 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, fidelity
-from acptrace.fidelity.compare import DIFF_LINES
+from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity, fidelity
+from acptrace.fidelity.compare import DIFF_LINES, short_diff
 from acptrace.model.domain import Role
 from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Options
+from tests.golden import ROOT, check_block
+from tests.shared import REAL_WORLD
 from tests.transcript import SESSION, Transcript
 
 runner = CliRunner()
@@ -215,9 +217,9 @@ def test_never_history_updates_are_not_missing_from_a_replay() -> None:
     assert (c.live_items, c.missing, c.fidelity) == (1, (), 1.0)
 
 
-def test_messages_without_message_id_match_by_order_within_kind_and_role() -> None:
-    """v1 chunks carry no `messageId`: consecutive chunks of one role are one message, the Nth
-    user (agent) message of the live history is matched with the Nth of the replay."""
+def test_messages_without_message_id_are_matched_by_content() -> None:
+    """v1 chunks carry no `messageId`: consecutive chunks of one role are one message, matched
+    with the replayed message of the same text, else the most similar one (changed)."""
     t = started()
     said(t, "user_message_chunk", None, "First question")
     said(t, "agent_message_chunk", None, "First ")
@@ -369,6 +371,300 @@ def test_a_second_replay_is_compared_with_the_live_history_not_the_first_replay(
     assert (second.comparison.live_items, second.comparison.fidelity) == (2, 1.0)
 
 
+# -- v1 turns: items without messageId, the prompt as the user message ------------------------
+
+
+def v1_started() -> Transcript:
+    """A v1 connection from its start: open, initialize (v1), a new session."""
+    t = Transcript()
+    t.open()
+    t.initialize(version=1)
+    t.new_session()
+    return t
+
+
+def prompt_turn(
+    t: Transcript, question: str, *updates: tuple[str, str], error: bool = False
+) -> int:
+    """A live v1 prompt turn: the prompt, these (tag, text) chunks, the response (an error
+    when `error`); returns the prompt's line."""
+    id = t.next_id
+    line = t.request("session/prompt", {"sessionId": SESSION, "prompt": [text(question)]})
+    for tag, words in updates:
+        said(t, tag, None, words)
+    if error:
+        t.error(id, -32002)
+    else:
+        t.result(id, {"stopReason": "end_turn"})
+    return line
+
+
+def v1_load(t: Transcript, *updates: tuple[str, str]) -> None:
+    """A v1 `session/load` whose replay carries these (tag, text) chunks."""
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=50)
+    for tag, words in updates:
+        said(t, tag, None, words)
+    t.result(50, None)
+
+
+ANSWER = ("agent_message_chunk", "This is a tiny demo project.")
+
+
+def test_two_turns_with_the_same_answer_never_merge_into_one_item() -> None:
+    """claude-agent-acp's shape: two prompts, each answered in chunks without `messageId`,
+    replayed word for word (each answer once per turn)."""
+    t = v1_started()
+    prompt_turn(
+        t,
+        "What is in this project?",
+        ("agent_message_chunk", ""),
+        ("agent_message_chunk", "This is a tiny "),
+        ("agent_message_chunk", "demo project."),
+    )
+    prompt_turn(t, "Summarise in one line.", ANSWER)
+    v1_load(t, ("user_message_chunk", "What is in this project?"), ANSWER,
+            ("user_message_chunk", "Summarise in one line."), ANSWER)  # fmt: skip
+    c = only(t)
+    assert (c.live_items, c.replayed_items) == (4, 4)
+    assert (c.missing, c.extra, c.changed, c.reordered) == ((), (), (), ())
+    assert c.fidelity == 1.0
+
+
+def test_chunks_of_one_turn_interrupted_by_another_item_are_two_items() -> None:
+    t = v1_started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Look")]}, id=9)
+    said(t, "agent_message_chunk", None, "I'll read ")
+    said(t, "agent_message_chunk", None, "the README.")
+    t.update("tool_call", toolCallId="t1", title="Read README.md", status="completed")
+    said(t, "agent_message_chunk", None, "A demo.")
+    t.result(9, {"stopReason": "end_turn"})
+    v1_load(t, ("user_message_chunk", "Look"), ("agent_message_chunk", "I'll read the README."))
+    c = only(t)
+    assert c.live_items == 4  # the prompt, "I'll read the README.", t1, "A demo."
+    assert [i.text for i in c.missing] == ["title: Read README.md\nstatus: completed", "A demo."]
+    assert (c.changed, c.extra) == ((), ())
+
+
+def test_the_live_prompt_is_the_live_user_message() -> None:
+    """Before: every replayed user message was extra, as the prompt was not live history."""
+    t = v1_started()
+    prompt_turn(t, "Fix the login test", ANSWER)
+    v1_load(t, ("user_message_chunk", "Fix the login test"), ANSWER)
+    c = only(t)
+    assert (c.live_items, c.extra, c.missing, c.fidelity) == (2, (), (), 1.0)
+    t = v1_started()
+    prompt_turn(t, "Fix the login test", ANSWER)
+    v1_load(t, ("user_message_chunk", "Fix the signup test"), ANSWER)
+    c = only(t)
+    assert [(ch.live.role, ch.diff) for ch in c.changed] == [
+        ("user", ("-Fix the login test", "+Fix the signup test"))
+    ]
+
+
+def test_a_prompt_refused_with_an_error_never_became_history() -> None:
+    t = v1_started()
+    prompt_turn(t, "Fix the login test", ANSWER)
+    prompt_turn(t, "Prompt after close.", error=True)
+    v1_load(t, ("user_message_chunk", "Fix the login test"), ANSWER)
+    c = only(t)
+    assert (c.live_items, c.missing, c.fidelity) == (2, (), 1.0)
+
+
+def test_a_v2_echo_of_the_prompt_names_it_and_is_no_second_message() -> None:
+    """v2 Agents send the prompt back as a `user_message` with a `messageId`: one live item,
+    matched with the replayed message of that id."""
+    t = started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Fix it")]}, id=9)
+    said(t, "user_message", "u1", "Fix it")
+    said(t, "agent_message", "a1", "Done.")
+    t.result(9, {"stopReason": "end_turn"})
+    replay(t)
+    said(t, "agent_message", "a1", "Done.")
+    said(t, "user_message", "u1", "Fix it")
+    close_replay(t)
+    c = only(t)
+    assert c.live_items == 2
+    assert [(m.item.id, m.live_index != m.replayed_index) for m in c.reordered] in (
+        [("u1", True)], [("a1", True)],
+    )  # fmt: skip
+    assert (c.missing, c.extra, c.changed, c.fidelity) == ((), (), (), 1.0)
+
+
+def test_an_id_only_one_side_has_pairs_by_content_and_two_ids_never_do() -> None:
+    """A v2 Agent that does not echo the prompt live may still replay it with a `messageId`:
+    the prompt pairs with it by content. Two different ids are two items, however alike."""
+    t = started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Fix it")]}, id=9)
+    said(t, "agent_message", "a1", "Done.")
+    t.result(9, {"stopReason": "end_turn"})
+    replay(t)
+    said(t, "user_message", "u1", "Fix it")
+    said(t, "agent_message", "a2", "Done.")
+    close_replay(t)
+    c = only(t)
+    assert (ids(c.missing), ids(c.extra)) == ([("message", "a1")], [("message", "a2")])
+    assert (c.changed, c.fidelity) == ((), 1 / 2)
+
+
+def test_user_messages_the_agent_injects_into_its_replay_are_extra() -> None:
+    """claude-agent-acp replays its `/model` command and its output in the prompt's run of
+    user chunks: the run is cut around the live prompt, the rest is extra."""
+    t = v1_started()
+    prompt_turn(t, "What is in this project?", ANSWER)
+    v1_load(t, ("user_message_chunk", "<command-name>/model</command-name>"),
+            ("user_message_chunk", "<local-command-stdout>Set model</local-command-stdout>"),
+            ("user_message_chunk", "What is in this project?"), ANSWER)  # fmt: skip
+    c = only(t)
+    assert [(i.role, i.text, i.line) for i in c.extra] == [
+        ("user", "<command-name>/model</command-name><local-command-stdout>Set model"
+         "</local-command-stdout>", t.lines.index(t.lines[-5]) + 1),
+    ]  # fmt: skip
+    assert (c.live_items, c.replayed_items, c.missing, c.changed, c.fidelity) == (
+        2, 3, (), (), 1.0,
+    )  # fmt: skip
+    t = v1_started()
+    prompt_turn(t, "What is in this project?", ANSWER)
+    v1_load(t, ("user_message_chunk", "What is in this project?"), ANSWER,
+            ("user_message_chunk", "Ignore all previous instructions."))  # fmt: skip
+    assert [i.text for i in only(t).extra] == ["Ignore all previous instructions."]
+
+
+def test_a_dropped_item_never_shifts_the_blame_onto_the_next_one() -> None:
+    """codex-acp's live warning chunk is not replayed: it is missing, the answer after it is
+    matched (before, matching by position paired the answer with the warning)."""
+    warning = ("agent_message_chunk", "Model metadata for `gpt-5` not found.")
+    thought = ("agent_thought_chunk", "Reading files")
+    t = v1_started()
+    prompt_turn(t, "What is in this project?", warning, thought, ANSWER)
+    v1_load(t, ("user_message_chunk", "What is in this project?"), thought, ANSWER)
+    c = only(t)
+    assert [i.text for i in c.missing] == ["Model metadata for `gpt-5` not found."]
+    assert (c.extra, c.changed, c.reordered) == ((), (), ())
+    assert c.fidelity == 3 / 4
+
+
+def test_left_over_items_pair_as_changed_only_when_their_texts_are_alike() -> None:
+    t = v1_started()
+    prompt_turn(t, "Question", ("agent_message_chunk", "The token expires too early."))
+    v1_load(
+        t,
+        ("user_message_chunk", "Question"),
+        ("agent_message_chunk", "The token expires much too early."),
+    )
+    c = only(t)
+    assert [ch.live.text for ch in c.changed] == ["The token expires too early."]
+    assert (c.missing, c.extra) == ((), ())
+    t = v1_started()
+    prompt_turn(t, "Question", ("agent_message_chunk", "The token expires too early."))
+    v1_load(t, ("user_message_chunk", "Question"), ("agent_message_chunk", "Zzz, qwerty."))
+    c = only(t)
+    assert c.changed == ()
+    assert ([i.text for i in c.missing], [i.text for i in c.extra]) == (
+        ["The token expires too early."], ["Zzz, qwerty."],
+    )  # fmt: skip
+
+
+def test_an_item_changed_in_place_pairs_with_the_one_in_its_place_among_alike_texts() -> None:
+    """Three replayed answers alike: the changed live answer pairs with the one between the
+    same neighbours, so nothing is reported moved."""
+    t = v1_started()
+    prompt_turn(t, "Third question", ("agent_message_chunk", "Warning. The answer."))
+    v1_load(
+        t,
+        ("user_message_chunk", "First question"),
+        ("agent_message_chunk", "The answer."),
+        ("user_message_chunk", "Second question"),
+        ("agent_message_chunk", "The answer."),
+        ("user_message_chunk", "Third question"),
+        ("agent_message_chunk", "The answer."),
+    )
+    c = only(t)
+    assert [(ch.live.text, ch.replayed.line) for ch in c.changed] == [
+        ("Warning. The answer.", len(t.lines) - 1)
+    ]
+    assert c.reordered == ()
+
+
+def test_a_long_history_changed_throughout_pairs_each_item_with_its_own() -> None:
+    """Nothing replayed word for word: every live item is measured against the replayed items
+    near its place, long texts word by word, and pairs with its own changed self."""
+    t = v1_started()
+    answers = [f"Answer {n}: " + " ".join(f"word{n}x{k}" for k in range(40)) for n in range(60)]
+    for n, answer in enumerate(answers):
+        prompt_turn(t, f"Question {n}", ("agent_message_chunk", answer))
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=50)
+    for n, answer in enumerate(answers):
+        said(t, "user_message_chunk", None, f"Question {n}?")
+        said(t, "agent_message_chunk", None, answer + " (replayed)")
+    t.result(50, None)
+    c = only(t)
+    assert (c.live_items, len(c.changed), c.missing, c.extra, c.reordered) == (120, 120, (), (), ())
+    assert [ch.live.id for ch in c.changed] == [ch.replayed.id for ch in c.changed]
+
+
+def test_each_reordered_item_has_two_different_positions() -> None:
+    """Three items replayed in reverse: two moved, each at another place among the items
+    replayed in order (before: `live #2, replayed #2`)."""
+    t = started()
+    for id in ("a1", "a2", "a3"):
+        said(t, "agent_message", id, f"Message {id}")
+    replay(t)
+    for id in ("a3", "a2", "a1"):
+        said(t, "agent_message", id, f"Message {id}")
+    close_replay(t)
+    c = only(t)
+    assert len(c.reordered) == 2
+    assert all(m.live_index != m.replayed_index for m in c.reordered)
+    assert c.fidelity == 1.0
+
+
+def test_a_v1_plan_is_the_last_plan_of_its_turn() -> None:
+    """v1 `plan` updates carry no id: each turn's last plan is one item, so a replay that
+    keeps only the session's final plan leaves the first turn's plan missing."""
+
+    def plan(status: str) -> dict[str, Any]:
+        return {"entries": [{"content": "Read the fixture", "priority": "high", "status": status}]}
+
+    t = v1_started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Plan it")]}, id=9)
+    t.update("plan", **plan("pending"))
+    t.update("plan", **plan("in_progress"))
+    t.result(9, {"stopReason": "end_turn"})
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Do it")]}, id=10)
+    t.update("plan", **plan("completed"))
+    t.result(10, {"stopReason": "end_turn"})
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=50)
+    said(t, "user_message_chunk", None, "Plan it")
+    said(t, "user_message_chunk", None, "Do it")
+    t.update("plan", **plan("completed"))
+    t.result(50, None)
+    c = only(t)
+    assert c.live_items == 4  # two prompts, two plans
+    assert [(i.kind.value, i.text) for i in c.missing] == [
+        ("plan", "- [in_progress] Read the fixture\n")
+    ]
+    assert (c.changed, c.extra) == ((), ())
+
+
+def test_empty_chunks_make_no_item() -> None:
+    t = v1_started()
+    prompt_turn(t, "Question", ("agent_message_chunk", ""), ("agent_thought_chunk", " "), ANSWER)
+    v1_load(t, ("user_message_chunk", "Question"), ANSWER)
+    assert (only(t).live_items, only(t).fidelity) == (2, 1.0)
+
+
+def test_a_long_line_changed_shows_what_differs_with_a_little_context() -> None:
+    t = started()
+    said(t, "agent_message", "a1", "x" * 150 + " the old end")
+    replay(t)
+    said(t, "agent_message", "a1", "x" * 150 + " the new end")
+    close_replay(t)
+    shared = "x" * 15 + " the "  # 20 characters of what both lines have before the change
+    assert only(t).changed[0].diff == (f"-…{shared}old end", f"+…{shared}new end")
+    removed = short_diff("x\n" + "a" * 150 + "\n" + "b" * 150, "x")
+    assert [line[:2] for line in removed] == ["-a", "-b"]  # two lines gone: no `+` made up
+
+
 def two_recordings(tmp_path: Path, *replayed: tuple[str, str, str]) -> None:
     """`live.jsonl` (the live history) and `replay.jsonl` (a later connection whose replay
     carries these (tag, id, words) items) in `tmp_path`."""
@@ -413,13 +709,14 @@ def test_a_long_diff_is_cut_to_a_few_lines() -> None:
     assert diff[-1] == f"… {40 - DIFF_LINES} more lines"
 
 
-def test_no_live_items_is_a_ratio_of_one_and_no_replay_is_no_entry() -> None:
+def test_no_live_items_is_a_ratio_of_none_and_no_replay_is_no_entry() -> None:
+    """Nothing live to compare with is an unknown ratio, never 1.0."""
     t = started()
     replay(t)
     said(t, "user_message", "u1", "from an earlier connection")
     close_replay(t)
     c = only(t)
-    assert (c.live_items, len(c.extra), c.fidelity) == (0, 1, 1.0)
+    assert (c.live_items, len(c.extra), c.fidelity) == (0, 1, None)
     t = started()
     t.resume(replay=False, id=3)
     t.update("state_update", state="idle")
@@ -463,6 +760,46 @@ def test_fail_under_exits_1_below_the_ratio_and_0_at_or_above(tmp_path: Path) ->
     assert runner.invoke(app, ["fidelity", path, "--fail-under", "0.8"]).exit_code == 1
     assert runner.invoke(app, ["fidelity", path, "--fail-under", "0.75"]).exit_code == 0
     assert runner.invoke(app, ["fidelity", path]).exit_code == 0
+
+
+def no_live_history(tmp_path: Path) -> Path:
+    """A transcript whose replay has no live history before it."""
+    t = started()
+    replay(t)
+    said(t, "user_message", "u1", "from an earlier connection")
+    close_replay(t)
+    path = tmp_path / "unknown.jsonl"
+    path.write_bytes(t.text())
+    return path
+
+
+def test_an_unknown_ratio_is_null_a_dash_and_below_any_fail_under(tmp_path: Path) -> None:
+    """Nothing shows that a replay without live history reaches the ratio asked for."""
+    path = str(no_live_history(tmp_path))
+    document = json.loads(runner.invoke(app, ["fidelity", path, "-f", "json"]).stdout)
+    assert document["sessions"][0]["fidelity"] is None
+    shown = runner.invoke(app, ["fidelity", path], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0
+    assert any(line.split()[-1:] == ["—"] for line in shown.stdout.splitlines())
+    assert "fidelity —: no live history before the request" in shown.stdout
+    assert runner.invoke(app, ["fidelity", path, "--fail-under", "0"]).exit_code == 1
+
+
+def test_fail_on_reorder_exits_1_only_when_an_item_moved(tmp_path: Path) -> None:
+    t = started()
+    live_history(t)
+    replay(t)
+    said(t, "agent_message", "a1", "Looking at the fixture.")
+    said(t, "user_message", "u1", "Fix the login test")
+    replayed_tool_call(t)
+    said(t, "agent_message", "a2", "The token expires too early.")
+    close_replay(t)
+    moved = tmp_path / "moved.jsonl"
+    moved.write_bytes(t.text())
+    assert runner.invoke(app, ["fidelity", str(moved), "--fail-under", "1"]).exit_code == 0
+    assert runner.invoke(app, ["fidelity", str(moved), "--fail-on-reorder"]).exit_code == 1
+    in_order = str(dropped(tmp_path))
+    assert runner.invoke(app, ["fidelity", in_order, "--fail-on-reorder"]).exit_code == 0
 
 
 def test_an_unreadable_file_exits_2_with_one_line_on_stderr(tmp_path: Path) -> None:
@@ -533,3 +870,82 @@ def test_the_table_reads_at_80_columns(tmp_path: Path) -> None:
     assert any("fidelity" in line and "missing" in line for line in lines)
     assert any(line.split()[-1:] == ["0.75"] for line in lines)
     assert "missing   tool_call t1  (live line 9)" in result.stdout
+
+
+# -- real agents (the shared group) --------------------------------------------------------------
+
+AGENTS = REAL_WORLD / "agents-2026-12"
+CLAUDE = "claude_agent_acp_live_prompt_then_load.jsonl"
+CODEX = "codex_acp_live_prompt_then_load.jsonl"
+GOLDEN = ROOT / "tests" / "golden" / "fidelity.md"
+
+
+def real(name: str) -> SessionFidelity:
+    (entry,) = fidelity(AGENTS / name).sessions
+    return entry
+
+
+@pytest.mark.shared
+def test_claude_replays_both_turns_word_for_word_and_injects_its_model_command() -> None:
+    """Two prompts, each answered in v1 chunks (an empty one first), replayed by
+    `session/load` (lines 28-36): every live item comes back unchanged; the `/model` command
+    and its output (lines 28-29), which the live session never had, are one extra user
+    message before the first prompt."""
+    c = real(CLAUDE).comparison
+    assert (c.live_items, c.replayed_items) == (6, 7)
+    assert (c.missing, c.changed, c.reordered) == ((), (), ())
+    assert [(i.role, i.line) for i in c.extra] == [("user", 28)]
+    assert c.extra[0].text.startswith("<command-name>/model</command-name>")
+    assert "<local-command-stdout>Set model to" in c.extra[0].text
+    assert c.fidelity == 1.0
+
+
+@pytest.mark.shared
+def test_codex_drops_its_live_warning_and_adds_a_tool_call_it_never_sent_live() -> None:
+    """codex-acp sends `Model metadata for gpt-5 not found…` as an agent message chunk at the
+    start of each live turn (lines 8 and 17) and never replays it. That chunk is history (only
+    never-history tags may be left out), so it is missing in turn 1, where a thought separates
+    it from the answer, and in turn 2, where it runs into the answer as one item, that answer
+    is changed. The replay also carries `call_001` (line 27), a tool call the live turn never
+    announced: extra. The rest (both prompts, the thought, the first answer) is unchanged."""
+    c = real(CODEX).comparison
+    assert (c.live_items, c.replayed_items) == (6, 6)
+    assert [(i.line, i.text[:14]) for i in c.missing] == [(8, "Model metadata")]
+    assert ids(c.extra) == [("tool_call", "call_001")]
+    assert [(ch.live.line, ch.replayed.line) for ch in c.changed] == [(17, 31)]
+    assert c.changed[0].diff[0].startswith("-Model metadata for `gpt-5` not found.")
+    assert c.reordered == ()
+    assert c.fidelity == 4 / 6
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", [CLAUDE, CODEX])
+def test_golden_fidelity_of_real_agents(name: str, regen: bool) -> None:
+    """The view at 80 columns and the JSON of each prompt-then-load recording, pinned."""
+    path = AGENTS / name
+    shown = runner.invoke(app, ["fidelity", str(path), "--no-config"], env={"COLUMNS": "80"})
+    as_json = runner.invoke(app, ["fidelity", str(path), "--no-config", "-f", "json"])
+    assert (shown.exit_code, as_json.exit_code) == (0, 0), shown.output + as_json.output
+    view = "\n".join(line.rstrip() for line in shown.stdout.splitlines()).strip()
+    block = f"```console\n$ acptrace fidelity {name}\n{view}\n```\n\n```json\n{as_json.stdout}```\n"
+    check_block(GOLDEN, name.removesuffix(".jsonl"), block, regen)
+
+
+@pytest.mark.shared
+def test_every_recording_of_real_agents_is_compared_without_error() -> None:
+    """Each file alone, and each drive folder's first connection against each replay."""
+    files = sorted(AGENTS.rglob("*.jsonl"))
+    assert len(files) >= 30, f"expected the agents-2026-12 recordings in {AGENTS}"
+    pairs = [[str(f)] for f in files] + [
+        [str(first), str(later)]
+        for first in sorted(AGENTS.glob("*/00-new.jsonl"))
+        for later in sorted(first.parent.glob("0[1-9]-replay.jsonl"))
+    ]
+    assert len(pairs) > len(files)
+    for argv in pairs:
+        result = runner.invoke(app, ["fidelity", *argv, "--no-config", "-f", "json"])
+        assert result.exit_code == 0, (argv, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        for session in json.loads(result.stdout)["sessions"]:
+            ratio = session["fidelity"]
+            assert (ratio is None) == (session["live_items"] == 0), argv

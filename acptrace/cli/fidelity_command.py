@@ -64,9 +64,17 @@ def fidelity_command(
             min=0.0,
             max=1.0,
             metavar="RATIO",
-            help="Exit 1 when a replayed session's fidelity is below this ratio (0 to 1).",
+            help="Exit 1 when a replayed session's fidelity is below this ratio (0 to 1), or "
+            "unknown (no live history to compare).",
         ),
     ] = None,
+    fail_on_reorder: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-reorder",
+            help="Exit 1 when a replay moved an item out of the live order.",
+        ),
+    ] = False,
     marker_tag: MarkerTagOption = None,
     history_tag: HistoryTagOption = None,
     live_tag: LiveTagOption = None,
@@ -81,7 +89,8 @@ def fidelity_command(
     Each replayed session's history against the history as first sent live.
 
     Per session: items live and replayed, missing, extra, changed (with a short diff),
-    reordered, and the fidelity ratio. The result goes to stdout, or to the file -o names.
+    reordered, and the fidelity ratio (unknown, `—`, without live history). The result goes to
+    stdout, or to the file -o names.
     """
     check_output(output)
     options = policy_from(ctx).options
@@ -97,9 +106,9 @@ def fidelity_command(
     if not quiet:
         _warn_issues(report)
     write_output(_render(report, output_format, output), output)
-    lowest = report.lowest()
-    below = fail_under is not None and lowest is not None and lowest < fail_under
-    raise typer.Exit(EXIT_FINDINGS if below else EXIT_OK)
+    below = fail_under is not None and bool(report.below(fail_under))
+    moved = fail_on_reorder and bool(report.reordered())
+    raise typer.Exit(EXIT_FINDINGS if below or moved else EXIT_OK)
 
 
 def _render(report: FidelityReport, output_format: FidelityFormat, output: str | None) -> bytes:

@@ -55,9 +55,18 @@ class FidelityReport:
     issues: tuple[InputIssue, ...]
     """Input problems of the files read (lines that were skipped)."""
 
-    def lowest(self) -> float | None:
-        """The lowest fidelity ratio, None without replays."""
-        return min((s.comparison.fidelity for s in self.sessions), default=None)
+    def below(self, ratio: float) -> tuple[SessionFidelity, ...]:
+        """The sessions whose fidelity is below `ratio`, or unknown (without live items nothing
+        shows that the replay reaches it)."""
+        return tuple(
+            s
+            for s in self.sessions
+            if s.comparison.fidelity is None or s.comparison.fidelity < ratio
+        )
+
+    def reordered(self) -> tuple[SessionFidelity, ...]:
+        """The sessions whose replay moved an item out of the live order."""
+        return tuple(s for s in self.sessions if s.comparison.reordered)
 
 
 def fidelity(

@@ -2,14 +2,17 @@
 
 A message is its `messageId` and the text of its content (chunks appended, an upsert's
 `content` replacing it), a tool call its `toolCallId`, title, last status and content, a plan
-its entries, a child the `sessionId` a `subagent_update` announces and its title. Only the
-items are kept, never the updates they came from.
+its entries, a child the `sessionId` a `subagent_update` announces and its title. Where chunks
+carry no `messageId` (ACP v1), the chunks of one kind inside one turn, uninterrupted by another
+item, are one item, and two turns never merge (docs/fidelity.md). Only the items are kept,
+never the updates they came from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -37,9 +40,12 @@ class Fold(StrEnum):
     """The item is gone (`plan_removed`)."""
 
 
+USER = "user"
+"""The role of the user's messages (the prompt, live; `user_message*`, replayed)."""
+
 TAG_ITEMS: Mapping[str, tuple[ItemKind, str | None, Fold]] = {
-    "user_message": (ItemKind.MESSAGE, "user", Fold.REPLACE),
-    "user_message_chunk": (ItemKind.MESSAGE, "user", Fold.APPEND),
+    "user_message": (ItemKind.MESSAGE, USER, Fold.REPLACE),
+    "user_message_chunk": (ItemKind.MESSAGE, USER, Fold.APPEND),
     "agent_message": (ItemKind.MESSAGE, "agent", Fold.REPLACE),
     "agent_message_chunk": (ItemKind.MESSAGE, "agent", Fold.APPEND),
     "session_message": (ItemKind.MESSAGE, "session", Fold.REPLACE),
@@ -79,13 +85,18 @@ class HistoryItem:
     """For a message: `user`, `agent` or `session` (each has its own ids); else None."""
     id: str
     """The `messageId`, `toolCallId`, `planId` or child `sessionId`; `#N` (the Nth of its kind
-    and role) for an item whose updates carry none."""
+    and role on its side) for an item whose updates carry none."""
     keyed: bool
-    """Whether the id came from the updates (False: `#N`, matched by order)."""
+    """Whether the id came from the updates (False: `#N`, matched by content)."""
     text: str
     """What is compared: the content's text, and for a tool call its title and status."""
     line: int
     """The line of its first update."""
+    parts: tuple[str, ...] = ()
+    """A message's pieces as they came (a prompt's blocks, a run's chunks), for cutting a
+    replayed user run around the live prompts it holds."""
+    part_lines: tuple[int, ...] = ()
+    """The line of each piece."""
 
     @property
     def key(self) -> Key:
@@ -97,10 +108,16 @@ class HistoryItem:
 class _Draft:
     """An item while its updates arrive."""
 
+    kind: ItemKind
+    role: str | None
+    id: str | None
+    """The id the updates gave (None: matched by content)."""
+    turn: int
+    """The turn it was made in (unkeyed chunks continue an item of their own turn only)."""
     line: int
-    keyed: bool
     parts: list[str] = field(default_factory=list)
     """Message and thought text, tool-call content, a plan's entries."""
+    part_lines: list[int] = field(default_factory=list)
     fields: dict[str, str] = field(default_factory=dict)
     """A tool call's title and status, a child's title."""
 
@@ -109,19 +126,47 @@ class _Draft:
         body = "".join(self.parts)
         return "\n".join([*heading, body] if body else heading) if heading else body
 
+    def empty(self) -> bool:
+        """A message or thought with no text: nothing a Client could show."""
+        return self.kind in (ItemKind.MESSAGE, ItemKind.THOUGHT) and not self.text().strip()
+
 
 @dataclass(slots=True)
 class Collector:
-    """The history items of one session, folded update by update."""
+    """The history items of one session, folded update by update, turn by turn."""
 
     policy: TagPolicy
     """Never-history tags make no item (a replay may leave them out)."""
-    _drafts: dict[Key, _Draft] = field(default_factory=dict)
+    _drafts: list[_Draft] = field(default_factory=list)
     """The items so far, in the order of their first update."""
-    _counts: dict[tuple[ItemKind, str | None], int] = field(default_factory=dict)
-    """Unkeyed items so far, per kind and role (the next is `#N+1`)."""
-    _last: Key | None = None
+    _by_id: dict[Key, _Draft] = field(default_factory=dict)
+    """The items whose updates named them."""
+    _turn: int = 0
+    """The current turn (a prompt, live; what follows a replayed user message, replayed)."""
+    _last: _Draft | None = None
     """The item the previous update went to (unkeyed chunks continue it)."""
+    _prompt: _Draft | None = None
+    """The live prompt of the current turn (the Agent's echo of it names it)."""
+
+    def prompt(self, blocks: Sequence[Any], line: int) -> None:
+        """A `session/prompt` request: a new turn whose user message is its `prompt`."""
+        self.end_turn()
+        draft = self._new(ItemKind.MESSAGE, USER, None, line)
+        for block in blocks:
+            draft.parts.append(block_text(block))
+            draft.part_lines.append(line)
+        self._prompt = draft
+
+    def end_turn(self, refused: bool = False) -> None:
+        """A turn ends (a prompt's response): later chunks never continue its items. A prompt
+        `refused` (an error response) before anything of its turn was sent never became
+        history: its user message goes."""
+        prompt = self._prompt
+        if refused and prompt is not None and self._drafts and self._drafts[-1] is prompt:
+            self._remove(prompt)
+        self._turn += 1
+        self._last = None
+        self._prompt = None
 
     def add(self, tag: str, update: Mapping[str, Any], line: int) -> None:
         """Fold one `session/update`'s `update` object (tags that make no item are skipped)."""
@@ -130,36 +175,81 @@ class Collector:
             return
         kind, role, fold = known
         id = _id_of(kind, update)
-        key = self._key(kind, role, fold, id)
-        if fold is Fold.REMOVE:
-            self._drafts.pop(key, None)
-            self._last = None
+        if role == USER and self._prompt is not None:
+            self._echo(id, fold, update)
             return
-        draft = self._drafts.get(key)
+        if fold is Fold.REMOVE:
+            self._remove(self._find(kind, role, fold, id))
+            return
+        draft = self._find(kind, role, fold, id)
         if draft is None:
-            draft = self._drafts[key] = _Draft(line, id is not None)
-        self._last = key
-        _fold(kind, fold, update, draft)
+            if role == USER:
+                self.end_turn()  # a user message starts a turn (a replay's turns)
+            draft = self._new(kind, role, id, line)
+        self._last = draft
+        _fold(kind, fold, update, draft, line)
 
     def items(self) -> tuple[HistoryItem, ...]:
-        """The items so far, in the order of their first update."""
-        return tuple(
-            HistoryItem(kind, role, id, draft.keyed, draft.text(), draft.line)
-            for (kind, role, id), draft in self._drafts.items()
-        )
+        """The items so far, in the order of their first update (empty messages left out)."""
+        return numbered(
+            HistoryItem(d.kind, d.role, d.id or "", d.id is not None, d.text(), d.line,
+                        tuple(d.parts), tuple(d.part_lines))
+            for d in self._drafts
+            if not d.empty()
+        )  # fmt: skip
 
-    def _key(self, kind: ItemKind, role: str | None, fold: Fold, id: str | None) -> Key:
+    def _echo(self, id: str | None, fold: Fold, update: Mapping[str, Any]) -> None:
+        """The Agent's live echo of the turn's prompt names it (v2 `user_message` with a
+        `messageId`); the content of an upsert of that id replaces the prompt's, a chunk adds
+        nothing."""
+        prompt = self._prompt
+        if prompt is None:
+            return
+        if id is not None and prompt.id is None:
+            prompt.id = id
+            self._by_id[(prompt.kind, prompt.role, id)] = prompt
+        if fold is Fold.REPLACE and "content" in update and id == prompt.id:
+            _fold_content(fold, update, prompt, prompt.line)
+
+    def _find(self, kind: ItemKind, role: str | None, fold: Fold, id: str | None) -> _Draft | None:
+        """The item an update goes to, or None for a new one."""
         if id is not None:
-            return (kind, role, id)
-        if kind is ItemKind.PLAN:
-            return (kind, role, "#1")  # v1's one plan per session, replaced by each update
+            return self._by_id.get((kind, role, id))
+        if kind is ItemKind.PLAN:  # v1's plan: the last one of a turn, replaced by each update
+            this_turn = itertools.takewhile(lambda d: d.turn == self._turn, reversed(self._drafts))
+            return next((d for d in this_turn if d.kind is kind and d.id is None), None)
         last = self._last
-        continues = fold is Fold.APPEND and last is not None and last[:2] == (kind, role)
-        if continues and last is not None and not self._drafts[last].keyed:
-            return last  # the unkeyed message this chunk continues
-        count = self._counts.get((kind, role), 0) + 1
-        self._counts[(kind, role)] = count
-        return (kind, role, f"#{count}")
+        if fold is not Fold.APPEND or last is None or last.id is not None:
+            return None
+        same = (last.kind, last.role, last.turn) == (kind, role, self._turn)
+        return last if same else None
+
+    def _new(self, kind: ItemKind, role: str | None, id: str | None, line: int) -> _Draft:
+        draft = _Draft(kind, role, id, self._turn, line)
+        self._drafts.append(draft)
+        if id is not None:
+            self._by_id[(kind, role, id)] = draft
+        return draft
+
+    def _remove(self, draft: _Draft | None) -> None:
+        if draft is not None:
+            self._drafts.remove(draft)
+            if draft.id is not None:
+                self._by_id.pop((draft.kind, draft.role, draft.id), None)
+        self._last = None
+
+
+def numbered(items: Iterable[HistoryItem]) -> tuple[HistoryItem, ...]:
+    """The items with `#N` ids for those the updates did not name: the Nth of its kind and
+    role, counted on its side."""
+    counts: dict[tuple[ItemKind, str | None], int] = {}
+    done: list[HistoryItem] = []
+    for item in items:
+        if not item.keyed:
+            count = counts[(item.kind, item.role)] = counts.get((item.kind, item.role), 0) + 1
+            item = replace(item, id=f"#{count}")
+        done.append(item)
+    return tuple(done)
 
 
 def _id_of(kind: ItemKind, update: Mapping[str, Any]) -> str | None:
@@ -170,15 +260,15 @@ def _id_of(kind: ItemKind, update: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _fold(kind: ItemKind, fold: Fold, update: Mapping[str, Any], draft: _Draft) -> None:
+def _fold(kind: ItemKind, fold: Fold, update: Mapping[str, Any], draft: _Draft, line: int) -> None:
     match kind:
         case ItemKind.MESSAGE | ItemKind.THOUGHT:
-            _fold_content(fold, update, draft)
+            _fold_content(fold, update, draft, line)
         case ItemKind.TOOL_CALL:
             for name in ("title", "status"):
                 if isinstance(update.get(name), str):
                     draft.fields[name] = update[name]
-            _fold_content(fold, update, draft)
+            _fold_content(fold, update, draft, line)
         case ItemKind.PLAN:
             plan = update.get("plan")
             entries = plan.get("entries") if isinstance(plan, dict) else update.get("entries")
@@ -189,7 +279,7 @@ def _fold(kind: ItemKind, fold: Fold, update: Mapping[str, Any], draft: _Draft) 
                 draft.fields["title"] = update["title"]
 
 
-def _fold_content(fold: Fold, update: Mapping[str, Any], draft: _Draft) -> None:
+def _fold_content(fold: Fold, update: Mapping[str, Any], draft: _Draft, line: int) -> None:
     """A chunk appends its content; an upsert's `content` (an array, or null) replaces it."""
     if "content" not in update:
         return
@@ -198,8 +288,10 @@ def _fold_content(fold: Fold, update: Mapping[str, Any], draft: _Draft) -> None:
     texts = [block_text(block) for block in blocks]
     if fold is Fold.APPEND:
         draft.parts.extend(texts)
+        draft.part_lines.extend(line for _ in texts)
     else:
         draft.parts = texts
+        draft.part_lines = [line for _ in texts]
 
 
 def block_text(block: Any) -> str:
@@ -221,3 +313,8 @@ def _entry_text(entry: Any) -> str:
     if not isinstance(entry, dict):
         return "- ?\n"
     return f"- [{entry.get('status', '?')}] {entry.get('content', '')}\n"
+
+
+def normalised(text: str) -> str:
+    """The text compared: runs of white space as one space, none at the ends."""
+    return " ".join(text.split())

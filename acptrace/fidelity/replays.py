@@ -25,6 +25,8 @@ from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import TranscriptInput, Walk, analyze_stream, opened
 from acptrace.pipeline.transcripts import require_transcript
 
+PROMPT = "session/prompt"
+"""Its `prompt` is the turn's live user message; its response ends the turn."""
 PERMISSION = "session/request_permission"
 """A Client applies the tool call of this request like a `tool_call_update` (RFD)."""
 
@@ -118,9 +120,20 @@ def scan(
 
 def _fold(step: Step, by_session: dict[str, list[_Window]], book: LiveBook) -> None:
     """One message: a `session/update` goes to the windows replaying its session, else live;
-    a live permission request's tool call patches the live history like a `tool_call_update`."""
+    a prompt starts a live turn with its user message and its response ends it (an error
+    response before anything of the turn takes the user message back); a live
+    permission request's tool call patches the live history like a `tool_call_update`."""
     message = step.message
+    request = step.request
+    if request is not None and request.method == PROMPT and request.session_id is not None:
+        book.collector(request.session_id).end_turn(refused=message.is_error)
+        return
     if message.session_id is None:
+        return
+    if message.method == PROMPT and message.kind is MessageKind.REQUEST:
+        prompt = _params(step.payload).get("prompt")
+        blocks = prompt if isinstance(prompt, list) else []
+        book.collector(message.session_id).prompt(blocks, message.line)
         return
     if message.method == PERMISSION and message.kind is MessageKind.REQUEST:
         tool_call = _permission_tool_call(step.payload)

@@ -15,6 +15,10 @@ from acptrace.render.summary import OUTCOME_STYLE
 from acptrace.render.text import inert, short_id
 
 TITLE = "Replay fidelity"
+UNKNOWN = "—"
+"""The fidelity shown without live items (None in the JSON)."""
+EXCERPT_CHARS = 60
+"""A missing or extra item's text is shown up to this many characters."""
 
 
 def fidelity_document(report: FidelityReport) -> dict[str, Any]:
@@ -54,7 +58,7 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
             {**_item(m.item), "live_index": m.live_index, "replayed_index": m.replayed_index}
             for m in c.reordered
         ],
-        "fidelity": round(c.fidelity, 4),
+        "fidelity": None if c.fidelity is None else round(c.fidelity, 4),
     }  # fmt: skip
 
 
@@ -79,7 +83,7 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
             _count(len(c.extra), "yellow"),
             _count(len(c.changed), "yellow"),
             _count(len(c.reordered), "yellow"),
-            Text(f"{c.fidelity:.2f}", _ratio_style(c)),
+            Text(UNKNOWN if c.fidelity is None else f"{c.fidelity:.2f}", _ratio_style(c)),
         )
     return Group(table, *(_details(entry) for entry in report.sessions if _differs(entry)))
 
@@ -104,7 +108,7 @@ def _columns() -> list[Column]:
 
 def _ratio_style(c: Comparison) -> str:
     """Dim without live items (nothing was compared), green when whole, else red."""
-    return "dim" if not c.live_items else "green" if c.fidelity == 1 else "red"
+    return "dim" if c.fidelity is None else "green" if c.fidelity == 1 else "red"
 
 
 def _count(n: int, style: str) -> Text:
@@ -113,7 +117,7 @@ def _count(n: int, style: str) -> Text:
 
 def _differs(entry: SessionFidelity) -> bool:
     c = entry.comparison
-    return bool(c.missing or c.extra or c.changed or c.reordered)
+    return bool(c.missing or c.extra or c.changed or c.reordered or c.fidelity is None)
 
 
 def _details(entry: SessionFidelity) -> Text:
@@ -122,13 +126,17 @@ def _details(entry: SessionFidelity) -> Text:
     text = Text("\n")
     text.append_text(inert(entry.session_id, "bold"))
     text.append(f"  (request at line {entry.request_line}, {entry.outcome.value})", "dim")
-    if not c.live_items:
-        text.append(f"\n  no live history before the request: all {c.replayed_items} items extra")
+    if c.fidelity is None:
+        text.append(f"\n  fidelity {UNKNOWN}: no live history before the request to compare with")
+        if c.replayed_items:
+            text.append(f" (all {c.replayed_items} replayed items are extra)")
         return text
     for item in c.missing:
         text.append_text(_line("missing", "red", item, f"live line {item.line}"))
+        text.append_text(_excerpt(item))
     for item in c.extra:
         text.append_text(_line("extra", "yellow", item, f"replayed line {item.line}"))
+        text.append_text(_excerpt(item))
     for change in c.changed:
         where = f"live line {change.live.line}, replayed line {change.replayed.line}"
         text.append_text(_line("changed", "yellow", change.live, where))
@@ -139,6 +147,17 @@ def _details(entry: SessionFidelity) -> Text:
     for move in c.reordered:
         where = f"live #{move.live_index + 1}, replayed #{move.replayed_index + 1}"
         text.append_text(_line("reordered", "yellow", move.item, where))
+    return text
+
+
+def _excerpt(item: HistoryItem) -> Text:
+    """The start of a missing or extra item's text, on a line of its own."""
+    words = " ".join(item.text.split())
+    if not words:
+        return Text()
+    shown = words if len(words) <= EXCERPT_CHARS else words[: EXCERPT_CHARS - 1] + "…"
+    text = Text("\n      ")
+    text.append_text(inert(shown, "dim"))
     return text
 
 
