@@ -121,7 +121,8 @@ def test_fidelity_keeps_each_row_named_and_its_numbers_whole(path: Path, width: 
             if line.split()[:1] == [str(entry.request_line)] and short_id(entry.session_id) in line
         ]
         if "fidelity" not in hidden:
-            assert row.split()[-1] == f"{entry.comparison.fidelity:.2f}"
+            ratio = entry.comparison.fidelity
+            assert row.split()[-1] == ("—" if ratio is None else f"{ratio:.2f}")
 
 
 def test_the_idle_timer_table_says_what_of_n_counts() -> None:

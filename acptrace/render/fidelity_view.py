@@ -96,8 +96,8 @@ def _columns() -> list[Column]:
         Column("line", right),
         Column("session"),
         Column("outcome", drop=1),
-        Column("live", right, drop=2),
-        Column("repl", right, drop=3),
+        Column("live", right, drop=3),  # (the ratio's denominator: kept longer than repl)
+        Column("repl", right, drop=2),
         Column("missing", right, drop=7),
         Column("extra", right, drop=6),
         Column("changed", right, drop=5),
