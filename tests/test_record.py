@@ -49,6 +49,7 @@ from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 from tests.outputs import REFUSED, refused_outputs
+from tests.processes import gone, pid_in
 
 PEERS = Path(__file__).resolve().parent / "acp_peers"
 RECORD = [sys.executable, "-m", "acptrace", "record"]
@@ -399,6 +400,56 @@ def test_signals_are_forwarded_to_the_agent(transcript: Path, number: signal.Sig
         number.name,
         number.name,
     )
+
+
+STUBBORN = [sys.executable, str(PEERS / "stubborn_agent.py")]
+
+
+@pytest.mark.parametrize(
+    "numbers",
+    [
+        (signal.SIGTERM,),
+        (signal.SIGINT,),
+        (signal.SIGHUP,),
+        (signal.SIGTERM, signal.SIGTERM, signal.SIGINT),
+    ],
+    ids=["SIGTERM", "SIGINT", "SIGHUP", "SIGTERM-SIGTERM-SIGINT"],
+)
+def test_an_agent_that_ignores_the_signal_is_killed_after_a_grace(
+    transcript: Path, tmp_path: Path, numbers: tuple[signal.Signals, ...]
+) -> None:
+    child = tmp_path / "child.pid"
+    args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--stubborn", "--child", str(child)]
+    proc = start(args)
+    opened_pid(transcript)  # acptrace is past its start-up: its handlers are installed
+    child_pid = pid_in(child)
+    for number in numbers:
+        proc.send_signal(number)
+    _, _, code = finish(proc, hold_stdin=True)  # (stdin open: only the signals stop it)
+
+    assert code == 128 + signal.SIGKILL
+    records = records_of(transcript)  # (whole lines only)
+    close = records[-1]
+    assert (close["event"], close["reason"], close["agent_signal"]) == (
+        "close",
+        "signal",
+        "SIGKILL",
+    )
+    assert close["signal"] in {number.name for number in numbers}  # (pending: lowest first)
+    assert gone(child_pid)  # it ignored SIGTERM too: the group's SIGKILL took it
+
+
+def test_what_an_agent_leaves_in_its_group_does_not_outlive_acptrace(
+    transcript: Path, tmp_path: Path
+) -> None:
+    child = tmp_path / "child.pid"
+    args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--child", str(child)]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.returncode == 0  # the Agent exited at EOF; its child ignores SIGTERM
+    assert gone(pid_in(child))
+    close = meta(records_of(transcript), "close")
+    assert (close["reason"], close["exit_code"]) == ("client_closed", 0)
 
 
 def test_a_client_that_stops_reading_is_passed_on_to_the_agent(transcript: Path) -> None:
