@@ -29,10 +29,15 @@ def gone(pid: int) -> bool:
     return True
 
 
-def pid_in(path: Path) -> int:
-    """The pid an Agent wrote into `path` (waiting for it to be written)."""
+def pids_in(path: Path, count: int = 1) -> list[int]:
+    """The pids Agents wrote into `path`, one a line (waiting for `count` of them)."""
     deadline = time.monotonic() + GONE_WITHIN_S
-    while not (path.exists() and path.read_text().strip()):
-        assert time.monotonic() < deadline, f"{path} was never written"
+    while len(lines := _lines(path)) < count:
+        assert time.monotonic() < deadline, f"{path} never held {count} pids"
         time.sleep(0.01)
-    return int(path.read_text())
+    return [int(line) for line in lines]
+
+
+def _lines(path: Path) -> list[str]:
+    text = path.read_text() if path.exists() else ""
+    return text.splitlines() if text.endswith("\n") else text.splitlines()[:-1]

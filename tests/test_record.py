@@ -49,7 +49,7 @@ from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 from tests.outputs import REFUSED, refused_outputs
-from tests.processes import gone, pid_in
+from tests.processes import gone, pids_in
 
 PEERS = Path(__file__).resolve().parent / "acp_peers"
 RECORD = [sys.executable, "-m", "acptrace", "record"]
@@ -422,7 +422,7 @@ def test_an_agent_that_ignores_the_signal_is_killed_after_a_grace(
     args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--stubborn", "--child", str(child)]
     proc = start(args)
     opened_pid(transcript)  # acptrace is past its start-up: its handlers are installed
-    child_pid = pid_in(child)
+    [child_pid] = pids_in(child)
     for number in numbers:
         proc.send_signal(number)
     _, _, code = finish(proc, hold_stdin=True)  # (stdin open: only the signals stop it)
@@ -447,7 +447,7 @@ def test_what_an_agent_leaves_in_its_group_does_not_outlive_acptrace(
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
 
     assert result.returncode == 0  # the Agent exited at EOF; its child ignores SIGTERM
-    assert gone(pid_in(child))
+    assert all(gone(pid) for pid in pids_in(child))
     close = meta(records_of(transcript), "close")
     assert (close["reason"], close["exit_code"]) == ("client_closed", 0)
 

@@ -44,6 +44,21 @@ def can_load(result: Any) -> bool:
     return isinstance(capabilities, dict) and capabilities.get("loadSession") is True
 
 
+def missing_capability(version: int, method: str, result: Any) -> str | None:
+    """The capability `method` needs that the `initialize` result does not advertise, or None
+    (the map of rule CAP-UNADVERTISED: v2 `capabilities.session` for every `session/` method
+    drive sends, v1 `agentCapabilities.loadSession` for `session/load`)."""
+    if version == 1:
+        if method == "session/load" and not can_load(result):
+            return "agentCapabilities.loadSession"
+        return None
+    capabilities = result.get("capabilities") if isinstance(result, dict) else None
+    session = capabilities.get("session") if isinstance(capabilities, dict) else None
+    if method.startswith("session/") and not isinstance(session, dict):
+        return "capabilities.session"
+    return None
+
+
 def new_session_params(cwd: str) -> dict[str, Any]:
     return {"cwd": cwd, "mcpServers": []}
 

@@ -8,7 +8,6 @@ that ignores SIGTERM) is stopped the same way, so no process of the Agent outliv
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess

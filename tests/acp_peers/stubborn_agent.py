@@ -7,8 +7,9 @@ It answers `initialize` (v2 `capabilities.session`, or v1 `loadSession`), `sessi
 Options:
   --protocol 1|2     the version it answers `initialize` with (default 2)
   --capabilities J   the capabilities member of its `initialize` result, as JSON
-  --stubborn         ignore SIGTERM, SIGINT and SIGHUP, and never exit when stdin closes
-  --child PIDFILE    fork a child that ignores SIGTERM and sleeps; its pid goes to PIDFILE
+  --ignore-eof       never exit when stdin closes (as codex-acp, claude-agent-acp, gemini)
+  --stubborn         --ignore-eof, and ignore SIGTERM, SIGINT and SIGHUP too
+  --child PIDFILE    fork a child that ignores SIGTERM and sleeps; its pid is added to PIDFILE
   --flood BYTES      before each replay's response, send about BYTES of `session/update`s
   --say TEXT         write TEXT as one line on stderr at start
 """
@@ -35,7 +36,8 @@ def send(message: dict[str, object]) -> None:
 def flood(session_id: str, size: int) -> None:
     text = "x" * 4000
     update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
-    notification = {"method": "session/update", "params": {"sessionId": session_id, "update": update}}
+    params = {"sessionId": session_id, "update": update}
+    notification = {"method": "session/update", "params": params}
     line = (json.dumps({"jsonrpc": "2.0", **notification}) + "\n").encode()
     batch = line * 64
     for _ in range(max(1, size // len(batch))):
@@ -62,8 +64,8 @@ def fork_child(pidfile: str) -> None:
         os.close(0)  # (it holds no pipe of the Agent's but stdout and stderr, like a tool would)
         while True:
             time.sleep(1)
-    with open(pidfile, "w") as out:
-        out.write(str(pid))
+    with open(pidfile, "a") as out:
+        out.write(f"{pid}\n")
 
 
 def answer(message: dict[str, object], args: argparse.Namespace) -> None:
@@ -93,6 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--protocol", type=int, default=2)
     parser.add_argument("--capabilities")
+    parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--stubborn", action="store_true")
     parser.add_argument("--child")
     parser.add_argument("--flood", type=int, default=0)
@@ -111,7 +114,7 @@ def main() -> None:
             message = json.loads(line)
             if "method" in message and "id" in message:
                 answer(message, args)
-    while args.stubborn:
+    while args.stubborn or args.ignore_eof:
         time.sleep(1)
 
 
