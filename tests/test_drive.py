@@ -30,6 +30,7 @@ from acptrace.drive.messages import (
 from acptrace.mock import FaultName
 from tests.golden import ROOT
 from tests.processes import gone, pids_in
+from tests.test_timeline_memory import peak_rss_mb
 
 SAMPLES = ROOT / "sample_traces"
 DOC = ROOT / "docs" / "mock-and-drive.md"
@@ -426,6 +427,26 @@ def test_a_failure_quotes_the_agents_last_stderr_line(
     drive(python_agent(SAYS_THEN + then), tmp_path, settings, notes.append)
     quoted = '"fatal: no API key \\x1b[31m"'  # (cut short and made printable)
     assert notes == [f"{tmp_path / '01-replay.jsonl'}: {failure}; its last stderr line: {quoted}"]
+
+
+FLOOD_MB = (4, 36)
+"""A small and a large flood of updates before the replay's response: 32 MB more took about
+as much more memory when drive held what it had not handled yet."""
+GROWTH_BOUND_MB = 12
+"""What the larger flood may cost beyond the smaller one (a third of the difference)."""
+
+
+def test_drives_memory_stays_flat_when_an_agent_floods(tmp_path: Path) -> None:
+    peaks = []
+    for mb in FLOOD_MB:
+        runs = tmp_path / f"flood-{mb}"
+        agent = [*STUBBORN, "--flood", str(mb * 1_000_000)]
+        command = [sys.executable, "-m", "acptrace", "drive", "-n", "1", "--session", "s"]
+        peaks.append(peak_rss_mb([*command, "--linger", "0", "-o", str(runs), "--", *agent]))
+        close = records(runs / "01-replay.jsonl")[-1]
+        assert (close["event"], close["dropped_lines"]) == ("close", 0)  # held back, not dropped
+        assert close["bytes"]["a2c"] >= mb * 900_000
+    assert peaks[1] - peaks[0] < GROWTH_BOUND_MB, peaks
 
 
 SECRET = "sk-proj-S3CR3Tabcdefghijklmnop0123456789"

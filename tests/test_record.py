@@ -919,6 +919,33 @@ def test_queue_never_blocks_and_notes_gaps() -> None:
     assert queue.take(1) == []
 
 
+def test_a_queue_that_holds_back_waits_for_room_and_drops_nothing() -> None:
+    queue = CaptureQueue(max_bytes=10, hold_back=True)
+    queue.put_lines(Stream.A2C, [Line(b"12345678")])
+    second = threading.Thread(target=queue.put_lines, args=(Stream.A2C, [Line(b"waits!!!")]))
+    second.start()
+    first = queue.take(1 << 20)
+    assert [i.line.data for i in first if isinstance(i, Captured)] == [b"12345678"]
+    assert second.is_alive()  # (no room until the writer is done with the first)
+    queue.release(first)
+    second.join(TIMEOUT_S)
+    queue.close()
+    rest = queue.take(1 << 20)
+    assert [i.line.data for i in rest if isinstance(i, Captured)] == [b"waits!!!"]
+    assert queue.dropped == 0
+    assert [i.mono_ns for i in first + rest] == sorted(i.mono_ns for i in first + rest)
+
+
+def test_closing_a_queue_releases_a_put_waiting_for_room() -> None:
+    queue = CaptureQueue(max_bytes=10, hold_back=True)
+    queue.put_lines(Stream.A2C, [Line(b"12345678")])
+    waiting = threading.Thread(target=queue.put_lines, args=(Stream.A2C, [Line(b"waits!!!")]))
+    waiting.start()
+    queue.close()
+    waiting.join(TIMEOUT_S)
+    assert not waiting.is_alive()
+
+
 def test_queue_events_flush_pending_gaps_first() -> None:
     queue = CaptureQueue(max_bytes=4)
     queue.put_lines(Stream.A2C, [Line(b"1234"), Line(b"5")])

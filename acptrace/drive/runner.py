@@ -38,6 +38,8 @@ from acptrace.record.redact import RedactionPolicy
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_LINGER_MS = 250.0
 DEFAULT_EXIT_GRACE_S = 2.0
+QUEUE_BYTES = 4 * 1024 * 1024
+"""The Agent's traffic the recorder holds for the disk before it holds the Agent back."""
 
 
 class DriveRefused(AcptraceError):
@@ -141,8 +143,12 @@ def _connected(argv: Sequence[str], path: Path, settings: DriveSettings) -> Iter
     """A connection whose Agent is stopped at once if the run is interrupted."""
     policy = RedactionPolicy.build() if settings.redact else None
     record_settings = RecordSettings(
-        redaction=policy, forward_signals=False, stop_after_eof_s=settings.exit_grace_s
-    )  # (the recorder runs in a thread: it cannot take signals)
+        redaction=policy,
+        queue_bytes=QUEUE_BYTES,
+        forward_signals=False,  # (the recorder runs in a thread: it cannot take signals)
+        stop_after_eof_s=settings.exit_grace_s,
+        hold_back=True,  # (the Client is drive: slowing the Agent loses nothing)
+    )
     connection = Connection(argv, path, settings.permission, record_settings)
     try:
         yield connection

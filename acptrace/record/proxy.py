@@ -65,6 +65,9 @@ class RecordSettings:
     stdin; None: wait for it however long it runs."""
     stop_grace_s: float = STOP_GRACE_S
     """After a stopping signal, how long the Agent's group has before SIGKILL."""
+    hold_back: bool = False
+    """When `queue_bytes` are waiting for the disk, hold the traffic back until there is room
+    instead of leaving lines out: for a Client that is acptrace itself (drive)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +189,7 @@ class _Recording:
         self._stdio = stdio
         self._first_end = first_end
         self._signals = signals
-        self._queue = CaptureQueue(settings.queue_bytes)
+        self._queue = CaptureQueue(settings.queue_bytes, hold_back=settings.hold_back)
         self._writer = TranscriptWriter(fd, self._queue, settings.redaction)
         limit = settings.max_line_bytes
         self._client = Pump(

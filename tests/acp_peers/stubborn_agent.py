@@ -11,6 +11,7 @@ Options:
   --stubborn         --ignore-eof, and ignore SIGTERM, SIGINT and SIGHUP too
   --child PIDFILE    fork a child that ignores SIGTERM and sleeps; its pid is added to PIDFILE
   --flood BYTES      before each replay's response, send about BYTES of `session/update`s
+  --flood-after      send them after the response instead (while the Client is closing)
   --say TEXT         write TEXT as one line on stderr at start
 """
 
@@ -79,7 +80,7 @@ def answer(message: dict[str, object], args: argparse.Namespace) -> None:
     elif method == "session/new":
         result = {"sessionId": "sess_stubborn"}
     elif method in ("session/resume", "session/load"):
-        if args.flood:
+        if args.flood and not args.flood_after:
             flood(str(session_id), args.flood)
         if method == "session/resume":
             marker = {"sessionId": session_id, "update": {"sessionUpdate": "replay_complete"}}
@@ -89,6 +90,8 @@ def answer(message: dict[str, object], args: argparse.Namespace) -> None:
         send({"id": request_id, "error": {"code": -32601, "message": f"no {method}"}})
         return
     send({"id": request_id, "result": result})
+    if args.flood and args.flood_after and method in ("session/resume", "session/load"):
+        flood(str(session_id), args.flood)
 
 
 def main() -> None:
@@ -99,6 +102,7 @@ def main() -> None:
     parser.add_argument("--stubborn", action="store_true")
     parser.add_argument("--child")
     parser.add_argument("--flood", type=int, default=0)
+    parser.add_argument("--flood-after", action="store_true")
     parser.add_argument("--say")
     args = parser.parse_args()
     if args.stubborn:
