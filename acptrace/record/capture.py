@@ -49,10 +49,7 @@ class CaptureQueue:
             for line in lines:
                 size = len(line.data)
                 if self._hold_back and self._held and self._held + size > self._max:
-                    self._ready.notify()  # (what is queued so far)
-                    while self._held and self._held + size > self._max and not self._closed:
-                        self._room.wait()
-                    if self._closed:
+                    if not self._wait_for_room(size):
                         return
                     ts_ns, mono_ns = time.time_ns(), time.monotonic_ns()  # (others put meanwhile)
                 if self._held and self._held + size > self._max:
@@ -105,6 +102,13 @@ class CaptureQueue:
             self._closed = True
             self._ready.notify_all()
             self._room.notify_all()
+
+    def _wait_for_room(self, size: int) -> bool:
+        """Wait (holding the lock) until `size` more bytes fit; False if the queue closed."""
+        self._ready.notify()  # (the writer: what is queued so far)
+        while self._held and self._held + size > self._max and not self._closed:
+            self._room.wait()
+        return not self._closed
 
     def _flush_gap(self, stream: Stream, ts_ns: int, mono_ns: int) -> None:
         gap = self._pending_gaps.pop(stream, None)
