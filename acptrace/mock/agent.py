@@ -152,10 +152,11 @@ def _replay_params_problem(method: str, params: Any) -> str | None:
     if not isinstance(params.get("sessionId"), str):
         return "sessionId must be a string"
     cursor = params.get("replayFrom")
-    if method == "session/resume" and cursor is not None:
-        if not (isinstance(cursor, dict) and isinstance(cursor.get("type"), str)):
-            return "replayFrom must be an object with a type"
-    return None
+    if method == "session/load" or cursor is None:
+        return None
+    if isinstance(cursor, dict) and isinstance(cursor.get("type"), str):
+        return None
+    return "replayFrom must be an object with a type"
 
 
 def _substituted(value: Any, old: str, new: str) -> Any:
