@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_bytes
-from acptrace.cli.options import OutputOption
+from acptrace.cli.options import OutputOption, RedactOption
 from acptrace.cli.output import check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import policy_from
@@ -91,13 +91,7 @@ def drive_command(
         Permission,
         typer.Option(help="How to answer the Agent's session/request_permission."),
     ] = Permission.DENY,
-    redact: Annotated[
-        bool,
-        typer.Option(
-            "--redact/--no-redact",
-            help="Replace secrets in the recordings, as `acptrace record` does.",
-        ),
-    ] = True,
+    redact: RedactOption = True,
 ) -> None:
     """Measure an ACP Agent's replay: one connection makes a session, N more replay it.
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
-from acptrace.cli.options import OutputOption
+from acptrace.cli.options import OutputOption, RedactOption
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -70,12 +70,7 @@ def record_command(
         ),
     ],
     output: OutputOption = None,
-    redact: Annotated[
-        bool,
-        typer.Option(
-            "--redact/--no-redact", help="Replace secrets in the transcript (never in the traffic)."
-        ),
-    ] = True,
+    redact: RedactOption = True,
     redact_pattern: RedactPatternOption = None,
     redact_key: RedactKeyOption = None,
     max_line_bytes: Annotated[

@@ -63,12 +63,17 @@ def new_session_params(cwd: str) -> dict[str, Any]:
     return {"cwd": cwd, "mcpServers": []}
 
 
+def replay_method(protocol: int) -> str:
+    """The replaying request's method: v2 `session/resume`, v1 `session/load`."""
+    return "session/load" if protocol == 1 else "session/resume"
+
+
 def replay_request(protocol: int, session_id: str, cwd: str) -> tuple[str, dict[str, Any]]:
     """The replaying request: v2 `session/resume` from the start, v1 `session/load`."""
     params: dict[str, Any] = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
     if protocol == 1:
-        return "session/load", params
-    return "session/resume", {**params, "replayFrom": {"type": "start"}}
+        return replay_method(protocol), params
+    return replay_method(protocol), {**params, "replayFrom": {"type": "start"}}
 
 
 def prompt_params(session_id: str, text: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from acptrace.drive.messages import (
     negotiated_version,
     new_session_params,
     prompt_params,
+    replay_method,
     replay_request,
 )
 from acptrace.model.errors import AcptraceError
@@ -224,7 +225,7 @@ def _first_methods(version: int, settings: DriveSettings) -> tuple[str, ...]:
     if settings.prompt is not None:
         methods.append("session/prompt")
     if settings.replays:
-        methods.append(replay_request(version, "", settings.cwd)[0])
+        methods.append(replay_method(version))
     return tuple(methods)
 
 

@@ -103,7 +103,7 @@ class _FirstEnd:
     """Remembers the first thing that ended the connection."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (re-entered by a signal handler in its thread)
         self.reason: CloseReason | None = None
 
     def note(self, reason: CloseReason) -> None:

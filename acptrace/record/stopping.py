@@ -27,7 +27,7 @@ class AgentGroup:
     def __init__(self, agent: subprocess.Popen[bytes], grace_s: float = STOP_GRACE_S) -> None:
         self._agent = agent
         self._grace_s = grace_s
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (re-entered by a signal handler in its thread)
         self._timers: list[threading.Timer] = []
         self._kill_scheduled = False
         self._ended = False
