@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
+import signal
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -17,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.drive import DriveResult, DriveSettings, Permission, drive
+from acptrace.drive import DriveRefused, DriveResult, DriveSettings, Permission, drive
 from acptrace.drive.messages import (
     answer,
     can_load,
@@ -27,6 +29,8 @@ from acptrace.drive.messages import (
 )
 from acptrace.mock import FaultName
 from tests.golden import ROOT
+from tests.processes import gone, pids_in
+from tests.test_timeline_memory import peak_rss_mb
 
 SAMPLES = ROOT / "sample_traces"
 DOC = ROOT / "docs" / "mock-and-drive.md"
@@ -281,8 +285,9 @@ def test_a_replay_that_hangs_past_the_timeout_is_cut_and_the_run_goes_on(tmp_pat
     assert len(result.transcripts) == 2
     assert result.failures == 1
     assert len(notes) == 1
-    assert "01-replay.jsonl: no answer to session/resume within 1.5 s" in notes[0]
-    assert notes[0].endswith("stopped")  # it did not exit when its stdin closed
+    assert notes[0].endswith("01-replay.jsonl: no answer to session/resume within 1.5 s")
+    close = records(Path(result.transcripts[0]))[-1]  # it did not exit when its stdin closed:
+    assert (close["event"], close["agent_signal"]) == ("close", "SIGTERM")  # stopped
     outcomes = [analysed(Path(path))["resumes"] for path in result.transcripts]
     assert [(r["outcome"], r["end"]) for rows in outcomes for r in rows] == [
         ("truncated", "disconnect"),
@@ -294,32 +299,171 @@ def jsonrpc_lines(*messages: dict[str, Any]) -> bytes:
     return b"".join(orjson.dumps({"jsonrpc": "2.0", **m}) + b"\n" for m in messages)
 
 
-@pytest.mark.parametrize(
-    ("initialize_result", "failure"),
-    [
-        (
-            {"protocolVersion": 1, "agentCapabilities": {}},
-            "the v1 Agent does not advertise loadSession: nothing to replay",
-        ),
-        (None, "initialize failed: -32603 acptrace mock has no recording for initialize"),
-    ],
-)
-def test_a_replay_that_cannot_be_asked_for_is_named(
-    tmp_path: Path, initialize_result: dict[str, Any] | None, failure: str
-) -> None:
+def test_an_initialize_error_is_named(tmp_path: Path) -> None:
     recording = tmp_path / "recording.jsonl"
     messages: list[dict[str, Any]] = [{"id": 0, "method": "session/new", "params": {}}]
     messages.append({"id": 0, "result": {"sessionId": "s"}})
-    if initialize_result is not None:
-        messages.append({"id": 1, "method": "initialize", "params": {}})
-        messages.append({"id": 1, "result": initialize_result})
     recording.write_bytes(jsonrpc_lines(*messages))
     notes: list[str] = []
     result = drive(
         [*MOCK, str(recording)], tmp_path / "runs", replace(FAST, session_id="s"), notes.append
     )
     assert result.failures == 1
+    failure = "initialize failed: -32603 acptrace mock has no recording for initialize"
     assert notes == [f"{tmp_path / 'runs' / '01-replay.jsonl'}: {failure}"]
+
+
+STUBBORN = [sys.executable, str(PEERS / "stubborn_agent.py")]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "capabilities", "needed"),
+    [
+        (2, "{}", "v2 Agent does not advertise capabilities.session, which session/new needs"),
+        (2, '{"session": null}', "capabilities.session, which session/new needs"),
+        (1, "{}", "v1 Agent does not advertise agentCapabilities.loadSession, which session/load"),
+        (1, '{"loadSession": "yes"}', "agentCapabilities.loadSession, which session/load needs"),
+    ],
+)
+def test_a_step_the_agent_does_not_advertise_stops_the_run_before_the_replays(
+    tmp_path: Path, protocol: int, capabilities: str, needed: str
+) -> None:
+    runs = tmp_path / "runs"
+    agent = [*STUBBORN, "--protocol", str(protocol), "--capabilities", capabilities]
+    argv = ["drive", "-n", "3", "--protocol", str(protocol), "-o", str(runs), "--", *agent]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    assert needed in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
+    assert sorted(p.name for p in runs.iterdir()) == ["00-new.jsonl"]  # no replay started
+    sent_methods = [m.get("method") for m in sent(runs / "00-new.jsonl", "c2a")]
+    assert sent_methods == ["initialize"]  # (not even session/new)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "capabilities"), [(2, '{"session": {}}'), (1, '{"loadSession": true}')]
+)
+def test_an_agent_that_advertises_the_steps_is_driven(
+    tmp_path: Path, protocol: int, capabilities: str
+) -> None:
+    agent = [*STUBBORN, "--protocol", str(protocol), "--capabilities", capabilities]
+    settings = replace(FAST, replays=2, protocol=protocol)
+    result = drive(agent, tmp_path, settings, print)
+    assert result.failures == 0
+    assert [Path(p).name for p in result.transcripts] == [
+        "00-new.jsonl",
+        "01-replay.jsonl",
+        "02-replay.jsonl",
+    ]
+
+
+def test_a_given_session_the_agent_cannot_replay_stops_after_one_connection(
+    tmp_path: Path,
+) -> None:
+    agent = [*STUBBORN, "--protocol", "1", "--capabilities", "{}"]
+    with pytest.raises(DriveRefused, match="loadSession, which session/load needs"):
+        drive(agent, tmp_path, replace(FAST, replays=3, session_id="s"), print)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["01-replay.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "stopped_by"), [("--ignore-eof", "SIGTERM"), ("--stubborn", "SIGKILL")]
+)
+def test_an_agent_that_outlives_its_stdin_is_stopped_and_that_is_no_failure(
+    tmp_path: Path, behaviour: str, stopped_by: str
+) -> None:
+    runs, children = tmp_path / "runs", tmp_path / "children.pid"
+    agent = [*STUBBORN, behaviour, "--child", str(children)]
+    argv = ["drive", "-n", "3", "--timeout", "60", "--linger", "0", "-o", str(runs), "--", *agent]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    names = sorted(p.name for p in runs.iterdir())
+    assert names == ["00-new.jsonl", "01-replay.jsonl", "02-replay.jsonl", "03-replay.jsonl"]
+    for name in names:
+        recording = records(runs / name)
+        close = recording[-1]
+        assert (close["event"], close["reason"], close["agent_signal"]) == (
+            "close",
+            "client_closed",
+            stopped_by,
+        )
+        waited_s = (close["mono_ns"] - recording[-2]["mono_ns"]) / 1e9
+        assert waited_s < 30  # (sanity: the grace, never the --timeout of 60 s)
+    assert all(gone(pid) for pid in pids_in(children, 4))  # each ignored SIGTERM
+
+
+def test_an_interrupted_run_stops_its_agent(tmp_path: Path) -> None:
+    children = tmp_path / "children.pid"
+    agent = [*STUBBORN, "--stubborn", "--child", str(children)]
+    argv = [sys.executable, "-m", "acptrace", "drive", "-o", str(tmp_path / "runs"), "--", *agent]
+    run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    [child] = pids_in(children)
+    run.send_signal(signal.SIGTERM)
+    run.wait(60)
+    assert gone(child)
+    agents = [int(r["pid"]) for r in records(tmp_path / "runs" / "00-new.jsonl")[:1]]
+    assert all(gone(pid) for pid in agents)
+
+
+SAYS_THEN = (
+    "import sys, time; sys.stderr.write('fatal: no API key \\x1b[31m\\n'); sys.stderr.flush(); "
+)
+
+
+@pytest.mark.parametrize(
+    ("then", "failure"),
+    [
+        ("sys.exit(4)", "the Agent ended the connection (exit status 4)"),
+        ("time.sleep(60)", "no answer to initialize within 0.5 s"),
+    ],
+)
+def test_a_failure_quotes_the_agents_last_stderr_line(
+    tmp_path: Path, then: str, failure: str
+) -> None:
+    notes: list[str] = []
+    settings = replace(FAST, timeout_s=0.5, session_id="s")
+    drive(python_agent(SAYS_THEN + then), tmp_path, settings, notes.append)
+    quoted = '"fatal: no API key \\x1b[31m"'  # (cut short and made printable)
+    assert notes == [f"{tmp_path / '01-replay.jsonl'}: {failure}; its last stderr line: {quoted}"]
+
+
+FLOOD_MB = (4, 36)
+"""A small and a large flood of updates before the replay's response: 32 MB more took about
+as much more memory when drive held what it had not handled yet."""
+GROWTH_BOUND_MB = 12
+"""What the larger flood may cost beyond the smaller one (a third of the difference)."""
+
+
+def test_drives_memory_stays_flat_when_an_agent_floods(tmp_path: Path) -> None:
+    peaks = []
+    for mb in FLOOD_MB:
+        runs = tmp_path / f"flood-{mb}"
+        agent = [*STUBBORN, "--flood", str(mb * 1_000_000)]
+        command = [sys.executable, "-m", "acptrace", "drive", "-n", "1", "--session", "s"]
+        peaks.append(peak_rss_mb([*command, "--linger", "0", "-o", str(runs), "--", *agent]))
+        close = records(runs / "01-replay.jsonl")[-1]
+        assert (close["event"], close["dropped_lines"]) == ("close", 0)  # held back, not dropped
+        assert close["bytes"]["a2c"] >= mb * 900_000
+    assert peaks[1] - peaks[0] < GROWTH_BOUND_MB, peaks
+
+
+SECRET = "sk-proj-S3CR3Tabcdefghijklmnop0123456789"
+
+
+@pytest.mark.parametrize(("flags", "kept"), [([], False), (["--no-redact"], True)])
+def test_no_redact_records_secrets_as_they_were(
+    tmp_path: Path, flags: list[str], kept: bool
+) -> None:
+    runs = tmp_path / "runs"
+    agent = [*STUBBORN, "--say", f"using key {SECRET}"]
+    argv = ["drive", "-n", "1", "--linger", "0", *flags, "-o", str(runs), "--", *agent]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    for path in runs.iterdir():
+        assert (SECRET in path.read_text()) is kept
+        assert records(path)[0]["redacted"] is not kept
 
 
 def test_prompt_and_session_together_are_a_usage_error(tmp_path: Path) -> None:

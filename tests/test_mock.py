@@ -290,6 +290,44 @@ def test_anything_without_a_recording_gets_an_error(request_line: bytes, code: i
     assert [m["error"]["code"] for m in out] == [code]
 
 
+@pytest.mark.parametrize("request_id", [None, 1.0, True, 2**63, [1], {"n": 1}], ids=repr)
+def test_a_request_with_an_invalid_id_gets_invalid_request_with_a_null_id(
+    request_id: Any,
+) -> None:
+    request = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize"}) + b"\n"
+    _, out = serve(COMPLETE, request)
+    assert [(m["id"], m["error"]["code"]) for m in out] == [(None, -32600)]
+
+
+@pytest.mark.parametrize("request_id", ["a", 0, -(2**63), 2**63 - 1], ids=repr)
+def test_a_request_with_a_valid_id_is_answered_with_it(request_id: Any) -> None:
+    request = orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize"}) + b"\n"
+    _, out = serve(COMPLETE, request)
+    assert [(m["id"], "result" in m) for m in out] == [(request_id, True)]
+
+
+def test_a_request_whose_method_is_no_string_gets_invalid_request() -> None:
+    _, out = serve(COMPLETE, line({"id": 4, "method": 7}))
+    assert [(m["id"], m["error"]["code"]) for m in out] == [(4, -32600)]
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("session/load", None),
+        ("session/load", []),
+        ("session/load", {"cwd": "/"}),
+        ("session/load", {"sessionId": 5}),
+        ("session/resume", {"replayFrom": {"type": "start"}}),
+        ("session/resume", {"sessionId": "s", "replayFrom": "start"}),
+        ("session/resume", {"sessionId": "s", "replayFrom": {"at": 1}}),
+    ],
+)
+def test_malformed_replay_params_get_invalid_params(method: str, params: Any) -> None:
+    _, out = serve(COMPLETE, line({"id": 5, "method": method, "params": params}))
+    assert [(m["id"], m["error"]["code"]) for m in out] == [(5, -32602)]
+
+
 def test_notifications_and_responses_get_no_answer() -> None:
     cancel = line({"method": "session/cancel", "params": {"sessionId": "s"}})
     answer = line({"id": 0, "result": {"outcome": {"outcome": "cancelled"}}})

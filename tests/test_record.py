@@ -55,6 +55,7 @@ from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 from tests.outputs import REFUSED, refused_outputs
+from tests.processes import gone, pids_in
 
 PEERS = Path(__file__).resolve().parent / "acp_peers"
 RECORD = [sys.executable, "-m", "acptrace", "record"]
@@ -405,6 +406,56 @@ def test_signals_are_forwarded_to_the_agent(transcript: Path, number: signal.Sig
         number.name,
         number.name,
     )
+
+
+STUBBORN = [sys.executable, str(PEERS / "stubborn_agent.py")]
+
+
+@pytest.mark.parametrize(
+    "numbers",
+    [
+        (signal.SIGTERM,),
+        (signal.SIGINT,),
+        (signal.SIGHUP,),
+        (signal.SIGTERM, signal.SIGTERM, signal.SIGINT),
+    ],
+    ids=["SIGTERM", "SIGINT", "SIGHUP", "SIGTERM-SIGTERM-SIGINT"],
+)
+def test_an_agent_that_ignores_the_signal_is_killed_after_a_grace(
+    transcript: Path, tmp_path: Path, numbers: tuple[signal.Signals, ...]
+) -> None:
+    child = tmp_path / "child.pid"
+    args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--stubborn", "--child", str(child)]
+    proc = start(args)
+    opened_pid(transcript)  # acptrace is past its start-up: its handlers are installed
+    [child_pid] = pids_in(child)
+    for number in numbers:
+        proc.send_signal(number)
+    _, _, code = finish(proc, hold_stdin=True)  # (stdin open: only the signals stop it)
+
+    assert code == 128 + signal.SIGKILL
+    records = records_of(transcript)  # (whole lines only)
+    close = records[-1]
+    assert (close["event"], close["reason"], close["agent_signal"]) == (
+        "close",
+        "signal",
+        "SIGKILL",
+    )
+    assert close["signal"] in {number.name for number in numbers}  # (pending: lowest first)
+    assert gone(child_pid)  # it ignored SIGTERM too: the group's SIGKILL took it
+
+
+def test_what_an_agent_leaves_in_its_group_does_not_outlive_acptrace(
+    transcript: Path, tmp_path: Path
+) -> None:
+    child = tmp_path / "child.pid"
+    args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--child", str(child)]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+
+    assert result.returncode == 0  # the Agent exited at EOF; its child ignores SIGTERM
+    assert all(gone(pid) for pid in pids_in(child))
+    close = meta(records_of(transcript), "close")
+    assert (close["reason"], close["exit_code"]) == ("client_closed", 0)
 
 
 def test_a_client_that_stops_reading_is_passed_on_to_the_agent(transcript: Path) -> None:
@@ -1019,6 +1070,33 @@ def test_queue_never_blocks_and_notes_gaps() -> None:
     assert (rest[0].lines, rest[0].size) == (1, 8)
     assert queue.dropped == 2
     assert queue.take(1) == []
+
+
+def test_a_queue_that_holds_back_waits_for_room_and_drops_nothing() -> None:
+    queue = CaptureQueue(max_bytes=10, hold_back=True)
+    queue.put_lines(Stream.A2C, [Line(b"12345678")])
+    second = threading.Thread(target=queue.put_lines, args=(Stream.A2C, [Line(b"waits!!!")]))
+    second.start()
+    first = queue.take(1 << 20)
+    assert [i.line.data for i in first if isinstance(i, Captured)] == [b"12345678"]
+    assert second.is_alive()  # (no room until the writer is done with the first)
+    queue.release(first)
+    second.join(TIMEOUT_S)
+    queue.close()
+    rest = queue.take(1 << 20)
+    assert [i.line.data for i in rest if isinstance(i, Captured)] == [b"waits!!!"]
+    assert queue.dropped == 0
+    assert [i.mono_ns for i in first + rest] == sorted(i.mono_ns for i in first + rest)
+
+
+def test_closing_a_queue_releases_a_put_waiting_for_room() -> None:
+    queue = CaptureQueue(max_bytes=10, hold_back=True)
+    queue.put_lines(Stream.A2C, [Line(b"12345678")])
+    waiting = threading.Thread(target=queue.put_lines, args=(Stream.A2C, [Line(b"waits!!!")]))
+    waiting.start()
+    queue.close()
+    waiting.join(TIMEOUT_S)
+    assert not waiting.is_alive()
 
 
 def test_queue_events_flush_pending_gaps_first() -> None:

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_bytes
-from acptrace.cli.options import QuietOption, output_option
+from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.output import check_output_folder, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import policy_from
 from acptrace.drive import (
     DEFAULT_LINGER_MS,
     DEFAULT_TIMEOUT_S,
+    DriveRefused,
     DriveSettings,
     Permission,
     drive,
@@ -68,7 +73,7 @@ def drive_command(
         typer.Option(
             min=0.001,
             metavar="SECONDS",
-            help="Seconds to wait for each response (and for the Agent to exit at the end).",
+            help="Seconds to wait for each response.",
         ),
     ] = DEFAULT_TIMEOUT_S,
     linger: Annotated[
@@ -92,6 +97,7 @@ def drive_command(
         typer.Option(help="How to answer the Agent's session/request_permission."),
     ] = Permission.DENY,
     quiet: QuietOption = False,
+    redact: RedactOption = True,
 ) -> None:
     """Measure an Agent's replay: connect, replay N times.
 
@@ -102,7 +108,10 @@ def drive_command(
     acptrace-<UTC time>-<pid> in $ACPTRACE_DIR or the current directory, named on stderr); at
     the end the latency report over them is printed, as `acptrace report DIR` prints it. A
     connection whose Agent dies, hangs past --timeout or sends garbage is named on stderr and
-    the run goes on; acptrace then exits 1.
+    the run goes on; acptrace then exits 1. An Agent that does not advertise what a step needs
+    (v2 capabilities.session, v1 loadSession) is a usage error (2), before the replays. An
+    Agent still running 2 s after its stdin closed is stopped (SIGTERM, then SIGKILL, to its
+    process group): not a failure.
     """
     if session is not None and prompt is not None:
         fail("--prompt needs the first connection, which --session leaves out")
@@ -121,14 +130,36 @@ def drive_command(
         linger_ms=linger,
         permission=permission,
         session_id=session,
+        redact=redact,
     )
     options = policy_from(ctx).options
     try:
-        result = drive(agent, directory, settings, print_note)  # (failures: never quiet)
+        with _signals_interrupt():
+            result = drive(agent, directory, settings, print_note)  # (failures: never quiet)
     except OSError as error:
         fail(f"{directory}: cannot write the recordings ({error.strerror or error})")
+    except DriveRefused as error:
+        fail(str(error))
     if not result.transcripts:
         fail("no connection was recorded; nothing to report")
     report = build_report(result.transcripts, options)
     write_output(rich_bytes(*terminal_report(report)), None)
     raise typer.Exit(EXIT_FINDINGS if result.failures or report.errors else EXIT_OK)
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP interrupt the run as Ctrl-C does, so that the Agent of the
+    connection under way is stopped before acptrace exits (never left running)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {n: signal.signal(n, signal.default_int_handler) for n in _INTERRUPTING}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+_INTERRUPTING = (signal.SIGTERM, signal.SIGHUP)

@@ -46,6 +46,14 @@ JobsOption = Annotated[
     ),
 ]
 
+RedactOption = Annotated[
+    bool,
+    typer.Option(
+        "--redact/--no-redact", help="Replace secrets in the transcript (never in the traffic)."
+    ),
+]
+"""`--no-redact`: record secrets as they were (`record`, and `drive`'s recordings)."""
+
 QuietOption = Annotated[
     bool,
     typer.Option(

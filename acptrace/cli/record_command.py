@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
-from acptrace.cli.options import QuietOption, output_option
+from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -83,12 +83,7 @@ def record_command(
         bool,
         typer.Option("--force", help="Replace the -o file even if it holds a recording."),
     ] = False,
-    redact: Annotated[
-        bool,
-        typer.Option(
-            "--redact/--no-redact", help="Replace secrets in the transcript (never in the traffic)."
-        ),
-    ] = True,
+    redact: RedactOption = True,
     redact_pattern: RedactPatternOption = None,
     redact_key: RedactKeyOption = None,
     max_line_bytes: Annotated[

@@ -10,9 +10,11 @@ connection, each recorded by the same recorder as `acptrace record`.
 from acptrace.drive.connection import Connection, ConnectionFailed
 from acptrace.drive.messages import Permission
 from acptrace.drive.runner import (
+    DEFAULT_EXIT_GRACE_S,
     DEFAULT_LINGER_MS,
     DEFAULT_TIMEOUT_S,
     ConnectionResult,
+    DriveRefused,
     DriveResult,
     DriveSettings,
     Step,
@@ -20,11 +22,13 @@ from acptrace.drive.runner import (
 )
 
 __all__ = [
+    "DEFAULT_EXIT_GRACE_S",
     "DEFAULT_LINGER_MS",
     "DEFAULT_TIMEOUT_S",
     "Connection",
     "ConnectionFailed",
     "ConnectionResult",
+    "DriveRefused",
     "DriveResult",
     "DriveSettings",
     "Permission",

@@ -2,8 +2,13 @@
 
 The Agent runs behind the very recorder `acptrace record` runs (`acptrace.record.record`, in a
 thread, on pipes: canonical format, monotonic clock), so a driven run and a recorded one are
-the same kind of file. The Agent's stdout is read by a thread into a queue; the Client waits
-on that queue with deadlines, answering the Agent's own requests while it waits.
+the same kind of file. The Agent's stdout is read by a thread into a short queue; the Client
+waits on that queue with deadlines, answering the Agent's own requests while it waits. The
+queue is bounded, so an Agent that floods waits for the Client as it would for any Client
+(and what arrives once the Client is closing is dropped: it is in the recording).
+
+Ending a connection closes the Agent's stdin; an Agent that outlives it is stopped by the
+recorder (`RecordSettings.stop_after_eof_s`: a grace, SIGTERM, SIGKILL to its group).
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ import collections
 import contextlib
 import os
 import queue
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,11 +30,15 @@ from acptrace.model.errors import AcptraceError
 from acptrace.model.excerpt import excerpt
 from acptrace.record import AgentNotStarted, RecordResult, RecordSettings, Stdio, record
 from acptrace.record.fdio import write_all
+from acptrace.record.proxy import DEFAULT_DRAIN_TIMEOUT_S
+from acptrace.record.stopping import AgentGroup
 
-STOP_GRACE_S = 2.0
-"""After SIGTERM, how long the Agent has to exit before it is killed."""
-STDERR_TAIL_LINES = 5
-"""How many of the last stderr lines a failure may quote."""
+QUEUED_LINES = 64
+"""The Agent's lines read ahead of the Client: the reader waits beyond this."""
+STDERR_QUOTE_CHARS = 200
+"""How much of the Agent's last stderr line a failure quotes."""
+_PUT_POLL_S = 0.1
+"""How often a reader waiting for room checks whether the Client is closing."""
 NOT_STARTED = 127
 """The exit status given when the recording could not start at all."""
 
@@ -42,32 +50,41 @@ class ConnectionFailed(AcptraceError):
 class Connection:
     """A running Agent, recorded to `path`, and the Client's side of its stdio."""
 
-    def __init__(self, argv: Sequence[str], path: Path, permission: Permission) -> None:
+    def __init__(
+        self, argv: Sequence[str], path: Path, permission: Permission, settings: RecordSettings
+    ) -> None:
+        """`settings` must not forward signals (the recorder runs in a thread)."""
         self._path = path
         self._permission = permission
+        self._settings = settings
         agent_in, self._to_agent = os.pipe()
         from_agent, agent_out = os.pipe()
         errors, agent_errors = os.pipe()
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._lines: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_LINES)
+        self._closing = threading.Event()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=1)
+        self._group: AgentGroup | None = None
         self._result: RecordResult | None = None
         self._not_started: AcptraceError | None = None
         self._next_id = 0
         stdio = Stdio(agent_in, agent_out, agent_errors)
 
         def run_recorder() -> None:
-            settings = RecordSettings(forward_signals=False)  # (not the main thread)
             try:
-                self._result = record(argv, path, settings, stdio)
+                self._result = record(argv, path, settings, stdio, self._started)
             except AcptraceError as error:  # the Agent or the file could not be opened
                 self._not_started = error
             finally:
                 for fd in (agent_in, agent_out, agent_errors):
                     os.close(fd)
+                self._recorded.set()
 
+        self._recorded = threading.Event()
+        """Set when the recording has ended (not `Thread.join`: an interrupted join marks a
+        running thread as ended, on Python 3.11)."""
         self._recorder = threading.Thread(target=run_recorder, daemon=True)
         self._readers = [
-            threading.Thread(target=_read, args=(from_agent, self._lines.put), daemon=True),
+            threading.Thread(target=_read, args=(from_agent, self._queue_line), daemon=True),
             threading.Thread(target=_read, args=(errors, self._note_stderr), daemon=True),
         ]
         for thread in (self._recorder, *self._readers):
@@ -90,19 +107,33 @@ class Connection:
             for _ in self._messages(time.monotonic() + seconds, ended_ok=True):
                 pass
 
-    def close(self, timeout_s: float) -> tuple[int, str | None]:
-        """End the connection: close the Agent's stdin, wait for it to exit, stop it if it
-        does not. The exit status, and what had to be done if it would not exit."""
+    def close(self) -> str | None:
+        """End the connection: close the Agent's stdin and wait for the recording to end
+        (the recorder stops an Agent that outlives its stdin). None, or why it did not end."""
+        self._closing.set()
         with contextlib.suppress(OSError):
             os.close(self._to_agent)
-        self._recorder.join(timeout_s)
-        note = None
-        if self._recorder.is_alive():
-            note = f"did not exit within {timeout_s:g} s of its stdin closing; stopped"
-            self._stop()
+        settings = self._settings
+        after_eof = settings.stop_after_eof_s or 0.0
+        self._recorded.wait(after_eof + 3 * settings.stop_grace_s + settings.drain_timeout_s)
         for thread in self._readers:
-            thread.join(STOP_GRACE_S)
-        return self.exit_status, note
+            thread.join(DEFAULT_DRAIN_TIMEOUT_S)
+        if not self._recorded.is_set():
+            return "survived SIGKILL"
+        return None
+
+    def abort(self) -> None:
+        """Stop the Agent now (SIGTERM, grace, SIGKILL to its group) and wait for it: the
+        Client is going away (an interrupt)."""
+        self._closing.set()
+        if self._group is not None:
+            self._group.stop()
+        self._recorded.wait(3 * self._settings.stop_grace_s + self._settings.drain_timeout_s)
+
+    @property
+    def last_stderr_line(self) -> str | None:
+        """The Agent's last line on stderr so far, cut short, if it wrote one."""
+        return self._stderr[-1] if self._stderr else None
 
     @property
     def exit_status(self) -> int:
@@ -112,15 +143,13 @@ class Connection:
         return self._result.exit_code if self._result is not None else NOT_STARTED
 
     def why_ended(self) -> str:
-        """The Agent's exit status and its last stderr line, for a failure message."""
-        self._recorder.join(STOP_GRACE_S)  # (it ends soon after the Agent's stdout does)
+        """The Agent's exit status, for a failure message."""
+        self._recorded.wait(DEFAULT_DRAIN_TIMEOUT_S)  # (it ends soon after the Agent's stdout)
         if self._not_started is not None:
             return f"exit status {self.exit_status}: {self._not_started}"
-        if self._recorder.is_alive():
-            status = "its stdout closed"
-        else:
-            status = f"exit status {self.exit_status}"
-        return status + (f": {self._stderr[-1]}" if self._stderr else "")
+        if not self._recorded.is_set():
+            return "its stdout closed"
+        return f"exit status {self.exit_status}"
 
     def _messages(self, deadline: float, *, ended_ok: bool = False) -> Iterator[dict[str, Any]]:
         """The Agent's messages until the deadline; its requests are answered on the way."""
@@ -143,20 +172,21 @@ class Connection:
         with contextlib.suppress(OSError):  # (the Agent is gone: reading its stdout says so)
             write_all(self._to_agent, orjson.dumps(message) + b"\n")
 
-    def _stop(self) -> None:
-        """SIGTERM to the Agent's process group, then SIGKILL."""
-        agent = _agent_pid(self._path)
-        for number in (signal.SIGTERM, signal.SIGKILL):
-            if agent is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(agent, number)  # (the recorder starts it as a group leader)
-            self._recorder.join(STOP_GRACE_S)
-            if not self._recorder.is_alive():
-                return
+    def _started(self, group: AgentGroup) -> None:
+        self._group = group
+
+    def _queue_line(self, line: bytes | None) -> None:
+        """Queue a line for the Client, waiting for room; dropped once the Client is closing."""
+        while not self._closing.is_set():
+            try:
+                self._lines.put(line, timeout=_PUT_POLL_S)
+            except queue.Full:
+                continue
+            return
 
     def _note_stderr(self, line: bytes | None) -> None:
-        if line is not None:
-            self._stderr.append(_text(line))
+        if line is not None and line.strip():
+            self._stderr.append(excerpt(_text(line).strip(), STDERR_QUOTE_CHARS))
 
 
 def _read(fd: int, put: Callable[[bytes | None], None]) -> None:
@@ -187,14 +217,3 @@ def _is_response(message: dict[str, Any]) -> bool:
 
 def _text(line: bytes) -> str:
     return line.decode("utf-8", "replace").rstrip("\r\n")
-
-
-def _agent_pid(path: Path) -> int | None:
-    """The Agent's pid, from the transcript's open event."""
-    try:
-        with path.open("rb") as stream:
-            first = orjson.loads(stream.readline())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    pid = first.get("pid") if isinstance(first, dict) else None
-    return pid if isinstance(pid, int) else None

@@ -44,16 +44,36 @@ def can_load(result: Any) -> bool:
     return isinstance(capabilities, dict) and capabilities.get("loadSession") is True
 
 
+def missing_capability(version: int, method: str, result: Any) -> str | None:
+    """The capability `method` needs that the `initialize` result does not advertise, or None
+    (the map of rule CAP-UNADVERTISED: v2 `capabilities.session` for every `session/` method
+    drive sends, v1 `agentCapabilities.loadSession` for `session/load`)."""
+    if version == 1:
+        if method == "session/load" and not can_load(result):
+            return "agentCapabilities.loadSession"
+        return None
+    capabilities = result.get("capabilities") if isinstance(result, dict) else None
+    session = capabilities.get("session") if isinstance(capabilities, dict) else None
+    if method.startswith("session/") and not isinstance(session, dict):
+        return "capabilities.session"
+    return None
+
+
 def new_session_params(cwd: str) -> dict[str, Any]:
     return {"cwd": cwd, "mcpServers": []}
+
+
+def replay_method(protocol: int) -> str:
+    """The replaying request's method: v2 `session/resume`, v1 `session/load`."""
+    return "session/load" if protocol == 1 else "session/resume"
 
 
 def replay_request(protocol: int, session_id: str, cwd: str) -> tuple[str, dict[str, Any]]:
     """The replaying request: v2 `session/resume` from the start, v1 `session/load`."""
     params: dict[str, Any] = {"sessionId": session_id, "cwd": cwd, "mcpServers": []}
     if protocol == 1:
-        return "session/load", params
-    return "session/resume", {**params, "replayFrom": {"type": "start"}}
+        return replay_method(protocol), params
+    return replay_method(protocol), {**params, "replayFrom": {"type": "start"}}
 
 
 def prompt_params(session_id: str, text: str) -> dict[str, Any]:

@@ -4,13 +4,18 @@ Each connection starts the Agent afresh behind the recorder and writes one trans
 the run's folder: `00-new.jsonl` (left out when the session to replay is given), then
 `01-replay.jsonl`, `02-replay.jsonl`, … A connection
 that fails (the Agent dies, hangs past the timeout, sends garbage) is told to `notify` in one
-line and the run goes on; its transcript still goes into the report.
+line and the run goes on; its transcript still goes into the report. A step the Agent's
+`initialize` result does not allow (no session capability) stops the run before the replays:
+`DriveRefused`. Closing a connection closes the Agent's stdin; an Agent still running
+`exit_grace_s` later is stopped (SIGTERM, then SIGKILL, to its process group), which is not a
+failure.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -19,16 +24,27 @@ from typing import Any
 from acptrace.drive.connection import Connection, ConnectionFailed
 from acptrace.drive.messages import (
     Permission,
-    can_load,
     initialize_params,
+    missing_capability,
     negotiated_version,
     new_session_params,
     prompt_params,
+    replay_method,
     replay_request,
 )
+from acptrace.model.errors import AcptraceError
+from acptrace.record import RecordSettings
+from acptrace.record.redact import RedactionPolicy
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_LINGER_MS = 250.0
+DEFAULT_EXIT_GRACE_S = 2.0
+QUEUE_BYTES = 4 * 1024 * 1024
+"""The Agent's traffic the recorder holds for the disk before it holds the Agent back."""
+
+
+class DriveRefused(AcptraceError):
+    """The Agent's `initialize` result does not allow a step of the script: nothing to drive."""
 
 
 class Step(StrEnum):
@@ -51,7 +67,9 @@ class DriveSettings:
     prompt: str | None = None
     """Text of one `session/prompt` on the first connection (None: no prompt)."""
     timeout_s: float = DEFAULT_TIMEOUT_S
-    """How long to wait for each response, and for the Agent to exit at the end."""
+    """How long to wait for each response."""
+    exit_grace_s: float = DEFAULT_EXIT_GRACE_S
+    """How long the Agent has to exit once its stdin is closed, before it is stopped."""
     linger_ms: float = DEFAULT_LINGER_MS
     """How long to keep listening after the replay's response."""
     permission: Permission = Permission.DENY
@@ -60,6 +78,8 @@ class DriveSettings:
     """The working directory named in the session requests."""
     session_id: str | None = None
     """Replay this session the Agent already keeps, instead of making one first."""
+    redact: bool = True
+    """Redact secrets in the recordings, as `acptrace record` does by default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +121,10 @@ Notify = Callable[[str], None]
 def drive(
     argv: Sequence[str], directory: Path, settings: DriveSettings, notify: Notify
 ) -> DriveResult:
-    """Run the script against the Agent `argv`, recording every connection into `directory`."""
+    """Run the script against the Agent `argv`, recording every connection into `directory`.
+
+    Raises `DriveRefused` (after at most one connection) when the Agent does not advertise
+    what a step needs."""
     directory.mkdir(parents=True, exist_ok=True)
     results: list[ConnectionResult] = []
     session_id = settings.session_id
@@ -116,14 +139,43 @@ def drive(
     return DriveResult(tuple(results), session_id)
 
 
+@contextlib.contextmanager
+def _connected(argv: Sequence[str], path: Path, settings: DriveSettings) -> Iterator[Connection]:
+    """A connection whose Agent is stopped at once if the run is interrupted."""
+    policy = RedactionPolicy.build() if settings.redact else None
+    record_settings = RecordSettings(
+        redaction=policy,
+        queue_bytes=QUEUE_BYTES,
+        forward_signals=False,  # (the recorder runs in a thread: it cannot take signals)
+        stop_after_eof_s=settings.exit_grace_s,
+        hold_back=True,  # (the Client is drive: slowing the Agent loses nothing)
+    )
+    connection = Connection(argv, path, settings.permission, record_settings)
+    try:
+        yield connection
+    except BaseException:
+        connection.abort()
+        raise
+
+
 def _new_session(
     argv: Sequence[str], path: Path, settings: DriveSettings, notify: Notify
 ) -> tuple[ConnectionResult, str | None]:
-    connection = Connection(argv, path, settings.permission)
+    with _connected(argv, path, settings) as connection:
+        return _make_session(connection, path, settings, notify)
+
+
+def _make_session(
+    connection: Connection, path: Path, settings: DriveSettings, notify: Notify
+) -> tuple[ConnectionResult, str | None]:
     session_id: str | None = None
     failure = None
+    refused = None
     try:
-        _initialize(connection, settings)
+        version, result = _initialize(connection, settings)
+        refused = _refusal(version, result, _first_methods(version, settings))
+        if refused is not None:
+            raise ConnectionFailed(refused)
         new = connection.request(
             "session/new", new_session_params(settings.cwd), settings.timeout_s
         )
@@ -138,25 +190,52 @@ def _new_session(
             connection.linger(settings.linger_ms / 1000)
     except ConnectionFailed as error:
         failure = str(error)
-    ended = _ended(connection, ConnectionResult(Step.NEW, path, failure), settings, notify)
+    ended = _ended(connection, ConnectionResult(Step.NEW, path, failure), notify, refused)
     return ended, session_id
 
 
 def _replay(
     argv: Sequence[str], path: Path, session_id: str, settings: DriveSettings, notify: Notify
 ) -> ConnectionResult:
-    connection = Connection(argv, path, settings.permission)
+    with _connected(argv, path, settings) as connection:
+        return _replay_session(connection, path, session_id, settings, notify)
+
+
+def _replay_session(
+    connection: Connection, path: Path, session_id: str, settings: DriveSettings, notify: Notify
+) -> ConnectionResult:
     failure = None
+    refused = None
     try:
-        version, capabilities = _initialize(connection, settings)
-        if version == 1 and not can_load(capabilities):
-            raise ConnectionFailed("the v1 Agent does not advertise loadSession: nothing to replay")
+        version, result = _initialize(connection, settings)
         method, params = replay_request(version, session_id, settings.cwd)
+        refused = _refusal(version, result, (method,))
+        if refused is not None:
+            raise ConnectionFailed(refused)
         connection.request(method, params, settings.timeout_s)
         connection.linger(settings.linger_ms / 1000)
     except ConnectionFailed as error:
         failure = str(error)
-    return _ended(connection, ConnectionResult(Step.REPLAY, path, failure), settings, notify)
+    return _ended(connection, ConnectionResult(Step.REPLAY, path, failure), notify, refused)
+
+
+def _first_methods(version: int, settings: DriveSettings) -> tuple[str, ...]:
+    """What the first connection sends after `initialize`, and the replays after it."""
+    methods = ["session/new"]
+    if settings.prompt is not None:
+        methods.append("session/prompt")
+    if settings.replays:
+        methods.append(replay_method(version))
+    return tuple(methods)
+
+
+def _refusal(version: int, result: Any, methods: Sequence[str]) -> str | None:
+    """Why the Agent's `initialize` result does not allow these methods, or None."""
+    for method in methods:
+        capability = missing_capability(version, method, result)
+        if capability is not None:
+            return f"the v{version} Agent does not advertise {capability}, which {method} needs"
+    return None
 
 
 def _initialize(connection: Connection, settings: DriveSettings) -> tuple[int, Any]:
@@ -170,13 +249,18 @@ def _initialize(connection: Connection, settings: DriveSettings) -> tuple[int, A
 
 
 def _ended(
-    connection: Connection, result: ConnectionResult, settings: DriveSettings, notify: Notify
+    connection: Connection, result: ConnectionResult, notify: Notify, refused: str | None
 ) -> ConnectionResult:
-    """Close the connection; tell `notify` what went wrong, if anything did."""
-    _, stopped = connection.close(settings.timeout_s)
+    """Close the connection; tell `notify` what went wrong, if anything did, quoting the
+    Agent's last stderr line. DriveRefused when the script cannot go on (`refused`)."""
+    unstoppable = connection.close()
     failure = result.failure
-    if stopped is not None:
-        failure = f"{failure}; the Agent {stopped}" if failure else f"the Agent {stopped}"
+    if unstoppable is not None:
+        failure = f"{failure}; the Agent {unstoppable}" if failure else f"the Agent {unstoppable}"
+    if failure is not None and (stderr := connection.last_stderr_line) is not None:
+        failure = f"{failure}; its last stderr line: {stderr}"
+    if refused is not None:
+        raise DriveRefused(f"{result.path}: {refused}: nothing to drive")
     if failure is not None:
         notify(f"{result.path}: {failure}")
     return ConnectionResult(result.step, result.path, failure)

@@ -20,7 +20,9 @@ from acptrace.mock.faults import Fault, check_faults, plan
 from acptrace.mock.recording import Recording, Step, StepRole, Window, is_replaying
 from acptrace.model.domain import Direction
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR = -32700, -32600, -32601, -32603
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND = -32700, -32600, -32601
+INVALID_PARAMS, INTERNAL_ERROR = -32602, -32603
+INT64 = range(-(2**63), 2**63)
 EXIT_TRUNCATED = 1
 """The mock's exit status when a fault (or the recording) ends the connection mid-request."""
 
@@ -65,16 +67,26 @@ class MockAgent:
         if not isinstance(message, dict):
             self._error(None, INVALID_REQUEST, "acptrace mock takes one JSON-RPC object per line")
             return True
-        method = message.get("method")
-        if not isinstance(method, str) or "id" not in message:
+        if "method" not in message or "id" not in message:
             return True  # a notification or a response to the mock's own request: nothing owed
-        return self._request(message["id"], method, message.get("params"))
+        request_id, method = message["id"], message["method"]
+        if not _valid_id(request_id):  # (then it cannot be answered with it: JSON-RPC says null)
+            self._error(None, INVALID_REQUEST, "a request id is a string or an integer")
+            return True
+        if not isinstance(method, str):
+            self._error(request_id, INVALID_REQUEST, "a request method is a string")
+            return True
+        return self._request(request_id, method, message.get("params"))
 
-    def _request(self, request_id: Any, method: str, params: Any) -> bool:
-        params = params if isinstance(params, dict) else {}
+    def _request(self, request_id: Any, method: str, given: Any) -> bool:
+        params = given if isinstance(given, dict) else {}
         session = params.get("sessionId")
         recording = self._recording
-        if method == "initialize" and recording.initialize is not None:
+        if method in ("session/load", "session/resume") and (
+            problem := _replay_params_problem(method, given)
+        ):
+            self._error(request_id, INVALID_PARAMS, f"{method}: {problem}")
+        elif method == "initialize" and recording.initialize is not None:
             self._result(request_id, recording.initialize)
         elif method == "session/new":
             fresh = {"sessionId": f"sess_mock_{uuid.uuid4().hex[:12]}"}
@@ -124,6 +136,27 @@ class MockAgent:
         assert self._output is not None
         self._output.write(orjson.dumps(message) + b"\n")
         self._output.flush()
+
+
+def _valid_id(value: Any) -> bool:
+    """ACP's request id: a string, or an integer in int64 range (not null, not 1.0, not true)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, int) and not isinstance(value, bool) and value in INT64
+
+
+def _replay_params_problem(method: str, params: Any) -> str | None:
+    """What makes `session/load` or `session/resume` params unusable, or None."""
+    if not isinstance(params, dict):
+        return "params must be an object"
+    if not isinstance(params.get("sessionId"), str):
+        return "sessionId must be a string"
+    cursor = params.get("replayFrom")
+    if method == "session/load" or cursor is None:
+        return None
+    if isinstance(cursor, dict) and isinstance(cursor.get("type"), str):
+        return None
+    return "replayFrom must be an object with a type"
 
 
 def _substituted(value: Any, old: str, new: str) -> Any:

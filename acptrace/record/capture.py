@@ -4,7 +4,9 @@ Pumps never wait on it. Each put takes the clocks and appends under one lock, so
 in the order their last byte was read and `mono_ns` never goes back. Memory is bounded by
 `max_bytes` of line data (queued plus being written). When a line does not fit, it is left
 out of the transcript (it was still forwarded) and counted; a `Gap` for its stream goes in
-as soon as a later line of that stream fits, or before the close event.
+as soon as a later line of that stream fits, or before the close event. With `hold_back`
+(for a Client that is acptrace itself, where slowing the Agent loses nothing) a put waits
+for room instead, so nothing is left out.
 """
 
 from __future__ import annotations
@@ -21,16 +23,19 @@ Stamp = Callable[[int, int], Item]
 
 
 class CaptureQueue:
-    """Many pumps put, one writer takes; never blocks a put."""
+    """Many pumps put, one writer takes; never blocks a put (unless `hold_back`)."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, *, hold_back: bool = False) -> None:
         if max_bytes < 1:
             raise ValueError("max_bytes must be positive")
         self._max = max_bytes
+        self._hold_back = hold_back
         self._items: deque[Item] = deque()
         self._held = 0
         self._closed = False
-        self._ready = threading.Condition(threading.Lock())
+        lock = threading.Lock()
+        self._ready = threading.Condition(lock)
+        self._room = threading.Condition(lock)
         self._pending_gaps: dict[Stream, tuple[int, int]] = {}
         self.dropped = 0
         """Lines left out of the transcript so far."""
@@ -43,6 +48,10 @@ class CaptureQueue:
             ts_ns, mono_ns = time.time_ns(), time.monotonic_ns()
             for line in lines:
                 size = len(line.data)
+                if self._hold_back and self._held and self._held + size > self._max:
+                    if not self._wait_for_room(size):
+                        return
+                    ts_ns, mono_ns = time.time_ns(), time.monotonic_ns()  # (others put meanwhile)
                 if self._held and self._held + size > self._max:
                     lines_left, bytes_left = self._pending_gaps.get(stream, (0, 0))
                     self._pending_gaps[stream] = (lines_left + 1, bytes_left + size)
@@ -85,12 +94,21 @@ class CaptureQueue:
         size = held_bytes(items)
         with self._ready:
             self._held -= size
+            self._room.notify_all()
 
     def close(self) -> None:
         """No more puts; the writer drains what is queued and stops."""
         with self._ready:
             self._closed = True
             self._ready.notify_all()
+            self._room.notify_all()
+
+    def _wait_for_room(self, size: int) -> bool:
+        """Wait (holding the lock) until `size` more bytes fit; False if the queue closed."""
+        self._ready.notify()  # (the writer: what is queued so far)
+        while self._held and self._held + size > self._max and not self._closed:
+            self._room.wait()
+        return not self._closed
 
     def _flush_gap(self, stream: Stream, ts_ns: int, mono_ns: int) -> None:
         gap = self._pending_gaps.pop(stream, None)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 import threading
@@ -11,6 +9,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType, TracebackType
 
 from acptrace.model.errors import AcptraceError
+from acptrace.record.stopping import AgentGroup
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Signals acptrace passes on to the Agent instead of acting on them itself."""
@@ -28,9 +27,11 @@ class AgentNotStarted(AcptraceError):
 
 
 def spawn(argv: Sequence[str]) -> subprocess.Popen[bytes]:
-    """Start the Agent on three pipes, in its own process group; AgentNotStarted on failure.
+    """Start the Agent on three pipes, in its own session and process group; AgentNotStarted
+    on failure.
 
-    Its own group means a terminal's Ctrl-C reaches only acptrace, which passes it on once.
+    Its own group means a terminal's Ctrl-C reaches only acptrace, which passes it on once,
+    and that acptrace can stop the Agent with everything it started (`AgentGroup`).
     """
     if not argv:
         raise AgentNotStarted("no agent command given", EXIT_NOT_FOUND)
@@ -41,7 +42,7 @@ def spawn(argv: Sequence[str]) -> subprocess.Popen[bytes]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             bufsize=0,
-            process_group=0,
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise AgentNotStarted(f"{argv[0]}: command not found", EXIT_NOT_FOUND) from None
@@ -68,7 +69,8 @@ def signal_name(number: int | None) -> str | None:
 
 
 class SignalForwarder:
-    """While active, SIGINT/SIGTERM/SIGHUP go to the Agent's process group, not to acptrace.
+    """While active, SIGINT/SIGTERM/SIGHUP go to the Agent's process group, not to acptrace;
+    the group is killed when it still runs a grace after the first (`AgentGroup.stop`).
 
     Only works in the main thread (where Python runs signal handlers), and only with
     `install`; otherwise it does nothing. Signals that arrive before the Agent is attached
@@ -78,7 +80,7 @@ class SignalForwarder:
     def __init__(self, on_signal: Callable[[int], None], *, install: bool = True) -> None:
         self._on_signal = on_signal
         self._install = install
-        self._agent: subprocess.Popen[bytes] | None = None
+        self._agent: AgentGroup | None = None
         self._early: list[int] = []
         self._previous: dict[int, object] = {}
         self.received: int | None = None
@@ -100,7 +102,7 @@ class SignalForwarder:
             signal.signal(number, handler)  # type: ignore[arg-type]
         self._previous.clear()
 
-    def attach(self, agent: subprocess.Popen[bytes]) -> None:
+    def attach(self, agent: AgentGroup) -> None:
         """From now on, signals go to this Agent (and any that came before, now)."""
         self._agent = agent
         for number in self._early:
@@ -117,8 +119,5 @@ class SignalForwarder:
             self._send(number)
 
     def _send(self, number: int) -> None:
-        agent = self._agent
-        if agent is None or agent.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(agent.pid, number)
+        if self._agent is not None:
+            self._agent.stop(number)

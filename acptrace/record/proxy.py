@@ -16,7 +16,7 @@ import stat
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -30,6 +30,7 @@ from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_output
 from acptrace.record.process import SignalForwarder, exit_status, signal_name, spawn
 from acptrace.record.pump import Pump, PumpEnd
 from acptrace.record.redact import RedactionPolicy
+from acptrace.record.stopping import STOP_GRACE_S, AgentGroup
 from acptrace.record.writer import TranscriptWriter, open_transcript
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
@@ -59,6 +60,14 @@ class RecordSettings:
     """How long to wait for the Agent's output pipes to close after it exits."""
     forward_signals: bool = True
     """Pass SIGINT, SIGTERM and SIGHUP on to the Agent (main thread only)."""
+    stop_after_eof_s: float | None = None
+    """Stop the Agent (`AgentGroup.stop`) when it still runs this long after the Client closed
+    stdin; None: wait for it however long it runs."""
+    stop_grace_s: float = STOP_GRACE_S
+    """After a stopping signal, how long the Agent's group has before SIGKILL."""
+    hold_back: bool = False
+    """When `queue_bytes` are waiting for the disk, hold the traffic back until there is room
+    instead of leaving lines out: for a Client that is acptrace itself (drive)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +105,7 @@ class _FirstEnd:
     """Remembers the first thing that ended the connection."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (re-entered by a signal handler in its thread)
         self.reason: CloseReason | None = None
 
     def note(self, reason: CloseReason) -> None:
@@ -110,8 +119,11 @@ def record(
     path: str | os.PathLike[str],
     settings: RecordSettings | None = None,
     stdio: Stdio | None = None,
+    started: Callable[[AgentGroup], None] | None = None,
 ) -> RecordResult:
-    """Run the Agent `argv` with the Client on `stdio`, recording to `path`; wait for its end.
+    """Run the Agent `argv` with the Client on `stdio`, recording to `path`; wait for its end
+    (and for what it left in its process group to be stopped). `started` is given the Agent's
+    group as soon as it runs, for a caller that may have to stop it.
 
     Raises `TranscriptUnwritable` when the file cannot be created (before anything starts;
     see `acptrace.record.outputs` for the paths refused)
@@ -145,8 +157,12 @@ def record(
             if stat.S_ISREG(os.fstat(fd).st_mode):  # not a FIFO or a device
                 os.ftruncate(fd, 0)  # only now: a failed start leaves a file as it was
                 os.fchmod(fd, OWNER_ONLY)  # an existing file may have been world-readable
-            forwarder.attach(agent)
-            return _Recording(argv, agent, fd, settings, stdio, first_end, forwarder).run()
+            group = AgentGroup(agent, settings.stop_grace_s)
+            forwarder.attach(group)
+            if started is not None:
+                started(group)
+            recording = _Recording(argv, agent, group, fd, settings, stdio, first_end, forwarder)
+            return recording.run()
     finally:
         os.close(fd)
 
@@ -158,6 +174,7 @@ class _Recording:
         self,
         argv: Sequence[str],
         agent: subprocess.Popen[bytes],
+        group: AgentGroup,
         fd: int,
         settings: RecordSettings,
         stdio: Stdio,
@@ -169,11 +186,12 @@ class _Recording:
         assert agent.stderr is not None
         self._argv = tuple(argv)
         self._agent = agent
+        self._group = group
         self._settings = settings
         self._stdio = stdio
         self._first_end = first_end
         self._signals = signals
-        self._queue = CaptureQueue(settings.queue_bytes)
+        self._queue = CaptureQueue(settings.queue_bytes, hold_back=settings.hold_back)
         self._writer = TranscriptWriter(fd, self._queue, settings.redaction)
         limit = settings.max_line_bytes
         self._client = Pump(
@@ -205,6 +223,7 @@ class _Recording:
             pump.start()
         returncode = agent.wait()
         self._first_end.note(CloseReason.AGENT_EXIT)
+        self._group.end()  # (its leftovers: they may hold its stdout and stderr open)
         deadline = time.monotonic() + self._settings.drain_timeout_s
         for pump in (self._output, self._errors):
             pump.join(max(0.0, deadline - time.monotonic()))
@@ -241,6 +260,8 @@ class _Recording:
         """The Client closed stdin: close the Agent's. The Agent stopped reading: stop ours."""
         if end is PumpEnd.SOURCE_CLOSED:
             self._first_end.note(CloseReason.CLIENT_CLOSED)
+            if self._settings.stop_after_eof_s is not None:
+                self._group.stop(after_s=self._settings.stop_after_eof_s)
         else:
             retire(self._stdio.stdin)
         _close(self._agent.stdin)

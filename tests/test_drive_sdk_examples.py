@@ -1,0 +1,110 @@
+"""`acptrace drive` against real Agents: the example agents of the ACP Python SDK
+(`agent-client-protocol`, a dev dependency), which ship in its source distribution only.
+
+The sdist of the installed version is fetched once with pip into pytest's cache folder; where
+it cannot be had (no network, no index), these tests skip and say why. Neither example
+advertises a way to replay a session (`examples/agent.py` answers v1 with `agentCapabilities:
+{}` though it implements `session/load`; `examples/echo_agent.py` answers v2 with no
+`capabilities`), so a replay run is refused before any replay starts, and a run that only
+makes a session and prompts it goes through.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from tests.processes import gone
+
+PACKAGE = "agent-client-protocol"
+FETCH_TIMEOUT_S = 300
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def examples(request: pytest.FixtureRequest) -> Path:
+    """The sdist's `examples/` folder (fetched once into pytest's cache)."""
+    version = importlib.metadata.version(PACKAGE)
+    cache = Path(request.config.cache.mkdir(f"acp-sdist-{version}"))
+    found = sorted(cache.glob("*/examples/agent.py"))
+    if found:
+        return found[0].parent
+    fetch = [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps"]
+    fetch += ["--quiet", "--dest", str(cache), f"{PACKAGE}=={version}"]
+    try:
+        subprocess.run(fetch, capture_output=True, check=True, timeout=FETCH_TIMEOUT_S)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+        stderr = getattr(error, "stderr", b"") or b""
+        why = stderr.decode(errors="replace").strip().splitlines()[-1:] or [str(error)]
+        pytest.skip(f"the {PACKAGE} {version} sdist could not be fetched: {why[0]}")
+    for archive in cache.glob("*.tar.gz"):
+        with tarfile.open(archive) as tar:
+            tar.extractall(cache, filter="data")
+    found = sorted(cache.glob("*/examples/agent.py"))
+    if not found:
+        pytest.skip(f"the {PACKAGE} {version} sdist has no examples/agent.py")
+    return found[0].parent
+
+
+def drive_cli(runs: Path, *arguments: str) -> Any:
+    return CliRunner().invoke(app, ["drive", "--timeout", "60", "-o", str(runs), *arguments])
+
+
+def test_the_sdk_example_agent_without_load_session_is_not_replayed(
+    examples: Path, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    agent = [sys.executable, str(examples / "agent.py")]
+    result = drive_cli(runs, "-n", "3", "--protocol", "1", "--", *agent)
+    assert result.exit_code == 2, result.output
+    assert "v1 Agent does not advertise agentCapabilities.loadSession" in result.stderr
+    assert sorted(p.name for p in runs.iterdir()) == ["00-new.jsonl"]  # no replay started
+    recording = records(runs / "00-new.jsonl")
+    [answer] = [r["msg"] for r in recording if r["dir"] == "a2c"]
+    assert answer["result"]["agentCapabilities"] == {}
+    assert gone(recording[0]["pid"])
+
+
+@pytest.mark.parametrize("script", ["agent.py", "echo_agent.py"])
+def test_the_sdk_example_agents_make_a_session_and_answer_a_prompt(
+    examples: Path, tmp_path: Path, script: str
+) -> None:
+    runs = tmp_path / "runs"
+    agent = [sys.executable, str(examples / script)]
+    result = drive_cli(runs, "-n", "0", "--protocol", "1", "--prompt", "hello", "--", *agent)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    recording = records(runs / "00-new.jsonl")
+    assert (recording[0]["event"], recording[-1]["event"]) == ("open", "close")
+    sent = [r["msg"] for r in recording if r["dir"] == "c2a"]
+    assert [m["method"] for m in sent] == ["initialize", "session/new", "session/prompt"]
+    received = [r["msg"] for r in recording if r["dir"] == "a2c"]
+    texts = [
+        m["params"]["update"]["content"].get("text")
+        for m in received
+        if m.get("method") == "session/update"
+    ]
+    assert "hello" in texts  # (both echo the prompt back)
+    assert received[-1] == {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}
+    assert gone(recording[0]["pid"])
+
+
+def test_the_sdk_echo_agent_on_v2_advertises_no_sessions(examples: Path, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    agent = [sys.executable, str(examples / "echo_agent.py")]
+    result = drive_cli(runs, "-n", "3", "--", *agent)
+    assert result.exit_code == 2, result.output
+    assert "v2 Agent does not advertise capabilities.session, which session/new" in result.stderr
+    assert sorted(p.name for p in runs.iterdir()) == ["00-new.jsonl"]
