@@ -1067,6 +1067,12 @@ def test_default_transcript_path() -> None:
     assert default_transcript_path({}, pid=1).parent == Path(".")
 
 
+def test_acptrace_dir_is_taken_as_written_braces_and_all() -> None:
+    # {time} and {pid} are -o's placeholders; $ACPTRACE_DIR names a folder as it is
+    path = default_transcript_path({"ACPTRACE_DIR": "/rec/{pid}"}, now_ns=0, pid=7)
+    assert path == Path("/rec/{pid}/acptrace-19700101T000000.000Z-7.jsonl")
+
+
 # -- where -o may write (the same rule for `record` and `redact`) ---------------------------------
 
 
