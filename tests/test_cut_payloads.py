@@ -140,3 +140,24 @@ def test_an_update_whose_tag_was_cut_is_lost_it_may_have_been_the_marker() -> No
     analysis = analysed(messages)
     assert [(f.rule, f.severity.value) for f in analysis.findings] == [("RC-MISSING", "warning")]
     assert analysis.source.messages == 7
+
+
+CANCEL = {"jsonrpc": "2.0", "method": "session/cancel",
+          "params": {"sessionId": "s1", "reason": "z" * 60}}  # fmt: skip
+
+
+def test_a_cut_notification_of_a_notification_only_method_is_read_and_loses_nothing() -> None:
+    # `session/cancel` is only ever a notification: no `id` can have been cut off, so what is
+    # left of it is a message, and the unanswered resume after it stays a warning.
+    text = orjson.dumps(CANCEL).decode()
+    analysis = analysed([*EXCHANGE, ("c2a", cut(text, text.index("reason"))), ("c2a", RESUME)])
+    assert analysis.source.messages == 6
+    assert [(f.rule, f.severity.value) for f in analysis.findings] == [("JR-UNANSWERED", "warning")]
+    assert "demoted" not in analysis.findings[0].message
+
+
+def test_the_same_cut_of_a_method_that_may_carry_an_id_is_lost() -> None:
+    prompt = orjson.dumps(CANCEL | {"method": "session/prompt"}).decode()
+    analysis = analysed([*EXCHANGE, ("c2a", cut(prompt, prompt.index("reason"))), ("c2a", RESUME)])
+    assert analysis.source.messages == 5
+    assert [(f.rule, f.severity.value) for f in analysis.findings] == [("JR-UNANSWERED", "note")]

@@ -724,13 +724,25 @@ def test_an_empty_file_or_a_fifo_is_written_into_without_force(tmp_path: Path) -
 
 def test_time_and_pid_placeholders_give_each_run_its_own_file(tmp_path: Path) -> None:
     args = [*RECORD, "-o", str(tmp_path / "agent-{time}-{pid}.jsonl"), "--", *FAKE, "echo"]
+    said = []
     for _ in range(2):
-        subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+        run = subprocess.run(
+            args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True
+        )
+        said.append(run.stderr.decode())
     made = sorted(p.name for p in tmp_path.iterdir())
     assert len(made) == 2
     for name in made:
         assert re.fullmatch(r"agent-\d{8}T\d{6}\.\d{3}Z-\d+\.jsonl", name), name
         assert meta(records_of(tmp_path / name), "close")
+    # the filled-in name is said, as the default one is: the user did not write it
+    assert sorted(said) == [f"acptrace: recording to {tmp_path / name}\n" for name in made]
+
+
+def test_an_o_without_placeholders_is_not_repeated_on_stderr(transcript: Path) -> None:
+    args = [*RECORD, "-o", str(transcript), "--", *FAKE, "echo"]
+    run = subprocess.run(args, input=b"{}\n", capture_output=True, timeout=TIMEOUT_S, check=True)
+    assert run.stderr == b""
 
 
 def test_fill_placeholders() -> None:
@@ -1143,6 +1155,12 @@ def test_default_transcript_path() -> None:
     )
     assert str(path) == "/rec/acptrace-20251202T100000.123Z-7.jsonl"
     assert default_transcript_path({}, pid=1).parent == Path(".")
+
+
+def test_acptrace_dir_is_taken_as_written_braces_and_all() -> None:
+    # {time} and {pid} are -o's placeholders; $ACPTRACE_DIR names a folder as it is
+    path = default_transcript_path({"ACPTRACE_DIR": "/rec/{pid}"}, now_ns=0, pid=7)
+    assert path == Path("/rec/{pid}/acptrace-19700101T000000.000Z-7.jsonl")
 
 
 # -- where -o may write (the same rule for `record` and `redact`) ---------------------------------

@@ -592,6 +592,26 @@ def test_lc_unknown_session_before_the_session_new_response_names_the_later_line
     )
 
 
+def test_lc_unknown_session_says_which_request_or_announcement_named_it_later() -> None:
+    # rules.md §10: a session named later by a request (a resume or load names it in its
+    # params) or, with the child rules off, by an announcement: the message says which.
+    t = started()
+    t.new_session()
+    early_resumed = t.update("agent_message_chunk", "resumed")
+    resumed = t.resume("resumed", replay=False, id=5)
+    early_child = t.update("agent_message_chunk", "kid")
+    announced = t.announce("kid")
+    analysis = t.analyze(child_rules=False)
+    assert findings(analysis) == [
+        ("LC-UNKNOWN-SESSION", "warning", early_resumed),
+        ("LC-UNKNOWN-SESSION", "warning", early_child),
+    ]
+    assert [f.message.split("; ", 1)[1] for f in analysis.findings] == [
+        f"the session/resume request at line {resumed} named it later",
+        f"the announcement at line {announced} named it later",
+    ]
+
+
 def test_lc_unknown_session_never_named_says_no_later_line() -> None:
     t = started()
     t.update("agent_message_chunk", "nobody")

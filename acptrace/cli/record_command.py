@@ -108,14 +108,14 @@ def record_command(
     Runs the ACP agent behind a transparent proxy and records its traffic.
 
     Put `acptrace record -o 'my-agent-{time}.jsonl' --` in front of the agent command in the
-    editor's settings. The transcript goes to the file -o names ({time} and {pid} replaced),
-    mode 0600 (its folder must exist; a folder, a read-only file, and a file that is not empty
-    unless --force is given, are refused), by default acptrace-<UTC time>-<pid>.jsonl in
-    $ACPTRACE_DIR (created 0700 if missing) or the current directory, named on stderr. Every byte
-    passes through unchanged; the transcript gets every line in each direction, the agent's
-    stderr, and open/close events. acptrace exits with the agent's exit status; when that is 0
-    but the transcript is incomplete (lines left out, a full disk), with 2, after forwarding
-    everything.
+    editor's settings. The transcript goes to the file -o names ({time} and {pid} replaced, the
+    name then said on stderr), mode 0600 (its folder must exist; a folder, a read-only file, and
+    a file that is not empty unless --force is given, are refused), by default acptrace-<UTC
+    time>-<pid>.jsonl in $ACPTRACE_DIR (created 0700 if missing) or the current directory, named
+    on stderr. Every byte passes through unchanged; the transcript gets every line in each
+    direction, the agent's stderr, and open/close events. acptrace exits with the agent's exit
+    status; when that is 0 but the transcript is incomplete (lines left out, a full disk), with
+    2, after forwarding everything.
     """
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
@@ -128,8 +128,8 @@ def record_command(
             make_folder(Path(path))
         except OSError as error:
             fail(f"cannot create the folder for {path} ({error.strerror or error})")
-        if not quiet:
-            print_note(f"recording to {path}")
+    if path != output and not quiet:  # a name acptrace made (the default, or {time} / {pid})
+        print_note(f"recording to {path}")
     settings = RecordSettings(
         redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
     )

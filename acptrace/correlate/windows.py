@@ -10,7 +10,7 @@ Memory holds open windows, and the sessions they and earlier answered resumes na
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
@@ -94,7 +94,7 @@ class WindowBook(msgspec.Struct):
         session_id = run.first.session_id
         assert session_id is not None
         windows = self.by_session.get(session_id, ())
-        loads_overlap = sum(1 for w in windows if w.method == "session/load") > 1
+        loads_overlap = len(windows) > 1 and _loads_overlap(windows)
         for window in windows:
             if loads_overlap and window.method == "session/load":
                 continue  # the overlap of two loads is attributed to neither (rules.md §10)
@@ -226,3 +226,8 @@ def _overlapping(window: Window, pending: Window) -> bool:
     if window.method == "session/load":
         return pending.method == "session/load"
     return window.replaying and pending.replaying
+
+
+def _loads_overlap(windows: Iterable[Window]) -> bool:
+    """Whether more than one of a session's open windows is a `session/load` (rules.md §10)."""
+    return sum(1 for w in windows if w.method == "session/load") > 1

@@ -24,16 +24,14 @@ def rows_for(closed: WindowClosed) -> Iterator[ResumeRow]:
 def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
     """The outcome class of one session in one window (outcomes.md)."""
     open_at_unknown_end = end is WindowEnd.TRACE_END
-    if window.ambiguous and window.method == "session/load":  # overlapping loads (§10)
-        return Outcome.AMBIGUOUS
+    if window.ambiguous:  # overlapping replaying resumes (their children too, rules.md §3)
+        return Outcome.AMBIGUOUS  # or overlapping loads (§10); no other window is ambiguous
     if window.method == "session/load":
         if end is WindowEnd.SUCCESS:
             return Outcome.LOADED
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.TRUNCATED
     if not window.replaying:
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.NO_REPLAY
-    if window.ambiguous:  # the children of concurrent resumes too (rules.md §3)
-        return Outcome.AMBIGUOUS
     if open_at_unknown_end:
         return Outcome.UNKNOWN
     marked = bool(track.markers)

@@ -25,7 +25,7 @@ def default_transcript_path(
     environ = os.environ if environ is None else environ
     directory = Path(environ.get(DIRECTORY_VARIABLE) or ".")
     name = f"acptrace-{TIME_PLACEHOLDER}-{PID_PLACEHOLDER}.jsonl"
-    return Path(fill_placeholders(str(directory / name), now_ns, pid))
+    return directory / fill_placeholders(name, now_ns, pid)
 
 
 def fill_placeholders(path: str, now_ns: int | None = None, pid: int | None = None) -> str:

@@ -263,17 +263,27 @@ def _secret_value(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
         return ([new for new, _ in items], count) if count else (value, 0)
     if not isinstance(value, dict):
         return _blank(value)
+    return _blank_all_but(
+        value, DESCRIPTIVE_NAMES, policy, lambda item: _secret_value(item, policy)
+    )
+
+
+def _blank_all_but(
+    obj: dict[str, Any],
+    kept: frozenset[str],
+    policy: RedactionPolicy,
+    blank: Callable[[Any], tuple[Any, int]],
+) -> tuple[dict[str, Any], int]:
+    """The object with each member `blank`ed but those whose (normalised) name is in `kept`,
+    which are walked as usual; the object itself when nothing was replaced."""
     count = 0
     changed: dict[str, Any] = {}
-    for key, item in value.items():
-        if normalize_name(key) in DESCRIPTIVE_NAMES:
-            new, n = _walk(item, policy)
-        else:
-            new, n = _secret_value(item, policy)
+    for key, item in obj.items():
+        new, n = _walk(item, policy) if normalize_name(key) in kept else blank(item)
         if n:
             changed[key] = new
             count += n
-    return ({**value, **changed}, count) if count else (value, 0)
+    return ({**obj, **changed}, count) if count else (obj, 0)
 
 
 def _blank(value: Any) -> tuple[Any, int]:
@@ -345,16 +355,7 @@ def _credential_params(params: Any, policy: RedactionPolicy) -> tuple[Any, int]:
     """Params of `authenticate`, `auth/*`, `providers/set`: all but the identifiers replaced."""
     if not isinstance(params, dict):
         return _blank(params)
-    count = 0
-    out: dict[str, Any] = {}
-    for key, item in params.items():
-        if normalize_name(key) in CREDENTIAL_IDENTIFIERS:
-            new, n = _walk(item, policy)
-        else:
-            new, n = _blank(item)
-        out[key] = new
-        count += n
-    return (out, count) if count else (params, 0)
+    return _blank_all_but(params, CREDENTIAL_IDENTIFIERS, policy, _blank)
 
 
 def _is_credential_method(method: Any) -> bool:
