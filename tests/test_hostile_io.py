@@ -435,27 +435,51 @@ def fifo(tmp_path: Path) -> Iterator[tuple[Path, Callable[[bytes], None]]]:
         writer.join(TIMEOUT_S)
 
 
+FIFO_COMMANDS = [
+    "analyze",
+    "timeline",
+    "timeline-session",
+    "redact",
+    "report",
+    "fidelity",
+    "export-trace",
+    "export",
+]
+"""Every command that takes a transcript's path."""
+
+
 @covers("in-fifo")
-@pytest.mark.parametrize("command", ["analyze", "timeline", "timeline-session", "redact"])
+@pytest.mark.parametrize("command", FIFO_COMMANDS)
 def test_a_fifo_is_read_once(
     tmp_path: Path, fifo: tuple[Path, Callable[[bytes], None]], command: str
 ) -> None:
     path, feed = fifo
     data = good(tmp_path).read_bytes()
     feed(data)
+    tables = tmp_path / "tables"
     args = {
         "analyze": ["analyze", "-f", "json", str(path)],
         "timeline": ["timeline", str(path)],
         "timeline-session": ["timeline", "--session", SESSION, str(path)],
         "redact": ["redact", str(path)],
+        "report": ["report", str(path)],
+        "fidelity": ["fidelity", "-f", "json", str(path)],
+        "export-trace": ["export", "-f", "trace-event", str(path)],
+        "export": ["export", str(path), "-o", str(tables)],
     }[command]
-    done = run([*ACPTRACE, *args])
+    done = run([*ACPTRACE, *args])  # (a second open of the FIFO would wait: TIMEOUT_S fails it)
     assert done.returncode == 0, done.stderr
     if command == "redact":
         assert done.stdout.count(b"\n") == data.count(b"\n")
+    elif command == "export":
+        assert (tables / "messages.parquet").is_file()
+    elif command == "export-trace":
+        assert b'"traceEvents"' in done.stdout
+    elif command == "report":
+        assert done.stdout.startswith(b"1 transcript")
     else:
         assert str(path).encode() in done.stdout
-        assert b"complete" in done.stdout
+        assert command == "fidelity" or b"complete" in done.stdout
 
 
 @covers("in-stdin-session")
