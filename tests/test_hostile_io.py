@@ -174,13 +174,152 @@ def char_device(path: str) -> str:
     return path
 
 
+def full_device(folder: Path, name: str) -> Path:
+    """A device like /dev/full (every write fails: no space left) made in `folder`, so that a
+    command that wrongly replaced it by a file would replace only this node."""
+    path = folder / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except OSError as error:
+        pytest.skip(f"cannot make a /dev/full device node here: {error.strerror}")
+    return path
+
+
 @covers("out-device-full")
-@pytest.mark.parametrize("command", ["analyze", "timeline", "export-trace"])
+@pytest.mark.parametrize("command", [*(c for c in FILE_COMMANDS if c != "record"), "rules"])
 def test_a_write_that_fails_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
-    full = char_device("/dev/full")
-    result = runner.invoke(app, file_command(command, good(tmp_path), full))
+    full = full_device(tmp_path, "full.json")
+    good(tmp_path)
+    args = ["rules", "-o", str(full)] if command == "rules" else None
+    result = runner.invoke(app, args or file_command(command, good(tmp_path), str(full)))
     assert result.exit_code == 2, result.output
-    assert f"cannot write {full}: " in one_error_line(result)
+    says = "the redacted transcript " if command == "redact" else ""
+    assert f"cannot write {says}{full}: No space left on device" in one_error_line(result)
+    assert stat.S_ISCHR(full.stat().st_mode)  # written into, not replaced by a file
+    assert files_under(tmp_path) == ["full.json", "good.jsonl"]  # no temporary file left
+
+
+PRINTING_COMMANDS = ["analyze", "timeline", "report", "fidelity", "export-trace", "redact"]
+"""The commands that print their result on stdout (with `rules` and `formats`)."""
+
+
+def printing_command(command: str, source: Path) -> list[str]:
+    match command:
+        case "export-trace":
+            return ["export", "-f", "trace-event", str(source)]
+        case "rules" | "formats":
+            return [command]
+        case _:
+            return [command, str(source)]
+
+
+@covers("out-stdout-full")
+@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats"])
+def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
+    full = full_device(tmp_path, "full")
+    with full.open("wb") as stdout:
+        args = [*ACPTRACE, *printing_command(command, good(tmp_path))]
+        done = subprocess.run(args, stdout=stdout, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.decode().splitlines()
+    assert lines[-1] == "acptrace: error: cannot write stdout: No space left on device", lines
+    assert b"Traceback" not in done.stderr
+
+
+@covers("out-stdout-closed")
+@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats", "timeline-full"])
+def test_stdout_closed_early_ends_quietly_with_exit_0(tmp_path: Path, command: str) -> None:
+    """`| true` (the reader is gone before the first write) and `| head -c 100` (it goes after
+    the first piece of a long output): exit 0, nothing on stderr, never 1 (findings)."""
+    if command == "timeline-full":
+        big = tmp_path / "big.jsonl"
+        big.write_bytes(good(tmp_path).read_bytes() * 300)  # more than a pipe holds
+        args, keep = ["timeline", "--full", str(big)], 100
+    else:
+        args, keep = printing_command(command, good(tmp_path)), 0
+    with subprocess.Popen(
+        [*ACPTRACE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        if keep:
+            assert process.stdout.read(keep)
+        process.stdout.close()
+        stderr = process.stderr.read()
+        code = process.wait(TIMEOUT_S)
+    assert code == 0, stderr
+    assert stderr == b""
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KB file system (tmpfs), full after a few tables; skipped where it cannot be mounted
+    (not root, or a container that may not mount)."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tiny tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+TABLE_FORMATS = ["parquet", "csv", "ndjson", "json"]
+
+
+@covers("out-disk-full")
+@pytest.mark.parametrize("table_format", TABLE_FORMATS)
+def test_tables_onto_a_full_disk_are_one_line_and_exit_2(
+    tmp_path: Path, tiny_disk: Path, table_format: str
+) -> None:
+    source = good(tmp_path)
+    source.write_bytes(source.read_bytes() * 200)
+    tables = tiny_disk / "tables"
+    result = runner.invoke(app, ["export", "-f", table_format, str(source), "-o", str(tables)])
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = one_error_line(result)
+    assert line.endswith(f"cannot write in {tables}: No space left on device (nothing was written)")
+    assert files_under(tiny_disk) == []  # the scratch folder is gone, nothing half-written
+
+
+WRITERS = {
+    "parquet": ("sink_parquet", "write_parquet"),
+    "csv": ("sink_csv", "write_csv"),
+    "ndjson": ("sink_ndjson", "write_ndjson"),
+    "json": ("write_json",),
+}
+"""The polars methods that write each table format's files."""
+
+
+@covers("out-disk-full")
+@pytest.mark.parametrize("table_format", TABLE_FORMATS)
+def test_a_table_that_meets_a_full_disk_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_format: str
+) -> None:
+    """The disk fills while the final files are written (the spool fitted): each writer of
+    the format fails as polars does on a full disk."""
+    import polars as pl
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError("No space left on device (os error 28)")
+
+    for method in WRITERS[table_format]:
+        for frame in (pl.LazyFrame, pl.DataFrame):
+            if hasattr(frame, method):
+                monkeypatch.setattr(frame, method, full)
+    tables = tmp_path / "tables"
+    args = ["export", "-f", table_format, str(good(tmp_path)), "-o", str(tables), "-j", "1"]
+    result = runner.invoke(app, args)
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = one_error_line(result)
+    assert line.endswith(f"cannot write in {tables}: No space left on device (nothing was written)")
+    assert files_under(tmp_path) == ["good.jsonl"]
 
 
 @covers("out-device")
@@ -190,22 +329,6 @@ def test_a_device_or_fifo_output_is_written_into(tmp_path: Path) -> None:
     done = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     assert b'"schema_version"' in done.stdout
-
-
-@covers("out-stdout-closed")
-def test_stdout_closed_early_is_no_traceback(tmp_path: Path) -> None:
-    big = tmp_path / "big.jsonl"
-    big.write_bytes(good(tmp_path).read_bytes() * 300)  # more than a pipe holds
-    args = [*ACPTRACE, "timeline", "--full", str(big)]
-    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
-        assert process.stdout is not None
-        assert process.stderr is not None
-        assert process.stdout.read(100)
-        process.stdout.close()
-        stderr = process.stderr.read()
-        code = process.wait(TIMEOUT_S)
-    assert code in (0, 1, 2), stderr
-    assert b"Traceback" not in stderr
 
 
 # -- files that are no transcript --------------------------------------------------------------

@@ -29,6 +29,7 @@ from acptrace.cli.settings import (
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
+from acptrace.model.outputs import OutputFailed
 from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
 from acptrace.render.text import plural
@@ -96,6 +97,9 @@ def export_command(
         fail(str(error))
     except (UnreadableInput, WorkersFailed) as error:
         print_error(f"{error} (nothing was written)")
+        raise typer.Exit(EXIT_ERROR) from None
+    except OutputFailed as error:  # (a full disk)
+        print_error(f"cannot write in {error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
     print_note(f"wrote {len(result.files)} tables to {output}: {counts}")

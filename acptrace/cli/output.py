@@ -53,10 +53,10 @@ def write_output(data: bytes | Iterable[bytes], path: str | None) -> None:
         with output_stream(path) as write:
             for piece in pieces:
                 write(piece)
+    except BrokenPipeError:
+        raise  # (the reader went away: the command ends quietly, `PlainUsageCommand`)
     except OSError as error:
-        if not to_file:
-            raise
-        fail(f"cannot write {path}: {error.strerror or error}")
+        fail(f"cannot write {path if to_file else 'stdout'}: {error.strerror or error}")
 
 
 @contextmanager

@@ -7,17 +7,25 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from acptrace.cli.common import fail
+from acptrace.cli.common import fail, reader_gone
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 
 
 class PlainUsageCommand(TyperCommand):
     """A command whose usage line names its arguments the usual way (`FILE...`, `IN`), not in
-    typer's braces (`{files}...`)."""
+    typer's braces (`{files}...`), and that ends quietly when its reader goes away."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a closed pipe on stdout or stderr, wherever the command meets it,
+        ends it quietly (`reader_gone`: exit 0), not with click's exit 1 (read as findings)."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            reader_gone()
 
 
 def _unbraced(piece: str) -> str:

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from contextlib import nullcontext
 from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    fail,
+    print_error,
+    reader_gone,
+    rich_bytes,
+)
 from acptrace.cli.options import OutputOption
 from acptrace.cli.output import Write, check_output, output_stream
 from acptrace.cli.root import app
@@ -120,8 +127,7 @@ def timeline_command(
         print_error(str(error))
         raise typer.Exit(EXIT_ERROR) from None
     except BrokenPipeError:  # the reader stopped (`| head`): nothing more to say
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
-        raise typer.Exit(EXIT_OK) from None
+        reader_gone()
     except OSError as error:  # the output cannot be written (-o in a missing folder, disk full)
         where = output if output not in (None, "-") else "stdout"
         print_error(f"cannot write {where}: {error.strerror or error}")

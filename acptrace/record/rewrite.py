@@ -69,10 +69,15 @@ def redact_transcript(source: BinaryIO, sink: BinaryIO, policy: RedactionPolicy)
 
 @contextmanager
 def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A file (0600) that appears at `path` only if the block succeeds; gzip when it ends in
-    `.gz`. OutputRefused first when the path cannot be written (`acptrace.record.outputs`)."""
+    """A file (0600) that appears at `path` only if the block succeeds (a device or a FIFO
+    is written into as it is); gzip when it ends in `.gz`. OutputRefused first when the path
+    cannot be written (`acptrace.record.outputs`)."""
     target = Path(path)
     check_output(target)
+    if target.exists() and not target.is_file():  # a device or a FIFO: written into, never
+        with target.open("wb") as raw:  # replaced by a file (`-o /dev/stdout`)
+            yield raw
+        return
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(handle, "wb") as raw:
