@@ -6,11 +6,13 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import signal
 import socket
 import stat
 import subprocess
 import sys
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -329,6 +331,91 @@ def test_a_device_or_fifo_output_is_written_into(tmp_path: Path) -> None:
     done = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     assert b'"schema_version"' in done.stdout
+
+
+# -- temporary files: removed on signals, swept when stale ------------------------------------
+
+
+def temporaries(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def killed_while_writing(tmp_path: Path, number: int) -> tuple[Path, int]:
+    """`timeline -o` of a long transcript, sent `number` once its temporary file is there:
+    the output folder, and how the process ended."""
+    source = tmp_path / "long.jsonl"
+    source.write_bytes(good(tmp_path).read_bytes() * 2000)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [*ACPTRACE, "timeline", "--full", str(source), "-o", str(out / "view.txt")]
+    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not temporaries(out) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert temporaries(out), "no temporary file appeared"
+        process.send_signal(number)
+        code = process.wait(TIMEOUT_S)
+    return out, code
+
+
+@covers("out-killed")
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_run_stopped_by_sigterm_or_sigint_leaves_no_temporary_file(
+    tmp_path: Path, number: int
+) -> None:
+    out, code = killed_while_writing(tmp_path, number)
+    assert code != 0
+    assert sorted(p.name for p in out.iterdir()) == []  # no view.txt, no .view.txt.…
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+@covers("out-stale-temporary")
+def test_a_later_run_sweeps_the_temporary_file_sigkill_left(tmp_path: Path) -> None:
+    out, code = killed_while_writing(tmp_path, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    [left] = temporaries(out)  # (SIGKILL cannot be caught)
+    old = time.time() - 3600
+    os.utime(out / left, (old, old))
+    result = runner.invoke(app, ["analyze", str(good(tmp_path)), "-o", str(out / "a.txt")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt"]
+
+
+@covers("out-stale-temporary")
+def test_only_stale_temporary_files_of_acptrace_are_swept(tmp_path: Path) -> None:
+    """Swept: acptrace's name, its process gone, not written to for a while. Kept: a live
+    process's (here, this one's parent), a fresh one (a writer in another PID namespace), a
+    name of another shape, a folder."""
+    from acptrace.model.temporary import STALE_AFTER_S
+
+    gone, alive = dead_pid(), os.getppid()
+    names = {
+        f".view.txt.acptrace-{gone}-abc_1234.tmp": True,
+        f".report.json.acptrace-{gone}-zz99zz99.tmp": True,
+        f".view.txt.acptrace-{alive}-abc_1234.tmp": False,
+        f".fresh.txt.acptrace-{gone}-abc_1234.tmp": False,
+        ".view.txt.abc_1234": False,
+        f"view.txt.acptrace-{gone}-abc_1234.tmp": False,
+        f".dir.acptrace-{gone}-abc_1234.tmp": False,
+    }
+    old = time.time() - STALE_AFTER_S - 5
+    for name in names:
+        path = tmp_path / name
+        if name.startswith(".dir"):
+            path.mkdir()
+        else:
+            path.write_text("left")
+        if not name.startswith(".fresh"):
+            os.utime(path, (old, old))
+    result = runner.invoke(app, ["rules", "-o", str(tmp_path / "rules.txt")])
+    assert result.exit_code == 0, result.output
+    kept = {p.name for p in tmp_path.iterdir()}
+    assert kept == {name for name, swept in names.items() if not swept} | {"rules.txt"}
 
 
 # -- files that are no transcript --------------------------------------------------------------
