@@ -325,3 +325,22 @@ def test_moments_are_placed_on_one_axis(
     moments: list[Moment], axis: Axis, expected: list[float]
 ) -> None:
     assert place(moments, axis) == expected
+
+
+def test_sorting_on_disk_in_small_batches_gives_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The export sorts its events in batches merged from disk: with batches of 7 events (runs
+    on disk for every sample) the document is the one sorted in memory, byte for byte."""
+    from acptrace.export import spill
+    from acptrace.export.trace_event import write_trace_events
+
+    def document() -> bytes:
+        made = io.BytesIO()
+        write_trace_events([str(path) for path in SAMPLES], made.write)
+        return made.getvalue()
+
+    whole = document()
+    monkeypatch.setattr(spill, "BATCH", 7)
+    assert document() == whole
+    assert whole.count(b'"ph":"X"') > 7 * 3
