@@ -433,8 +433,8 @@ def read_command(command: str, files: list[Path], out: Path) -> list[str]:
             return ["report", "-q", *names, "-o", str(out / "report.json")]
         case "export-trace":
             return ["export", "-f", "trace-event", *names, "-o", str(out / "t.json")]
-        case "redact":
-            return ["redact", *names]
+        case "redact" | "fidelity":
+            return [command, *names]
         case _:
             return ["export", *names, "-o", str(out / "tables")]
 
@@ -454,7 +454,7 @@ NOT_TRANSCRIPTS: dict[str, tuple[bytes, str]] = {
 
 
 @covers(*NOT_TRANSCRIPTS)
-@pytest.mark.parametrize("command", INPUT_COMMANDS)
+@pytest.mark.parametrize("command", [*INPUT_COMMANDS, "fidelity"])
 @pytest.mark.parametrize("case", sorted(NOT_TRANSCRIPTS))
 def test_a_file_that_is_no_transcript_is_an_error_naming_it(
     tmp_path: Path, command: str, case: str
