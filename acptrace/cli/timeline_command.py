@@ -11,6 +11,7 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -57,6 +58,8 @@ from acptrace.render.timeline import TimelineStream, timeline_heading
 
 LISTED_SESSIONS = 20
 """At most this many sessions are listed when --session names none of them."""
+EVERY_RULE = ("",)
+"""`Options.ignore` that leaves out every rule (each rule ID begins with the empty string)."""
 
 
 @app.command("timeline")
@@ -147,6 +150,8 @@ def _write_timelines(
     transcript does not know (found out at the end when it is read once)."""
     analyses: list[Analysis] = []
     payloads = Execution(fast=False)  # the timeline shows payloads
+    if ahead is not None:  # its findings are known: the walk need not find them a second time
+        options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
     with open_walks(readable, options, name=file, execution=payloads) as walks:
         if not walks:
             write(rich_bytes(f"{file}: holds no connection")[:-1])
