@@ -340,14 +340,18 @@ def temporaries(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.startswith(".")]
 
 
-def killed_while_writing(tmp_path: Path, number: int) -> tuple[Path, int]:
-    """`timeline -o` of a long transcript, sent `number` once its temporary file is there:
-    the output folder, and how the process ended."""
+def killed_while_writing(
+    tmp_path: Path, number: int, command: str = "timeline"
+) -> tuple[Path, int]:
+    """`timeline -o` (or `export`'s tables) of a long transcript, sent `number` once its
+    temporary file (folder) is there: the output folder, and how the process ended."""
     source = tmp_path / "long.jsonl"
     source.write_bytes(good(tmp_path).read_bytes() * 2000)
     out = tmp_path / "out"
     out.mkdir()
     args = [*ACPTRACE, "timeline", "--full", str(source), "-o", str(out / "view.txt")]
+    if command == "export":
+        args = [*ACPTRACE, "export", str(source), "-o", str(out), "-j", "1"]
     with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
         deadline = time.monotonic() + TIMEOUT_S
         while not temporaries(out) and process.poll() is None and time.monotonic() < deadline:
@@ -359,13 +363,14 @@ def killed_while_writing(tmp_path: Path, number: int) -> tuple[Path, int]:
 
 
 @covers("out-killed")
+@pytest.mark.parametrize("command", ["timeline", "export"])
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
 def test_a_run_stopped_by_sigterm_or_sigint_leaves_no_temporary_file(
-    tmp_path: Path, number: int
+    tmp_path: Path, number: int, command: str
 ) -> None:
-    out, code = killed_while_writing(tmp_path, number)
+    out, code = killed_while_writing(tmp_path, number, command)
     assert code != 0
-    assert sorted(p.name for p in out.iterdir()) == []  # no view.txt, no .view.txt.…
+    assert sorted(p.name for p in out.iterdir()) == []  # no view.txt, no .view.txt.…, no tables
 
 
 def dead_pid() -> int:
@@ -388,9 +393,9 @@ def test_a_later_run_sweeps_the_temporary_file_sigkill_left(tmp_path: Path) -> N
 
 @covers("out-stale-temporary")
 def test_only_stale_temporary_files_of_acptrace_are_swept(tmp_path: Path) -> None:
-    """Swept: acptrace's name, its process gone, not written to for a while. Kept: a live
-    process's (here, this one's parent), a fresh one (a writer in another PID namespace), a
-    name of another shape, a folder."""
+    """Swept: acptrace's name, its process gone, not written to for a while (a file, or a
+    scratch folder). Kept: a live process's (here, this one's parent), a fresh one (a writer in
+    another PID namespace), a folder with a fresh file in it, a name of another shape."""
     from acptrace.model.temporary import STALE_AFTER_S
 
     gone, alive = dead_pid(), os.getppid()
@@ -401,16 +406,21 @@ def test_only_stale_temporary_files_of_acptrace_are_swept(tmp_path: Path) -> Non
         f".fresh.txt.acptrace-{gone}-abc_1234.tmp": False,
         ".view.txt.abc_1234": False,
         f"view.txt.acptrace-{gone}-abc_1234.tmp": False,
-        f".dir.acptrace-{gone}-abc_1234.tmp": False,
+        f".export.acptrace-{gone}-abc_1234.tmp": True,
+        f".fresh.export.acptrace-{gone}-abc_1234.tmp": False,
     }
     old = time.time() - STALE_AFTER_S - 5
     for name in names:
         path = tmp_path / name
-        if name.startswith(".dir"):
-            path.mkdir()
+        if "export" in name:
+            (path / "spool").mkdir(parents=True)
+            (path / "spool" / "part.arrow").write_text("being written" if "fresh" in name else "")
+            if "fresh" not in name:
+                os.utime(path / "spool" / "part.arrow", (old, old))
+            os.utime(path / "spool", (old, old))
         else:
             path.write_text("left")
-        if not name.startswith(".fresh"):
+        if not name.startswith(".fresh") or "export" in name:
             os.utime(path, (old, old))
     result = runner.invoke(app, ["rules", "-o", str(tmp_path / "rules.txt")])
     assert result.exit_code == 0, result.output

@@ -30,6 +30,7 @@ from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
 from acptrace.model.options import Execution, Options
 from acptrace.model.outputs import OutputFailed, check_output_folder, write_error_reason
+from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.pool import each_file
 from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
@@ -87,7 +88,8 @@ def _export(
     require_transcripts: bool,
 ) -> Exported:
     scratch_parent = target if target.is_dir() else target.parent
-    with tempfile.TemporaryDirectory(prefix=".acptrace-export-", dir=scratch_parent) as scratch:
+    with scratch_folder(scratch_parent, "export") as scratch_path:  # (gone on SIGTERM too)
+        scratch = str(scratch_path)
         spool = _Spool(Path(scratch))
         analyses: list[Analysis] = []
         spool_one = partial(_spool_file, scratch=scratch, batch_rows=batch_rows)

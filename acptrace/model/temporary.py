@@ -11,14 +11,17 @@ the run that made it:
 `NAME_KEPT` characters; PID the process writing it). A file of that shape is stale, and swept,
 only when all of these hold: no process with that PID is alive here, it is a regular file
 owned by this user, and it has not been written to for `STALE_AFTER_S` seconds (a writer in
-another PID namespace sharing the folder, a container say, keeps writing to its file). Nothing
-else in the folder is touched.
+another PID namespace sharing the folder, a container say, keeps writing to its file). A
+folder of that shape (`export`'s scratch folder, `scratch_folder`) is swept the same way,
+counting the last write to anything in it. Nothing else in the folder is touched.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import re
+import shutil
 import signal
 import stat
 import tempfile
@@ -26,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO
@@ -51,17 +55,48 @@ def atomic_file(target: str | os.PathLike[str], mode: int) -> Iterator[BinaryIO]
     temporary files of earlier runs in that folder are swept first."""
     path = Path(target)
     sweep_stale(path.parent)
-    prefix = f".{path.name[:NAME_KEPT]}{MARK}{os.getpid()}-"
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=SUFFIX)
-    temporary = Path(name)
-    try:
-        with removed_on_signals(temporary), os.fdopen(handle, "wb") as stream:
-            yield stream
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    prefix = _prefix(path.name)
+    with removed_on_signals(partial(_remove_own, path.parent, prefix)):  # (before it is made)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=SUFFIX)
+        temporary = Path(name)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                yield stream
+            os.chmod(temporary, mode)
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+
+@contextmanager
+def scratch_folder(parent: str | os.PathLike[str], name: str) -> Iterator[Path]:
+    """A folder in `parent` for work files (`export`'s staged tables), named like a temporary
+    file after `name`, and removed with all it holds when the block ends, however it ends, and
+    on SIGTERM and SIGINT. Stale ones of earlier runs in `parent` are swept first."""
+    sweep_stale(parent)
+    prefix = _prefix(name)
+    with removed_on_signals(partial(_remove_own, Path(parent), prefix)):  # (before it is made)
+        folder = Path(tempfile.mkdtemp(dir=parent, prefix=prefix, suffix=SUFFIX))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _prefix(name: str) -> str:
+    return f".{name[:NAME_KEPT]}{MARK}{os.getpid()}-"
+
+
+def _remove_own(folder: Path, prefix: str) -> None:
+    """Remove this process's temporary files (folders) of that prefix in `folder`: the one
+    being made, even when the signal came between its making and its name being known."""
+    for path in folder.glob(glob.escape(prefix) + "*" + SUFFIX):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with suppress(OSError):
+                path.unlink()
 
 
 def is_own_temporary(name: str) -> bool:
@@ -84,13 +119,27 @@ def sweep_stale(folder: str | os.PathLike[str]) -> list[Path]:
             continue
         try:
             info = entry.stat(follow_symlinks=False)
-            mine = stat.S_ISREG(info.st_mode) and info.st_uid == me
-            if mine and now - info.st_mtime >= STALE_AFTER_S:
+            if info.st_uid != me:
+                continue
+            if stat.S_ISREG(info.st_mode) and now - info.st_mtime >= STALE_AFTER_S:
                 os.unlink(entry.path)
+                removed.append(Path(entry.path))
+            elif stat.S_ISDIR(info.st_mode) and now - _last_written(entry.path) >= STALE_AFTER_S:
+                shutil.rmtree(entry.path)
                 removed.append(Path(entry.path))
         except OSError:
             continue
     return removed
+
+
+def _last_written(folder: str) -> float:
+    """When anything in the folder (itself included) was last written."""
+    latest = os.stat(folder).st_mtime
+    for parent, _, files in os.walk(folder):
+        for name in [".", *files]:
+            with suppress(OSError):
+                latest = max(latest, os.stat(os.path.join(parent, name)).st_mtime)
+    return latest
 
 
 def _alive(pid: int) -> bool:
@@ -106,8 +155,8 @@ def _alive(pid: int) -> bool:
 
 
 @contextmanager
-def removed_on_signals(path: Path) -> Iterator[None]:
-    """Remove `path` if SIGTERM or SIGINT arrives during the block, then let the signal do what
+def removed_on_signals(remove: Callable[[], object]) -> Iterator[None]:
+    """Call `remove` if SIGTERM or SIGINT arrives during the block, then let the signal do what
     it did before (the default action is taken again: SIGTERM still ends the process). Only the
     main thread can catch signals: elsewhere the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
@@ -118,8 +167,7 @@ def removed_on_signals(path: Path) -> Iterator[None]:
 
     def remove_then_resume(number: int, frame: FrameType | None) -> None:
         if os.getpid() == owner:  # (not in a forked worker: the file is the parent's)
-            with suppress(OSError):
-                path.unlink()
+            remove()
         before = previous[number]
         if callable(before):
             before(number, frame)  # (SIGINT: KeyboardInterrupt, as before)
