@@ -60,8 +60,8 @@ FINDINGS = 100_000
 """Responses that answer no request, one finding each (issue #25 item 9: a million of them took
 the timeline past 470 MB)."""
 FINDINGS_BOUND_MB = 70
-"""Measured: 82 MB when the walk that draws the rows judged every line again (a second copy of
-the findings), 59 MB when only the first pass does. The first pass still holds the findings
+"""Measured: 80 MB when the walk that draws the rows judged every line again (a second copy of
+the findings), 57 MB when only the first pass does. The first pass still holds the findings
 (about 0.24 KB each): not flat, see docs/timeline.md."""
 
 
