@@ -209,6 +209,11 @@ def printing_command(command: str, source: Path) -> list[str]:
     match command:
         case "export-trace":
             return ["export", "-f", "trace-event", str(source)]
+        case "drive":  # (its report, of one replay of a recording played back by `mock`)
+            mock = [sys.executable, "-m", "acptrace", "mock", "--speed", "0"]
+            recording = ROOT / "sample_traces" / "outcome-complete.jsonl"
+            runs = ["-o", str(source.parent / "runs")]
+            return ["drive", "-n", "1", "--linger", "20", *runs, "--", *mock, str(recording)]
         case "rules" | "formats":
             return [command]
         case _:
@@ -216,7 +221,7 @@ def printing_command(command: str, source: Path) -> list[str]:
 
 
 @covers("out-stdout-full")
-@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats"])
+@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats", "drive"])
 def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
     full = full_device(tmp_path, "full")
     with full.open("wb") as stdout:
@@ -229,7 +234,9 @@ def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path, command: s
 
 
 @covers("out-stdout-closed")
-@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats", "timeline-full"])
+@pytest.mark.parametrize(
+    "command", [*PRINTING_COMMANDS, "rules", "formats", "drive", "timeline-full"]
+)
 def test_stdout_closed_early_ends_quietly_with_exit_0(tmp_path: Path, command: str) -> None:
     """`| true` (the reader is gone before the first write) and `| head -c 100` (it goes after
     the first piece of a long output): exit 0, nothing on stderr, never 1 (findings)."""
