@@ -380,6 +380,27 @@ def test_a_run_stopped_by_sigterm_or_sigint_leaves_no_temporary_file(
     assert sorted(p.name for p in out.iterdir()) == []  # no view.txt, no .view.txt.…, no tables
 
 
+@covers("out-killed")
+def test_a_trace_event_export_stopped_by_sigterm_leaves_no_scratch_folder(tmp_path: Path) -> None:
+    """Its moments and events are parked in the system's temporary folder (TMPDIR)."""
+    source = tmp_path / "long.jsonl"
+    source.write_bytes(good(tmp_path).read_bytes() * 2000)
+    scratch, out = tmp_path / "tmp", tmp_path / "out"
+    scratch.mkdir()
+    out.mkdir()
+    args = [*ACPTRACE, "export", "-f", "trace-event", str(source), "-o", str(out / "t.json")]
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    with subprocess.Popen(args, env=env, stderr=subprocess.PIPE) as process:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not temporaries(scratch) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert temporaries(scratch), "no scratch folder appeared"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(TIMEOUT_S) == -signal.SIGTERM
+    assert list(scratch.iterdir()) == []
+    assert list(out.iterdir()) == []
+
+
 def dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()

@@ -10,8 +10,9 @@ without nesting (concurrent requests of one session) go to a second track of the
 that every track's slices nest.
 
 The export streams, in a fixed amount of memory however long the transcript: what it gathers
-(each moment's times, each event) is parked on disk as it comes (`acptrace.export.spill`),
-the few things only the end can tell (the moment of a finding's line, the last update before a
+(each moment's times, each event) is parked on disk as it comes (`acptrace.export.spill`, in
+a scratch folder of the system's temporary folder, removed on SIGTERM and SIGINT too), the few
+things only the end can tell (the moment of a finding's line, the last update before a
 response) are looked up in one more pass over the moments, and the events are sorted into
 time order on disk, in batches, as they are written.
 """
@@ -40,6 +41,7 @@ from acptrace.model.domain import (
     connection_name,
 )
 from acptrace.model.options import Options
+from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.analysis import Walk
 from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.read.envelopes import RecorderEvent
@@ -362,8 +364,8 @@ def write_trace_events(
         with open_walks(source, options) as walks:
             for walk in walks:
                 pid += 1
-                with tempfile.TemporaryDirectory(prefix="acptrace-trace-") as folder:
-                    axis = _write_connection(walk, options, pid, Path(folder), out)
+                with scratch_folder(tempfile.gettempdir(), "trace-event") as folder:
+                    axis = _write_connection(walk, options, pid, folder, out)
                 axes.append(axis.value)
             if require_transcripts and walks:
                 require_transcript(walks[0].name, [walk.analysis for walk in walks])
