@@ -6,11 +6,13 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import signal
 import socket
 import stat
 import subprocess
 import sys
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -174,13 +176,159 @@ def char_device(path: str) -> str:
     return path
 
 
+def full_device(folder: Path, name: str) -> Path:
+    """A device like /dev/full (every write fails: no space left) made in `folder`, so that a
+    command that wrongly replaced it by a file would replace only this node."""
+    path = folder / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except OSError as error:
+        pytest.skip(f"cannot make a /dev/full device node here: {error.strerror}")
+    return path
+
+
 @covers("out-device-full")
-@pytest.mark.parametrize("command", ["analyze", "timeline", "export-trace"])
+@pytest.mark.parametrize("command", [*(c for c in FILE_COMMANDS if c != "record"), "rules"])
 def test_a_write_that_fails_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
-    full = char_device("/dev/full")
-    result = runner.invoke(app, file_command(command, good(tmp_path), full))
+    full = full_device(tmp_path, "full.json")
+    good(tmp_path)
+    args = ["rules", "-o", str(full)] if command == "rules" else None
+    result = runner.invoke(app, args or file_command(command, good(tmp_path), str(full)))
     assert result.exit_code == 2, result.output
-    assert f"cannot write {full}: " in one_error_line(result)
+    says = "the redacted transcript " if command == "redact" else ""
+    assert f"cannot write {says}{full}: No space left on device" in one_error_line(result)
+    assert stat.S_ISCHR(full.stat().st_mode)  # written into, not replaced by a file
+    assert files_under(tmp_path) == ["full.json", "good.jsonl"]  # no temporary file left
+
+
+PRINTING_COMMANDS = ["analyze", "timeline", "report", "fidelity", "export-trace", "redact"]
+"""The commands that print their result on stdout (with `rules` and `formats`)."""
+
+
+def printing_command(command: str, source: Path) -> list[str]:
+    match command:
+        case "export-trace":
+            return ["export", "-f", "trace-event", str(source)]
+        case "drive":  # (its report, of one replay of a recording played back by `mock`)
+            mock = [sys.executable, "-m", "acptrace", "mock", "--speed", "0"]
+            recording = ROOT / "sample_traces" / "outcome-complete.jsonl"
+            runs = ["-o", str(source.parent / "runs")]
+            return ["drive", "-n", "1", "--linger", "20", *runs, "--", *mock, str(recording)]
+        case "rules" | "formats":
+            return [command]
+        case _:
+            return [command, str(source)]
+
+
+@covers("out-stdout-full")
+@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats", "drive"])
+def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
+    full = full_device(tmp_path, "full")
+    with full.open("wb") as stdout:
+        args = [*ACPTRACE, *printing_command(command, good(tmp_path))]
+        done = subprocess.run(args, stdout=stdout, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.decode().splitlines()
+    assert lines[-1] == "acptrace: error: cannot write stdout: No space left on device", lines
+    assert b"Traceback" not in done.stderr
+
+
+@covers("out-stdout-closed")
+@pytest.mark.parametrize(
+    "command", [*PRINTING_COMMANDS, "rules", "formats", "drive", "timeline-full"]
+)
+def test_stdout_closed_early_ends_quietly_with_exit_0(tmp_path: Path, command: str) -> None:
+    """`| true` (the reader is gone before the first write) and `| head -c 100` (it goes after
+    the first piece of a long output): exit 0, nothing on stderr, never 1 (findings)."""
+    if command == "timeline-full":
+        big = tmp_path / "big.jsonl"
+        big.write_bytes(good(tmp_path).read_bytes() * 300)  # more than a pipe holds
+        args, keep = ["timeline", "--full", str(big)], 100
+    else:
+        args, keep = printing_command(command, good(tmp_path)), 0
+    with subprocess.Popen(
+        [*ACPTRACE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        if keep:
+            assert process.stdout.read(keep)
+        process.stdout.close()
+        stderr = process.stderr.read()
+        code = process.wait(TIMEOUT_S)
+    assert code == 0, stderr
+    assert stderr == b""
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KB file system (tmpfs), full after a few tables; skipped where it cannot be mounted
+    (not root, or a container that may not mount)."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tiny tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+TABLE_FORMATS = ["parquet", "csv", "ndjson", "json"]
+
+
+@covers("out-disk-full")
+@pytest.mark.parametrize("table_format", TABLE_FORMATS)
+def test_tables_onto_a_full_disk_are_one_line_and_exit_2(
+    tmp_path: Path, tiny_disk: Path, table_format: str
+) -> None:
+    source = good(tmp_path)
+    source.write_bytes(source.read_bytes() * 200)
+    tables = tiny_disk / "tables"
+    result = runner.invoke(app, ["export", "-f", table_format, str(source), "-o", str(tables)])
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = one_error_line(result)
+    assert line.endswith(f"cannot write in {tables}: No space left on device (nothing was written)")
+    assert files_under(tiny_disk) == []  # the scratch folder is gone, nothing half-written
+
+
+WRITERS = {
+    "parquet": ("sink_parquet", "write_parquet"),
+    "csv": ("sink_csv", "write_csv"),
+    "ndjson": ("sink_ndjson", "write_ndjson"),
+    "json": ("write_json",),
+}
+"""The polars methods that write each table format's files."""
+
+
+@covers("out-disk-full")
+@pytest.mark.parametrize("table_format", TABLE_FORMATS)
+def test_a_table_that_meets_a_full_disk_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_format: str
+) -> None:
+    """The disk fills while the final files are written (the spool fitted): each writer of
+    the format fails as polars does on a full disk."""
+    import polars as pl
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError("No space left on device (os error 28)")
+
+    for method in WRITERS[table_format]:
+        for frame in (pl.LazyFrame, pl.DataFrame):
+            if hasattr(frame, method):
+                monkeypatch.setattr(frame, method, full)
+    tables = tmp_path / "tables"
+    args = ["export", "-f", table_format, str(good(tmp_path)), "-o", str(tables), "-j", "1"]
+    result = runner.invoke(app, args)
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = one_error_line(result)
+    assert line.endswith(f"cannot write in {tables}: No space left on device (nothing was written)")
+    assert files_under(tmp_path) == ["good.jsonl"]
 
 
 @covers("out-device")
@@ -192,20 +340,120 @@ def test_a_device_or_fifo_output_is_written_into(tmp_path: Path) -> None:
     assert b'"schema_version"' in done.stdout
 
 
-@covers("out-stdout-closed")
-def test_stdout_closed_early_is_no_traceback(tmp_path: Path) -> None:
-    big = tmp_path / "big.jsonl"
-    big.write_bytes(good(tmp_path).read_bytes() * 300)  # more than a pipe holds
-    args = [*ACPTRACE, "timeline", "--full", str(big)]
-    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
-        assert process.stdout is not None
-        assert process.stderr is not None
-        assert process.stdout.read(100)
-        process.stdout.close()
-        stderr = process.stderr.read()
+# -- temporary files: removed on signals, swept when stale ------------------------------------
+
+
+def temporaries(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def killed_while_writing(
+    tmp_path: Path, number: int, command: str = "timeline"
+) -> tuple[Path, int]:
+    """`timeline -o` (or `export`'s tables) of a long transcript, sent `number` once its
+    temporary file (folder) is there: the output folder, and how the process ended."""
+    source = tmp_path / "long.jsonl"
+    source.write_bytes(good(tmp_path).read_bytes() * 2000)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [*ACPTRACE, "timeline", "--full", str(source), "-o", str(out / "view.txt")]
+    if command == "export":
+        args = [*ACPTRACE, "export", str(source), "-o", str(out), "-j", "1"]
+    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not temporaries(out) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert temporaries(out), "no temporary file appeared"
+        process.send_signal(number)
         code = process.wait(TIMEOUT_S)
-    assert code in (0, 1, 2), stderr
-    assert b"Traceback" not in stderr
+    return out, code
+
+
+@covers("out-killed")
+@pytest.mark.parametrize("command", ["timeline", "export"])
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_run_stopped_by_sigterm_or_sigint_leaves_no_temporary_file(
+    tmp_path: Path, number: int, command: str
+) -> None:
+    out, code = killed_while_writing(tmp_path, number, command)
+    assert code != 0
+    assert sorted(p.name for p in out.iterdir()) == []  # no view.txt, no .view.txt.…, no tables
+
+
+@covers("out-killed")
+def test_a_trace_event_export_stopped_by_sigterm_leaves_no_scratch_folder(tmp_path: Path) -> None:
+    """Its moments and events are parked in the system's temporary folder (TMPDIR)."""
+    source = tmp_path / "long.jsonl"
+    source.write_bytes(good(tmp_path).read_bytes() * 2000)
+    scratch, out = tmp_path / "tmp", tmp_path / "out"
+    scratch.mkdir()
+    out.mkdir()
+    args = [*ACPTRACE, "export", "-f", "trace-event", str(source), "-o", str(out / "t.json")]
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    with subprocess.Popen(args, env=env, stderr=subprocess.PIPE) as process:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not temporaries(scratch) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert temporaries(scratch), "no scratch folder appeared"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(TIMEOUT_S) == -signal.SIGTERM
+    assert list(scratch.iterdir()) == []
+    assert list(out.iterdir()) == []
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+@covers("out-stale-temporary")
+def test_a_later_run_sweeps_the_temporary_file_sigkill_left(tmp_path: Path) -> None:
+    out, code = killed_while_writing(tmp_path, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    [left] = temporaries(out)  # (SIGKILL cannot be caught)
+    old = time.time() - 3600
+    os.utime(out / left, (old, old))
+    result = runner.invoke(app, ["analyze", str(good(tmp_path)), "-o", str(out / "a.txt")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt"]
+
+
+@covers("out-stale-temporary")
+def test_only_stale_temporary_files_of_acptrace_are_swept(tmp_path: Path) -> None:
+    """Swept: acptrace's name, its process gone, not written to for a while (a file, or a
+    scratch folder). Kept: a live process's (here, this one's parent), a fresh one (a writer in
+    another PID namespace), a folder with a fresh file in it, a name of another shape."""
+    from acptrace.model.temporary import STALE_AFTER_S
+
+    gone, alive = dead_pid(), os.getppid()
+    names = {
+        f".view.txt.acptrace-{gone}-abc_1234.tmp": True,
+        f".report.json.acptrace-{gone}-zz99zz99.tmp": True,
+        f".view.txt.acptrace-{alive}-abc_1234.tmp": False,
+        f".fresh.txt.acptrace-{gone}-abc_1234.tmp": False,
+        ".view.txt.abc_1234": False,
+        f"view.txt.acptrace-{gone}-abc_1234.tmp": False,
+        f".export.acptrace-{gone}-abc_1234.tmp": True,
+        f".fresh.export.acptrace-{gone}-abc_1234.tmp": False,
+    }
+    old = time.time() - STALE_AFTER_S - 5
+    for name in names:
+        path = tmp_path / name
+        if "export" in name:
+            (path / "spool").mkdir(parents=True)
+            (path / "spool" / "part.arrow").write_text("being written" if "fresh" in name else "")
+            if "fresh" not in name:
+                os.utime(path / "spool" / "part.arrow", (old, old))
+            os.utime(path / "spool", (old, old))
+        else:
+            path.write_text("left")
+        if not name.startswith(".fresh") or "export" in name:
+            os.utime(path, (old, old))
+    result = runner.invoke(app, ["rules", "-o", str(tmp_path / "rules.txt")])
+    assert result.exit_code == 0, result.output
+    kept = {p.name for p in tmp_path.iterdir()}
+    assert kept == {name for name, swept in names.items() if not swept} | {"rules.txt"}
 
 
 # -- files that are no transcript --------------------------------------------------------------
@@ -223,8 +471,8 @@ def read_command(command: str, files: list[Path], out: Path) -> list[str]:
             return ["report", "-q", *names, "-o", str(out / "report.json")]
         case "export-trace":
             return ["export", "-f", "trace-event", *names, "-o", str(out / "t.json")]
-        case "redact":
-            return ["redact", *names]
+        case "redact" | "fidelity":
+            return [command, *names]
         case _:
             return ["export", *names, "-o", str(out / "tables")]
 
@@ -244,7 +492,7 @@ NOT_TRANSCRIPTS: dict[str, tuple[bytes, str]] = {
 
 
 @covers(*NOT_TRANSCRIPTS)
-@pytest.mark.parametrize("command", INPUT_COMMANDS)
+@pytest.mark.parametrize("command", [*INPUT_COMMANDS, "fidelity"])
 @pytest.mark.parametrize("case", sorted(NOT_TRANSCRIPTS))
 def test_a_file_that_is_no_transcript_is_an_error_naming_it(
     tmp_path: Path, command: str, case: str
@@ -435,24 +683,50 @@ def fifo(tmp_path: Path) -> Iterator[tuple[Path, Callable[[bytes], None]]]:
         writer.join(TIMEOUT_S)
 
 
+FIFO_COMMANDS = [
+    "analyze",
+    "timeline",
+    "timeline-session",
+    "redact",
+    "report",
+    "fidelity",
+    "export-trace",
+    "export",
+]
+"""Every command that takes a transcript's path."""
+
+
 @covers("in-fifo")
-@pytest.mark.parametrize("command", ["analyze", "timeline", "timeline-session", "redact"])
+@pytest.mark.parametrize("command", FIFO_COMMANDS)
 def test_a_fifo_is_read_once(
     tmp_path: Path, fifo: tuple[Path, Callable[[bytes], None]], command: str
 ) -> None:
     path, feed = fifo
     data = good(tmp_path).read_bytes()
     feed(data)
+    tables = tmp_path / "tables"
     args = {
         "analyze": ["analyze", "-f", "json", str(path)],
         "timeline": ["timeline", str(path)],
         "timeline-session": ["timeline", "--session", SESSION, str(path)],
         "redact": ["redact", str(path)],
+        "report": ["report", str(path)],
+        "fidelity": ["fidelity", "-f", "json", str(path)],
+        "export-trace": ["export", "-f", "trace-event", str(path)],
+        "export": ["export", str(path), "-o", str(tables)],
     }[command]
-    done = run([*ACPTRACE, *args])
+    done = run([*ACPTRACE, *args])  # (a second open of the FIFO would wait: TIMEOUT_S fails it)
     assert done.returncode == 0, done.stderr
     if command == "redact":
         assert done.stdout.count(b"\n") == data.count(b"\n")
+    elif command == "export":
+        assert (tables / "messages.parquet").is_file()
+    elif command == "export-trace":
+        assert b'"traceEvents"' in done.stdout
+    elif command == "report":
+        assert done.stdout.startswith(b"1 transcript")
+    elif command == "fidelity":
+        assert b'"fidelity": 1.0' in done.stdout
     else:
         assert str(path).encode() in done.stdout
         assert b"complete" in done.stdout

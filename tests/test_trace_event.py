@@ -348,3 +348,22 @@ def test_times_are_whole_microseconds_so_touching_slices_add_up_exactly() -> Non
         ends = {float(e["ts"]) - origin + float(e["dur"]) for e in slices}
         touching += sum(1 for e in slices if float(e["ts"]) - origin in ends)
     assert touching >= 2  # the held and setup phases begin where the phase before them ended
+
+
+def test_sorting_on_disk_in_small_batches_gives_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The export sorts its events in batches merged from disk: with batches of 7 events (runs
+    on disk for every sample) the document is the one sorted in memory, byte for byte."""
+    from acptrace.export import spill
+    from acptrace.export.trace_event import write_trace_events
+
+    def document() -> bytes:
+        made = io.BytesIO()
+        write_trace_events([str(path) for path in SAMPLES], made.write)
+        return made.getvalue()
+
+    whole = document()
+    monkeypatch.setattr(spill, "BATCH", 7)
+    assert document() == whole
+    assert whole.count(b'"ph":"X"') > 7 * 3

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import sys
 from typing import NoReturn
 
 import typer
@@ -63,3 +65,15 @@ def fail(message: str) -> NoReturn:
     """A usage error: one line on stderr, exit 2."""
     print_error(message)
     raise typer.Exit(EXIT_ERROR)
+
+
+def reader_gone() -> NoReturn:
+    """The reader of the output went away (`| head -1`, `| true`): end quietly with exit 0, as
+    other command-line tools do, and never 1 (findings) or 2 (an error); nothing on stderr.
+    What Python still holds for stdout and stderr, flushed at exit, goes to /dev/null."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # (not a real stream: a test's runner)
+            os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+    raise typer.Exit(EXIT_OK)

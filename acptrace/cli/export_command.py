@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import partial
 from typing import Annotated
 
 import typer
@@ -29,9 +30,13 @@ from acptrace.cli.settings import (
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
+from acptrace.model.outputs import OutputFailed, write_error_reason
 from acptrace.pipeline.pool import WorkersFailed
 from acptrace.read.inputs import Unmatched, expand
 from acptrace.render.text import plural
+
+COPY_BYTES = 1 << 20
+"""A timeline is copied to its output in pieces of this size."""
 
 
 class ExportChoice(StrEnum):
@@ -107,6 +112,9 @@ def export_command(
     except (UnreadableInput, WorkersFailed) as error:
         print_error(f"{error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
+    except OutputFailed as error:  # (a full disk)
+        print_error(f"cannot write in {error} (nothing was written)")
+        raise typer.Exit(EXIT_ERROR) from None
     counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
     if not quiet:
         print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
@@ -115,19 +123,25 @@ def export_command(
 def _export_trace_event(
     paths: list[str], output: str | None, options: Options, quiet: bool
 ) -> None:
-    """The transcripts as one timeline, to `output` or stdout (nothing written on failure)."""
-    from acptrace.export.trace_event import dumps, trace_events
+    """The transcripts as one timeline, to `output` or stdout (nothing written on failure:
+    it is made in a temporary file first, in a fixed amount of memory, then copied)."""
+    import tempfile
 
-    try:
-        document = trace_events(paths, options, require_transcripts=True)
-    except UsageError as error:
-        fail(str(error))
-    except UnreadableInput as error:
-        print_error(f"{error} (nothing was written)")
-        raise typer.Exit(EXIT_ERROR) from None
-    write_output(dumps(document), output)
+    from acptrace.export.trace_event import write_trace_events
+
+    with tempfile.TemporaryFile(prefix="acptrace-trace-") as made:
+        try:
+            events = write_trace_events(paths, made.write, options, require_transcripts=True)
+        except UsageError as error:
+            fail(str(error))
+        except UnreadableInput as error:
+            print_error(f"{error} (nothing was written)")
+            raise typer.Exit(EXIT_ERROR) from None
+        except OSError as error:  # (the temporary folder is full)
+            fail(f"cannot make the timeline: {write_error_reason(error)}")
+        made.seek(0)
+        write_output(iter(partial(made.read, COPY_BYTES), b""), output)
     if quiet:
         return
-    events = len(document["traceEvents"])
     where = output or "stdout"
     print_note(f"wrote {plural(events, 'trace event')} of {plural(len(paths), 'file')} to {where}")

@@ -53,16 +53,17 @@ def write_output(data: bytes | Iterable[bytes], path: str | None) -> None:
         with output_stream(path) as write:
             for piece in pieces:
                 write(piece)
+    except BrokenPipeError:
+        raise  # (the reader went away: the command ends quietly, `PlainUsageCommand`)
     except OSError as error:
-        if not to_file:
-            raise
-        fail(f"cannot write {path}: {error.strerror or error}")
+        fail(f"cannot write {path if to_file else 'stdout'}: {error.strerror or error}")
 
 
 @contextmanager
 def output_stream(path: str | None) -> Iterator[Write]:
     """Where output goes as it is made: stdout (None or `-`), a device or a FIFO straight, or a
-    file replaced atomically once all of it is written (nothing is left behind on failure).
+    file replaced atomically once all of it is written (nothing is left behind on failure, on
+    SIGTERM or SIGINT, and a later run sweeps what SIGKILL left: `acptrace.model.temporary`).
     OSError is the caller's to report."""
     if path is None or path == "-":
         yield sys.stdout.buffer.write
@@ -73,17 +74,10 @@ def output_stream(path: str | None) -> Iterator[Write]:
         with target.open("wb") as stream:
             yield stream.write
         return
-    import tempfile  # (here: a run that writes to stdout never needs it)
+    from acptrace.model.temporary import atomic_file  # (here: stdout never needs it)
 
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            yield stream.write
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a report is for sharing
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_file(target, 0o666 & ~_umask()) as stream:  # (a report is for sharing)
+        yield stream.write
 
 
 def _umask() -> int:

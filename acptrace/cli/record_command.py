@@ -204,8 +204,11 @@ def redact_command(
         fail(str(error))
     except OutputRefused as error:
         fail(f"cannot write the redacted transcript {error}")
-    except OSError as error:
-        fail(f"{output}: cannot be written ({error.strerror or error})")
+    except BrokenPipeError:
+        raise  # (the reader went away: the command ends quietly, `PlainUsageCommand`)
+    except OSError as error:  # (a full disk, say)
+        where = "stdout" if output in (None, "-") else f"the redacted transcript {output}"
+        fail(f"cannot write {where}: {error.strerror or error}")
     summary = f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines"
     if stats.marked:
         summary += '; the open record rewritten to say "redacted": true'

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from acptrace.cli.common import fail
+from acptrace.cli.common import fail, reader_gone
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 
@@ -18,11 +18,20 @@ HELP_OPTIONS = ["-h", "--help"]
 
 class PlainUsageCommand(TyperCommand):
     """A command whose usage line names its arguments the usual way (`FILE...`, `FILE`), not in
-    typer's braces (`{files}...`), and whose line in `acptrace --help` is the first sentence
-    of its description, whole (click cuts it at the terminal's width, with "...")."""
+    typer's braces (`{files}...`), whose line in `acptrace --help` is the first sentence of its
+    description, whole (click cuts it at the terminal's width, with "..."), and that ends
+    quietly when its reader goes away."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a closed pipe on stdout or stderr, wherever the command meets it,
+        ends it quietly (`reader_gone`: exit 0), not with click's exit 1 (read as findings)."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            reader_gone()
 
     def get_short_help_str(self, limit: int = 45) -> str:
         del limit  # (the first sentences are kept short: tests/test_cli_options.py)

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    fail,
+    print_error,
+    reader_gone,
+    rich_bytes,
+)
 from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.output import Write, check_output, output_stream
 from acptrace.cli.root import app
@@ -50,6 +58,8 @@ from acptrace.render.timeline import TimelineStream, timeline_heading
 
 LISTED_SESSIONS = 20
 """At most this many sessions are listed when --session names none of them."""
+EVERY_RULE = ("",)
+"""`Options.ignore` that leaves out every rule (each rule ID begins with the empty string)."""
 
 
 @app.command("timeline")
@@ -134,8 +144,7 @@ def timeline_command(
         print_error(str(error))
         raise typer.Exit(EXIT_ERROR) from None
     except BrokenPipeError:  # the reader stopped (`| head`): nothing more to say
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit)
-        raise typer.Exit(EXIT_OK) from None
+        reader_gone()
     except OSError as error:  # the output cannot be written (-o in a missing folder, disk full)
         where = output if output not in (None, "-") else "stdout"
         print_error(f"cannot write {where}: {error.strerror or error}")
@@ -156,6 +165,8 @@ def _write_timelines(
     transcript does not know (found out at the end when it is read once)."""
     analyses: list[Analysis] = []
     payloads = Execution(fast=False)  # the timeline shows payloads
+    if ahead is not None:  # its findings are known: the walk need not find them a second time
+        options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
     with open_walks(readable, options, name=file, execution=payloads) as walks:
         if not walks:
             write(_rich(f"{file}: holds no connection", output))

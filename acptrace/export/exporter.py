@@ -29,7 +29,8 @@ import polars as pl
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
 from acptrace.model.options import Execution, Options
-from acptrace.model.outputs import check_output_folder
+from acptrace.model.outputs import OutputFailed, check_output_folder, write_error_reason
+from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.pool import each_file
 from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
@@ -63,14 +64,32 @@ def export_tables(
     parent not: the rule of every output, `acptrace.model.outputs`), the transcripts analysed
     in the processes `jobs` asks for (`acptrace.pipeline.pool.plan`).
 
-    Raises `OutputRefused` (before any work) when the folder cannot be written,
+    Raises `OutputRefused` (before any work) when the folder cannot be written, `OutputFailed`
+    (nothing is written) when writing fails part way (a full disk),
     `UnreadableInput` (nothing is written) when a transcript cannot be read, and with
     `require_transcripts` when one does not look like a transcript (`require_transcript`).
     """
     check_output_folder(directory)
-    target = Path(directory)
+    try:
+        return _export(
+            sources, Path(directory), output_format, options, batch_rows, jobs, require_transcripts
+        )
+    except OSError as error:  # (the scratch directory is gone with what was staged in it)
+        raise OutputFailed(f"{os.fspath(directory)}: {write_error_reason(error)}") from error
+
+
+def _export(
+    sources: Sequence[str],
+    target: Path,
+    output_format: ExportFormat,
+    options: Options | None,
+    batch_rows: int,
+    jobs: int | None,
+    require_transcripts: bool,
+) -> Exported:
     scratch_parent = target if target.is_dir() else target.parent
-    with tempfile.TemporaryDirectory(prefix=".acptrace-export-", dir=scratch_parent) as scratch:
+    with scratch_folder(scratch_parent, "export") as scratch_path:  # (gone on SIGTERM too)
+        scratch = str(scratch_path)
         spool = _Spool(Path(scratch))
         analyses: list[Analysis] = []
         spool_one = partial(_spool_file, scratch=scratch, batch_rows=batch_rows)

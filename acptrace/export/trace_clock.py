@@ -33,40 +33,82 @@ class Moment:
     """Monotonic clock, when recorded."""
 
 
+class Clock:
+    """Moments as they come, on every axis at once: each one's nanoseconds filled forward (a
+    moment off an axis takes the value of the one before it), and what placing them needs at
+    the end (the axis, the earliest value and the first one of each axis). Holds no moment, so
+    a transcript of any length is placed in a fixed amount of memory."""
+
+    __slots__ = ("_filled", "_first", "_least", "_offset", "_seen")
+
+    def __init__(self) -> None:
+        self._offset: int | None = None  # wall - monotonic, as last seen on a moment with both
+        self._filled: dict[Axis, int | None] = dict.fromkeys(Axis)
+        self._first: dict[Axis, int | None] = dict.fromkeys(Axis)
+        self._least: dict[Axis, int | None] = dict.fromkeys(Axis)
+        self._seen = {Axis.MONOTONIC: False, Axis.WALL: False}
+
+    def add(self, moment: Moment) -> tuple[int | None, int | None, int | None]:
+        """The moment's filled nanoseconds on the monotonic, wall and lines axes (None before
+        the first value of an axis: `time` places those)."""
+        if moment.ts_ns is not None and moment.mono_ns is not None:
+            self._offset = moment.ts_ns - moment.mono_ns
+        self._seen[Axis.MONOTONIC] |= moment.mono_ns is not None
+        self._seen[Axis.WALL] |= moment.ts_ns is not None
+        for axis in Axis:
+            value = _on_axis(moment, axis, self._offset)
+            if value is None:
+                continue
+            if self._first[axis] is None:
+                self._first[axis] = value
+            least = self._least[axis]
+            self._least[axis] = value if least is None else min(least, value)
+            self._filled[axis] = value
+        return (
+            self._filled[Axis.MONOTONIC],
+            self._filled[Axis.WALL],
+            self._filled[Axis.LINES],
+        )
+
+    def axis(self) -> Axis:
+        """Monotonic when any moment has it, else wall when any has it, else lines."""
+        if self._seen[Axis.MONOTONIC]:
+            return Axis.MONOTONIC
+        if self._seen[Axis.WALL]:
+            return Axis.WALL
+        return Axis.LINES
+
+    def time(self, axis: Axis, filled: int | None) -> int:
+        """Whole microseconds on the axis from the earliest moment, of a moment whose filled
+        value `add` gave (the first ones, before any value, at the first placed one).
+
+        Whole microseconds, not nanosecond decimals: a viewer adds `ts` and `dur` in floating
+        point (speedscope does), and `36107.639 + x` need not equal the next slice's `ts` that
+        was `36107.639` away, so a phase that ends where the next begins would seem to overlap
+        it. Integers add up exactly, and rounding each moment (half up, not each duration)
+        keeps every slice that nested or touched another nesting or touching it."""
+        least, first = self._least[axis], self._first[axis]
+        if least is None or first is None:
+            return 0
+        return ((filled if filled is not None else first) - least + 500) // 1000
+
+
 def choose_axis(moments: list[Moment]) -> Axis:
     """Monotonic when any moment has it, else wall when any has it, else lines."""
-    if any(m.mono_ns is not None for m in moments):
-        return Axis.MONOTONIC
-    if any(m.ts_ns is not None for m in moments):
-        return Axis.WALL
-    return Axis.LINES
+    clock = Clock()
+    for moment in moments:
+        clock.add(moment)
+    return clock.axis()
 
 
 def place(moments: list[Moment], axis: Axis) -> list[int]:
-    """Each moment's whole microseconds on the axis, from the earliest (so the first is at 0);
-    a moment off the axis takes the time of the one before it (the first ones, of the first
-    placed one).
-
-    Whole microseconds, not nanosecond decimals: a viewer adds `ts` and `dur` in floating point
-    (speedscope does), and `36107.639 + x` need not equal the next slice's `ts` that was
-    `36107.639` away, so a phase that ends where the next begins would seem to overlap it.
-    Integers add up exactly, and rounding each moment (not each duration) keeps every slice
-    that nested or touched another nesting or touching it."""
-    raw: list[int | None] = []
-    offset: int | None = None  # wall - monotonic, as last seen on a moment with both
-    for moment in moments:
-        if moment.ts_ns is not None and moment.mono_ns is not None:
-            offset = moment.ts_ns - moment.mono_ns
-        raw.append(_on_axis(moment, axis, offset))
-    placed = [value for value in raw if value is not None]
-    if not placed:
-        return [0] * len(moments)
-    origin, last = min(placed), placed[0]
-    values = []
-    for value in raw:
-        last = value if value is not None else last
-        values.append((last - origin + 500) // 1000)  # half a microsecond up, in integers
-    return values
+    """Each moment's whole microseconds on the axis, from the earliest (so the first is at 0); a
+    moment off the axis takes the time of the one before it (the first ones, of the first
+    placed one)."""
+    clock = Clock()
+    column = list(Axis).index(axis)
+    filled = [clock.add(moment)[column] for moment in moments]
+    return [clock.time(axis, value) for value in filled]
 
 
 def _on_axis(moment: Moment, axis: Axis, offset: int | None) -> int | None:

@@ -11,6 +11,7 @@ file in its place is refused.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -21,6 +22,21 @@ _ANY_WRITE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 
 class OutputRefused(AcptraceError):
     """The output path cannot be written: its folder is missing, it is a folder, read-only."""
+
+
+class OutputFailed(AcptraceError):
+    """Writing an output failed part way (`PATH: why`, a full disk say); nothing of it is left
+    behind."""
+
+
+def write_error_reason(error: OSError) -> str:
+    """Why a write failed, in the system's words (`No space left on device`), also for the
+    errors polars raises, which carry their number only in the text (`… (os error 28)`)."""
+    if error.strerror:
+        return error.strerror
+    text = str(error)
+    number = re.search(r"\(os error (\d+)\)", text)
+    return os.strerror(int(number.group(1))) if number else text
 
 
 def check_output(path: str | os.PathLike[str]) -> None:

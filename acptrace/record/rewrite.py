@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from acptrace.record.outputs import check_output
+from acptrace.model.temporary import atomic_file
+from acptrace.record.outputs import OWNER_ONLY, check_output
 from acptrace.record.redact import RedactionPolicy, redact_bytes, redact_message
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -72,22 +72,21 @@ def redact_transcript(source: BinaryIO, sink: BinaryIO, policy: RedactionPolicy)
 
 @contextmanager
 def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A file (0600) that appears at `path` only if the block succeeds; gzip when it ends in
-    `.gz`. OutputRefused first when the path cannot be written (`acptrace.record.outputs`)."""
+    """A file (0600) that appears at `path` only if the block succeeds (a device or a FIFO
+    is written into as it is); gzip when it ends in `.gz`. OutputRefused first when the path
+    cannot be written (`acptrace.record.outputs`)."""
     target = Path(path)
     check_output(target)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(handle, "wb") as raw:
-            if target.suffix == ".gz":
-                with gzip.GzipFile(fileobj=raw, mode="wb") as packed:
-                    yield packed  # type: ignore[misc]
-            else:
-                yield raw
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    if target.exists() and not target.is_file():  # a device or a FIFO: written into, never
+        with target.open("wb") as raw:  # replaced by a file (`-o /dev/stdout`)
+            yield raw
+        return
+    with atomic_file(target, OWNER_ONLY) as raw:  # (removed on failure and signals)
+        if target.suffix == ".gz":
+            with gzip.GzipFile(fileobj=raw, mode="wb") as packed:
+                yield packed  # type: ignore[misc]
+        else:
+            yield raw
 
 
 def _starts_a_document(first: bytes) -> bool:

@@ -7,6 +7,7 @@ page by its generator meta tag, the comment by its first line; an `-o` target by
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -24,8 +25,9 @@ JSON_MARK = f'"kind": "{KIND}"'.encode()
 
 def written_by_report(path: str) -> bool:
     """Whether the file is a report that `acptrace report` wrote (False when unreadable:
-    reading it as a transcript then says what is wrong)."""
-    if path == "-":
+    reading it as a transcript then says what is wrong). Only a regular file is looked into:
+    a FIFO is read once, by the analysis (opening it here too would wait for ever)."""
+    if path == "-" or not os.path.isfile(path):
         return False
     try:
         with open(path, "rb") as file:
