@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 from rich.console import Console
 
+from acptrace.model.domain import Outcome
 from acptrace.render.text import printable
 from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
@@ -145,3 +146,20 @@ def test_the_histogram_labels_both_ends_and_its_legend_covers_no_line(hostile: R
         legend_box = legend.get_window_extent()
         plot_box = axes.get_window_extent()
         assert legend_box.x0 >= plot_box.x1  # beside the plot, not on it
+
+
+def test_every_page_says_what_the_complete_share_is_of(hostile: Report) -> None:
+    """The evil group has 4 resumes, 4 replaying, 3 complete: `3 (75.0%)` read as a share of
+    a column beside it; every page now says `3/4 (75.0%)`, as the terminal does."""
+    group = next(g for g in hostile.groups if g.name != "alpha-acp")
+    shown = (
+        f"{group.replay_outcomes[Outcome.COMPLETE]}/{group.expecting_marker} "
+        f"({100 * group.replay_outcomes[Outcome.COMPLETE] / group.expecting_marker:.1f}%)"
+    )
+    assert shown == "3/4 (75.0%)"
+    assert shown in render_markdown(hostile).decode()
+    assert shown in render_html(hostile).decode()
+    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
+    for renderable in terminal_report(hostile):
+        console.print(renderable)
+    assert shown in console.export_text()

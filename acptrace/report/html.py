@@ -161,7 +161,9 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
                 _num(group.resumes),
                 _num(
                     share_text(
-                        group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)
+                        group.replay_outcomes[Outcome.COMPLETE],
+                        group.expecting_marker,
+                        group.rate(Outcome.COMPLETE),
                     )
                 ),
                 _num(group.replay_outcomes[Outcome.TRUNCATED]),

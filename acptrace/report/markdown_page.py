@@ -97,7 +97,11 @@ def _overview(report: Report) -> Iterator[str]:
             escape(group.name),
             str(group.connections),
             str(group.resumes),
-            share_text(group.replay_outcomes[Outcome.COMPLETE], group.rate(Outcome.COMPLETE)),
+            share_text(
+                group.replay_outcomes[Outcome.COMPLETE],
+                group.expecting_marker,
+                group.rate(Outcome.COMPLETE),
+            ),
             str(group.replay_outcomes[Outcome.TRUNCATED]),
             str(other),
             str(group.loaded),

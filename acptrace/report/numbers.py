@@ -61,9 +61,10 @@ def rate_text(rate: float | None) -> str:
     return NONE if rate is None else f"{rate * 100:.1f}%"
 
 
-def share_text(count: int, rate: float | None) -> str:
-    """`77 (98.7%)`."""
-    return f"{count} ({rate_text(rate)})"
+def share_text(count: int, whole: int, rate: float | None) -> str:
+    """`77/78 (98.7%)`: the count, what it is a share of, and the share (a bare `77 (98.7%)`
+    once read as a share of the resumes shown beside it)."""
+    return f"{count}/{whole} ({rate_text(rate)})"
 
 
 def measure_label(measure: str) -> str:

@@ -33,7 +33,7 @@ from acptrace.report.numbers import (
     measure_label,
     measure_text,
     ms_text,
-    rate_text,
+    share_text,
     shows_few,
     stat_text,
     verdict_text,
@@ -207,7 +207,7 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
 def _complete(group: Group) -> str:
     """`9/21 (42.9%)`: complete replays of those that expect a marker (`COMPLETE_NOTE`)."""
     complete = group.replay_outcomes[Outcome.COMPLETE]
-    return f"{complete}/{group.expecting_marker} ({rate_text(group.rate(Outcome.COMPLETE))})"
+    return share_text(complete, group.expecting_marker, group.rate(Outcome.COMPLETE))
 
 
 def _count(count: int, style: str) -> Text:
