@@ -831,3 +831,19 @@ def test_the_docs_table_lists_exactly_the_cases_tested() -> None:
     ids = table_ids()
     assert len(ids) == len(set(ids)), "a case is listed twice"
     assert set(ids) == TESTED
+
+
+@covers("out-existing-recording")
+def test_record_keeps_an_existing_recording_unless_forced(tmp_path: Path) -> None:
+    earlier = tmp_path / "earlier.jsonl"
+    earlier.write_bytes(b'{"dir":"meta","event":"open"}\n')
+    agent = ["--", sys.executable, "-c", "pass"]
+    refused = runner.invoke(app, ["record", "-o", str(earlier), *agent])
+    assert refused.exit_code == 2, refused.output
+    line = one_error_line(refused)
+    assert f"cannot write the transcript {earlier}: it exists and holds 30 bytes" in line
+    assert "--force" in line
+    assert earlier.read_bytes() == b'{"dir":"meta","event":"open"}\n'
+    forced = runner.invoke(app, ["record", "-o", str(earlier), "--force", *agent])
+    assert forced.exit_code == 0, forced.output
+    assert b'"event":"close"' in earlier.read_bytes()
