@@ -14,6 +14,8 @@ import typer
 from acptrace.model.excerpt import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (SIGINT), as shells report a process it ended: 128 + 2, never 1 (findings)."""
 
 PLAIN_WIDTH = 160
 """Width of rich output that does not go to a terminal (pipes, files, `-o`, CI logs): wide enough

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from acptrace.cli.common import fail, reader_gone
+from acptrace.cli.common import EXIT_INTERRUPTED, fail, print_error, reader_gone
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 
@@ -32,6 +32,9 @@ class PlainUsageCommand(TyperCommand):
             return super().invoke(ctx)
         except BrokenPipeError:
             reader_gone()
+        except KeyboardInterrupt:  # (click would say "Aborted!" and exit 1: read as findings)
+            print_error("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     def get_short_help_str(self, limit: int = 45) -> str:
         del limit  # (the first sentences are kept short: tests/test_cli_options.py)
