@@ -143,8 +143,10 @@ def test_an_inferred_protocol_says_why_and_how_to_choose_the_other(tmp_path: Pat
     assert "ACP v2 (initialize)" in rendered(ROOT / "sample_traces" / "mixed-session.jsonl", 100)
 
 
-UNIT_PARTED = re.compile(r"\d+\.\d+$|^[\s│├└┌]*(ms|s)\b")
-"""A wrapped line that ends with a latency's number, or starts with its unit."""
+UNIT_PARTED = re.compile(r"\d+\.\d+$|^[\s│├└┌]*(ms|s)(\s|$)")
+"""A wrapped line that ends with a latency's number, or starts with its unit (a unit is a word
+of its own: the file's path wrapped before `s.jsonl`, in a clone whose folder has another
+length, is no unit)."""
 
 
 @pytest.mark.parametrize("width", [60, 70, 80])
