@@ -153,3 +153,20 @@ def test_timeline_never_parts_a_number_from_its_unit(path: Path, width: int) -> 
     result = CliRunner().invoke(app, ["timeline", str(path)], env={"COLUMNS": str(width)})
     for line in result.stdout.splitlines():
         assert not UNIT_PARTED.search(line.rstrip()), line
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 70, 80])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_the_header_breaks_between_facts_never_inside_one(path: Path, width: int) -> None:
+    """`18 messages` and `client zed 0.214.3` stay on one line when the header wraps."""
+    analysis = acptrace.analyze(path)
+    source, connection = analysis.source, analysis.connection
+    facts = [f"{source.lines} line", f"{source.messages} message", f"{len(analysis.issues)} issue"]
+    facts += [f"end {source.connection_end}", f"ACP v{connection.protocol_version} ("]
+    for peer, role in ((connection.agent, "agent"), (connection.client, "client")):
+        facts.append(f"{role} {peer.name} {peer.version or ''}".strip() if peer else role)
+    lines = rendered(path, width).splitlines()
+    header = lines[: next(i for i, line in enumerate(lines) if line.startswith(("Resumes", "No ")))]
+    assert max(len(line.rstrip()) for line in header) <= width
+    for fact in facts:
+        assert any(fact in line for line in header), (fact, header)
