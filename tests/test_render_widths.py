@@ -170,3 +170,25 @@ def test_the_header_breaks_between_facts_never_inside_one(path: Path, width: int
     assert max(len(line.rstrip()) for line in header) <= width
     for fact in facts:
         assert any(fact in line for line in header), (fact, header)
+
+
+LINE_PARTED = re.compile(r"\b(line|#)$|^\s*\d+[),]")
+"""A wrapped line that ends with `line` (its number on the next), or starts with the number."""
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 70])
+def test_fidelity_details_never_part_a_line_number_from_line(width: int) -> None:
+    """`(live line 7, replayed line 6)` wraps after the comma; the excerpt and the diff wrap
+    under their item, not at the margin."""
+    folder = ROOT / "sample_traces" / "fidelity"
+    result = CliRunner().invoke(
+        app,
+        ["fidelity", str(folder / "live.jsonl"), str(folder / "replay.jsonl")],
+        env={"COLUMNS": str(width)},
+    )
+    details = result.stdout.split("sess_1  (", 1)[1].splitlines()
+    assert "replayed line 6)" in result.stdout
+    for line in details:
+        assert len(line) <= width
+        assert not LINE_PARTED.search(line), line
+        assert not line or line.startswith("  ") or line.endswith(("complete)", "line 4,")), line

@@ -18,21 +18,28 @@ class Facts:
     """Facts joined by `separator`, each line as full as the width allows."""
 
     def __init__(
-        self, facts: Sequence[Text | str], separator: str = " · ", indent: int = 0
+        self,
+        facts: Sequence[Text | str],
+        separator: str = " · ",
+        indent: int = 0,
+        hang: int | None = None,
     ) -> None:
         self.facts = [fact if isinstance(fact, Text) else Text(fact) for fact in facts]
         self.separator = separator
         self.indent = indent
-        """Spaces before every line."""
+        """Spaces before the first line."""
+        self.hang = indent if hang is None else hang
+        """Spaces before every later line."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
         line = Text(" " * self.indent)
+        indent = self.indent
         for fact in self.facts:
-            started = line.cell_len > self.indent
+            started = line.cell_len > indent
             if started and line.cell_len + len(self.separator) + fact.cell_len > width:
                 yield line
-                line = Text(" " * self.indent)
+                line, indent = Text(" " * self.hang), self.hang
                 started = False
             if started:
                 line.append(self.separator)
