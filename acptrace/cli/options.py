@@ -55,13 +55,14 @@ RedactOption = Annotated[
 """`--no-redact`: record secrets as they were (`record`, and `drive`'s recordings)."""
 
 QUIET_HELP = "Nothing but the output and errors: no progress bar and no notes on stderr."
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
+
+
+def _quiet(help: str) -> Any:
+    return typer.Option("--quiet", "-q", help=help)
+
+
+QuietOption = Annotated[bool, _quiet(QUIET_HELP)]
 ReportQuietOption = Annotated[
-    bool,
-    typer.Option(
-        "--quiet",
-        "-q",
-        help=QUIET_HELP.removesuffix(".") + "; no summary on stdout either, so it needs -o.",
-    ),
+    bool, _quiet(QUIET_HELP.removesuffix(".") + "; no summary on stdout either, so it needs -o.")
 ]
 """`report -q`: its summary on stdout goes too (the other commands' -q keeps their output)."""
