@@ -192,3 +192,26 @@ def test_fidelity_details_never_part_a_line_number_from_line(width: int) -> None
         assert len(line) <= width
         assert not LINE_PARTED.search(line), line
         assert not line or line.startswith("  ") or line.endswith(("complete)", "line 4,")), line
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_long_session_id_in_a_finding_wraps_and_is_never_cut(tmp_path: Path, width: int) -> None:
+    """A finding's message names the session whole, wrapped if need be, not `0123…ab…`."""
+    session = "0123456789abcdef-0123456789abcdef-0123456789"
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": session, "update": update},
+        },
+    ]
+    path = tmp_path / "unknown-session.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    text = rendered(path, width)
+    assert "LC-UNKNOWN-SESSION" in text
+    findings = text.split("LC-UNKNOWN-SESSION", 1)[1]
+    assert "…" not in findings
+    assert session in "".join(line.strip() for line in findings.splitlines())

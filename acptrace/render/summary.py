@@ -229,7 +229,7 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         )
         table.add_column("line", justify="right")
         table.add_column("rule", style=SEVERITY_STYLE[severity], no_wrap=True)
-        table.add_column("message")
+        table.add_column("message", overflow="fold")  # (a long session id wraps, never cut)
         for finding in group:
             table.add_row(str(finding.line), finding.rule, inert(finding.message))
         yield table
@@ -252,7 +252,7 @@ def _issues(analysis: Analysis) -> Iterator[RenderableType]:
     )
     table.add_column("line", justify="right")
     table.add_column("kind", no_wrap=True)
-    table.add_column("message")
+    table.add_column("message", overflow="fold")
     for issue in issues[:ISSUES_SHOWN]:
         table.add_row(str(issue.line), issue.kind, inert(issue.message))
     yield table
