@@ -393,6 +393,16 @@ def test_report_q_without_o_is_a_usage_error_before_any_work(tmp_path: Path) -> 
     assert json.loads(written.read_text())["files"]
 
 
+def test_q_help_speaks_of_the_command_it_is_on() -> None:
+    """Only `report -q` drops stdout too; the other commands' help does not mention report."""
+    for command in ["analyze", "timeline", "fidelity", "export", "record", "redact", "drive"]:
+        shown = " ".join(runner.invoke(app, [command, "-h"], env={"COLUMNS": "80"}).output.split())
+        assert "-q, --quiet Nothing but the output and errors" in shown, command
+        assert "report" not in shown.split("-q, --quiet", 1)[1].split(" -", 1)[0], command
+    report = " ".join(runner.invoke(app, ["report", "-h"], env={"COLUMNS": "80"}).output.split())
+    assert "no summary on stdout either, so it needs -o" in report
+
+
 def test_q_leaves_out_the_notes_of_export_and_redact(tmp_path: Path) -> None:
     path = write(tmp_path, "ok.jsonl", complete(Transcript()))
     trace = str(tmp_path / "t.json")

@@ -32,10 +32,16 @@ SHARED = (
 OWN_HELP = {"--output", "-o"}
 """Declared once, with help that is each command's own: what it writes there."""
 
-OWN_MEANING = {("drive", "--protocol"), ("drive", "--session")}
+OWN_MEANING = {
+    ("drive", "--protocol"),
+    ("drive", "--session"),
+    ("report", "--quiet"),
+    ("report", "-q"),
+}
 """Options that mean something else on one command, by design: `drive` is a Client; its
 `--protocol` is the version it asks the Agent for (issue #16 names the flag), not the rules an
-analysis applies, and its `--session` the session it replays, not the one a timeline shows."""
+analysis applies, and its `--session` the session it replays, not the one a timeline shows;
+`report -q` drops the summary on stdout too."""
 
 
 def options_by_name() -> dict[str, dict[str, TyperOption]]:

@@ -304,3 +304,14 @@ def test_no_page_says_acptrace_is_on_pypi() -> None:
     """It is installed from the repository (a clone, or `git+https://…`), not by name."""
     for page in PAGES:
         assert not re.search(r"pip install(?: -\S+)* acptrace\b", page.read_text()), page.name
+
+
+def test_the_export_row_and_help_name_every_table() -> None:
+    """README's commands table and `export -h` list the tables `export` writes, all of them."""
+    from acptrace.tables import TABLES
+
+    row = next(line for line in README.read_text().splitlines() if "`acptrace export" in line)
+    shown = " ".join(CliRunner().invoke(app, ["export", "-h"]).output.split())
+    for table in TABLES:
+        assert f"`{table.name}`" in row, table.name
+        assert table.name in shown.lower(), table.name

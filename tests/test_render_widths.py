@@ -155,3 +155,65 @@ def test_timeline_never_parts_a_number_from_its_unit(path: Path, width: int) -> 
     result = CliRunner().invoke(app, ["timeline", str(path)], env={"COLUMNS": str(width)})
     for line in result.stdout.splitlines():
         assert not UNIT_PARTED.search(line.rstrip()), line
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 70, 80])
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_the_header_breaks_between_facts_never_inside_one(path: Path, width: int) -> None:
+    """`18 messages` and `client zed 0.214.3` stay on one line when the header wraps."""
+    analysis = acptrace.analyze(path)
+    source, connection = analysis.source, analysis.connection
+    facts = [f"{source.lines} line", f"{source.messages} message", f"{len(analysis.issues)} issue"]
+    facts += [f"end {source.connection_end}", f"ACP v{connection.protocol_version} ("]
+    for peer, role in ((connection.agent, "agent"), (connection.client, "client")):
+        facts.append(f"{role} {peer.name} {peer.version or ''}".strip() if peer else role)
+    lines = rendered(path, width).splitlines()
+    header = lines[: next(i for i, line in enumerate(lines) if line.startswith(("Resumes", "No ")))]
+    assert max(len(line.rstrip()) for line in header) <= width
+    for fact in facts:
+        assert any(fact in line for line in header), (fact, header)
+
+
+LINE_PARTED = re.compile(r"\b(line|#)$|^\s*\d+[),]")
+"""A wrapped line that ends with `line` (its number on the next), or starts with the number."""
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 70])
+def test_fidelity_details_never_part_a_line_number_from_line(width: int) -> None:
+    """`(live line 7, replayed line 6)` wraps after the comma; the excerpt and the diff wrap
+    under their item, not at the margin."""
+    folder = ROOT / "sample_traces" / "fidelity"
+    result = CliRunner().invoke(
+        app,
+        ["fidelity", str(folder / "live.jsonl"), str(folder / "replay.jsonl")],
+        env={"COLUMNS": str(width)},
+    )
+    details = result.stdout.split("sess_1  (", 1)[1].splitlines()
+    assert "replayed line 6)" in result.stdout
+    for line in details:
+        assert len(line) <= width
+        assert not LINE_PARTED.search(line), line
+        assert not line or line.startswith("  ") or line.endswith(("complete)", "line 4,")), line
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_long_session_id_in_a_finding_wraps_and_is_never_cut(tmp_path: Path, width: int) -> None:
+    """A finding's message names the session whole, wrapped if need be, not `0123…ab…`."""
+    session = "0123456789abcdef-0123456789abcdef-0123456789"
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": session, "update": update},
+        },
+    ]
+    path = tmp_path / "unknown-session.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    text = rendered(path, width)
+    assert "LC-UNKNOWN-SESSION" in text
+    findings = text.split("LC-UNKNOWN-SESSION", 1)[1]
+    assert "…" not in findings
+    assert session in "".join(line.strip() for line in findings.splitlines())

@@ -34,6 +34,7 @@ from acptrace.report.terminal import (
     COMPLETE_NOTE,
     PATH_CHARS,
     bar,
+    edge_texts,
     short_place,
     terminal_report,
 )
@@ -137,6 +138,25 @@ def test_each_group_gets_bars_that_fit_80_columns(release_1: Path) -> None:
     narrow = section(terminal_text(report, 60), title, until="Latency and throughput")
     assert all(Text(line).cell_len <= 60 for line in narrow)
     assert any("█" in line for line in narrow)
+
+
+def test_bins_of_a_narrow_spread_tell_their_edges_apart(tmp_path: Path) -> None:
+    """Replays 0.4 ms apart: one decimal would label bins `807.0 ms to 807.0 ms`."""
+    t = transcript("alpha-acp", "1.0", complete(807.0, 807.4))
+    (tmp_path / "a.jsonl").write_bytes(t.text())
+    text = terminal_text(build_report([str(tmp_path)], jobs=1), 80)
+    title = f"{Metric.MARKER_TO_RESPONSE.label}: replays per log-spaced bin"
+    rows = [line for line in section(text, title) if " to " in line]
+    assert len(rows) == BAR_BINS
+    edges = [row.split(" to ")[0].split()[-2] for row in rows]
+    edges.append(rows[-1].split(" to ")[1].split()[0])
+    assert len(set(edges)) == len(edges), rows
+    assert all(float(low) < float(high) for low, high in itertools.pairwise(edges))
+
+
+def test_bin_edges_get_no_more_decimals_than_they_need() -> None:
+    assert edge_texts([700.0, 800.0, 1200.0]) == ["700.0 ms", "800.0 ms", "1.20 s"]
+    assert edge_texts([807.0, 807.05, 807.1]) == ["807.00 ms", "807.05 ms", "807.10 ms"]
 
 
 def test_a_bar_is_drawn_to_an_eighth_of_a_cell() -> None:

@@ -80,7 +80,7 @@ def export_command(
 ) -> None:
     """Export the analysis as tables, or as a trace timeline.
 
-    Messages, requests, sessions, resumes, findings and issues, one table each.
+    Messages, requests, sessions, resumes, findings, issues and connections, one table each.
 
     One file per table in the directory -o names (required for tables; created when missing,
     its parent must exist),

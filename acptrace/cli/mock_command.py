@@ -25,8 +25,10 @@ def mock_command(
         typer.Option(
             "--fault",
             metavar="NAME[:ARG]",
-            help="Inject this fault into every replay (repeatable; see docs/mock-and-drive.md): "
-            f"{fault_usage()}.",
+            help=_unbroken(
+                "Inject this fault into every replay (repeatable; see docs/mock-and-drive.md): "
+                f"{fault_usage()}."
+            ),
         ),
     ] = None,
     speed: Annotated[
@@ -57,3 +59,18 @@ def mock_command(
     except BrokenPipeError:
         status = 0  # the Client went away: nothing left to answer
     raise typer.Exit(status)
+
+
+FAULT_LINE = 34
+"""The longest line of --fault's help: it fits the help column at 60 columns."""
+
+
+def _unbroken(text: str) -> str:
+    """The text on lines of at most `FAULT_LINE` characters, broken at spaces only, and kept
+    so by the help (`\\b`): click would break `double-marker` at its hyphen."""
+    lines = [""]
+    for word in text.split(" "):
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > FAULT_LINE:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {word}".lstrip()
+    return "\n".join(["\b", *lines])

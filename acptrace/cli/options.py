@@ -54,12 +54,15 @@ RedactOption = Annotated[
 ]
 """`--no-redact`: record secrets as they were (`record`, and `drive`'s recordings)."""
 
-QuietOption = Annotated[
-    bool,
-    typer.Option(
-        "--quiet",
-        "-q",
-        help="Nothing but the output and errors: no progress bar and no notes on stderr "
-        "(`report`: no summary on stdout either, so it needs -o).",
-    ),
+QUIET_HELP = "Nothing but the output and errors: no progress bar and no notes on stderr."
+
+
+def _quiet(help: str) -> Any:
+    return typer.Option("--quiet", "-q", help=help)
+
+
+QuietOption = Annotated[bool, _quiet(QUIET_HELP)]
+ReportQuietOption = Annotated[
+    bool, _quiet(QUIET_HELP.removesuffix(".") + "; no summary on stdout either, so it needs -o.")
 ]
+"""`report -q`: its summary on stdout goes too (the other commands' -q keeps their output)."""

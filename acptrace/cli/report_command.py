@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
-from acptrace.cli.options import JobsOption, QuietOption, output_option
+from acptrace.cli.options import JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import (
@@ -108,7 +108,7 @@ def report_command(
         ),
     ] = None,
     jobs: JobsOption = None,
-    quiet: QuietOption = False,
+    quiet: ReportQuietOption = False,
     assume_closed: AssumeClosedOption = None,
     protocol: ProtocolOption = None,
     child_rules: ChildRulesOption = None,

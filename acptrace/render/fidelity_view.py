@@ -6,10 +6,12 @@ from typing import Any
 
 import orjson
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 
 from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity
 from acptrace.model.domain import Role
+from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.summary import OUTCOME_STYLE
 from acptrace.render.text import inert, short_id
@@ -120,51 +122,57 @@ def _differs(entry: SessionFidelity) -> bool:
     return bool(c.missing or c.extra or c.changed or c.reordered or c.fidelity is None)
 
 
-def _details(entry: SessionFidelity) -> Text:
-    """What differs in one session's replay, an item a line (a changed one with its diff)."""
+def _details(entry: SessionFidelity) -> Group:
+    """What differs in one session's replay, an item a line (a changed one with its diff); a
+    line wraps between its facts (`replayed line 31` stays whole), its excerpt and diff under
+    their item."""
     c = entry.comparison
-    text = Text("\n")
-    text.append_text(inert(entry.session_id, "bold"))
-    text.append(f"  (request at line {entry.request_line}, {entry.outcome.value})", "dim")
+    heading = inert(entry.session_id, "bold").append(" ")
+    where = [f"(request at line {entry.request_line},", f"{entry.outcome.value})"]
+    lines: list[RenderableType] = [Text(), Facts([heading, *_dim(where)], " ", hang=2)]
     if c.fidelity is None:
-        text.append(f"\n  fidelity {UNKNOWN}: no live history before the request to compare with")
+        why = f"fidelity {UNKNOWN}: no live history before the request to compare with"
         if c.replayed_items:
-            text.append(f" (all {c.replayed_items} replayed items are extra)")
-        return text
+            why += f" (all {c.replayed_items} replayed items are extra)"
+        lines.append(Padding(Text(why), (0, 0, 0, 2)))
+        return Group(*lines)
     for item in c.missing:
-        text.append_text(_line("missing", "red", item, f"live line {item.line}"))
-        text.append_text(_excerpt(item))
+        lines.append(_line("missing", "red", item, [f"(live line {item.line})"]))
+        lines.extend(_excerpt(item))
     for item in c.extra:
-        text.append_text(_line("extra", "yellow", item, f"replayed line {item.line}"))
-        text.append_text(_excerpt(item))
+        lines.append(_line("extra", "yellow", item, [f"(replayed line {item.line})"]))
+        lines.extend(_excerpt(item))
     for change in c.changed:
-        where = f"live line {change.live.line}, replayed line {change.replayed.line}"
-        text.append_text(_line("changed", "yellow", change.live, where))
+        where = [f"(live line {change.live.line},", f"replayed line {change.replayed.line})"]
+        lines.append(_line("changed", "yellow", change.live, where))
         for diff in change.diff:
             style = "red" if diff.startswith("-") else "green" if diff.startswith("+") else "dim"
-            text.append("\n      ")
-            text.append_text(inert(diff, style))
+            lines.append(_under(inert(diff, style)))
     for move in c.reordered:
-        where = f"live #{move.live_index + 1}, replayed #{move.replayed_index + 1}"
-        text.append_text(_line("reordered", "yellow", move.item, where))
-    return text
+        where = [f"(live #{move.live_index + 1},", f"replayed #{move.replayed_index + 1})"]
+        lines.append(_line("reordered", "yellow", move.item, where))
+    return Group(*lines)
 
 
-def _excerpt(item: HistoryItem) -> Text:
+def _excerpt(item: HistoryItem) -> list[RenderableType]:
     """The start of a missing or extra item's text, on a line of its own."""
     words = " ".join(item.text.split())
     if not words:
-        return Text()
+        return []
     shown = words if len(words) <= EXCERPT_CHARS else words[: EXCERPT_CHARS - 1] + "…"
-    text = Text("\n      ")
-    text.append_text(inert(shown, "dim"))
-    return text
+    return [_under(inert(shown, "dim"))]
 
 
-def _line(label: str, style: str, item: HistoryItem, where: str) -> Text:
-    text = Text("\n  ")
-    text.append(f"{label:<9}", style)
+def _under(text: Text) -> Padding:
+    """An excerpt or a diff line under its item, wrapped lines as far in."""
+    return Padding(text, (0, 0, 0, 6))
+
+
+def _dim(parts: list[str]) -> list[Text]:
+    return [Text(part, "dim") for part in parts]
+
+
+def _line(label: str, style: str, item: HistoryItem, where: list[str]) -> Facts:
     name = item.kind.value if item.role is None else f"{item.role} {item.kind.value}"
-    text.append_text(inert(f" {name} {item.id}"))
-    text.append(f"  ({where})", "dim")
-    return text
+    head = Text(f"{label:<9}", style).append_text(inert(f" {name} {item.id} "))
+    return Facts([head, *_dim(where)], " ", indent=2, hang=12)

@@ -22,6 +22,7 @@ from acptrace.model.domain import (
     Role,
     Severity,
 )
+from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.text import inert, plural, short_id
@@ -86,30 +87,35 @@ def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator
     yield _verdict(analysis)
 
 
-def _header(analysis: Analysis) -> Text:
+def _header(analysis: Analysis) -> Group:
+    """The transcript and its counts, then the protocol and the peers; at narrow widths a line
+    breaks between facts, never between a count and its unit."""
     source, connection = analysis.source, analysis.connection
-    header = Text()
+    lines: list[RenderableType] = []
     if source.connection is not None:
-        header.append("connection ")
-        header.append_text(inert(source.connection, "bold"))
+        heading = Text("connection ")
+        heading.append_text(inert(source.connection, "bold"))
         if source.requirements is not None:
-            header.append(f"  requirements {', '.join(source.requirements) or '—'}")
+            heading.append(f"  requirements {', '.join(source.requirements) or '—'}")
         if source.test_status is not None:
-            header.append(f"  test {source.test_status}")
-        header.append("\n  ")
-    header.append_text(inert(source.path, "bold"))
+            heading.append(f"  test {source.test_status}")
+        lines.append(heading)
+    named = inert(source.path, "bold")
     link = f" (link {source.link})" if source.link else ""
-    header.append(
-        f"  {source.format}{link} · {plural(source.lines, 'line')} · "
-        f"{plural(source.messages, 'message')} · {plural(len(analysis.issues), 'issue')} · "
-        f"end {source.connection_end}\n"
+    named.append(f"  {source.format}{link}")
+    counts = [
+        plural(source.lines, "line"),
+        plural(source.messages, "message"),
+        plural(len(analysis.issues), "issue"),
+        f"end {source.connection_end}",
+    ]
+    lines.append(Facts([named, *counts], indent=2 if source.connection is not None else 0))
+    peers = [Text("agent ").append_text(_peer(connection.agent))]
+    peers.append(Text("client ").append_text(_peer(connection.client)))
+    lines.append(
+        Facts([_protocol(connection.protocol_version, connection.protocol_source), *peers], "  ")
     )
-    header.append(_protocol(connection.protocol_version, connection.protocol_source))
-    header.append("  agent ")
-    header.append_text(_peer(connection.agent))
-    header.append("  client ")
-    header.append_text(_peer(connection.client))
-    return header
+    return Group(*lines)
 
 
 def _protocol(version: int, source: ProtocolSource) -> str:
@@ -223,7 +229,7 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         )
         table.add_column("line", justify="right")
         table.add_column("rule", style=SEVERITY_STYLE[severity], no_wrap=True)
-        table.add_column("message")
+        table.add_column("message", overflow="fold")  # (a long session id wraps, never cut)
         for finding in group:
             table.add_row(str(finding.line), finding.rule, inert(finding.message))
         yield table
@@ -246,7 +252,7 @@ def _issues(analysis: Analysis) -> Iterator[RenderableType]:
     )
     table.add_column("line", justify="right")
     table.add_column("kind", no_wrap=True)
-    table.add_column("message")
+    table.add_column("message", overflow="fold")
     for issue in issues[:ISSUES_SHOWN]:
         table.add_row(str(issue.line), issue.kind, inert(issue.message))
     yield table

@@ -214,6 +214,10 @@ def _count(count: int, style: str) -> Text:
     return Text(str(count), style=style if count else "dim")
 
 
+EDGE_DECIMALS = 3
+"""Decimals a bin edge may get beyond `ms_text`'s, to tell it from its neighbours."""
+
+
 class LatencyBars:
     """Per group, replays per bin of the headline latency as horizontal bars (one line a bin),
     as wide as the terminal allows up to `BAR_WIDTH`."""
@@ -223,9 +227,8 @@ class LatencyBars:
         self.edges = edges
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        labels = [
-            f"{ms_text(low)} to {ms_text(high)}" for low, high in itertools.pairwise(self.edges)
-        ]
+        edges = edge_texts(self.edges)
+        labels = [f"{low} to {high}" for low, high in itertools.pairwise(edges)]
         counted = [histogram(_positive(group), self.edges) for group in self.groups]
         label_width = max(len(label) for label in labels)
         count_width = max(len(str(n)) for counts in counted for n in counts)
@@ -246,6 +249,25 @@ class LatencyBars:
                 table.add_row("", label, Text(bar(count, top, width), style="cyan"), str(count))
             yield title
             yield table
+
+
+def edge_texts(edges: Sequence[float]) -> list[str]:
+    """The bin edges as latencies, with as many decimals as it takes to tell neighbours apart
+    (`807.04 ms to 807.09 ms` where one decimal would say `807.0 ms to 807.1 ms` for every bin
+    of a narrow spread)."""
+    texts: list[str] = []
+    for extra in range(EDGE_DECIMALS + 1):
+        texts = [_latency(edge, extra) for edge in edges]
+        if all(low != high for low, high in itertools.pairwise(texts)):
+            break
+    return texts
+
+
+def _latency(value: float, extra: int) -> str:
+    """`ms_text` with `extra` more decimals."""
+    if abs(value) >= 1000:
+        return f"{value / 1000:.{2 + extra}f} s"
+    return f"{value:.{1 + extra}f} ms"
 
 
 def latency_bars(groups: Sequence[Group]) -> LatencyBars | None:

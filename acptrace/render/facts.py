@@ -1,0 +1,54 @@
+"""A line of facts (`20 lines · 18 messages · 0 issues`) that wraps between facts only.
+
+Rich wraps a text at any space, so a narrow terminal could leave a count on one line and its
+unit on the next (`18` / `messages`). `Facts` lays its facts out for the width it is printed
+at and breaks a line only at a separator; a fact wider than the whole line is wrapped alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+
+
+class Facts:
+    """Facts joined by `separator`, each line as full as the width allows."""
+
+    def __init__(
+        self,
+        facts: Sequence[Text | str],
+        separator: str = " · ",
+        indent: int = 0,
+        hang: int | None = None,
+    ) -> None:
+        self.facts = [fact if isinstance(fact, Text) else Text(fact) for fact in facts]
+        self.separator = separator
+        self.indent = indent
+        """Spaces before the first line."""
+        self.hang = indent if hang is None else hang
+        """Spaces before every later line."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        line = Text(" " * self.indent)
+        indent = self.indent
+        for fact in self.facts:
+            started = line.cell_len > indent
+            if started and line.cell_len + len(self.separator) + fact.cell_len > width:
+                yield line
+                line, indent = Text(" " * self.hang), self.hang
+                started = False
+            if started:
+                line.append(self.separator)
+            line.append_text(fact)
+        yield line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((fact.cell_len for fact in self.facts), default=0)
+        whole = sum(fact.cell_len for fact in self.facts)
+        whole += len(self.separator) * max(len(self.facts) - 1, 0)
+        least, most = self.indent + widest, self.indent + whole
+        return Measurement(min(least, options.max_width), min(most, options.max_width))
