@@ -53,6 +53,25 @@ def spawn(argv: Sequence[str]) -> subprocess.Popen[bytes]:
         raise AgentNotStarted(message, EXIT_NOT_EXECUTABLE) from None
 
 
+WAIT_STEP_S = 0.1
+"""How long the main thread waits for the Agent at a time (see `wait_for_exit`)."""
+
+
+def wait_for_exit(agent: subprocess.Popen[bytes]) -> int:
+    """The Agent's return code once it exits, waited for in short steps.
+
+    Python runs signal handlers in the main thread only, between two steps of its own; the
+    kernel may hand a signal to any thread, and then a main thread blocked in an untimed
+    `wait` (waitpid) is not woken. record's SIGTERM would sit unhandled for as long as the
+    Agent ran, and an Agent that ignores SIGTERM runs for ever (seen: 1 run in 4 with three
+    signals sent at once). Waiting in steps lets the handler run within a step."""
+    while True:
+        try:
+            return agent.wait(timeout=WAIT_STEP_S)
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def exit_status(returncode: int) -> int:
     """The status a shell reports: the exit code, or 128 + N when signal N killed the process."""
     return 128 - returncode if returncode < 0 else returncode

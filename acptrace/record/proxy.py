@@ -27,7 +27,13 @@ from acptrace.record.capture import CaptureQueue
 from acptrace.record.events import Closed, CloseReason, Item, Opened, Stream
 from acptrace.record.fdio import retire
 from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_output
-from acptrace.record.process import SignalForwarder, exit_status, signal_name, spawn
+from acptrace.record.process import (
+    SignalForwarder,
+    exit_status,
+    signal_name,
+    spawn,
+    wait_for_exit,
+)
 from acptrace.record.pump import Pump, PumpEnd
 from acptrace.record.redact import RedactionPolicy
 from acptrace.record.stopping import STOP_GRACE_S, AgentGroup
@@ -221,7 +227,7 @@ class _Recording:
         pumps = (self._client, self._output, self._errors)
         for pump in pumps:
             pump.start()
-        returncode = agent.wait()
+        returncode = wait_for_exit(agent)  # (in steps: signals are handled meanwhile)
         self._first_end.note(CloseReason.AGENT_EXIT)
         self._group.end()  # (its leftovers: they may hold its stdout and stderr open)
         deadline = time.monotonic() + self._settings.drain_timeout_s
