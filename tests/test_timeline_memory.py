@@ -61,8 +61,8 @@ FINDINGS = 100_000
 the timeline past 470 MB)."""
 FINDINGS_BOUND_MB = 70
 """Measured: 80 MB when the walk that draws the rows judged every line again (a second copy of
-the findings), 57 MB when only the first pass does. The first pass still holds the findings
-(about 0.24 KB each): not flat, see docs/timeline.md."""
+the findings), 57 MB when only the first pass did, 42 MB since the findings are parked on disk
+(`test_peak_memory_does_not_grow_with_the_findings` checks that it is flat)."""
 
 
 def write_orphans(path: Path, count: int) -> Path:
