@@ -4,8 +4,9 @@
 
 The transcript is `--findings` responses that answer no request (one JR-ORPHAN-RESPONSE
 each, ~97 bytes a line). Each output format runs as its own process with `--jobs 1`, its
-output written to a file; next to them, the analysis alone (`acptrace.analyze` in a script,
-nothing written): what any output needs to hold, the floor of the formats' peak.
+output written to a file, and so does `timeline` (two lines shown, and the whole view); next
+to them, the analysis alone (`acptrace.analyze` in a script, nothing written): what any output
+needs to hold, the floor of the formats' peak. `--only timeline` runs the runs so named.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def contenders(path: Path, out: Path) -> list[Contender]:
     for fmt in ("json", "sarif", "rich"):
         command = [*analyze, "-f", fmt, "-o", str(out / f"out.{fmt}")]
         found.append(Contender(f"analyze --format {fmt}", command, ok_codes=(1,)))
+    timeline = [PYTHON, "-m", "acptrace", "timeline", str(path), "--no-config"]
+    for view in (["--lines", "1-2"], []):  # (every finding read, two rows drawn; every row)
+        command = [*timeline, *view, "-o", str(out / "timeline.txt")]
+        found.append(Contender(" ".join(["timeline", *view]), command, ok_codes=(1,)))
     return found
 
 
@@ -53,11 +58,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--findings", type=int, default=1_000_000)
     parser.add_argument("--reps", type=int, default=1, help="rounds (medians over them)")
+    parser.add_argument("--only", default="", help="only the runs whose name holds this")
     args = parser.parse_args()
     use_installed_bytecode()
     path = orphans(args.findings)
     with tempfile.TemporaryDirectory() as out:
-        found = contenders(path, Path(out))
+        found = [c for c in contenders(path, Path(out)) if args.only in c.name]
         runs: dict[str, list[tuple[float, float]]] = {c.name: [] for c in found}
         for round_index in range(args.reps):
             turn = round_index % len(found)

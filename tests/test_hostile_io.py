@@ -401,6 +401,28 @@ def test_a_trace_event_export_stopped_by_sigterm_leaves_no_scratch_folder(tmp_pa
     assert list(out.iterdir()) == []
 
 
+@covers("out-killed")
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_timeline_stopped_by_a_signal_leaves_no_scratch_folder(
+    tmp_path: Path, number: int
+) -> None:
+    """Its findings are parked in the system's temporary folder (TMPDIR) as they are found."""
+    source = tmp_path / "long.jsonl"
+    source.write_bytes(good(tmp_path).read_bytes() * 2000)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    args = [*ACPTRACE, "timeline", "--full", str(source)]
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    with subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as run:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not temporaries(scratch) and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert temporaries(scratch), "no scratch folder appeared"
+        run.send_signal(number)
+        assert run.wait(TIMEOUT_S) != 0
+    assert list(scratch.iterdir()) == []
+
+
 def dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()

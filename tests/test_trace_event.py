@@ -355,8 +355,8 @@ def test_sorting_on_disk_in_small_batches_gives_the_same_bytes(
 ) -> None:
     """The export sorts its events in batches merged from disk: with batches of 7 events (runs
     on disk for every sample) the document is the one sorted in memory, byte for byte."""
-    from acptrace.export import spill
     from acptrace.export.trace_event import write_trace_events
+    from acptrace.model import spill
 
     def document() -> bytes:
         made = io.BytesIO()

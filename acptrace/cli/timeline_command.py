@@ -1,17 +1,20 @@
 """`acptrace timeline`: read one connection (or one session, request or stretch) as it unfolded.
 
 The timeline streams: rows are written as the transcript is read, so memory stays flat however
-long it is. A file is first analysed (a cheap pass) so that every row can show its replay
-window, outcome and findings; stdin or a pipe is read once (see docs/timeline.md).
+long it is, and however many findings it has (they are parked in a scratch folder and read
+back in line order). A file is first analysed (a cheap pass) so that every row can show its
+replay window, outcome and findings; stdin or a pipe is read once (see docs/timeline.md).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -49,13 +52,17 @@ from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
+from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.analysis import Item, Walk
-from acptrace.pipeline.transcripts import analyze_file, open_walks, require_transcript
+from acptrace.pipeline.parked import ParkedFindings, analyze_parked
+from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
 from acptrace.render.text import printable
 from acptrace.render.timeline import TimelineStream, timeline_heading
 
+Parked = tuple[Analysis, ParkedFindings]
+"""An analysis and its findings, parked on disk (the analysis holds none)."""
 LISTED_SESSIONS = 20
 """At most this many sessions are listed when --session names none of them."""
 EVERY_RULE = ("",)
@@ -126,18 +133,24 @@ def timeline_command(
         # a session's view needs its tree ahead (children that speak before their
         # announcement): stdin or a FIFO is then copied once, and read twice as a file
         copied = replayable(file) if session is not None else nullcontext(file)
-        with copied as readable:
+        # the findings wait on disk, not in memory (a million would take hundreds of MB)
+        with copied as readable, scratch_folder(tempfile.gettempdir(), "timeline") as scratch:
             rereadable = _rereadable(readable)
-            ahead = analyze_file(readable, policy.options, name=file) if rereadable else None
+            ahead = (
+                analyze_parked(readable, policy.options, scratch / "ahead", name=file)
+                if rereadable
+                else None
+            )
             if ahead is not None:
-                require_transcript(file, ahead)  # (an empty or a binary file is an error)
+                _require_transcript(file, ahead)  # (an empty or a binary file is an error)
                 if session is not None:
-                    _check_session(session, ahead)
+                    _check_session(session, [analysis for analysis, _ in ahead])
             with output_stream(output) as write:
                 analyses = _write_timelines(
-                    readable, file, policy.options, view, ahead, write, output
+                    readable, file, policy.options, view, ahead, write, output, scratch
                 )
-                require_transcript(file, analyses)  # (read once: known only now)
+                _require_transcript(file, analyses)  # (read once: known only now)
+            failed = _exit_code(policy, analyses)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:
@@ -149,7 +162,7 @@ def timeline_command(
         where = output if output not in (None, "-") else "stdout"
         print_error(f"cannot write {where}: {error.strerror or error}")
         raise typer.Exit(EXIT_ERROR) from None
-    raise typer.Exit(_exit_code(policy, analyses))
+    raise typer.Exit(failed)
 
 
 def _write_timelines(
@@ -157,13 +170,15 @@ def _write_timelines(
     file: str,
     options: Options,
     view: View,
-    ahead: list[Analysis] | None,
+    ahead: list[Parked] | None,
     write: Write,
     output: str | None,
-) -> list[Analysis]:
-    """Each connection's timeline in turn; the analyses. Raises `UsageError` for a session the
-    transcript does not know (found out at the end when it is read once)."""
-    analyses: list[Analysis] = []
+    scratch: Path,
+) -> list[Parked]:
+    """Each connection's timeline in turn; the analyses, with their findings parked in
+    `scratch`. Raises `UsageError` for a session the transcript does not know (found out at the
+    end when it is read once)."""
+    analyses: list[Parked] = []
     payloads = Execution(fast=False)  # the timeline shows payloads
     if ahead is not None:  # its findings are known: the walk need not find them a second time
         options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
@@ -171,21 +186,23 @@ def _write_timelines(
         if not walks:
             write(_rich(f"{file}: holds no connection", output))
         for index, walk in enumerate(walks):
-            known = ahead[index] if ahead is not None else None
+            known, found = ahead[index] if ahead is not None else (None, None)
+            if found is None:  # (read once: the walk finds them, and parks them)
+                walk.findings_sink = found = ParkedFindings(scratch / f"walk-{index}")
             builder = TimelineBuilder(view, options.marker_tag)
             if known is not None and view.session is not None:  # children before announcement
                 builder.focus |= session_tree(known.sessions, view.session)
-            stream = TimelineStream(builder, known)
+            stream = TimelineStream(builder, known, findings=found)
             write(_rich(timeline_heading(walk.name, walk.connection, view), output))
             for item in _items(walk, view, stop_early=known is not None):
                 for block in stream.add(item):
                     write(_rich(block, output))
             analysis = known if known is not None else walk.analysis
-            for block in stream.finish(analysis):
+            for block in stream.finish(analysis, found):
                 write(_rich(block, output))
-            analyses.append(analysis)
+            analyses.append((analysis, found))
     if ahead is None and view.session is not None:
-        _check_session(view.session, analyses)
+        _check_session(view.session, [analysis for analysis, _ in analyses])
     return analyses
 
 
@@ -216,8 +233,16 @@ def _check_session(session: str, analyses: list[Analysis]) -> None:
         raise UsageError(f"no session {named!r} in this transcript; its sessions: {listed}")
 
 
-def _exit_code(policy: Policy, analyses: list[Analysis]) -> int:
-    return EXIT_FINDINGS if any(policy.fails(a) for a in analyses) else EXIT_OK
+def _require_transcript(file: str, analyses: list[Parked]) -> None:
+    """`require_transcript`, for analyses whose findings are parked (a finding is a sign of a
+    transcript, as a message is)."""
+    if not any(found.count for _, found in analyses):
+        require_transcript(file, [analysis for analysis, _ in analyses])
+
+
+def _exit_code(policy: Policy, analyses: list[Parked]) -> int:
+    failing = any(policy.fails(a, found.levels().elements()) for a, found in analyses)
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def _line_range(text: str | None) -> tuple[int, int | None] | None:

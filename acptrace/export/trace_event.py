@@ -10,7 +10,7 @@ without nesting (concurrent requests of one session) go to a second track of the
 that every track's slices nest.
 
 The export streams, in a fixed amount of memory however long the transcript: what it gathers
-(each moment's times, each event) is parked on disk as it comes (`acptrace.export.spill`, in
+(each moment's times, each event) is parked on disk as it comes (`acptrace.model.spill`, in
 a scratch folder of the system's temporary folder, removed on SIGTERM and SIGINT too), the few
 things only the end can tell (the moment of a finding's line, the last update before a
 response) are looked up in one more pass over the moments, and the events are sorted into
@@ -30,7 +30,6 @@ from typing import Any, BinaryIO
 import orjson
 
 from acptrace.correlate.correlator import Step
-from acptrace.export.spill import Spill, sorted_records
 from acptrace.export.trace_clock import Axis, Clock, Moment
 from acptrace.model.domain import (
     Analysis,
@@ -41,6 +40,7 @@ from acptrace.model.domain import (
     connection_name,
 )
 from acptrace.model.options import Options
+from acptrace.model.spill import Spill, sorted_records
 from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.analysis import Walk
 from acptrace.pipeline.transcripts import open_walks, require_transcript

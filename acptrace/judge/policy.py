@@ -8,6 +8,7 @@ the command line replaces the file's (lists are not merged).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,9 +57,11 @@ class Policy(msgspec.Struct, frozen=True):
         """The findings at or above `fail_on`, in line order."""
         return tuple(f for f in analysis.findings if self.fail_on.fails(f.severity))
 
-    def fails(self, analysis: Analysis) -> bool:
-        """Whether this analysis fails the run (a failing finding, or an issue when strict)."""
-        return bool(self.failing(analysis)) or (self.strict and bool(analysis.issues))
+    def fails(self, analysis: Analysis, levels: Iterable[Severity] | None = None) -> bool:
+        """Whether this analysis fails the run (a failing finding, or an issue when strict);
+        `levels` are those of its findings when it does not hold them (`ParkedFindings`)."""
+        found = (f.severity for f in analysis.findings) if levels is None else levels
+        return any(map(self.fail_on.fails, found)) or (self.strict and bool(analysis.issues))
 
 
 class Settings(msgspec.Struct, frozen=True):

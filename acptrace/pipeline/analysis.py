@@ -17,7 +17,7 @@ from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Classifier, Found
 from acptrace.decode.stream import Read, ReadStats, read_records
-from acptrace.judge.dispatch import Judge
+from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
 from acptrace.judge.outcomes import rows_for
 from acptrace.judge.rules import RULES
@@ -135,6 +135,9 @@ class Walk:
         self._stream = stream
         self._analysis: Analysis | None = None
         self._unanswered: tuple[Message, ...] = ()
+        self.findings_sink: FindingSink | None = None
+        """Set before the walk, where its findings go instead of `analysis.findings` (left
+        empty): a million findings need not be held (`acptrace.pipeline.parked`)."""
 
     @property
     def connection(self) -> str | None:
@@ -156,7 +159,7 @@ class Walk:
     def __iter__(self) -> Iterator[Item]:
         options = self.options
         rules = [r for r in RULES if options.wants(r.id, r.family)]
-        run = _Run(options, Judge(rules))
+        run = _Run(options, Judge(rules, sink=self.findings_sink))
         correlator = Correlator(
             options.tag_policy(), run.observe, options.protocol, options.child_rules
         )
@@ -209,6 +212,8 @@ class Walk:
         version_issue = correlator.version_issue(options.protocol)
         if version_issue is not None:
             run.issue(version_issue)
+        if self.findings_sink is not None:
+            self.findings_sink.finish(Finishing(version, run.lost.reason()))
         self._analysis = Analysis(
             source=Source(
                 self.name,

@@ -11,8 +11,9 @@ from __future__ import annotations
 import heapq
 import re
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.align import AlignMethod
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -102,6 +103,33 @@ class Widths:
         )
 
 
+class FindingsInOrder(Protocol):
+    """An analysis's findings, read in line order (from disk, say: `ParkedFindings`)."""
+
+    @property
+    def count(self) -> int:
+        """How many there are."""
+
+    def in_line_order(self) -> Iterator[Finding]:
+        """Each in line order, as `Analysis.findings` holds them."""
+
+
+class HeldFindings:
+    """The findings an analysis holds, as `FindingsInOrder`."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.findings = analysis.findings
+
+    @property
+    def count(self) -> int:
+        """How many there are."""
+        return len(self.findings)
+
+    def in_line_order(self) -> Iterator[Finding]:
+        """Each in line order."""
+        return iter(self.findings)
+
+
 class TimelineStream:
     """The timeline of one connection as the walk unfolds: feed each item to `add`, then call
     `finish` with the analysis; both give the renderables to write out, in order.
@@ -111,13 +139,20 @@ class TimelineStream:
     from `ahead`, an analysis of the same transcript read before (a file can be read twice);
     without it (stdin, a pipe) only from what has streamed by, and the whole analysis only at
     the end: rows written before then miss the windows, outcomes and findings, which `finish`
-    lists after the last row. Entries wait in a look-ahead (`LOOKAHEAD_ROWS`) before they are
-    written, so a request answered within it shows `⇢ N`, and a transcript that ends within
-    it is laid out whole.
+    lists after the last row. The findings come from `findings` when given (an analysis made
+    with its findings parked on disk, `Walk.findings_sink`), read one by one as the rows pass
+    their lines, else from the analysis. Entries wait in a look-ahead (`LOOKAHEAD_ROWS`)
+    before they are written, so a request answered within it shows `⇢ N`, and a transcript
+    that ends within it is laid out whole.
     """
 
     def __init__(
-        self, builder: TimelineBuilder, ahead: Analysis | None, lookahead: int = LOOKAHEAD_ROWS
+        self,
+        builder: TimelineBuilder,
+        ahead: Analysis | None,
+        lookahead: int = LOOKAHEAD_ROWS,
+        *,
+        findings: FindingsInOrder | None = None,
     ) -> None:
         self.builder, self.view, self.lookahead = builder, builder.view, lookahead
         self.waiting: deque[Entry] = deque()
@@ -127,10 +162,9 @@ class TimelineStream:
         """The line of the last entry written (0 before any)."""
         self.rows_written = 0
         self.findings_written = 0
-        self.known = _Known.of(ahead, self.view) if ahead is not None else None
+        self.findings = findings
+        self.known = _Known.of(ahead, self.view, findings) if ahead is not None else None
         self.gutters = _Gutters(self.known.windows if self.known is not None else ())
-        self.finding_at = 0
-        """The index, in the known findings, of the first one not yet placed."""
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
 
@@ -146,11 +180,15 @@ class TimelineStream:
             keep = min(self.lookahead, len(self.waiting) - 1)
             yield self._batch(len(self.waiting) - keep, finished=False)
 
-    def finish(self, analysis: Analysis) -> Iterator[RenderableType]:
-        """The rows still waiting, laid out with the finished analysis, then the footer."""
+    def finish(
+        self, analysis: Analysis, findings: FindingsInOrder | None = None
+    ) -> Iterator[RenderableType]:
+        """The rows still waiting, laid out with the finished analysis (and its `findings`,
+        when they are kept apart from it), then the footer."""
         late: list[Text] = []
         if self.known is None:
-            self.known = _Known.of(analysis, self.view)
+            self.findings = findings
+            self.known = _Known.of(analysis, self.view, findings)
             self.gutters = _Gutters(self.known.windows)
             late = list(self._late(self.known))
         yield self._batch(len(self.waiting), finished=True)
@@ -181,11 +219,7 @@ class TimelineStream:
         if known is None:
             return
         findings = known.findings
-        while self.finding_at < len(findings) and (
-            line is None or findings[self.finding_at].line < line
-        ):
-            finding = findings[self.finding_at]
-            self.finding_at += 1
+        while (finding := findings.next_before(line)) is not None:
             fresh = finding.line > self.written_to  # (else listed late, by `finish`)
             if fresh and not self.view.focused and self.view.in_lines(finding.line):
                 self.findings_written += 1
@@ -209,10 +243,8 @@ class TimelineStream:
             return
         under = [*known.notes(entry)]
         if last:
-            findings = known.findings
-            while self.finding_at < len(findings) and findings[self.finding_at].line == entry.line:
-                under.append(_finding(findings[self.finding_at]))
-                self.finding_at += 1
+            while (finding := known.findings.next_at(entry.line)) is not None:
+                under.append(_finding(finding))
                 self.findings_written += 1
         for text in under:
             yield _Row("", Text(), Text(), continuation, continuation, text, Text(), wrap=True)
@@ -236,10 +268,7 @@ class TimelineStream:
                 requested = row.role is Role.REQUESTED
                 prefix = f"{inert(row.method).plain} " if requested else "child "  # (escaped)
                 late.append((line, Text.assemble(f"{line}", _row_note(row, prefix, view))))
-        for finding in known.findings:
-            if finding.line > written:
-                break
-            self.finding_at += 1
+        while (finding := known.findings.next_before(written + 1)) is not None:
             if self._in_view(finding.line, finding.session_id):
                 self.findings_written += 1
                 late.append((finding.line, Text.assemble(f"{finding.line}", _finding(finding))))
@@ -261,7 +290,8 @@ class TimelineStream:
             f"{plural(source.messages, 'message')} · end {source.connection_end.value}"
         )
         shown = f"shown: {plural(self.rows_written, 'row')}"
-        hidden = len(analysis.findings) - self.findings_written
+        total = self.findings.count if self.findings is not None else len(analysis.findings)
+        hidden = total - self.findings_written
         if hidden:
             shown += f" · {plural(hidden, 'finding')} on lines not shown"
         yield Text(shown)
@@ -386,8 +416,8 @@ class _Known:
     """The row of each replaying request, by its line."""
     children: dict[int, list[ResumeRow]]
     """The rows of child sessions, by the line that announced them."""
-    findings: tuple[Finding, ...]
-    """Every finding, in line order."""
+    findings: _Findings
+    """Every finding, in line order, taken as the rows pass their lines."""
     parents: dict[str, str | None]
     """Each session's parent."""
     rows: tuple[ResumeRow, ...]
@@ -396,8 +426,8 @@ class _Known:
     """What the timeline shows (whole or cut identifiers)."""
 
     @classmethod
-    def of(cls, analysis: Analysis, view: View) -> _Known:
-        """What this analysis tells."""
+    def of(cls, analysis: Analysis, view: View, findings: FindingsInOrder | None) -> _Known:
+        """What this analysis tells (its findings from `findings` when given)."""
         children: dict[int, list[ResumeRow]] = {}
         for row in analysis.resumes:
             if row.role is Role.CHILD and row.announce_line is not None:
@@ -406,7 +436,7 @@ class _Known:
             _lanes([r for r in analysis.resumes if r.role is Role.REQUESTED]),
             {r.request_line: r for r in analysis.resumes if r.role is Role.REQUESTED},
             children,
-            analysis.findings,
+            _Findings((findings or HeldFindings(analysis)).in_line_order()),
             {s.session_id: s.parent_session_id for s in analysis.sessions},
             analysis.resumes,
             view,
@@ -423,6 +453,30 @@ class _Known:
         for child in self.children.get(entry.line, ()):
             if message.update_session_id == child.session_id:
                 yield _row_note(child, "child ", self.view)
+
+
+class _Findings:
+    """Findings in line order, taken one at a time (only the next one is held)."""
+
+    def __init__(self, findings: Iterable[Finding]) -> None:
+        self._findings = iter(findings)
+        self._next = next(self._findings, None)
+
+    def next_before(self, line: int | None) -> Finding | None:
+        """The next finding, taken, when it is on a line before `line` (any, for None)."""
+        following = self._next
+        if following is None or (line is not None and following.line >= line):
+            return None
+        self._next = next(self._findings, None)
+        return following
+
+    def next_at(self, line: int) -> Finding | None:
+        """The next finding, taken, when it is on this line."""
+        following = self._next
+        if following is None or following.line != line:
+            return None
+        self._next = next(self._findings, None)
+        return following
 
 
 def _lanes(rows: Sequence[ResumeRow]) -> list[_Window]:

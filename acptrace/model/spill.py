@@ -51,21 +51,41 @@ def sorted_records(records: Iterable[Record], folder: Path) -> Iterator[Record]:
     """The records in sorted order: batches of `BATCH` sorted in memory, written to `folder` as
     runs when there is more than one, and merged. Records must compare without reaching a field that
     does not (give each a unique key before its payload)."""
-    runs: list[tuple[Path, int]] = []
-    pending: list[Record] = []
+    runs = SortedRuns(folder)
     for record in records:
-        pending.append(record)
-        if len(pending) >= BATCH:
-            runs.append(_write_run(pending, folder))
-            pending = []
-    if not runs:
-        pending.sort()
-        yield from pending
-        return
-    if pending:
-        runs.append(_write_run(pending, folder))
-    del pending
-    yield from heapq.merge(*(_read(path, count) for path, count in runs))
+        runs.add(record)
+    yield from runs.merged()
+
+
+class SortedRuns:
+    """Records added one by one (as a walk finds them), given back in sorted order: batches of
+    `BATCH` sorted in memory and written to `folder` as runs as they fill, then merged."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.count = 0
+        self._runs: list[tuple[Path, int]] = []
+        self._pending: list[Record] = []
+
+    def add(self, record: Record) -> None:
+        """One record (compared as `sorted_records` says)."""
+        self._pending.append(record)
+        self.count += 1
+        if len(self._pending) >= BATCH:
+            self._runs.append(_write_run(self._pending, self.folder))
+            self._pending = []
+
+    def merged(self) -> Iterator[Record]:
+        """Every record added, in sorted order (once: no record is added after)."""
+        pending, self._pending = self._pending, []
+        if not self._runs:
+            pending.sort()
+            yield from pending
+            return
+        if pending:
+            self._runs.append(_write_run(pending, self.folder))
+        del pending
+        yield from heapq.merge(*(_read(path, count) for path, count in self._runs))
 
 
 def _write_run(records: list[Record], folder: Path) -> tuple[Path, int]:
