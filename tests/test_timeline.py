@@ -347,3 +347,20 @@ def test_a_session_view_of_stdin_is_the_same_as_of_the_file() -> None:
     piped = row_lines(timeline("-", "--session", "sess_lead", stdin=(ROOT / sample).read_bytes()))
     assert 6 in from_file
     assert piped == from_file
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+@pytest.mark.parametrize("choice", [("--lines", "4-9"), ("--around", "6", "--context", "3")])
+def test_a_request_answered_after_the_view_links_its_answer(
+    source: str, choice: tuple[str, ...]
+) -> None:
+    """The resume at line 4 is answered at line 12, past the stretch shown: it once read
+    `⇢ unanswered`, as if the Agent never answered it."""
+    sample = "sample_traces/rules-history.jsonl"
+    args = [sample] if source == "file" else ["-"]
+    stdin = None if source == "file" else (ROOT / sample).read_bytes()
+    text = timeline(*args, *choice, stdin=stdin)
+    assert 12 not in row_lines(text)
+    [resume] = [line for line in text.splitlines() if line.startswith("4 ")]
+    assert resume.rstrip().endswith("⇢ 12")
+    assert "unanswered" not in text

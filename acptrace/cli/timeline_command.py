@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -194,7 +194,8 @@ def _write_timelines(
                 builder.focus |= session_tree(known.sessions, view.session)
             stream = TimelineStream(builder, known, findings=found)
             write(_rich(timeline_heading(walk.name, walk.connection, view), output))
-            for item in _items(walk, view, stop_early=known is not None):
+            awaiting = builder.awaiting_answers
+            for item in _items(walk, view, stop_early=known is not None, awaiting=awaiting):
                 for block in stream.add(item):
                     write(_rich(block, output))
             analysis = known if known is not None else walk.analysis
@@ -206,13 +207,17 @@ def _write_timelines(
     return analyses
 
 
-def _items(walk: Walk, view: View, *, stop_early: bool) -> Iterator[Item]:
-    """The walk's items up to the view's last line; past it, when the analysis is not known
-    ahead, the walk still runs to the end (for the findings), showing nothing."""
+def _items(
+    walk: Walk, view: View, *, stop_early: bool, awaiting: Callable[[], bool]
+) -> Iterator[Item]:
+    """The walk's items up to the view's last line, and past it while a request the view
+    shows is still `awaiting` its answer (so its row says `⇢ 12`, not `⇢ unanswered`, when the
+    answer comes after the view); past that, when the analysis is not known ahead, the walk
+    still runs to the end (for the findings), showing nothing."""
     last = view.last_line
     for item in walk:
         line = item.message.line if isinstance(item, Step) else item.line
-        if last is None or line <= last:
+        if last is None or line <= last or awaiting():
             yield item
         elif stop_early:
             return

@@ -136,6 +136,10 @@ class TimelineBuilder:
         if self.view.session is not None:
             self.focus.add(self.view.session)
 
+    def awaiting_answers(self) -> bool:
+        """Whether a request kept for the view still waits for its answer."""
+        return bool(self.shown_requests)
+
     def take(self) -> list[Entry]:
         """The entries kept since the last call (the builder lets go of them)."""
         taken, self.entries = self.entries, []
