@@ -149,12 +149,17 @@ of its own: the file's path wrapped before `s.jsonl`, in a clone whose folder ha
 length, is no unit)."""
 
 
-@pytest.mark.parametrize("width", [60, 70, 80])
+LABEL_PARTED = re.compile(r"(→marker|marker→response) ?~?$")
+"""A wrapped line that ends with a latency's label, its value on the next."""
+
+
+@pytest.mark.parametrize("width", [60, 70, 80, 100, 120])
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_timeline_never_parts_a_number_from_its_unit(path: Path, width: int) -> None:
     result = CliRunner().invoke(app, ["timeline", str(path)], env={"COLUMNS": str(width)})
     for line in result.stdout.splitlines():
         assert not UNIT_PARTED.search(line.rstrip()), line
+        assert not LABEL_PARTED.search(line.rstrip()), line
 
 
 @pytest.mark.parametrize("width", [40, 50, 60, 70, 80])

@@ -625,14 +625,16 @@ def _link(entry: Entry, finished: bool) -> Text:
 
 
 GLUE = "\ue000"
-"""Stands for the space between a number and its unit while a line is wrapped (one cell wide, no
-space to rich, from Unicode's private use area)."""
-_NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:ms|s|/s)\b)")
+"""Stands for the space between a number and its unit, or a latency's label and its value,
+while a line is wrapped (one cell wide, no space to rich, from Unicode's private use area)."""
+_NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:ms|s|/s)\b)|(?<=marker|sponse) (?=~?[\d—])")
+"""`775.0 ms`, and `→marker 1.51 s` / `marker→response 790.0 ms` (a label left at the end
+of one line and its value on the next read as two facts)."""
 
 
 def unit_glued(text: Text) -> Text:
-    """The text with each space between a number and its unit (`775.0 ms`) as `GLUE`, so that
-    wrapping never parts them."""
+    """The text with each space between a number and its unit (`775.0 ms`), or a latency's
+    label and its value, as `GLUE`, so that wrapping never parts them."""
     return Text(
         _NUMBER_UNIT.sub(GLUE, text.plain),
         style=text.style,
