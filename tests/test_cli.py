@@ -473,3 +473,17 @@ def test_findings_left_unlisted_are_counted_in_words(
         f"… and {said}(--format json lists all)"
         in runner.invoke(app, ["analyze", str(path)]).stdout
     )
+
+
+def test_formats_wraps_its_descriptions_and_keeps_each_example_whole(tmp_path: Path) -> None:
+    from acptrace.read.formats import FORMATS
+
+    result = runner.invoke(app, ["formats"], env={"COLUMNS": "60"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    examples = {f"    {known.example}" for known in FORMATS}
+    assert examples <= set(lines)  # (whole: an example is copied, not read)
+    assert all(len(line) <= 60 for line in lines if line not in examples)
+    written = tmp_path / "formats.txt"
+    assert runner.invoke(app, ["formats", "-o", str(written)]).exit_code == 0
+    assert written.read_text() == runner.invoke(app, ["formats"]).stdout

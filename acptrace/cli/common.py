@@ -47,6 +47,16 @@ def rich_bytes(*renderables: object, output: str | None = None) -> bytes:
     return (text if terminal else TRAILING_SPACES.sub("", text)).encode()
 
 
+def text_width(output: str | None = None) -> int:
+    """The width to wrap plain text at, by the rule of `rich_bytes`: the terminal's when the
+    output is stdout and stdout is a terminal, else `COLUMNS` or `PLAIN_WIDTH`."""
+    import shutil
+
+    if output in (None, "-") and sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return _plain_width()
+
+
 def _plain_width() -> int:
     columns = os.environ.get("COLUMNS", "")
     return int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
