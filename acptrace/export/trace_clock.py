@@ -93,14 +93,6 @@ class Clock:
         return ((filled if filled is not None else first) - least + 500) // 1000
 
 
-def choose_axis(moments: list[Moment]) -> Axis:
-    """Monotonic when any moment has it, else wall when any has it, else lines."""
-    clock = Clock()
-    for moment in moments:
-        clock.add(moment)
-    return clock.axis()
-
-
 def place(moments: list[Moment], axis: Axis) -> list[int]:
     """Each moment's whole microseconds on the axis, from the earliest (so the first is at 0); a
     moment off the axis takes the time of the one before it (the first ones, of the first

@@ -352,8 +352,8 @@ def write_trace_events(
     *,
     require_transcripts: bool = False,
 ) -> int:
-    """Write the Trace Event document of these transcripts (what `dumps(trace_events(...))`
-    gives, byte for byte) to `write` as it is made, in a fixed amount of memory; the number
+    """Write the Trace Event document of these transcripts (`trace_events(...)` as JSON, one
+    trailing newline) to `write` as it is made, in a fixed amount of memory; the number
     of events. Raises as `trace_events` does, when part of the document may be written."""
     options = options or Options()
     axes: list[str] = []
@@ -488,11 +488,6 @@ def _lanes(
                 tops[track] = max(tops.get(track, 0), lane)
                 break
     return lanes, tops
-
-
-def dumps(document: dict[str, Any]) -> bytes:
-    """The document as JSON bytes (one trailing newline)."""
-    return orjson.dumps(document, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _base(

@@ -99,11 +99,6 @@ def _remove_own(folder: Path, prefix: str) -> None:
                 path.unlink()
 
 
-def is_own_temporary(name: str) -> bool:
-    """Whether a file name is that of an acptrace temporary file."""
-    return _OWN.match(name) is not None
-
-
 def sweep_stale(folder: str | os.PathLike[str]) -> list[Path]:
     """Remove the stale temporary files of earlier runs in `folder` (see the module); the paths
     removed. Whatever cannot be looked at or removed is left alone."""

@@ -33,7 +33,7 @@ def cut_names(names: Sequence[str], width: int) -> list[str]:
     """Distinct names in `width` characters each where they are longer: the start all of them
     share (a folder, `/work/runs/`) left out first, then each cut at one place, the middle when
     that keeps them apart, else the place nearest the middle that does."""
-    shared = _shared_folders(names) if len(names) > 1 else ""
+    shared = shared_folders(names) if len(names) > 1 else ""
     shown = ["…" + n[len(shared) :] if len(n) > width and shared else n for n in names]
     middle = (width - 1) // 2
     for head in sorted(range(width), key=lambda head: abs(head - middle)):
@@ -43,7 +43,7 @@ def cut_names(names: Sequence[str], width: int) -> list[str]:
     return [_cut_at(name, width, middle) for name in shown]
 
 
-def _shared_folders(names: Sequence[str]) -> str:
+def shared_folders(names: Sequence[str]) -> str:
     """The leading folders (`/work/runs/`) every name starts with, whole folders only."""
     shared: list[str] = []
     for folders in zip(*(name.split("/")[:-1] for name in names), strict=False):

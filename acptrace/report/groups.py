@@ -8,6 +8,7 @@ from pathlib import PurePath
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Outcome, PeerInfo, ResumeRow, Role, Severity
+from acptrace.render.text import shared_folders
 from acptrace.report.stats import DIGITS, describe, log_edges
 from acptrace.report.summaries import (
     INCOMPLETE,
@@ -183,13 +184,7 @@ def shared_folder(names: Sequence[str], by: GroupBy) -> str:
     none, for other groupings, and for a single group. Every name keeps at least its last part."""
     if by not in (GroupBy.FILE, GroupBy.DIRECTORY) or len(names) < 2:
         return ""
-    parts = [name.split("/") for name in names]
-    shared: list[str] = []
-    for column in zip(*(p[:-1] for p in parts), strict=False):
-        if len(set(column)) != 1:
-            break
-        shared.append(column[0])
-    folder = "".join(f"{part}/" for part in shared)
+    folder = shared_folders(names)
     return "" if folder == "/" else folder
 
 
