@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import filterfalse
 
-from acptrace.decode.shapes import NOT_DECODED, decode_plain
+from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED
 from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
 from acptrace.model.tags import SNAPSHOT_TAG
 from acptrace.read.clocks import Clock
@@ -212,41 +212,44 @@ def grow_run(
     # second, and only its fraction is left to check.
     second_end = last_ts[:19] + "/"
     snapshot = False
+    decode = DECODE_PLAIN.get(direction)  # (msgspec checks the direction, and `ts`'s length)
+    if decode is None:
+        return start, last_ts, last_mono, snapshot, own_mono, widest
     index = start
     for index in range(start, len(lines)):
         data = lines[index]
         if not utf8 and not is_utf8(data):
             break
         try:
-            line = decode_plain(data)
+            line = decode(data)
         except NOT_DECODED:
             break
         ts = line.ts
         params = line.msg.params
         tag = params.update.sessionUpdate
-        if params.sessionId != session or line.dir != direction or tag in breaks:
+        if params.sessionId != session or tag in breaks:
             break
         if not last_ts <= ts < second_end:  # not in the second of the last one
-            if ts < last_ts or len(ts) != 27 or ts[19] != ".":
+            if ts < last_ts or ts[19] != ".":
                 break
             in_minute = ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS
             if not in_minute and second_start(ts[:19]) is None:  # is it a time?
                 break
             second_end = ts[:19] + "/"
-        # a known second: six ASCII digits and a Z must follow
-        if ts[26:] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
+        # a known second: six ASCII digits and a Z must follow (27 characters in all)
+        if ts[26] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
             break
         mono = line.mono_ns
-        if mono is None:
-            gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
-        else:
+        if mono is not None and own_mono is not None:  # (the usual case)
             if last_mono is None or mono < last_mono:
                 break
+            gap = mono - own_mono
+        else:
+            if mono is not None and (last_mono is None or mono < last_mono):
+                break
+            gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
+        if mono is not None:
             last_mono = mono
-            if own_mono is None:
-                gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
-            else:
-                gap = mono - own_mono
         if gap > widest:
             widest = gap
             pauses.append((first + index, gap))

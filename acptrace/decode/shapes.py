@@ -12,7 +12,8 @@ general path, other formats' payloads) converts with `wire_message`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 from msgspec import UnsetType
@@ -132,21 +133,32 @@ class PlainMessage(msgspec.Struct, gc=False):
     error: UnsetType = UNSET
 
 
-class PlainLine(msgspec.Struct, gc=False):
-    """`CanonicalLine`, narrowed: the plain update of a run, with a text `ts` only."""
+Traffic = TypeVar("Traffic")
+"""The direction a `PlainLine` must have (a run reads one direction: msgspec checks it)."""
 
-    dir: str
+
+class PlainLine(msgspec.Struct, Generic[Traffic], gc=False):
+    """`CanonicalLine`, narrowed: the plain update of a run, with a text `ts` only, of the
+    length of a usual time (`read.timestamps.usual_text`), going the run's way (`Traffic`)."""
+
+    dir: Traffic
     msg: PlainMessage
-    ts: str
+    ts: Annotated[str, msgspec.Meta(min_length=27, max_length=27)]
     timestamp: UnsetType = UNSET
     time: UnsetType = UNSET
     mono_ns: Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None = None
     """(int64, as `read.timestamps.integer_ns` reads it: a count beyond it is no time)"""
 
 
-decode_plain = msgspec.json.Decoder(PlainLine).decode
-"""A line of a run of plain updates as a `PlainLine`; raises `NOT_DECODED` for any other line
-(which `decode_line` then reads)."""
+PlainDecode = Callable[[bytes], PlainLine[Any]]
+
+DECODE_PLAIN: dict[str, PlainDecode] = {
+    "c2a": msgspec.json.Decoder(PlainLine[Literal["c2a"]]).decode,
+    "a2c": msgspec.json.Decoder(PlainLine[Literal["a2c"]]).decode,
+}
+"""For each direction of traffic (as `decode.directions.TRAFFIC` spells it), a line of a run of
+plain updates going that way as a `PlainLine`; raises `NOT_DECODED` for any other line (which
+`decode_line` then reads)."""
 
 
 def wire_message(obj: dict[str, Any]) -> WireMessage:
