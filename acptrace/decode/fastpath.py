@@ -29,7 +29,7 @@ from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind,
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.source import LineBlock, RawLine
-from acptrace.read.timestamps import wall_ns
+from acptrace.read.timestamps import utc_microseconds_ns, wall_ns
 
 
 class FastDecoder:
@@ -48,14 +48,20 @@ class FastDecoder:
     def message(self, data: bytes, line: int, utf8: bool = False) -> Message | None:
         """The message on this line, or None when the line needs the general path. `utf8`:
         the line is known to be UTF-8 (`all_utf8` checked its block)."""
+        return self.read(data, line, utf8)[0]
+
+    def read(self, data: bytes, line: int, utf8: bool = False) -> tuple[Message | None, str | None]:
+        """`message`, and the text of its `ts` when that is a usual time (`usual_text`): a run
+        that starts at it goes on from that text, without writing the time out again."""
         if not utf8 and not is_utf8(data):  # msgspec does not check the UTF-8 of what it skips
-            return None
+            return None, None
         try:
             if self.canonical:
-                return canonical_message(decode_line(data), line)
-            return plain_message(decode_message(data), line, Direction.UNKNOWN, None, None)
+                return canonical_read(decode_line(data), line)
+            wire = decode_message(data)
         except NOT_DECODED:
-            return None
+            return None, None
+        return plain_message(wire, line, Direction.UNKNOWN, None, None), None
 
     def block(
         self, block: LineBlock, clock: Clock
@@ -76,7 +82,7 @@ class FastDecoder:
             index += 1
             if run is not None:
                 run.sync(clock)
-            message = self.message(data, number, utf8)
+            message, usual = self.read(data, number, utf8)
             if message is None:
                 if run is not None:
                     yield run.done()
@@ -84,13 +90,13 @@ class FastDecoder:
                 yield RawLine(number, data[:-1], ended=True)
                 continue
             issue = clock.check(message)
-            if issue is None and run is not None and run.takes(message, clock):
+            if issue is None and run is not None and run.takes(message, clock, usual):
                 continue
             if run is not None:
                 yield run.done()
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
-                run = Run(message, self._breaks, self._policy.live_tags, clock)
+                run = Run(message, self._breaks, self._policy.live_tags, clock, usual)
                 continue
             yield message
             if issue is not None:
@@ -100,19 +106,24 @@ class FastDecoder:
             yield run.done()
 
 
-def canonical_message(line: CanonicalLine, number: int) -> Message | None:
-    """The message of a plain canonical line; None for anything the general path must read."""
+def canonical_read(line: CanonicalLine, number: int) -> tuple[Message | None, str | None]:
+    """The message of a plain canonical line (None for anything the general path must read),
+    and its `ts` when that is a usual time's text (`read.timestamps.usual_text`)."""
     direction = TRAFFIC.get(line.dir) if type(line.dir) is str else None
     if direction is None or type(line.msg) is not WireMessage:
-        return None
-    if type(line.ts) is not str or line.timestamp is not UNSET or line.time is not UNSET:
-        return None  # a missing or unusual time field: the general path reports it
-    ts_ns = wall_ns(line.ts)
+        return None, None
+    ts = line.ts
+    if type(ts) is not str or line.timestamp is not UNSET or line.time is not UNSET:
+        return None, None  # a missing or unusual time field: the general path reports it
+    ts_ns = utc_microseconds_ns(ts)
+    usual = ts if ts_ns is not None else None
     if ts_ns is None:
-        return None
+        ts_ns = wall_ns(ts)
+        if ts_ns is None:
+            return None, None
     mono = line.mono_ns
     mono_ns = mono if type(mono) is int and mono in INT64 else None  # (as `integer_ns`)
-    return plain_message(line.msg, number, direction, ts_ns, mono_ns)
+    return plain_message(line.msg, number, direction, ts_ns, mono_ns), usual
 
 
 def plain_message(

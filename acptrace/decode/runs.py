@@ -86,6 +86,7 @@ class Run:
         breaks: frozenset[str],
         live_tags: frozenset[str],
         clock: Clock,
+        usual: str | None = None,
     ) -> None:
         self.first = first
         self.breaks = breaks
@@ -106,7 +107,7 @@ class Run:
         """(line, gap_ns) of each update after a gap wider than any before (`UpdateRun`)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
-        self.takes(first, clock)
+        self.takes(first, clock, usual)
 
     def grow(self, lines: list[bytes], start: int, first: int, utf8: bool = False) -> int:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
@@ -130,9 +131,10 @@ class Run:
         self.snapshot = self.snapshot or snapshot
         return index
 
-    def takes(self, message: Message, clock: Clock) -> bool:
+    def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
-        way (already checked against `clock`, which is up to date)."""
+        way (already checked against `clock`, which is up to date). `usual`: the text of its
+        `ts` when that is a usual time (`usual_text` of its time, which is then not written)."""
         tag = message.update_tag
         if (
             not plain_update(message, self.breaks)
@@ -152,9 +154,12 @@ class Run:
         if tag in self.live_tags:
             self.live.append((message.line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-        ts_ns = clock.last_ts_ns
-        ts_text = usual_text(ts_ns) if ts_ns is not None else None
-        self.last_ts = ts_text or _NEVER
+        if usual is not None and message.ts_ns is not None:  # (it is the clock's last time)
+            self.last_ts = usual
+        else:
+            ts_ns = clock.last_ts_ns
+            ts_text = usual_text(ts_ns) if ts_ns is not None else None
+            self.last_ts = ts_text or _NEVER
         self.last_mono = clock.last_mono_ns
         return True
 
