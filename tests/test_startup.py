@@ -8,6 +8,7 @@ imported.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,6 +89,72 @@ def test_analyze_of_a_small_file_imports_only_what_it_uses(tmp_path: Path, fmt: 
         assert "rich._emoji_codes" not in modules  # (`:name:` codes are never replaced)
     else:
         assert loaded(modules, ("rich",)) == []
+
+
+WORKER_PROBE = """
+import json, os, sys, time
+from multiprocessing import parent_process
+
+from acptrace.cli import main  # (all the console script imports: a spawned worker runs it again)
+
+FLAG = "a-worker-analysed-one"
+
+
+def modules_after_analysing(path, options, *, execution):
+    \"\"\"Analyse the file as `analyze` does; in a worker, then say which modules it holds.\"\"\"
+    from acptrace.pipeline.pool import _analyze_one
+
+    _analyze_one(path, options, execution=execution)
+    if parent_process() is not None:
+        open(FLAG, "w").close()
+        return sorted(sys.modules)
+    waited = 0  # (this process waits for a worker's first file: not a time limit on it)
+    while not os.path.exists(FLAG) and waited < 1200:
+        time.sleep(0.05)
+        waited += 1
+    return None
+
+
+if __name__ == "__main__":
+    from acptrace.model.options import Options
+    from acptrace.pipeline.pool import each_file
+
+    paths = sys.argv[1:]
+    found = [m for m in each_file(modules_after_analysing, paths, Options(), jobs=2) if m]
+    print(json.dumps(found[0] if found else None))
+"""
+
+
+def test_a_spawned_worker_imports_the_pipeline_and_no_command(tmp_path: Path) -> None:
+    """A worker of `analyze --jobs N` (started with `spawn`) imports the console script again,
+    which imports only `acptrace.cli` itself, and the analysis: no typer, rich, polars, no
+    command module nor renderer."""
+    script = tmp_path / "probe.py"
+    script.write_text(WORKER_PROBE)
+    done = subprocess.run(
+        [sys.executable, str(script), *[str(SMALL)] * 4],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    found = json.loads(done.stdout.decode().splitlines()[-1])
+    assert found is not None, "no worker analysed a file"
+    modules = set(found)
+    assert "acptrace.pipeline.analysis" in modules  # (the worker did analyse)
+    assert loaded(modules, ("typer", "click", "rich", "polars", "acptrace.render")) == []
+    assert loaded(modules, OTHER_COMMANDS) == []
+    assert sorted(m for m in modules if m.startswith("acptrace.cli.")) == []
+
+
+def test_the_split_worker_entry_imports_no_command() -> None:
+    """Where workers are spawned rather than forked (macOS, Windows), a worker decoding pieces
+    of one big file imports `acptrace.pipeline.pieces`: the pipeline below the commands only."""
+    probe = "import json, sys, acptrace.pipeline.pieces; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    modules = set(json.loads(done.stdout))
+    assert loaded(modules, ("typer", "click", "rich", "polars", "acptrace.cli")) == []
+    assert loaded(modules, ("acptrace.render", *OTHER_COMMANDS)) == []
 
 
 def test_a_pyproject_toml_that_does_not_name_acptrace_is_not_parsed(tmp_path: Path) -> None:
