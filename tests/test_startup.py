@@ -33,10 +33,10 @@ sys.stderr.write(json.dumps({"modules": sorted(sys.modules), "gc": gc_after}))
 """
 HEAVY = (
     *("polars", "pyarrow", "multiprocessing", "concurrent.futures", "tomllib", "tempfile"),
-    *("secrets", "hashlib", "acptrace.pipeline.pieces", "acptrace.read.probes"),
+    *("secrets", "hashlib", "gzip", "acptrace.pipeline.pieces", "acptrace.read.probes"),
 )
-"""Libraries a run that does not use them must not pay for (the file splitter and its clock
-probes: a small file is never split)."""
+"""Libraries a run that does not use them must not pay for (gzip: a plain file is read; the file
+splitter and its clock probes: a small file is never split)."""
 OTHER_COMMANDS = (
     *("acptrace.tables", "acptrace.export", "acptrace.report", "acptrace.record"),
     *("acptrace.mock", "acptrace.drive", "acptrace.render.timeline"),
