@@ -214,3 +214,19 @@ def test_the_library_names_resolve_on_first_use() -> None:
         "assert set(acptrace.__all__) <= set(dir(acptrace))\n"
     )
     subprocess.run([sys.executable, "-c", probe], check=True)
+
+
+def test_no_module_of_an_analysis_builds_a_big_value_at_import() -> None:
+    """Every process pays for what a module builds at import (a spawned worker too): a
+    megabyte of newlines to compare blank reads with cost each ~0.5 ms; it is made on first
+    use."""
+    probe = (
+        "import sys, acptrace.pipeline.pool, acptrace.pipeline.pieces\n"
+        "for name, module in list(sys.modules.items()):\n"
+        "    if name.startswith('acptrace'):\n"
+        "        for key, value in vars(module).items():\n"
+        "            if isinstance(value, (bytes, bytearray, str)) and len(value) > 65536:\n"
+        "                print(name, key, len(value))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    assert done.stdout.decode() == ""

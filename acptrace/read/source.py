@@ -14,6 +14,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
@@ -266,7 +267,6 @@ class BlankLines(msgspec.Struct, frozen=True, gc=False):
         return None
 
 
-_NEWLINES = b"\n" * READ_BLOCK
 _EMPTY_RUN = b"\n" * 64
 """Empty lines at the start or end of a read that are worth counting apart (a flood's edge)."""
 _BLANK = b" \t\n\f\v"
@@ -275,9 +275,16 @@ _BLANK = b" \t\n\f\v"
 
 def _only_newlines(data: bytes) -> bool:
     """Whether `data` is nothing but `\\n`s (compared with `memcmp`: one pass, in C)."""
-    if len(data) <= len(_NEWLINES):
-        return _NEWLINES.startswith(data)
+    if len(data) <= READ_BLOCK:
+        return _newlines().startswith(data)
     return not data.strip(b"\n")
+
+
+@cache
+def _newlines() -> bytes:
+    """A read's worth of `\\n`s, made when first compared with (not at import: writing 1 MiB
+    costs every process ~0.5 ms, and most inputs never have a blank read)."""
+    return b"\n" * READ_BLOCK
 
 
 def _lines(data: bytes, start: int) -> list[bytes]:
