@@ -230,3 +230,14 @@ def test_no_module_of_an_analysis_builds_a_big_value_at_import() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
     assert done.stdout.decode() == ""
+
+
+def test_the_commands_every_run_reads_have_no_annotations_as_text() -> None:
+    """typer reads each option from its annotation; as text (`from __future__ import
+    annotations`) it evaluates them all again on every run (~1.5 ms for analyze's options)."""
+    from acptrace.cli.analyze_command import analyze_command
+    from acptrace.cli.root import main_callback
+
+    for command in (main_callback, analyze_command):
+        as_text = [name for name, kind in command.__annotations__.items() if isinstance(kind, str)]
+        assert as_text == [], command.__name__
