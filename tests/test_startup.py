@@ -8,6 +8,7 @@ imported.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,10 +33,10 @@ sys.stderr.write(json.dumps({"modules": sorted(sys.modules), "gc": gc_after}))
 """
 HEAVY = (
     *("polars", "pyarrow", "multiprocessing", "concurrent.futures", "tomllib", "tempfile"),
-    *("secrets", "hashlib", "acptrace.pipeline.pieces", "acptrace.read.probes"),
+    *("secrets", "hashlib", "gzip", "acptrace.pipeline.pieces", "acptrace.read.probes"),
 )
-"""Libraries a run that does not use them must not pay for (the file splitter and its clock
-probes: a small file is never split)."""
+"""Libraries a run that does not use them must not pay for (gzip: a plain file is read; the file
+splitter and its clock probes: a small file is never split)."""
 OTHER_COMMANDS = (
     *("acptrace.tables", "acptrace.export", "acptrace.report", "acptrace.record"),
     *("acptrace.mock", "acptrace.drive", "acptrace.render.timeline"),
@@ -88,6 +89,72 @@ def test_analyze_of_a_small_file_imports_only_what_it_uses(tmp_path: Path, fmt: 
         assert "rich._emoji_codes" not in modules  # (`:name:` codes are never replaced)
     else:
         assert loaded(modules, ("rich",)) == []
+
+
+WORKER_PROBE = """
+import json, os, sys, time
+from multiprocessing import parent_process
+
+from acptrace.cli import main  # (all the console script imports: a spawned worker runs it again)
+
+FLAG = "a-worker-analysed-one"
+
+
+def modules_after_analysing(path, options, *, execution):
+    \"\"\"Analyse the file as `analyze` does; in a worker, then say which modules it holds.\"\"\"
+    from acptrace.pipeline.pool import _analyze_one
+
+    _analyze_one(path, options, execution=execution)
+    if parent_process() is not None:
+        open(FLAG, "w").close()
+        return sorted(sys.modules)
+    waited = 0  # (this process waits for a worker's first file: not a time limit on it)
+    while not os.path.exists(FLAG) and waited < 1200:
+        time.sleep(0.05)
+        waited += 1
+    return None
+
+
+if __name__ == "__main__":
+    from acptrace.model.options import Options
+    from acptrace.pipeline.pool import each_file
+
+    paths = sys.argv[1:]
+    found = [m for m in each_file(modules_after_analysing, paths, Options(), jobs=2) if m]
+    print(json.dumps(found[0] if found else None))
+"""
+
+
+def test_a_spawned_worker_imports_the_pipeline_and_no_command(tmp_path: Path) -> None:
+    """A worker of `analyze --jobs N` (started with `spawn`) imports the console script again,
+    which imports only `acptrace.cli` itself, and the analysis: no typer, rich, polars, no
+    command module nor renderer."""
+    script = tmp_path / "probe.py"
+    script.write_text(WORKER_PROBE)
+    done = subprocess.run(
+        [sys.executable, str(script), *[str(SMALL)] * 4],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    found = json.loads(done.stdout.decode().splitlines()[-1])
+    assert found is not None, "no worker analysed a file"
+    modules = set(found)
+    assert "acptrace.pipeline.analysis" in modules  # (the worker did analyse)
+    assert loaded(modules, ("typer", "click", "rich", "polars", "acptrace.render")) == []
+    assert loaded(modules, OTHER_COMMANDS) == []
+    assert sorted(m for m in modules if m.startswith("acptrace.cli.")) == []
+
+
+def test_the_split_worker_entry_imports_no_command() -> None:
+    """Where workers are spawned rather than forked (macOS, Windows), a worker decoding pieces
+    of one big file imports `acptrace.pipeline.pieces`: the pipeline below the commands only."""
+    probe = "import json, sys, acptrace.pipeline.pieces; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    modules = set(json.loads(done.stdout))
+    assert loaded(modules, ("typer", "click", "rich", "polars", "acptrace.cli")) == []
+    assert loaded(modules, ("acptrace.render", *OTHER_COMMANDS)) == []
 
 
 def test_a_pyproject_toml_that_does_not_name_acptrace_is_not_parsed(tmp_path: Path) -> None:
@@ -147,3 +214,58 @@ def test_the_library_names_resolve_on_first_use() -> None:
         "assert set(acptrace.__all__) <= set(dir(acptrace))\n"
     )
     subprocess.run([sys.executable, "-c", probe], check=True)
+
+
+def test_no_module_of_an_analysis_builds_a_big_value_at_import() -> None:
+    """Every process pays for what a module builds at import (a spawned worker too): a
+    megabyte of newlines to compare blank reads with cost each ~0.5 ms; it is made on first
+    use."""
+    probe = (
+        "import sys, acptrace.pipeline.pool, acptrace.pipeline.pieces\n"
+        "for name, module in list(sys.modules.items()):\n"
+        "    if name.startswith('acptrace'):\n"
+        "        for key, value in vars(module).items():\n"
+        "            if isinstance(value, (bytes, bytearray, str)) and len(value) > 65536:\n"
+        "                print(name, key, len(value))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    assert done.stdout.decode() == ""
+
+
+def test_the_commands_every_run_reads_have_no_annotations_as_text() -> None:
+    """typer reads each option from its annotation; as text (`from __future__ import
+    annotations`) it evaluates them all again on every run (~1.5 ms for analyze's options)."""
+    from acptrace.cli.analyze_command import analyze_command
+    from acptrace.cli.root import main_callback
+
+    for command in (main_callback, analyze_command):
+        as_text = [name for name, kind in command.__annotations__.items() if isinstance(kind, str)]
+        assert as_text == [], command.__name__
+
+
+DATACLASSES_PROBE = """
+import dataclasses, json, sys
+import acptrace.pipeline.pool, acptrace.pipeline.pieces, acptrace.read.probes
+from acptrace.model.records import FrozenRecord
+
+own = []
+for name, module in list(sys.modules.items()):
+    if not name.startswith("acptrace"):
+        continue
+    for value in list(vars(module).values()):
+        if not (isinstance(value, type) and value.__module__ == name):
+            continue
+        if dataclasses.is_dataclass(value) and value.__eq__ is not FrozenRecord.__eq__:
+            own.append(f"{name}.{value.__qualname__}")
+print(json.dumps(sorted(own)))
+"""
+
+
+def test_the_dataclasses_of_an_analysis_compile_only_init_and_frozenness() -> None:
+    """A dataclass compiles its methods from source when its module is imported (Python 3.11:
+    each on its own, ~0.1 ms): the public records take `repr`, `==` and hash from
+    `FrozenRecord`, and what only the pipeline carries (the file splitter's plans, pieces and
+    workers) is a msgspec Struct, made in C."""
+    probe = [sys.executable, "-c", DATACLASSES_PROBE]
+    done = subprocess.run(probe, capture_output=True, check=True)
+    assert json.loads(done.stdout) == ["acptrace.correlate.correlator.Step"]  # (not yet)

@@ -1,6 +1,7 @@
 """`acptrace analyze`: resume outcomes, replay latencies and rule findings for transcripts."""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from collections.abc import Iterable
 from enum import StrEnum

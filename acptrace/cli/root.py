@@ -1,6 +1,7 @@
 """The typer application every command module registers on, and running it."""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 import re
 from typing import Annotated, Any

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from acptrace.model.records import FrozenRecord
+
 JsonId = int | str | float | None
 """A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
 INT64 = range(-(2**63), 2**63)
@@ -140,8 +142,8 @@ class IssueKind(StrEnum):
     UNKNOWN_PROTOCOL_VERSION = "unknown_protocol_version"
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Issue(FrozenRecord):
     """An input problem that is not a protocol finding (a line that is not JSON, …)."""
 
     line: int
@@ -152,8 +154,8 @@ class Issue:
     """One human sentence, with a short excerpt where that helps."""
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Finding(FrozenRecord):
     """One violation of a rule from the catalogue, at one line of the transcript."""
 
     rule: str
@@ -247,8 +249,8 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
         return self.last if self.last is not None else Stamp.of(self.first)
 
 
-@dataclass(frozen=True, slots=True)
-class PeerInfo:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class PeerInfo(FrozenRecord):
     """What one side says about itself in `initialize`."""
 
     name: str | None = None
@@ -302,8 +304,8 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
         return Stamp(message.line, message.ts_ns, message.mono_ns, message.approximate)
 
 
-@dataclass(frozen=True, slots=True)
-class ResumeRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ResumeRow(FrozenRecord):
     """The outcome of one replaying request (or non-replaying resume), or of one announced child."""
 
     request_id: JsonId
@@ -367,8 +369,8 @@ class ResumeRow:
         return self.replay_from is not None or self.method == "session/load"
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayPause:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ReplayPause(FrozenRecord):
     """A silence in a replay longer than every one before it (idle-timer verdicts)."""
 
     gap_ms: float
@@ -377,8 +379,8 @@ class ReplayPause:
     """Replayed updates still to come after it: lost to a timer that fired in it."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SessionInfo(FrozenRecord):
     """What the transcript shows of one session."""
 
     session_id: str
@@ -401,8 +403,8 @@ class SessionInfo:
     """The line of the last successful `session/close` response."""
 
 
-@dataclass(frozen=True, slots=True)
-class Connection:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Connection(FrozenRecord):
     """Who talked, in which protocol version."""
 
     protocol_version: int
@@ -421,8 +423,8 @@ def connection_name(path: str, connection: str | None) -> str:
     return path if connection is None else f"{path} [{connection}]"
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Source(FrozenRecord):
     """What was read."""
 
     path: str
@@ -448,8 +450,8 @@ class Source:
     """For an acp-tck test: its status in the report (`FAIL`, `PASS`, …)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Analysis(FrozenRecord):
     """Everything acptrace learned from one transcript."""
 
     source: Source

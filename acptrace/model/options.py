@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MARKER_TAG, TagPolicy
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Options(FrozenRecord):
     """What to read and how to judge it: the rules, tags, protocol and format."""
 
     input_format: str | None = None
@@ -50,8 +51,8 @@ class Options:
         return not any(rule_id.startswith(p) for p in self.ignore)
 
 
-@dataclass(frozen=True, slots=True)
-class Execution:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Execution(FrozenRecord):
     """How to run an analysis: processes, fast paths, buffer sizes. Never changes a verdict
     (tests compare every setting with the reference, one process on the general path)."""
 

@@ -38,7 +38,6 @@ import signal
 import stat
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -141,8 +140,7 @@ def _joined(plan: _Plan, fd: int, stats: ReadStats) -> Iterator[Sequence[Joined]
         file.close()
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
+class _Plan(msgspec.Struct, frozen=True):
     """How one file is split: everything a worker needs to know (each is sent one)."""
 
     path: str
@@ -223,8 +221,7 @@ def _head_format(
     return detect_format(iter_lines(io.BytesIO(head), max_line_bytes), forced)
 
 
-@dataclass(frozen=True, slots=True)
-class _Piece:
+class _Piece(msgspec.Struct, frozen=True, gc=False):
     """A run of whole lines of the file."""
 
     index: int
@@ -398,8 +395,7 @@ def _acquire(lock: Any, *, worker: bool) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
-class _Once:
+class _Once(msgspec.Struct, frozen=True):
     """An issue reported once per input, and what it is once for (the join keeps the first)."""
 
     issue: Issue
@@ -410,8 +406,7 @@ Other = Record | UpdateRun | _Once
 """A piece's records that are not messages (few), kept apart from the messages (most)."""
 
 
-@dataclass(slots=True)
-class _Decoded:
+class _Decoded(msgspec.Struct):
     """One piece, decoded: its messages, and its other records with their places among them."""
 
     piece: _Piece
@@ -479,7 +474,8 @@ def _frames(decoded: _Decoded) -> tuple[bytes, bytes]:
         body, packed = _ENCODER.encode(decoded.messages), True
     except (OverflowError, UnicodeEncodeError):
         body, packed = pickle.dumps(decoded.messages, pickle.HIGHEST_PROTOCOL), False
-    head = pickle.dumps((replace(decoded, messages=[]), packed), pickle.HIGHEST_PROTOCOL)
+    bare = msgspec.structs.replace(decoded, messages=[])
+    head = pickle.dumps((bare, packed), pickle.HIGHEST_PROTOCOL)
     return head, body
 
 
@@ -548,8 +544,7 @@ def _send(outbox: _Outbox, outlet: Connection) -> None:
         outlet.close()
 
 
-@dataclass(slots=True)
-class _Worker:
+class _Worker(msgspec.Struct):
     """The main process's end of one worker."""
 
     process: BaseProcess

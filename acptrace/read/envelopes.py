@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from acptrace.model.domain import Direction, Issue
+from acptrace.model.records import FrozenRecord
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -31,8 +32,8 @@ class Envelope(msgspec.Struct, frozen=True):
     """The input cut the payload (issue `truncated_payload`): `payload` is what is left of it."""
 
 
-@dataclass(frozen=True, slots=True)
-class RecorderEvent:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class RecorderEvent(FrozenRecord):
     """Something the recorder noted that is not protocol traffic (`meta` or `stderr`)."""
 
     line: int

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from acptrace.model.domain import Issue
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)  # (Issue's: model/records.py)
 class TimeProbe(Issue):
     """A record's clock check, left open where the piece it was read in had no earlier time.
 

@@ -6,7 +6,6 @@ whole (ended by a newline) or had to be cut because it was longer than the limit
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import shutil
@@ -15,6 +14,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
@@ -83,8 +83,17 @@ def _named(name: str) -> Iterator[None]:
         if str(error).startswith(f"{name}: "):
             raise
         raise UnreadableInput(f"{name}: {error}") from None
-    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+    except (EOFError, zlib.error, OSError) as error:
+        if isinstance(error, OSError) and not _bad_gzip(error):
+            raise
         raise UnreadableInput(f"{name}: reading stopped: {error}") from None
+
+
+def _bad_gzip(error: OSError) -> bool:
+    """A corrupt `.gz`: only a `GzipFile` raises `BadGzipFile`, so gzip is imported then (it is
+    imported for a gzip input only: ~1 ms that no other run needs)."""
+    gzip = sys.modules.get("gzip")
+    return gzip is not None and isinstance(error, gzip.BadGzipFile)
 
 
 _SPECIAL = {
@@ -168,7 +177,7 @@ def read_whole(stream: BinaryIO) -> bytes:
     """The rest of the stream at once (a document read whole); UnreadableInput if reading fails."""
     try:
         return stream.read()
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+    except (OSError, EOFError, zlib.error) as error:  # (gzip.BadGzipFile is an OSError)
         raise UnreadableInput(f"reading stopped: {error}") from None
 
 
@@ -184,7 +193,7 @@ def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
             head = stream.read(size)
             stream.seek(at)
             return head
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+    except (OSError, EOFError, zlib.error) as error:  # (gzip.BadGzipFile is an OSError)
         raise UnreadableInput(f"reading stopped after line 0: {error}") from None
     return b""
 
@@ -194,6 +203,8 @@ def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     peek = getattr(stream, "peek", None)
     head = peek(2)[:2] if peek is not None else b""
     if head == _GZIP_MAGIC:
+        import gzip  # (here: only a gzip input needs it)
+
         return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
     return stream
 
@@ -256,7 +267,6 @@ class BlankLines(msgspec.Struct, frozen=True, gc=False):
         return None
 
 
-_NEWLINES = b"\n" * READ_BLOCK
 _EMPTY_RUN = b"\n" * 64
 """Empty lines at the start or end of a read that are worth counting apart (a flood's edge)."""
 _BLANK = b" \t\n\f\v"
@@ -265,9 +275,16 @@ _BLANK = b" \t\n\f\v"
 
 def _only_newlines(data: bytes) -> bool:
     """Whether `data` is nothing but `\\n`s (compared with `memcmp`: one pass, in C)."""
-    if len(data) <= len(_NEWLINES):
-        return _NEWLINES.startswith(data)
+    if len(data) <= READ_BLOCK:
+        return _newlines().startswith(data)
     return not data.strip(b"\n")
+
+
+@cache
+def _newlines() -> bytes:
+    """A read's worth of `\\n`s, made when first compared with (not at import: writing 1 MiB
+    costs every process ~0.5 ms, and most inputs never have a blank read)."""
+    return b"\n" * READ_BLOCK
 
 
 def _lines(data: bytes, start: int) -> list[bytes]:
@@ -333,7 +350,7 @@ def iter_blocks(
                 number += lines.count
             last = block[end:]  # (the next line's start)
             held, held_bytes = ([last], len(last)) if last else ([], 0)
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as error:
+    except (OSError, EOFError, zlib.error) as error:  # (gzip.BadGzipFile is an OSError)
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
     if held:
         yield RawLine(number + 1, b"".join(held), ended=False)
