@@ -10,7 +10,6 @@ path cheap. Bytes decode with `decode_line` / `decode_message`; an object alread
 general path, other formats' payloads) converts with `wire_message`.
 """
 
-
 from collections.abc import Callable
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
