@@ -182,7 +182,7 @@ def _write_timelines(
     end when it is read once)."""
     analyses: list[Parked] = []
     render = _renderer(output)
-    payloads = Execution(fast=False)  # the timeline shows payloads
+    payloads = Execution(payloads=True)  # the timeline shows payloads
     if ahead is not None:  # its findings are known: the walk need not find them a second time
         options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
     with open_walks(readable, options, name=file, execution=payloads) as walks:

@@ -79,7 +79,7 @@ class _Run(msgspec.Struct):
         self.issues.append(issue)
         self.lost.on_issue(issue)
 
-    def after_close(self, record: Message | Envelope | UpdateRun) -> Iterator[Issue]:
+    def after_close(self, record: Message | Found | Envelope | UpdateRun) -> Iterator[Issue]:
         """Traffic after the recorded end of the connection: reported, not analysed."""
         first = record.first.line if isinstance(record, UpdateRun) else record.line
         count = record.count if isinstance(record, UpdateRun) else 1
@@ -175,8 +175,12 @@ class Walk:
             records = iter(part.records)
             stats.format, stats.lines = part.format, part.lines
         for record in records:
-            if run.closed and isinstance(record, Message | Envelope | UpdateRun):
+            if run.closed and isinstance(record, Message | Found | Envelope | UpdateRun):
                 yield from run.after_close(record)
+            elif isinstance(record, Found):  # (the hot path, keeping payloads)
+                run.messages += 1
+                run.lost.on_messages(record.message.line)
+                yield correlator.on_message(record.message, record.payload)
             elif isinstance(record, UpdateRun):
                 run.messages += record.count
                 run.lost.on_messages(record.first.line, record.count)
@@ -252,7 +256,9 @@ def _records(
             return split
     forced = format_named(options.input_format) if options.input_format else None
     lines = iter_blocks(stream, execution.max_line_bytes)
-    settings = ReadSettings(link=options.link, fast=execution.fast, runs_for=runs_for)
+    settings = ReadSettings(
+        link=options.link, fast=execution.fast, runs_for=runs_for, payloads=execution.payloads
+    )
     return read_records(lines, stats, forced, settings)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acptrace.correlate.correlator import Step
+from acptrace.decode.fastpath import shown_payload
 from acptrace.model.domain import Direction, Issue, JsonId, Message, MessageKind, SessionInfo, Stamp
 from acptrace.model.excerpt import json_text
 from acptrace.model.tags import ANNOUNCE_TAG, MARKER_TAG
@@ -258,6 +259,7 @@ def _label(message: Message) -> str:
 
 def _payload_text(message: Message, payload: Any) -> str:
     """The part of the JSON object worth reading: params (an update's body), result or error."""
+    payload = shown_payload(payload)
     if not isinstance(payload, dict):
         return ""
     match message.kind:
