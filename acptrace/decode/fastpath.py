@@ -80,7 +80,7 @@ class FastDecoder:
 
     def block(
         self, block: LineBlock, clock: Clock
-    ) -> Iterator[Message | UpdateRun | Issue | RawLine]:
+    ) -> Iterator[Message | Found | UpdateRun | Issue | RawLine]:
         """The block's records in order, each checked against `clock`: messages, runs, issues,
         and each line the hot path does not take as a `RawLine` for the general path (which
         must be read, and its times checked, before the next item is asked for)."""
