@@ -12,6 +12,9 @@ from acptrace.model.excerpt import printable
 if TYPE_CHECKING:
     from rich.text import Text
 
+Part = tuple[str, str]
+"""Text and its style ("": none)."""
+
 
 class Cell(msgspec.Struct, frozen=True, gc=False):
     """Plain text and the styles of its parts (as a rich `Text` holds them)."""
@@ -22,6 +25,9 @@ class Cell(msgspec.Struct, frozen=True, gc=False):
     """The style of the whole cell."""
     spans: tuple[tuple[int, int, str], ...] = ()
     """Start, end and style of each styled part."""
+    parts: tuple[Part, ...] = ()
+    """Or the parts `plain` is made of, each with its style (`joined`): the spans are worked
+    out from them only for styled output."""
 
     def __len__(self) -> int:
         return len(self.plain)
@@ -30,7 +36,8 @@ class Cell(msgspec.Struct, frozen=True, gc=False):
         """The cell as a rich `Text`."""
         from rich.text import Span, Text
 
-        return Text(self.plain, self.style, spans=[Span(*span) for span in self.spans])
+        spans = self.spans or _spans(self.parts)
+        return Text(self.plain, self.style, spans=[Span(*span) for span in spans])
 
     @classmethod
     def of(cls, text: Text) -> Cell:
@@ -39,19 +46,22 @@ class Cell(msgspec.Struct, frozen=True, gc=False):
         return cls(text.plain, str(text.style), spans)
 
     @classmethod
-    def joined(cls, *parts: tuple[str, str]) -> Cell:
+    def joined(cls, *parts: Part) -> Cell:
         """Parts (text, style; no style: "") one after the other."""
-        plain: list[str] = []
-        spans: list[tuple[int, int, str]] = []
-        at = 0
-        for part, style in parts:
-            if style:
-                spans.append((at, at + len(part), style))
-            plain.append(part)
-            at += len(part)
-        return cls("".join(plain), "", tuple(spans))
+        return cls("".join([part for part, _ in parts]), parts=parts)
 
 
-def inert_part(value: object, style: str = "") -> tuple[str, str]:
+def _spans(parts: tuple[Part, ...]) -> tuple[tuple[int, int, str], ...]:
+    spans: list[tuple[int, int, str]] = []
+    at = 0
+    for part, style in parts:
+        end = at + len(part)
+        if style:
+            spans.append((at, end, style))
+        at = end
+    return tuple(spans)
+
+
+def inert_part(value: object, style: str = "") -> Part:
     """A part of a cell showing the value with control characters as escapes (as `inert`)."""
     return printable(value), style

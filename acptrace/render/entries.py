@@ -149,7 +149,8 @@ class TimelineBuilder:
     def add(self, item: Step | RecorderEvent | Issue) -> None:
         """Follow one item of the walk."""
         if isinstance(item, Step):
-            self._note_time(Stamp.of(item.message))
+            if self.origin is None:
+                self._note_time(Stamp.of(item.message))
             self._step(item)
             return
         unfocused = not self.view.focused
@@ -203,7 +204,7 @@ class TimelineBuilder:
         session = step.request.session_id if step.request is not None else message.session_id
         entry = Entry(
             message.line,
-            message.kind.value,
+            _KIND[message.kind],
             self._cut(_label(message)),
             Stamp.of(message),
             message.direction,
@@ -245,6 +246,10 @@ def session_tree(sessions: Sequence[SessionInfo], root: str) -> set[str]:
 def _id_matches(value: JsonId, wanted: str) -> bool:
     """`3` matches id 3; `abc` and `"abc"` match id "abc"."""
     return _json(value) == wanted or (isinstance(value, str) and value == wanted)
+
+
+_KIND = {kind: kind.value for kind in MessageKind}
+"""Each kind's name (an enum's `value` is a property: too slow for every row)."""
 
 
 def _label(message: Message) -> str:

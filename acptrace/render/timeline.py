@@ -207,7 +207,8 @@ class TimelineStream:
         for _ in range(count):
             entry = self.waiting.popleft()
             self.waiting_chars -= len(entry.detail)
-            rows.extend(self._loose_before(entry.line))
+            if self.known is not None and self.known.findings.any_before(entry.line):
+                rows.extend(self._loose_before(entry.line))
             following = self.waiting[0] if self.waiting else None
             last = following is None or following.line != entry.line
             rows.extend(self._entry(entry, last=last, finished=finished))
@@ -247,7 +248,7 @@ class TimelineStream:
         )
         if known is None:
             return
-        under = [*known.notes(entry)]
+        under = [*known.notes(entry)] if known.has_notes(entry.line) else []
         if last:
             while (finding := known.findings.next_at(entry.line)) is not None:
                 under.append(_finding(finding))
@@ -257,9 +258,15 @@ class TimelineStream:
 
     def _loose(self, finding: Finding) -> _Row:
         gutter, _ = self.gutters.at(finding.line, None)
-        mark = Cell("!", "bold yellow")
         return _Row(
-            str(finding.line), NONE, mark, gutter, gutter, Cell.of(_finding(finding)), NONE, True
+            str(finding.line),
+            NONE,
+            _ISSUE_MARK,
+            gutter,
+            gutter,
+            Cell.of(_finding(finding)),
+            NONE,
+            True,
         )
 
     def _late(self, known: _Known) -> Iterator[Text]:
@@ -497,6 +504,10 @@ class _Known:
             view,
         )
 
+    def has_notes(self, line: int) -> bool:
+        """Whether `notes` may have something to say under this line (most have not)."""
+        return line in self.requested or line in self.children
+
     def notes(self, entry: Entry) -> Iterator[Text]:
         """Under a replaying request: its outcome; under an announcement: the child's."""
         message = entry.message
@@ -516,6 +527,10 @@ class _Findings:
     def __init__(self, findings: Iterable[Finding]) -> None:
         self._findings = iter(findings)
         self._next = next(self._findings, None)
+
+    def any_before(self, line: int) -> bool:
+        """Whether the next finding is on a line before this one."""
+        return self._next is not None and self._next.line < line
 
     def next_before(self, line: int | None) -> Finding | None:
         """The next finding, taken, when it is on a line before `line` (any, for None)."""
@@ -556,19 +571,33 @@ class _Gutters:
         self.waiting = sorted(windows, key=lambda w: w.row.request_line, reverse=True)
         self.open: list[_Window] = []
         self.width = max((w.lane + 1 for w in windows), default=0)
+        self.cells: dict[str, Cell] = {}
+        """Each gutter made so far (a handful: most rows have one of the same few)."""
+        blank = Cell(" " * self.width, "blue")
+        self.blank = (blank, blank)
 
     def at(self, line: int, entry: Entry | None) -> tuple[Cell, Cell]:
         """The gutter of a row at this line, and of the lines under it.
 
         ┌ at the resume request, ├ at its marker, └ at its response, │ in between.
         """
-        while self.waiting and self.waiting[-1].row.request_line <= line:
-            self.open.append(self.waiting.pop())
-        self.open = [w for w in self.open if w.end >= line]
+        waiting = self.waiting
+        while waiting and waiting[-1].row.request_line <= line:
+            self.open.append(waiting.pop())
+        if self.open:
+            self.open = [w for w in self.open if w.end >= line]
+        if not self.open:
+            return self.blank
         cells, under = [" "] * self.width, [" "] * self.width
         for window in self.open:
             cells[window.lane], under[window.lane] = _cells(window.row, line, entry)
-        return Cell("".join(cells), "blue"), Cell("".join(under), "blue")
+        return self._cell("".join(cells)), self._cell("".join(under))
+
+    def _cell(self, text: str) -> Cell:
+        cell = self.cells.get(text)
+        if cell is None:
+            cell = self.cells[text] = Cell(text, "blue")
+        return cell
 
 
 def _cells(row: ResumeRow, line: int, entry: Entry | None) -> tuple[str, str]:
@@ -592,7 +621,7 @@ def _is_request_of(message: Message, row: ResumeRow) -> bool:
 
 def _is_response_of(entry: Entry, row: ResumeRow) -> bool:
     return (
-        entry.kind == MessageKind.RESPONSE.value
+        entry.kind == _RESPONSE
         and entry.line == row.response_line
         and entry.request is not None
         and _is_request_of(entry.request, row)
@@ -607,12 +636,18 @@ def _time(origin: Stamp | None, stamp: Stamp | None) -> Cell:
     return Cell("" if ms is None else f"{mark}+{ms / 1000:.3f}s", "dim")
 
 
+_ARROWS = {direction: Cell(arrow) for direction, arrow in ARROW.items()}
+_EVENT_MARK, _ISSUE_MARK = Cell("·", "dim"), Cell("!", "bold yellow")
+_REQUEST, _RESPONSE = MessageKind.REQUEST.value, MessageKind.RESPONSE.value
+"""(An enum's `value` is a property: looked up once, not for every row.)"""
+
+
 def _direction(entry: Entry) -> Cell:
     if entry.kind == "event":
-        return Cell("·", "dim")
+        return _EVENT_MARK
     if entry.kind == "issue":
-        return Cell("!", "bold yellow")
-    return Cell(ARROW[entry.direction or Direction.UNKNOWN])
+        return _ISSUE_MARK
+    return _ARROWS[entry.direction or Direction.UNKNOWN]
 
 
 def _event(entry: Entry, depth: int, view: View) -> Cell:
@@ -658,12 +693,12 @@ def _session(session_id: str, view: View) -> str:
 def _link(entry: Entry, finished: bool) -> Cell:
     """⇢ N on a request (answered at line N; `⇢ later` when its answer, if any, comes after the
     look-ahead), ⇠ N · duration on a response."""
-    if entry.kind == MessageKind.REQUEST.value and entry.message is not None:
+    if entry.kind == _REQUEST and entry.message is not None:
         answer = entry.answered_by
         if answer is not None:
             return Cell(f"⇢ {answer.line}", "dim")
         return Cell("⇢ unanswered" if finished else "⇢ later", "dim")
-    if entry.kind == MessageKind.RESPONSE.value:
+    if entry.kind == _RESPONSE:
         if entry.request is None:
             return Cell("⇠ no request", "red")
         sent = Stamp.of(entry.request)
