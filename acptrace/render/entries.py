@@ -274,9 +274,11 @@ def _payload_text(message: Message, payload: Any) -> str:
             body = payload.get("params")
             update = body.get("update") if isinstance(body, dict) else None
             if message.update_tag is not None and isinstance(update, dict):
-                body = {k: v for k, v in update.items() if k != "sessionUpdate"}
+                body = dict(update)  # (a copy without one key, in C)
+                del body["sessionUpdate"]
             elif isinstance(body, dict) and message.session_id is not None:
-                body = {k: v for k, v in body.items() if k != "sessionId"}
+                body = dict(body)
+                del body["sessionId"]
     return "" if body in (None, {}) else _json(body)
 
 

@@ -211,7 +211,7 @@ class TimelineStream:
                 rows.extend(self._loose_before(entry.line))
             following = self.waiting[0] if self.waiting else None
             last = following is None or following.line != entry.line
-            rows.extend(self._entry(entry, last=last, finished=finished))
+            self._entry(entry, rows, last=last, finished=finished)
             self.approximate = self.approximate or bool(entry.stamp and entry.stamp.approximate)
             self.written_to = entry.line
             self.rows_written += 1
@@ -232,19 +232,22 @@ class TimelineStream:
                 self.findings_written += 1
                 yield self._loose(finding)
 
-    def _entry(self, entry: Entry, *, last: bool, finished: bool) -> Iterator[_Row]:
+    def _entry(self, entry: Entry, rows: list[_Row], *, last: bool, finished: bool) -> None:
+        """The entry's row, and the rows of what is said under it, appended to `rows`."""
         view, known = self.view, self.known
         gutter, continuation = self.gutters.at(entry.line, entry)
         parents = known.parents if known is not None else self.builder.parents
-        yield _Row(
-            str(entry.line),
-            _time(self.builder.origin, entry.stamp),
-            _direction(entry),
-            gutter,
-            continuation,
-            _event(entry, session_depth(parents, entry.session_id), view),
-            _link(entry, finished),
-            wrap=view.full,
+        rows.append(
+            _Row(
+                str(entry.line),
+                _time(self.builder.origin, entry.stamp),
+                _direction(entry),
+                gutter,
+                continuation,
+                _event(entry, session_depth(parents, entry.session_id), view),
+                _link(entry, finished),
+                wrap=view.full,
+            )
         )
         if known is None:
             return
@@ -254,7 +257,7 @@ class TimelineStream:
                 under.append(_finding(finding))
                 self.findings_written += 1
         for text in under:
-            yield _Row("", NONE, NONE, continuation, continuation, Cell.of(text), NONE, wrap=True)
+            rows.append(_Row("", NONE, NONE, continuation, continuation, Cell.of(text), NONE, True))
 
     def _loose(self, finding: Finding) -> _Row:
         gutter, _ = self.gutters.at(finding.line, None)
