@@ -218,9 +218,12 @@ def _items(
     answer comes after the view); past that, when the analysis is not known ahead, the walk
     still runs to the end (for the findings), showing nothing."""
     last = view.last_line
+    if last is None:  # (the whole transcript: nothing to check item by item)
+        yield from walk
+        return
     for item in walk:
         line = item.message.line if isinstance(item, Step) else item.line
-        if last is None or line <= last or awaiting():
+        if line <= last or awaiting():
             yield item
         elif stop_early:
             return

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from acptrace.correlate.correlator import Step
 from acptrace.decode.fastpath import shown_payload
 from acptrace.model.domain import Direction, Issue, JsonId, Message, MessageKind, SessionInfo, Stamp
@@ -82,9 +84,9 @@ class View:
         return ", ".join(parts) or "whole connection"
 
 
-@dataclass(slots=True)
-class Entry:
-    """One row of the timeline: a message, a recorder event or an input issue."""
+class Entry(msgspec.Struct, gc=False):
+    """One row of the timeline: a message, a recorder event or an input issue (a Struct: made
+    for every message, several times faster than a dataclass)."""
 
     line: int
     """Input line."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+import msgspec
 from rich.align import AlignMethod
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -174,8 +175,9 @@ class TimelineStream:
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
 
-    def add(self, item: Step | RecorderEvent | Issue) -> Iterator[RenderableType]:
-        """Follow one item of the walk; the rows that leave the look-ahead."""
+    def add(self, item: Step | RecorderEvent | Issue) -> list[RenderableType]:
+        """Follow one item of the walk; the rows that leave the look-ahead (most often none:
+        a list, not a generator made for every item)."""
         self.builder.add(item)
         for entry in self.builder.take():
             self.waiting.append(entry)
@@ -184,7 +186,8 @@ class TimelineStream:
             self.waiting_chars > LOOKAHEAD_CHARS and len(self.waiting) > 1
         ):
             keep = min(self.lookahead, len(self.waiting) - 1)
-            yield self._batch(len(self.waiting) - keep, finished=False)
+            return [self._batch(len(self.waiting) - keep, finished=False)]
+        return []
 
     def finish(
         self, analysis: Analysis, findings: FindingsInOrder | None = None
@@ -333,8 +336,7 @@ def timeline_heading(name: str, connection: str | None, view: View) -> Renderabl
     return Group(*lines, inert(f"view: {view.describe()}"), Text(LEGEND, "dim"))
 
 
-@dataclass(slots=True)
-class _Row:
+class _Row(msgspec.Struct, frozen=True, gc=False):
     """One row: fixed cells, then the event cell (cut to one line, or wrapped), then the link."""
 
     line: str
