@@ -37,9 +37,10 @@ KEEPING = Execution(payloads=True)
 GENERAL = Execution(fast=False)
 
 
-def walked(data: bytes, execution: Execution) -> list[Any]:
-    """Every item of the walk, a step as its message, request and payload (parsed)."""
-    with open_walk(io.BytesIO(data), execution=execution) as walk:
+def walked(data: bytes, execution: Execution, *, runs: bool = False) -> list[Any]:
+    """Every item of the walk, a step as its message, request and payload (parsed); with
+    `runs`, the analysis takes runs of plain updates as one (as the timeline's walk does)."""
+    with open_walk(io.BytesIO(data), each_message=not runs, execution=execution) as walk:
         return [
             (item.message, item.request, shown_payload(item.payload))
             if isinstance(item, Step)
@@ -48,24 +49,45 @@ def walked(data: bytes, execution: Execution) -> list[Any]:
         ]
 
 
+@pytest.mark.parametrize("runs", [False, True], ids=["each", "runs"])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_the_hot_path_keeps_the_payloads_the_general_path_reads(path: Path) -> None:
+def test_the_hot_path_keeps_the_payloads_the_general_path_reads(path: Path, runs: bool) -> None:
     data = path.read_bytes()
-    assert walked(data, KEEPING) == walked(data, GENERAL)
+    assert walked(data, KEEPING, runs=runs) == walked(data, GENERAL)
 
 
-def test_both_paths_give_the_same_steps_on_a_generated_transcript() -> None:
+@pytest.mark.parametrize("runs", [False, True], ids=["each", "runs"])
+def test_both_paths_give_the_same_steps_on_a_generated_transcript(runs: bool) -> None:
     from benchmarks.generate import generate
 
     out = io.BytesIO()
     generate(out, mb=None, sessions=4, seed=5, faults=0.3)
-    assert walked(out.getvalue(), KEEPING) == walked(out.getvalue(), GENERAL)
+    assert walked(out.getvalue(), KEEPING, runs=runs) == walked(out.getvalue(), GENERAL)
 
 
-@given(st.lists(canonical_lines, max_size=25))
-def test_both_paths_give_the_same_steps_on_canonical_noise(records: list[object]) -> None:
+def test_runs_of_plain_updates_give_a_step_for_each() -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=1)
+    t.history(count=300)  # (a long run, over blocks of lines)
+    t.marker()
+    t.result(1)
+    t.history(count=40)
+    t.close()
+    with open_walk(io.BytesIO(t.text()), each_message=False, execution=KEEPING) as walk:
+        steps = [item.message.line for item in walk if isinstance(item, Step)]
+    assert steps == list(range(2, len(t.lines)))  # (every line but the open and close events)
+    assert walked(t.text(), KEEPING, runs=True) == walked(t.text(), GENERAL)
+
+
+@pytest.mark.parametrize("runs", [False, True], ids=["each", "runs"])
+@given(records=st.lists(canonical_lines, max_size=25))
+def test_both_paths_give_the_same_steps_on_canonical_noise(
+    records: list[object], runs: bool
+) -> None:
     data = b"\n".join([first_line] * 17 + [orjson.dumps(record) for record in records])
-    assert walked(data, KEEPING) == walked(data, GENERAL)
+    assert walked(data, KEEPING, runs=runs) == walked(data, GENERAL)
 
 
 def test_a_kept_payload_is_parsed_only_when_shown_as_the_general_path_parses_it() -> None:

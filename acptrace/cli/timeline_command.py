@@ -185,7 +185,8 @@ def _write_timelines(
     payloads = Execution(payloads=True)  # the timeline shows payloads
     if ahead is not None:  # its findings are known: the walk need not find them a second time
         options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
-    with open_walks(readable, options, name=file, execution=payloads) as walks:
+    # runs of plain updates are followed as one by the analysis, their steps read for the rows
+    with open_walks(readable, options, name=file, each_message=False, execution=payloads) as walks:
         if not walks:
             write(render(f"{file}: holds no connection"))
         for index, walk in enumerate(walks):

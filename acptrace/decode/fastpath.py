@@ -88,6 +88,7 @@ class FastDecoder:
         lines, index, end = block.lines, 0, len(block.lines)
         utf8 = quick and all_utf8(lines)
         run: Run | None = None
+        start = 0  # (the index of the run's first line)
         while index < end:
             if run is not None and quick:
                 index = run.grow(lines, index, block.first, utf8)
@@ -100,7 +101,7 @@ class FastDecoder:
             message, usual = self.read(data, number, utf8)
             if message is None:
                 if run is not None:
-                    yield run.done()
+                    yield self._done(run, lines, start)
                     run = None
                 yield RawLine(number, data[:-1], ended=True)
                 continue
@@ -108,17 +109,25 @@ class FastDecoder:
             if issue is None and run is not None and run.takes(message, clock, usual):
                 continue
             if run is not None:
-                yield run.done()
+                yield self._done(run, lines, start)
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
                 run = Run(message, self._breaks, self._policy.live_tags, clock, usual)
+                start = index - 1
                 continue
             yield Found(message, KeptPayload(data, self.canonical)) if self.payloads else message
             if issue is not None:
                 yield issue
         if run is not None:
             run.sync(clock)
-            yield run.done()
+            yield self._done(run, lines, start)
+
+    def _done(self, run: Run, lines: list[bytes], start: int) -> UpdateRun:
+        """The run, with its lines when payloads are kept (`run_found` reads them)."""
+        done = run.done()
+        if not self.payloads:
+            return done
+        return msgspec.structs.replace(done, lines=tuple(lines[start : start + done.count]))
 
 
 def canonical_read(line: CanonicalLine, number: int) -> tuple[Message | None, str | None]:
@@ -175,6 +184,17 @@ class KeptPayload(msgspec.Struct, frozen=True, gc=False):
         """The object, as the general path parses it."""
         record = loads(self.data)
         return record["msg"] if self.canonical else record
+
+
+def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
+    """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
+    hot path finds a message one by one (each line of a run is one it takes)."""
+    decoder = FastDecoder(format_name, payloads=True)
+    first = run.first.line
+    for offset, data in enumerate(run.lines):
+        found = decoder.message(data, first + offset)
+        assert isinstance(found, Found), "a line of a run is a plain update"
+        yield found
 
 
 def shown_payload(payload: Any) -> Any:

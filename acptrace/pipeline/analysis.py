@@ -16,6 +16,7 @@ import msgspec
 from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Classifier, Found
+from acptrace.decode.fastpath import run_found
 from acptrace.decode.stream import Read, ReadStats, read_records
 from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
@@ -115,7 +116,9 @@ class Walk:
 
     Views that show every message (timelines, exports) iterate the walk; the memory it holds
     is still only what is open. A walk for the analysis alone (`each_message=False`) takes
-    runs of plain updates together (`UpdateRun`) and yields no step for them.
+    runs of plain updates together (`UpdateRun`) and yields no step for them, unless it keeps
+    payloads (`Execution.payloads`, the timeline): then the analysis follows each run as one,
+    and a step for each of its updates follows (`decode.fastpath.run_found`).
     """
 
     def __init__(
@@ -185,6 +188,9 @@ class Walk:
                 run.messages += record.count
                 run.lost.on_messages(record.first.line, record.count)
                 correlator.on_run(record)
+                if record.lines:  # (payloads kept: a step for each, as `on_message` gives)
+                    for found in run_found(record, stats.format):
+                        yield Step(found.message, payload=found.payload)
             elif isinstance(record, Message):
                 run.messages += 1
                 run.lost.on_messages(record.line)
