@@ -575,6 +575,8 @@ class _Gutters:
     def __init__(self, windows: Sequence[_Window]) -> None:
         self.waiting = sorted(windows, key=lambda w: w.row.request_line, reverse=True)
         self.open: list[_Window] = []
+        self.closing = float("inf")
+        """The first line after which an open window is over (none is: infinity)."""
         self.width = max((w.lane + 1 for w in windows), default=0)
         self.cells: dict[str, Cell] = {}
         """Each gutter made so far (a handful: most rows have one of the same few)."""
@@ -589,8 +591,10 @@ class _Gutters:
         waiting = self.waiting
         while waiting and waiting[-1].row.request_line <= line:
             self.open.append(waiting.pop())
-        if self.open:
+            self.closing = min(self.closing, self.open[-1].end)
+        if line > self.closing:  # (windows end: the rest stay open)
             self.open = [w for w in self.open if w.end >= line]
+            self.closing = min((w.end for w in self.open), default=float("inf"))
         if not self.open:
             return self.blank
         cells, under = [" "] * self.width, [" "] * self.width
