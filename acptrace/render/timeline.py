@@ -38,7 +38,7 @@ from acptrace.model.domain import (
 )
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.read.envelopes import RecorderEvent
-from acptrace.render.cells import Cell, inert_part
+from acptrace.render.cells import Cell, Part, inert_part
 from acptrace.render.ci import id_text, ms_text, same_id
 from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
@@ -675,7 +675,30 @@ def _event(entry: Entry, depth: int, view: View) -> Cell:
     return Cell.joined(*parts)
 
 
-def _message_label(entry: Entry, message: Message, view: View) -> list[tuple[str, str]]:
+_UPDATE_LABELS: dict[tuple[bool, str, str, bool], tuple[Part, ...]] = {}
+"""The label of an update that announces nothing, by marker, label, session and view (most
+rows of a transcript: a few sessions, a few tags); emptied when it holds `_LABELS_KEPT`."""
+_LABELS_KEPT = 1024
+
+
+def _message_label(entry: Entry, message: Message, view: View) -> Sequence[Part]:
+    session_id = message.session_id
+    if (
+        message.kind is MessageKind.NOTIFICATION
+        and session_id is not None
+        and message.update_tag != ANNOUNCE_TAG
+    ):
+        key = (entry.marker, entry.label, session_id, view.full)
+        label = _UPDATE_LABELS.get(key)
+        if label is None:
+            if len(_UPDATE_LABELS) >= _LABELS_KEPT:
+                _UPDATE_LABELS.clear()
+            label = _UPDATE_LABELS[key] = tuple(_labelled(entry, message, view))
+        return label
+    return _labelled(entry, message, view)
+
+
+def _labelled(entry: Entry, message: Message, view: View) -> list[Part]:
     match message.kind:
         case MessageKind.RESPONSE:
             status = (
