@@ -207,12 +207,13 @@ class TimelineStream:
 
     def _batch(self, count: int, *, finished: bool) -> Rows:
         rows: list[_Row] = []
+        waiting, known = self.waiting, self.known
         for _ in range(count):
-            entry = self.waiting.popleft()
+            entry = waiting.popleft()
             self.waiting_chars -= len(entry.detail)
-            if self.known is not None and self.known.findings.any_before(entry.line):
+            if known is not None and known.findings.any_before(entry.line):
                 rows.extend(self._loose_before(entry.line))
-            following = self.waiting[0] if self.waiting else None
+            following = waiting[0] if waiting else None
             last = following is None or following.line != entry.line
             self._entry(entry, rows, last=last, finished=finished)
             self.approximate = self.approximate or bool(entry.stamp and entry.stamp.approximate)
@@ -400,7 +401,12 @@ class Rows:
         """The lines as plain text (the same characters as the styled ones)."""
         widths = self.widths
         for row in self.rows:
-            for first, event in self._plain_events(row, console, width_event):
+            events: Iterable[tuple[bool, str]] = (
+                self._plain_events(row, console, width_event)
+                if row.wrap
+                else ((True, _ellipsized(row.event.plain, width_event)),)  # (no generator)
+            )
+            for first, event in events:
                 fixed = (
                     f"{row.line.rjust(widths.line)} {row.time.plain.rjust(widths.time)} "
                     f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(widths.gutter)} "
