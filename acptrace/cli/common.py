@@ -35,7 +35,7 @@ def rich_bytes(*renderables: object, output: str | None = None) -> bytes:
     console = Console(
         file=buffer,
         force_terminal=terminal,
-        width=screen.width if terminal else _plain_width(),
+        width=screen.width if terminal else plain_width(),
         color_system="auto" if terminal else None,
         highlight=False,
         emoji=False,  # (`:smile:` in a cell stays as written)
@@ -44,7 +44,20 @@ def rich_bytes(*renderables: object, output: str | None = None) -> bytes:
         console.print(renderable)
         console.print()
     text = buffer.getvalue()
-    return (text if terminal else TRAILING_SPACES.sub("", text)).encode()
+    return (text if terminal else strip_trailing_spaces(text)).encode()
+
+
+def is_plain(output: str | None = None) -> bool:
+    """Whether `rich_bytes` renders plain text for this output (a file, a pipe: not the
+    terminal), so a command may write the same text without rich."""
+    from rich.console import Console
+
+    return not (output in (None, "-") and Console().is_terminal)
+
+
+def strip_trailing_spaces(text: str) -> str:
+    """The text without spaces at the ends of its lines, as `rich_bytes` writes plain text."""
+    return TRAILING_SPACES.sub("", text)
 
 
 def text_width(output: str | None = None) -> int:
@@ -54,10 +67,11 @@ def text_width(output: str | None = None) -> int:
 
     if output in (None, "-") and sys.stdout.isatty():
         return shutil.get_terminal_size().columns
-    return _plain_width()
+    return plain_width()
 
 
-def _plain_width() -> int:
+def plain_width() -> int:
+    """The width of plain output (not to a terminal): `COLUMNS`, else `PLAIN_WIDTH`."""
     columns = os.environ.get("COLUMNS", "")
     return int(columns) if columns.isdigit() and int(columns) > 0 else PLAIN_WIDTH
 

@@ -24,6 +24,8 @@ from acptrace.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     fail,
+    is_plain,
+    plain_width,
     print_error,
     reader_gone,
     rich_bytes,
@@ -59,7 +61,7 @@ from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
 from acptrace.render.text import printable
-from acptrace.render.timeline import TimelineStream, timeline_heading
+from acptrace.render.timeline import Rows, TimelineStream, timeline_heading
 
 Parked = tuple[Analysis, ParkedFindings]
 """An analysis and its findings, parked on disk (the analysis holds none)."""
@@ -179,12 +181,14 @@ def _write_timelines(
     `scratch`. Raises `UsageError` for a session the transcript does not know (found out at the
     end when it is read once)."""
     analyses: list[Parked] = []
-    payloads = Execution(fast=False)  # the timeline shows payloads
+    render = _renderer(output)
+    payloads = Execution(payloads=True)  # the timeline shows payloads
     if ahead is not None:  # its findings are known: the walk need not find them a second time
         options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
-    with open_walks(readable, options, name=file, execution=payloads) as walks:
+    # runs of plain updates are followed as one by the analysis, their steps read for the rows
+    with open_walks(readable, options, name=file, each_message=False, execution=payloads) as walks:
         if not walks:
-            write(_rich(f"{file}: holds no connection", output))
+            write(render(f"{file}: holds no connection"))
         for index, walk in enumerate(walks):
             known, found = ahead[index] if ahead is not None else (None, None)
             if found is None:  # (read once: the walk finds them, and parks them)
@@ -193,14 +197,14 @@ def _write_timelines(
             if known is not None and view.session is not None:  # children before announcement
                 builder.focus |= session_tree(known.sessions, view.session)
             stream = TimelineStream(builder, known, findings=found)
-            write(_rich(timeline_heading(walk.name, walk.connection, view), output))
+            write(render(timeline_heading(walk.name, walk.connection, view)))
             awaiting = builder.awaiting_answers
             for item in _items(walk, view, stop_early=known is not None, awaiting=awaiting):
                 for block in stream.add(item):
-                    write(_rich(block, output))
+                    write(render(block))
             analysis = known if known is not None else walk.analysis
             for block in stream.finish(analysis, found):
-                write(_rich(block, output))
+                write(render(block))
             analyses.append((analysis, found))
     if ahead is None and view.session is not None:
         _check_session(view.session, [analysis for analysis, _ in analyses])
@@ -215,17 +219,30 @@ def _items(
     answer comes after the view); past that, when the analysis is not known ahead, the walk
     still runs to the end (for the findings), showing nothing."""
     last = view.last_line
+    if last is None:  # (the whole transcript: nothing to check item by item)
+        yield from walk
+        return
     for item in walk:
         line = item.message.line if isinstance(item, Step) else item.line
-        if last is None or line <= last or awaiting():
+        if line <= last or awaiting():
             yield item
         elif stop_early:
             return
 
 
-def _rich(renderable: object, output: str | None) -> bytes:
-    """Rendered as `rich_bytes` does, without the blank line it puts after each renderable."""
-    return rich_bytes(renderable, output=output)[:-1]
+def _renderer(output: str | None) -> Callable[[object], bytes]:
+    """How each block is turned into bytes: as `rich_bytes` renders it, without the blank line
+    it puts after each renderable; rows going to a file or a pipe as the same plain text,
+    written directly (the rows are nearly all the output, and a rich print per batch cost
+    more than making them)."""
+    width = plain_width() if is_plain(output) else None
+
+    def render(block: object) -> bytes:
+        if width is not None and isinstance(block, Rows):
+            return block.plain_text(width).encode()
+        return rich_bytes(block, output=output)[:-1]
+
+    return render
 
 
 def _check_session(session: str, analyses: list[Analysis]) -> None:

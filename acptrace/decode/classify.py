@@ -27,11 +27,18 @@ BATCH_LIFECYCLE_METHODS = frozenset(
 """Methods that SHOULD NOT be batched (TR-BATCH-LIFECYCLE)."""
 
 
-class Found(msgspec.Struct, frozen=True):
+class Found(msgspec.Struct, frozen=True, gc=False):
     """A message, with the JSON object it came from (for views that show payloads)."""
 
     message: Message
-    payload: dict[str, Any]
+    payload: Any
+    """The object; on the hot path, the line that holds it (`fastpath.KeptPayload`), decoded
+    only when a view shows it (`shown_payload`)."""
+
+    @property
+    def line(self) -> int:
+        """The message's line."""
+        return self.message.line
 
 
 Classified = Found | Issue | InvalidJsonRpc | EmptyBatch | BatchedLifecycle

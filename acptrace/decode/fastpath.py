@@ -7,13 +7,19 @@ of text, tool output) the analysis never reads. The line is decoded into the wir
 (a batch, a recorder event, anything invalid or unusual) returns None and takes the general
 path (`stream` + `classify`), which reports what is wrong with it: a test checks that both
 paths give the same analysis on every corpus. For an analysis, runs of plain updates for one
-session come out as one `UpdateRun` each (`acptrace.decode.runs`).
+session come out as one `UpdateRun` each (`acptrace.decode.runs`). For a view that shows
+payloads, each message comes out `Found` with its line (`KeptPayload`): the JSON object is
+parsed only when the view shows it, as the general path would have parsed it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+import msgspec
+
+from acptrace.decode.classify import Found
 from acptrace.decode.directions import TRAFFIC, infer_direction
 from acptrace.decode.message import message_of, problems
 from acptrace.decode.runs import Run, all_utf8, is_utf8, plain_update
@@ -28,6 +34,7 @@ from acptrace.decode.shapes import (
 from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
+from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
 from acptrace.read.timestamps import utc_microseconds_ns, wall_ns
 
@@ -37,18 +44,26 @@ class FastDecoder:
 
     Given a tag policy (`runs_for`), a block of lines comes out with its runs of plain updates
     for one session gathered into `UpdateRun`s (an analysis that shows no single message).
+    With `payloads`, each message comes out `Found`, with its line as its payload.
     """
 
-    def __init__(self, format_name: str, runs_for: TagPolicy | None = None) -> None:
+    def __init__(
+        self, format_name: str, runs_for: TagPolicy | None = None, payloads: bool = False
+    ) -> None:
         self.canonical = format_name == "acptrace"
+        self.payloads = payloads
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
 
-    def message(self, data: bytes, line: int, utf8: bool = False) -> Message | None:
-        """The message on this line, or None when the line needs the general path. `utf8`:
-        the line is known to be UTF-8 (`all_utf8` checked its block)."""
-        return self.read(data, line, utf8)[0]
+    def message(self, data: bytes, line: int, utf8: bool = False) -> Message | Found | None:
+        """The message on this line (`Found` with its line, when payloads are kept), or None
+        when the line needs the general path. `utf8`: the line is known to be UTF-8 (`all_utf8`
+        checked its block)."""
+        message = self.read(data, line, utf8)[0]
+        if message is None or not self.payloads:
+            return message
+        return Found(message, KeptPayload(data, self.canonical))
 
     def read(self, data: bytes, line: int, utf8: bool = False) -> tuple[Message | None, str | None]:
         """`message`, and the text of its `ts` when that is a usual time (`usual_text`): a run
@@ -65,7 +80,7 @@ class FastDecoder:
 
     def block(
         self, block: LineBlock, clock: Clock
-    ) -> Iterator[Message | UpdateRun | Issue | RawLine]:
+    ) -> Iterator[Message | Found | UpdateRun | Issue | RawLine]:
         """The block's records in order, each checked against `clock`: messages, runs, issues,
         and each line the hot path does not take as a `RawLine` for the general path (which
         must be read, and its times checked, before the next item is asked for)."""
@@ -73,6 +88,7 @@ class FastDecoder:
         lines, index, end = block.lines, 0, len(block.lines)
         utf8 = quick and all_utf8(lines)
         run: Run | None = None
+        start = 0  # (the index of the run's first line)
         while index < end:
             if run is not None and quick:
                 index = run.grow(lines, index, block.first, utf8)
@@ -85,7 +101,7 @@ class FastDecoder:
             message, usual = self.read(data, number, utf8)
             if message is None:
                 if run is not None:
-                    yield run.done()
+                    yield self._done(run, lines, start)
                     run = None
                 yield RawLine(number, data[:-1], ended=True)
                 continue
@@ -93,17 +109,25 @@ class FastDecoder:
             if issue is None and run is not None and run.takes(message, clock, usual):
                 continue
             if run is not None:
-                yield run.done()
+                yield self._done(run, lines, start)
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
                 run = Run(message, self._breaks, self._policy.live_tags, clock, usual)
+                start = index - 1
                 continue
-            yield message
+            yield Found(message, KeptPayload(data, self.canonical)) if self.payloads else message
             if issue is not None:
                 yield issue
         if run is not None:
             run.sync(clock)
-            yield run.done()
+            yield self._done(run, lines, start)
+
+    def _done(self, run: Run, lines: list[bytes], start: int) -> UpdateRun:
+        """The run, with its lines when payloads are kept (`run_found` reads them)."""
+        done = run.done()
+        if not self.payloads:
+            return done
+        return msgspec.structs.replace(done, lines=tuple(lines[start : start + done.count]))
 
 
 def canonical_read(line: CanonicalLine, number: int) -> tuple[Message | None, str | None]:
@@ -145,3 +169,34 @@ def plain_message(
             if direction is Direction.UNKNOWN:
                 return None  # the general path reports the unknown direction
     return message_of(wire, line, direction, ts_ns, mono_ns)
+
+
+class KeptPayload(msgspec.Struct, frozen=True, gc=False):
+    """A message's JSON object, left in the line it came from until a view shows it: most of a
+    line's cost on the general path is making Python objects of the payload."""
+
+    data: bytes
+    """The line (a canonical record, or the bare message)."""
+    canonical: bool
+    """The line is a canonical record: the object is its `msg`."""
+
+    def value(self) -> Any:
+        """The object, as the general path parses it."""
+        record = loads(self.data)
+        return record["msg"] if self.canonical else record
+
+
+def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
+    """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
+    hot path finds a message one by one (each line of a run is one it takes)."""
+    decoder = FastDecoder(format_name, payloads=True)
+    first = run.first.line
+    for offset, data in enumerate(run.lines):
+        found = decoder.message(data, first + offset)
+        assert isinstance(found, Found), "a line of a run is a plain update"
+        yield found
+
+
+def shown_payload(payload: Any) -> Any:
+    """A step's payload as a parsed JSON value (a `KeptPayload` parsed now)."""
+    return payload.value() if type(payload) is KeptPayload else payload

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from acptrace.decode.classify import Found
 from acptrace.decode.fastpath import FastDecoder
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.excerpt import excerpt
@@ -30,9 +31,9 @@ DETECTION_SAMPLE = 16
 
 _WHITESPACE = b" \t\r\n\f\v"
 
-Parsed = tuple[int, Any] | Issue | Message
-Read = Record | Message | UpdateRun
-"""What the reader yields."""
+Parsed = tuple[int, Any] | Issue | Message | Found
+Read = Record | Message | Found | UpdateRun
+"""What the reader yields (a message with its payload, `Found`, when payloads are kept)."""
 FAST_FORMATS = ("acptrace", "jsonrpc")
 """Formats whose plain lines the hot path decodes straight to messages."""
 
@@ -68,7 +69,7 @@ def read_records(
     values = [] if forced is not None else [p[1] for p in sample if isinstance(p, tuple)]
     chosen = forced or _detect(values)
     fast = settings.fast and chosen.name in FAST_FORMATS and not stats.array
-    decoder = FastDecoder(chosen.name, settings.runs_for) if fast else None
+    decoder = FastDecoder(chosen.name, settings.runs_for, settings.payloads) if fast else None
     decoders = _Decoders(chosen, settings, values, stats, strict=forced is not None)
     stats.format = chosen.name
     stats.note = decoders.primary.note
@@ -130,7 +131,9 @@ class LaterLines:
         self.stats.format = chosen.name
         self._decoders = _Decoders(chosen, settings, [], self.stats, strict, stateless_only)
         fast = settings.fast and chosen.name in FAST_FORMATS
-        self._decoder = FastDecoder(chosen.name, settings.runs_for) if fast else None
+        self._decoder = (
+            FastDecoder(chosen.name, settings.runs_for, settings.payloads) if fast else None
+        )
 
     def records(
         self, lines: Iterable[RawLine | LineBlock | BlankLines], clock: Clock
@@ -173,14 +176,14 @@ def _records(
                 yield from _decoded(_parse_line(found), decoders, clock)
 
 
-def _decoded(item: Parsed, decoders: _Decoders, clock: Clock) -> Iterator[Record | Message]:
+def _decoded(item: Parsed, decoders: _Decoders, clock: Clock) -> Iterator[Record | Message | Found]:
     """One parsed line decoded into records, each followed by what the clock says of it."""
     if isinstance(item, Issue):
         yield item
         return
-    if isinstance(item, Message):
+    if isinstance(item, Message | Found):
         yield item
-        if (issue := clock.check(item)) is not None:
+        if (issue := clock.check(item if isinstance(item, Message) else item.message)) is not None:
             yield issue
         return
     number, value = item

@@ -242,6 +242,9 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     it than any before it in the run (`Stamp.ns_until`); the last is the run's largest inner gap."""
     last: Stamp | None = None
     """The last update's line and times (None: the run is its first update)."""
+    lines: tuple[bytes, ...] = ()
+    """Its lines, when a view that shows payloads reads it (`Execution.payloads`): each is
+    read into its message only for the view, the analysis follows the run as one."""
 
     @property
     def end(self) -> Stamp:

@@ -59,7 +59,10 @@ class Execution(FrozenRecord):
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     """Longer lines are reported and skipped."""
     fast: bool = True
-    """Decode plain lines on the hot path; views that show payloads turn it off."""
+    """Decode plain lines on the hot path."""
+    payloads: bool = False
+    """Keep each message's JSON object, for views that show payloads (the hot path keeps the
+    line it came from, decoded only when a view shows it: `decode.fastpath.KeptPayload`)."""
     split: int = 1
     """Processes for one file: from 2, a big file of a line-based format is decoded in pieces
     by that many processes and correlated in order, with the same result

@@ -16,6 +16,7 @@ import msgspec
 from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Classifier, Found
+from acptrace.decode.fastpath import run_found
 from acptrace.decode.stream import Read, ReadStats, read_records
 from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
@@ -79,7 +80,7 @@ class _Run(msgspec.Struct):
         self.issues.append(issue)
         self.lost.on_issue(issue)
 
-    def after_close(self, record: Message | Envelope | UpdateRun) -> Iterator[Issue]:
+    def after_close(self, record: Message | Found | Envelope | UpdateRun) -> Iterator[Issue]:
         """Traffic after the recorded end of the connection: reported, not analysed."""
         first = record.first.line if isinstance(record, UpdateRun) else record.line
         count = record.count if isinstance(record, UpdateRun) else 1
@@ -115,7 +116,9 @@ class Walk:
 
     Views that show every message (timelines, exports) iterate the walk; the memory it holds
     is still only what is open. A walk for the analysis alone (`each_message=False`) takes
-    runs of plain updates together (`UpdateRun`) and yields no step for them.
+    runs of plain updates together (`UpdateRun`) and yields no step for them, unless it keeps
+    payloads (`Execution.payloads`, the timeline): then the analysis follows each run as one,
+    and a step for each of its updates follows (`decode.fastpath.run_found`).
     """
 
     def __init__(
@@ -175,12 +178,19 @@ class Walk:
             records = iter(part.records)
             stats.format, stats.lines = part.format, part.lines
         for record in records:
-            if run.closed and isinstance(record, Message | Envelope | UpdateRun):
+            if run.closed and isinstance(record, Message | Found | Envelope | UpdateRun):
                 yield from run.after_close(record)
+            elif isinstance(record, Found):  # (the hot path, keeping payloads)
+                run.messages += 1
+                run.lost.on_messages(record.message.line)
+                yield correlator.on_message(record.message, record.payload)
             elif isinstance(record, UpdateRun):
                 run.messages += record.count
                 run.lost.on_messages(record.first.line, record.count)
                 correlator.on_run(record)
+                if record.lines:  # (payloads kept: a step for each, as `on_message` gives)
+                    for found in run_found(record, stats.format):
+                        yield Step(found.message, payload=found.payload)
             elif isinstance(record, Message):
                 run.messages += 1
                 run.lost.on_messages(record.line)
@@ -252,7 +262,9 @@ def _records(
             return split
     forced = format_named(options.input_format) if options.input_format else None
     lines = iter_blocks(stream, execution.max_line_bytes)
-    settings = ReadSettings(link=options.link, fast=execution.fast, runs_for=runs_for)
+    settings = ReadSettings(
+        link=options.link, fast=execution.fast, runs_for=runs_for, payloads=execution.payloads
+    )
     return read_records(lines, stats, forced, settings)
 
 

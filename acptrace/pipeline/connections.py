@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from acptrace.decode.classify import Found
 from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Options
@@ -58,7 +59,7 @@ def _inspector_parts(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
     blocks = iter_blocks(stream, max_line_bytes)
     split = _Split()
     for record in read_records(blocks, stats, inspector_trace.FORMAT, settings):
-        assert not isinstance(record, Message | UpdateRun), "not a format of the hot path"
+        assert not isinstance(record, Message | Found | UpdateRun), "not a format of the hot path"
         split.add(record)
     split.flush()
     return [

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
+from acptrace.decode.classify import Found
 from acptrace.decode.stream import (
     FAST_FORMATS,
     LaterLines,
@@ -444,6 +445,7 @@ class _PieceReader:
                 if isinstance(record, Message):
                     messages.append(record)
                 else:
+                    assert not isinstance(record, Found), "a split file keeps no payloads"
                     others.append((len(messages) + len(others), self._other(record)))
         except NeedsOrder:
             return _Decoded(piece, [], [], clock, 0, 0, in_order=True)

@@ -9,13 +9,17 @@ with the duration). Transcript text goes through `inert`: never markup, never co
 from __future__ import annotations
 
 import heapq
+import io
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
+import msgspec
 from rich.align import AlignMethod
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
@@ -34,6 +38,7 @@ from acptrace.model.domain import (
 )
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.read.envelopes import RecorderEvent
+from acptrace.render.cells import Cell, Part, inert_part
 from acptrace.render.ci import id_text, ms_text, same_id
 from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
@@ -61,6 +66,8 @@ class _Window:
         return float("inf") if response is None else response
 
 
+NONE = Cell()
+"""An empty cell."""
 LOOKAHEAD_ROWS = 1000
 """Entries held back before they are written: a request answered within them shows `⇢ N`, and
 a transcript that ends within them is laid out as if read whole."""
@@ -168,8 +175,9 @@ class TimelineStream:
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
 
-    def add(self, item: Step | RecorderEvent | Issue) -> Iterator[RenderableType]:
-        """Follow one item of the walk; the rows that leave the look-ahead."""
+    def add(self, item: Step | RecorderEvent | Issue) -> list[RenderableType]:
+        """Follow one item of the walk; the rows that leave the look-ahead (most often none:
+        a list, not a generator made for every item)."""
         self.builder.add(item)
         for entry in self.builder.take():
             self.waiting.append(entry)
@@ -178,7 +186,8 @@ class TimelineStream:
             self.waiting_chars > LOOKAHEAD_CHARS and len(self.waiting) > 1
         ):
             keep = min(self.lookahead, len(self.waiting) - 1)
-            yield self._batch(len(self.waiting) - keep, finished=False)
+            return [self._batch(len(self.waiting) - keep, finished=False)]
+        return []
 
     def finish(
         self, analysis: Analysis, findings: FindingsInOrder | None = None
@@ -196,22 +205,24 @@ class TimelineStream:
             yield Group(Text("Found after the lines above were written:", "dim"), *late)
         yield Group(*self._footer(analysis))
 
-    def _batch(self, count: int, *, finished: bool) -> _Rows:
+    def _batch(self, count: int, *, finished: bool) -> Rows:
         rows: list[_Row] = []
+        waiting, known = self.waiting, self.known
         for _ in range(count):
-            entry = self.waiting.popleft()
+            entry = waiting.popleft()
             self.waiting_chars -= len(entry.detail)
-            rows.extend(self._loose_before(entry.line))
-            following = self.waiting[0] if self.waiting else None
+            if known is not None and known.findings.any_before(entry.line):
+                rows.extend(self._loose_before(entry.line))
+            following = waiting[0] if waiting else None
             last = following is None or following.line != entry.line
-            rows.extend(self._entry(entry, last=last, finished=finished))
+            self._entry(entry, rows, last=last, finished=finished)
             self.approximate = self.approximate or bool(entry.stamp and entry.stamp.approximate)
             self.written_to = entry.line
             self.rows_written += 1
         if finished:
             rows.extend(self._loose_before(None))
         self.widths = self.widths.over(rows)
-        return _Rows(rows, self.widths)
+        return Rows(rows, self.widths)
 
     def _loose_before(self, line: int | None) -> Iterator[_Row]:
         """Rows for the findings before this line (all left, for None) on lines without one."""
@@ -225,35 +236,44 @@ class TimelineStream:
                 self.findings_written += 1
                 yield self._loose(finding)
 
-    def _entry(self, entry: Entry, *, last: bool, finished: bool) -> Iterator[_Row]:
+    def _entry(self, entry: Entry, rows: list[_Row], *, last: bool, finished: bool) -> None:
+        """The entry's row, and the rows of what is said under it, appended to `rows`."""
         view, known = self.view, self.known
         gutter, continuation = self.gutters.at(entry.line, entry)
         parents = known.parents if known is not None else self.builder.parents
-        yield _Row(
-            str(entry.line),
-            _time(self.builder.origin, entry.stamp),
-            _direction(entry),
-            gutter,
-            continuation,
-            _event(entry, session_depth(parents, entry.session_id), view),
-            _link(entry, finished),
-            wrap=view.full,
+        rows.append(
+            _Row(
+                str(entry.line),
+                _time(self.builder.origin, entry.stamp),
+                _direction(entry),
+                gutter,
+                continuation,
+                _event(entry, session_depth(parents, entry.session_id), view),
+                _link(entry, finished),
+                wrap=view.full,
+            )
         )
         if known is None:
             return
-        under = [*known.notes(entry)]
+        under = [*known.notes(entry)] if known.has_notes(entry.line) else []
         if last:
             while (finding := known.findings.next_at(entry.line)) is not None:
                 under.append(_finding(finding))
                 self.findings_written += 1
         for text in under:
-            yield _Row("", Text(), Text(), continuation, continuation, text, Text(), wrap=True)
+            rows.append(_Row("", NONE, NONE, continuation, continuation, Cell.of(text), NONE, True))
 
     def _loose(self, finding: Finding) -> _Row:
         gutter, _ = self.gutters.at(finding.line, None)
-        mark = Text("!", "bold yellow")
         return _Row(
-            str(finding.line), Text(), mark, gutter, gutter, _finding(finding), Text(), True
+            str(finding.line),
+            NONE,
+            _ISSUE_MARK,
+            gutter,
+            gutter,
+            Cell.of(_finding(finding)),
+            NONE,
+            True,
         )
 
     def _late(self, known: _Known) -> Iterator[Text]:
@@ -317,32 +337,42 @@ def timeline_heading(name: str, connection: str | None, view: View) -> Renderabl
     return Group(*lines, inert(f"view: {view.describe()}"), Text(LEGEND, "dim"))
 
 
-@dataclass(slots=True)
-class _Row:
+class _Row(msgspec.Struct, frozen=True, gc=False):
     """One row: fixed cells, then the event cell (cut to one line, or wrapped), then the link."""
 
     line: str
-    time: Text
-    direction: Text
-    gutter: Text
-    continuation: Text
+    time: Cell
+    direction: Cell
+    gutter: Cell
+    continuation: Cell
     """The gutter of the lines an event wraps onto."""
-    event: Text
-    link: Text
+    event: Cell
+    link: Cell
     wrap: bool
 
 
-class _Rows:
+class Rows:
     """Rows laid out in columns at the console's width (a table without a table's cost)."""
 
     def __init__(self, rows: list[_Row], widths: Widths) -> None:
         self.rows, self.widths = rows, widths
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def plain_text(self, width: int) -> str:
+        """The rows as rich prints them without colour on a console `width` wide (each line cut
+        to the width, without spaces at its end; no rows: one empty line), with no console:
+        what a file or a pipe gets (a rich print per batch costs more than the rows)."""
+        lines = self._plain(_plain_console(width), self._event_width(width))
+        return "".join(f"{_cropped(line, width).rstrip(' ')}\n" for line in lines) or "\n"
+
+    def _event_width(self, max_width: int) -> int:
         widths = self.widths
         fixed = widths.line + widths.time + 1 + widths.gutter + 4
+        return max(16, max_width - fixed - (widths.link + 1 if widths.link else 0))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        widths = self.widths
         width_link = widths.link
-        width_event = max(16, options.max_width - fixed - (width_link + 1 if width_link else 0))
+        width_event = self._event_width(options.max_width)
         if console.no_color or console.color_system is None:
             joined = "\n".join(self._plain(console, width_event))
             yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
@@ -353,9 +383,9 @@ class _Rows:
                 text = Text.assemble(
                     row.line.rjust(widths.line) if first else " " * widths.line,
                     " ",
-                    _aligned(row.time if first else Text(), widths.time, "right"),
+                    _aligned(row.time if first else NONE, widths.time, "right"),
                     " ",
-                    _aligned(row.direction if first else Text(), 1, "left"),
+                    _aligned(row.direction if first else NONE, 1, "left"),
                     " ",
                     _aligned(row.gutter if first else row.continuation, widths.gutter, "left"),
                     " ",
@@ -371,7 +401,12 @@ class _Rows:
         """The lines as plain text (the same characters as the styled ones)."""
         widths = self.widths
         for row in self.rows:
-            for first, event in self._events(row, console, width_event):
+            events: Iterable[tuple[bool, str]] = (
+                self._plain_events(row, console, width_event)
+                if row.wrap
+                else ((True, _ellipsized(row.event.plain, width_event)),)  # (no generator)
+            )
+            for first, event in events:
                 fixed = (
                     f"{row.line.rjust(widths.line)} {row.time.plain.rjust(widths.time)} "
                     f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(widths.gutter)} "
@@ -381,27 +416,65 @@ class _Rows:
                 )
                 link = ""
                 if first and row.link:
-                    padding = " " * (width_event - event.cell_len + 1)
+                    padding = " " * (width_event - cell_width(event) + 1)
                     link = padding + row.link.plain.rjust(widths.link)
-                yield fixed + event.plain + link
+                yield fixed + event + link
+
+    @staticmethod
+    def _plain_events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, str]]:
+        """`_events` as plain text (a cut line is cut without a rich Text)."""
+        if row.wrap:
+            for first, event in Rows._events(row, console, width):
+                yield first, event.plain
+        else:
+            yield True, _ellipsized(row.event.plain, width)
 
     @staticmethod
     def _events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, Text]]:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
         the row's first."""
         if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
-            wrapped = unit_glued(row.event).wrap(console, width, overflow="fold")
+            wrapped = unit_glued(row.event.text()).wrap(console, width, overflow="fold")
             lines = [_unglued(line) for line in wrapped]
         else:
-            cut = row.event.copy()
+            cut = row.event.text()
             cut.truncate(width, overflow="ellipsis")
             lines = [cut]
         for index, event in enumerate(lines):
             yield index == 0, event
 
 
-def _aligned(text: Text, width: int, align: AlignMethod) -> Text:
-    copy = text.copy()
+_ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│·▲]*\Z")
+"""Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
+
+
+def cell_width(text: str) -> int:
+    """How many cells the text takes, as rich counts them (quickly when each is one cell)."""
+    return len(text) if _ONE_CELL.match(text) else cell_len(text)
+
+
+def _ellipsized(text: str, width: int) -> str:
+    """The text cut to `width` cells with `…` at the end, as `Text.truncate` cuts it."""
+    if cell_width(text) <= width:
+        return text
+    if _ONE_CELL.match(text):
+        return text[: width - 1] + "…"
+    return set_cell_size(text, width - 1) + "…"
+
+
+def _cropped(line: str, width: int) -> str:
+    """The line cut to `width` cells, as a console prints it."""
+    return line if cell_width(line) <= width else set_cell_size(line, width)
+
+
+@lru_cache(maxsize=4)
+def _plain_console(width: int) -> Console:
+    """A console without colour, `width` wide, for the rows that wrap (rich's wrapping)."""
+    return Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
+
+
+def _aligned(cell: Cell, width: int, align: AlignMethod) -> Text:
+    copy = cell.text()
     copy.align(align, width)
     return copy
 
@@ -442,6 +515,10 @@ class _Known:
             view,
         )
 
+    def has_notes(self, line: int) -> bool:
+        """Whether `notes` may have something to say under this line (most have not)."""
+        return line in self.requested or line in self.children
+
     def notes(self, entry: Entry) -> Iterator[Text]:
         """Under a replaying request: its outcome; under an announcement: the child's."""
         message = entry.message
@@ -461,6 +538,10 @@ class _Findings:
     def __init__(self, findings: Iterable[Finding]) -> None:
         self._findings = iter(findings)
         self._next = next(self._findings, None)
+
+    def any_before(self, line: int) -> bool:
+        """Whether the next finding is on a line before this one."""
+        return self._next is not None and self._next.line < line
 
     def next_before(self, line: int | None) -> Finding | None:
         """The next finding, taken, when it is on a line before `line` (any, for None)."""
@@ -500,20 +581,38 @@ class _Gutters:
     def __init__(self, windows: Sequence[_Window]) -> None:
         self.waiting = sorted(windows, key=lambda w: w.row.request_line, reverse=True)
         self.open: list[_Window] = []
+        self.closing = float("inf")
+        """The first line after which an open window is over (none is: infinity)."""
         self.width = max((w.lane + 1 for w in windows), default=0)
+        self.cells: dict[str, Cell] = {}
+        """Each gutter made so far (a handful: most rows have one of the same few)."""
+        blank = Cell(" " * self.width, "blue")
+        self.blank = (blank, blank)
 
-    def at(self, line: int, entry: Entry | None) -> tuple[Text, Text]:
+    def at(self, line: int, entry: Entry | None) -> tuple[Cell, Cell]:
         """The gutter of a row at this line, and of the lines under it.
 
         ┌ at the resume request, ├ at its marker, └ at its response, │ in between.
         """
-        while self.waiting and self.waiting[-1].row.request_line <= line:
-            self.open.append(self.waiting.pop())
-        self.open = [w for w in self.open if w.end >= line]
+        waiting = self.waiting
+        while waiting and waiting[-1].row.request_line <= line:
+            self.open.append(waiting.pop())
+            self.closing = min(self.closing, self.open[-1].end)
+        if line > self.closing:  # (windows end: the rest stay open)
+            self.open = [w for w in self.open if w.end >= line]
+            self.closing = min((w.end for w in self.open), default=float("inf"))
+        if not self.open:
+            return self.blank
         cells, under = [" "] * self.width, [" "] * self.width
         for window in self.open:
             cells[window.lane], under[window.lane] = _cells(window.row, line, entry)
-        return Text("".join(cells), "blue"), Text("".join(under), "blue")
+        return self._cell("".join(cells)), self._cell("".join(under))
+
+    def _cell(self, text: str) -> Cell:
+        cell = self.cells.get(text)
+        if cell is None:
+            cell = self.cells[text] = Cell(text, "blue")
+        return cell
 
 
 def _cells(row: ResumeRow, line: int, entry: Entry | None) -> tuple[str, str]:
@@ -537,91 +636,115 @@ def _is_request_of(message: Message, row: ResumeRow) -> bool:
 
 def _is_response_of(entry: Entry, row: ResumeRow) -> bool:
     return (
-        entry.kind == MessageKind.RESPONSE.value
+        entry.kind == _RESPONSE
         and entry.line == row.response_line
         and entry.request is not None
         and _is_request_of(entry.request, row)
     )
 
 
-def _time(origin: Stamp | None, stamp: Stamp | None) -> Text:
+def _time(origin: Stamp | None, stamp: Stamp | None) -> Cell:
     if origin is None or stamp is None:
-        return Text("")
+        return NONE
     ms = origin.ms_until(stamp)
     mark = "~" if origin.approximate or stamp.approximate else ""
-    return Text("" if ms is None else f"{mark}+{ms / 1000:.3f}s", "dim")
+    return Cell("" if ms is None else f"{mark}+{ms / 1000:.3f}s", "dim")
 
 
-def _direction(entry: Entry) -> Text:
+_ARROWS = {direction: Cell(arrow) for direction, arrow in ARROW.items()}
+_EVENT_MARK, _ISSUE_MARK = Cell("·", "dim"), Cell("!", "bold yellow")
+_REQUEST, _RESPONSE = MessageKind.REQUEST.value, MessageKind.RESPONSE.value
+"""(An enum's `value` is a property: looked up once, not for every row.)"""
+
+
+def _direction(entry: Entry) -> Cell:
     if entry.kind == "event":
-        return Text("·", "dim")
+        return _EVENT_MARK
     if entry.kind == "issue":
-        return Text("!", "bold yellow")
-    return Text(ARROW[entry.direction or Direction.UNKNOWN])
+        return _ISSUE_MARK
+    return _ARROWS[entry.direction or Direction.UNKNOWN]
 
 
-def _event(entry: Entry, depth: int, view: View) -> Text:
+def _event(entry: Entry, depth: int, view: View) -> Cell:
     """The row's main cell: label, ids, session and payload."""
-    indent = "  " * depth
-    text = Text(indent)
+    parts = [("  " * depth, "")]
     message = entry.message
     if entry.kind == "issue":
-        text.append_text(inert(entry.label, "yellow"))
+        parts.append(inert_part(entry.label, "yellow"))
     elif entry.kind == "event":
-        text.append_text(inert(entry.label, "dim"))
+        parts.append(inert_part(entry.label, "dim"))
     elif message is not None:
-        text.append_text(_message_label(entry, message, view))
+        parts.extend(_message_label(entry, message, view))
     if entry.detail:
-        text.append(" ")
-        text.append_text(inert(entry.detail, "dim"))
-    return text
+        parts.append((" ", ""))
+        parts.append(inert_part(entry.detail, "dim"))
+    return Cell.joined(*parts)
 
 
-def _message_label(entry: Entry, message: Message, view: View) -> Text:
-    text = Text()
+_UPDATE_LABELS: dict[tuple[bool, str, str, bool], tuple[Part, ...]] = {}
+"""The label of an update that announces nothing, by marker, label, session and view (most
+rows of a transcript: a few sessions, a few tags); emptied when it holds `_LABELS_KEPT`."""
+_LABELS_KEPT = 1024
+
+
+def _message_label(entry: Entry, message: Message, view: View) -> Sequence[Part]:
+    session_id = message.session_id
+    if (
+        message.kind is MessageKind.NOTIFICATION
+        and session_id is not None
+        and message.update_tag != ANNOUNCE_TAG
+    ):
+        key = (entry.marker, entry.label, session_id, view.full)
+        label = _UPDATE_LABELS.get(key)
+        if label is None:
+            if len(_UPDATE_LABELS) >= _LABELS_KEPT:
+                _UPDATE_LABELS.clear()
+            label = _UPDATE_LABELS[key] = tuple(_labelled(entry, message, view))
+        return label
+    return _labelled(entry, message, view)
+
+
+def _labelled(entry: Entry, message: Message, view: View) -> list[Part]:
     match message.kind:
         case MessageKind.RESPONSE:
-            text.append("↩ ")
-            if message.is_error:
-                text.append(f"error {message.error_code}", "red")
-            else:
-                text.append("result", "green")
-            text.append_text(inert(f" #{id_text(message.id)}", "bold"))
-            return text
+            status = (
+                (f"error {message.error_code}", "red") if message.is_error else ("result", "green")
+            )
+            return [("↩ ", ""), status, inert_part(f" #{id_text(message.id)}", "bold")]
         case MessageKind.REQUEST:
-            text.append_text(inert(f"{entry.label} #{id_text(message.id)}", "bold"))
+            parts = [inert_part(f"{entry.label} #{id_text(message.id)}", "bold")]
         case MessageKind.NOTIFICATION:
-            text.append_text(inert(("◆ " if entry.marker else "") + entry.label, "cyan"))
+            parts = [inert_part(("◆ " if entry.marker else "") + entry.label, "cyan")]
     if message.session_id is not None:
-        text.append(" ")
-        text.append_text(inert(_session(message.session_id, view), "magenta"))
+        parts.append((" ", ""))
+        parts.append(inert_part(_session(message.session_id, view), "magenta"))
     if message.update_tag == ANNOUNCE_TAG and message.update_session_id is not None:
-        text.append(" announces ")
-        text.append_text(inert(_session(message.update_session_id, view), "magenta"))
-    return text
+        parts.append((" announces ", ""))
+        parts.append(inert_part(_session(message.update_session_id, view), "magenta"))
+    return parts
 
 
 def _session(session_id: str, view: View) -> str:
     return session_id if view.full else short_id(session_id)
 
 
-def _link(entry: Entry, finished: bool) -> Text:
+def _link(entry: Entry, finished: bool) -> Cell:
     """⇢ N on a request (answered at line N; `⇢ later` when its answer, if any, comes after the
     look-ahead), ⇠ N · duration on a response."""
-    if entry.kind == MessageKind.REQUEST.value and entry.message is not None:
+    if entry.kind == _REQUEST and entry.message is not None:
         answer = entry.answered_by
         if answer is not None:
-            return Text(f"⇢ {answer.line}", "dim")
-        return Text("⇢ unanswered" if finished else "⇢ later", "dim")
-    if entry.kind == MessageKind.RESPONSE.value:
+            return Cell(f"⇢ {answer.line}", "dim")
+        return Cell("⇢ unanswered" if finished else "⇢ later", "dim")
+    if entry.kind == _RESPONSE:
         if entry.request is None:
-            return Text("⇠ no request", "red")
+            return Cell("⇠ no request", "red")
         sent = Stamp.of(entry.request)
         duration = sent.ms_until(entry.stamp)
         mark = "~" if sent.approximate or (entry.stamp and entry.stamp.approximate) else ""
         timed = f" · {mark}{ms_text(duration)}" if duration is not None else ""
-        return Text(f"⇠ {entry.request.line}{timed}", "dim")
-    return Text("")
+        return Cell(f"⇠ {entry.request.line}{timed}", "dim")
+    return NONE
 
 
 GLUE = "\ue000"

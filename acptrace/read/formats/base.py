@@ -21,6 +21,8 @@ class ReadSettings(msgspec.Struct, frozen=True):
     runs_for: TagPolicy | None = None
     """On the hot path, gather runs of plain updates into `UpdateRun`s, telling never-history
     tags by this policy (None: every message on its own, for views that show each)."""
+    payloads: bool = False
+    """On the hot path, keep each message's line for views that show payloads (`Execution`)."""
 
 
 class Decoder(Protocol):
