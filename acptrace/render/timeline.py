@@ -216,18 +216,23 @@ class TimelineStream:
 
     def _batch(self, count: int, *, finished: bool) -> Rows:
         rows: list[_Row] = []
-        waiting, known = self.waiting, self.known
+        waiting, known, entry_rows = self.waiting, self.known, self._entry
+        findings = known.findings if known is not None else None
+        approximate, chars = self.approximate, 0
         for _ in range(count):
             entry = waiting.popleft()
-            self.waiting_chars -= len(entry.detail)
-            if known is not None and known.findings.any_before(entry.line):
-                rows.extend(self._loose_before(entry.line))
-            following = waiting[0] if waiting else None
-            last = following is None or following.line != entry.line
-            self._entry(entry, rows, last=last, finished=finished)
-            self.approximate = self.approximate or bool(entry.stamp and entry.stamp.approximate)
-            self.written_to = entry.line
-            self.rows_written += 1
+            line = entry.line
+            chars += len(entry.detail)
+            if findings is not None and findings.next_line < line:
+                rows.extend(self._loose_before(line))
+            last = not waiting or waiting[0].line != line
+            entry_rows(entry, rows, last, finished)
+            if not approximate and entry.stamp is not None:
+                approximate = entry.stamp.approximate
+            self.written_to = line
+        self.waiting_chars -= chars
+        self.rows_written += count
+        self.approximate = approximate
         if finished:
             rows.extend(self._loose_before(None))
         self.widths = self.widths.over(rows)
@@ -245,7 +250,7 @@ class TimelineStream:
                 self.findings_written += 1
                 yield self._loose(finding)
 
-    def _entry(self, entry: Entry, rows: list[_Row], *, last: bool, finished: bool) -> None:
+    def _entry(self, entry: Entry, rows: list[_Row], last: bool, finished: bool) -> None:
         """The entry's row, and the rows of what is said under it, appended to `rows`."""
         view, known = self.view, self.known
         gutter, continuation = self.gutters.at(entry.line, entry)
@@ -271,9 +276,13 @@ class TimelineStream:
         )
         if known is None:
             return
-        under = [*known.notes(entry)] if known.has_notes(entry.line) else []
+        line = entry.line
+        noted = known.has_notes(line)
+        if not noted and (not last or known.findings.next_line != line):
+            return  # (most rows: nothing said under them)
+        under = [*known.notes(entry)] if noted else []
         if last:
-            while (finding := known.findings.next_at(entry.line)) is not None:
+            while (finding := known.findings.next_at(line)) is not None:
                 under.append(_finding(finding))
                 self.findings_written += 1
         for text in under:
@@ -554,18 +563,21 @@ class _Findings:
 
     def __init__(self, findings: Iterable[Finding]) -> None:
         self._findings = iter(findings)
-        self._next = next(self._findings, None)
+        self._next: Finding | None = None
+        self.next_line: float = float("inf")
+        """The line of the next finding (infinity: none is left), read for every row."""
+        self._take()
 
-    def any_before(self, line: int) -> bool:
-        """Whether the next finding is on a line before this one."""
-        return self._next is not None and self._next.line < line
+    def _take(self) -> None:
+        following = self._next = next(self._findings, None)
+        self.next_line = float("inf") if following is None else following.line
 
     def next_before(self, line: int | None) -> Finding | None:
         """The next finding, taken, when it is on a line before `line` (any, for None)."""
         following = self._next
         if following is None or (line is not None and following.line >= line):
             return None
-        self._next = next(self._findings, None)
+        self._take()
         return following
 
     def next_at(self, line: int) -> Finding | None:
@@ -573,7 +585,7 @@ class _Findings:
         following = self._next
         if following is None or following.line != line:
             return None
-        self._next = next(self._findings, None)
+        self._take()
         return following
 
 
