@@ -21,6 +21,7 @@ from tests.test_fastpath import (
     padded,
     records_with_runs,
 )
+from tests.test_timeline_rows import GENERAL, KEEPING, walked
 
 DEEP = b"[" * 200 + b"]" * 200
 EDGES: dict[str, tuple[bytes, bytes, bool]] = {
@@ -208,3 +209,9 @@ def test_a_sequence_cut_between_two_lines_is_not_utf8() -> None:
     assert not runs.all_utf8([b"caf\xc3", b"\xa9\n"])  # (the first without its line end)
     assert not runs.all_utf8([b"\xe2\x82", b"\xac"])
     assert runs.all_utf8([b"caf\xc3\xa9", b"\xe2\x82\xac"])
+
+
+@pytest.mark.parametrize("edge", sorted(EDGES))
+def test_a_line_of_a_run_gives_the_timeline_the_step_the_general_path_gives(edge: str) -> None:
+    data, _ = _line(edge)  # (the timeline reads a run's lines back in the narrowed shape)
+    assert walked(data, KEEPING, runs=True) == walked(data, GENERAL)

@@ -7,7 +7,6 @@ reports what it sees as observations; rules judge them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -50,9 +49,9 @@ SESSION_NOT_ACTIVE = -32002
 """The error code of an inactive session; an answer to `session/close` with it ends the session."""
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One message as the correlator understood it: a response knows its request."""
+class Step(msgspec.Struct, frozen=True, gc=False):
+    """One message as the correlator understood it: a response knows its request (a Struct:
+    one is made for every message a view follows, eight times faster than a dataclass)."""
 
     message: Message
     """The message (a response's direction resolved from its request)."""

@@ -15,18 +15,21 @@ parsed only when the view shows it, as the general path would have parsed it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 import msgspec
 
 from acptrace.decode.classify import Found
 from acptrace.decode.directions import TRAFFIC, infer_direction
-from acptrace.decode.message import message_of, problems
+from acptrace.decode.message import message_of, plain_update_of, problems
 from acptrace.decode.runs import Run, all_utf8, is_utf8, plain_update
 from acptrace.decode.shapes import (
+    DECODE_PLAIN,
     NOT_DECODED,
     UNSET,
     CanonicalLine,
+    PlainDecode,
     WireMessage,
     decode_line,
     decode_message,
@@ -188,13 +191,39 @@ class KeptPayload(msgspec.Struct, frozen=True, gc=False):
 
 def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
     """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
-    hot path finds a message one by one (each line of a run is one it takes)."""
+    hot path finds a message one by one (each line of a run is one it takes): the first is the
+    run's own; the others, plain updates the run loop checked (UTF-8 among them), read in the
+    narrowed shape it read them in (`shapes.DECODE_PLAIN`), and a line that does not fit it
+    (one the run took on the general path) as the hot path reads any line."""
     decoder = FastDecoder(format_name, payloads=True)
-    first = run.first.line
-    for offset, data in enumerate(run.lines):
-        found = decoder.message(data, first + offset)
+    canonical = decoder.canonical
+    first, lines = run.first, run.lines
+    direction = first.direction
+    narrow = DECODE_PLAIN.get(direction) if canonical else None
+    yield Found(first, KeptPayload(lines[0], canonical))
+    number = first.line
+    for data in islice(lines, 1, None):
+        number += 1
+        message = _plain_read(narrow, data, number, direction) if narrow is not None else None
+        if message is not None:
+            yield Found(message, KeptPayload(data, canonical))
+            continue
+        found = decoder.message(data, number)
         assert isinstance(found, Found), "a line of a run is a plain update"
         yield found
+
+
+def _plain_read(
+    decode: PlainDecode, data: bytes, number: int, direction: Direction
+) -> Message | None:
+    """The message of a line of a run that fits the narrowed shape with a usual time; None for
+    a line that does not (the general shapes then read it)."""
+    try:
+        line = decode(data)
+    except NOT_DECODED:
+        return None
+    ts_ns = utc_microseconds_ns(line.ts)
+    return None if ts_ns is None else plain_update_of(line, number, direction, ts_ns)
 
 
 def shown_payload(payload: Any) -> Any:

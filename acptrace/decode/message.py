@@ -11,7 +11,15 @@ from typing import Any
 
 from acptrace.decode.capabilities import advertised, child_permits
 from acptrace.decode.directions import NOTIFICATIONS
-from acptrace.decode.shapes import UNSET, WireError, WireMessage, WireParams, WireResult, WireUpdate
+from acptrace.decode.shapes import (
+    UNSET,
+    PlainLine,
+    WireError,
+    WireMessage,
+    WireParams,
+    WireResult,
+    WireUpdate,
+)
 from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
 from acptrace.model.excerpt import excerpt
 from acptrace.model.tags import ANNOUNCE_TAG
@@ -150,6 +158,22 @@ def _call(
     return Message(line, direction, kind, msg_id, method, session_id, update_tag,
                    update_session_id, replay_from, cancel_target, peer=peer, in_batch=in_batch,
                    ts_ns=ts_ns, mono_ns=mono_ns, capabilities=capabilities)  # fmt: skip
+
+
+def plain_update_of(
+    line: PlainLine[Any], number: int, direction: Direction, ts_ns: int
+) -> Message | None:
+    """`message_of` a plain update read in its narrowed shape (`shapes.PlainLine`: a valid
+    `session/update` notification with a string session and tag), as `_call` reads it; None
+    for an announcement (its capabilities are read by `message_of`)."""
+    params = line.msg.params
+    update = params.update
+    tag = update.sessionUpdate
+    if tag == ANNOUNCE_TAG:
+        return None
+    return Message(number, direction, MessageKind.NOTIFICATION, None, "session/update",
+                   params.sessionId, tag, _string(update.sessionId),
+                   ts_ns=ts_ns, mono_ns=line.mono_ns)  # fmt: skip
 
 
 def _initialize_like(result: WireResult) -> bool:

@@ -135,9 +135,14 @@ class TimelineBuilder:
     parents: dict[str, str] = field(default_factory=dict)
     """Each session announced so far, with the session that announced it."""
 
+    _whole: bool = field(init=False)
+    """The view shows every message (none need be asked about: `View.in_lines`, `_wanted`)."""
+
     def __post_init__(self) -> None:
         if self.view.session is not None:
             self.focus.add(self.view.session)
+        view = self.view
+        self._whole = view == View(context=view.context, full=view.full)
 
     def awaiting_answers(self) -> bool:
         """Whether a request kept for the view still waits for its answer."""
@@ -187,7 +192,9 @@ class TimelineBuilder:
         linked = self.shown_requests.pop(id(request), None) if request is not None else None
         if linked is not None:
             linked.answered_by = message
-        if self.view.in_lines(message.line) and (linked is not None or self._wanted(step)):
+        if self._whole or (
+            view.in_lines(message.line) and (linked is not None or self._wanted(step))
+        ):
             self._append(step)
         if request is not None and any(r is request for r in self.open_requests):
             self.open_requests = [r for r in self.open_requests if r is not request]
@@ -202,18 +209,18 @@ class TimelineBuilder:
         return view.request is None or bool(self.open_requests)
 
     def _append(self, step: Step) -> None:
-        message = step.message
-        session = step.request.session_id if step.request is not None else message.session_id
+        message, request, cut = step.message, step.request, self._cut
+        session = request.session_id if request is not None else message.session_id
         entry = Entry(
             message.line,
             _KIND[message.kind],
-            self._cut(_label(message)),
+            cut(_label(message)),
             Stamp.of(message),
             message.direction,
             message,
             session,
-            self._cut(_payload_text(message, step.payload)),
-            step.request,
+            cut(_payload_text(message, step.payload)),
+            request,
             marker=message.update_tag == self.marker_tag,
         )
         if message.kind is MessageKind.REQUEST:
@@ -229,7 +236,7 @@ class TimelineBuilder:
         return self._cut(f"{text} {shown}".strip() if text is not None else shown)
 
     def _cut(self, text: str) -> str:
-        if self.view.full or len(text) <= PAYLOAD_CHARS:
+        if len(text) <= PAYLOAD_CHARS or self.view.full:
             return text
         return text[: PAYLOAD_CHARS - 1] + "…"
 
@@ -281,7 +288,7 @@ def _payload_text(message: Message, payload: Any) -> str:
             elif isinstance(body, dict) and message.session_id is not None:
                 body = dict(body)
                 del body["sessionId"]
-    return "" if body in (None, {}) else _json(body)
+    return "" if body is None or body == {} else json_text(body)
 
 
 def _json(value: Any) -> str:

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import Protocol
 
 import msgspec
@@ -92,12 +93,13 @@ class Widths:
 
     def over(self, rows: Sequence[_Row]) -> Widths:
         """These widths, widened to fit the rows."""
-        # (len, not cell_len: these cells hold digits, arrows and box lines, one cell each)
+        # (len, not cell_len: these cells hold digits, arrows and box lines, one cell each;
+        # each column's texts taken in C, not by a generator over the rows)
         return Widths(
-            max((len(r.line) for r in rows), default=self.line),
-            max((len(r.time) for r in rows), default=self.time),
-            max((len(r.gutter) for r in rows), default=self.gutter),
-            max((len(r.link) for r in rows), default=self.link),
+            max(map(len, map(_LINE, rows)), default=self.line),
+            max(map(len, map(_TIME, rows)), default=self.time),
+            max(map(len, map(_GUTTER, rows)), default=self.gutter),
+            max(map(len, map(_LINK, rows)), default=self.link),
         ).widest(self)
 
     def widest(self, other: Widths) -> Widths:
@@ -108,6 +110,11 @@ class Widths:
             max(self.gutter, other.gutter),
             max(self.link, other.link),
         )
+
+
+_LINE, _TIME = attrgetter("line"), attrgetter("time.plain")
+_GUTTER, _LINK = attrgetter("gutter.plain"), attrgetter("link.plain")
+"""The texts of a row's fixed columns (`Widths.over`)."""
 
 
 class FindingsInOrder(Protocol):
@@ -172,6 +179,8 @@ class TimelineStream:
         self.findings = findings
         self.known = _Known.of(ahead, self.view, findings) if ahead is not None else None
         self.gutters = _Gutters(self.known.windows if self.known is not None else ())
+        self.depths: dict[str | None, int] = {}
+        """The depth of each session in the tree `known` tells, once worked out."""
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
 
@@ -207,18 +216,23 @@ class TimelineStream:
 
     def _batch(self, count: int, *, finished: bool) -> Rows:
         rows: list[_Row] = []
-        waiting, known = self.waiting, self.known
+        waiting, known, entry_rows = self.waiting, self.known, self._entry
+        findings = known.findings if known is not None else None
+        approximate, chars = self.approximate, 0
         for _ in range(count):
             entry = waiting.popleft()
-            self.waiting_chars -= len(entry.detail)
-            if known is not None and known.findings.any_before(entry.line):
-                rows.extend(self._loose_before(entry.line))
-            following = waiting[0] if waiting else None
-            last = following is None or following.line != entry.line
-            self._entry(entry, rows, last=last, finished=finished)
-            self.approximate = self.approximate or bool(entry.stamp and entry.stamp.approximate)
-            self.written_to = entry.line
-            self.rows_written += 1
+            line = entry.line
+            chars += len(entry.detail)
+            if findings is not None and findings.next_line < line:
+                rows.extend(self._loose_before(line))
+            last = not waiting or waiting[0].line != line
+            entry_rows(entry, rows, last, finished)
+            if not approximate and entry.stamp is not None:
+                approximate = entry.stamp.approximate
+            self.written_to = line
+        self.waiting_chars -= chars
+        self.rows_written += count
+        self.approximate = approximate
         if finished:
             rows.extend(self._loose_before(None))
         self.widths = self.widths.over(rows)
@@ -236,11 +250,18 @@ class TimelineStream:
                 self.findings_written += 1
                 yield self._loose(finding)
 
-    def _entry(self, entry: Entry, rows: list[_Row], *, last: bool, finished: bool) -> None:
+    def _entry(self, entry: Entry, rows: list[_Row], last: bool, finished: bool) -> None:
         """The entry's row, and the rows of what is said under it, appended to `rows`."""
         view, known = self.view, self.known
         gutter, continuation = self.gutters.at(entry.line, entry)
-        parents = known.parents if known is not None else self.builder.parents
+        if known is None:
+            depth = session_depth(self.builder.parents, entry.session_id)
+        else:  # (the tree is known: each session's depth worked out once)
+            depth = self.depths.get(entry.session_id, -1)
+            if depth < 0:
+                depth = self.depths[entry.session_id] = session_depth(
+                    known.parents, entry.session_id
+                )
         rows.append(
             _Row(
                 str(entry.line),
@@ -248,16 +269,20 @@ class TimelineStream:
                 _direction(entry),
                 gutter,
                 continuation,
-                _event(entry, session_depth(parents, entry.session_id), view),
+                _event(entry, depth, view),
                 _link(entry, finished),
                 wrap=view.full,
             )
         )
         if known is None:
             return
-        under = [*known.notes(entry)] if known.has_notes(entry.line) else []
+        line = entry.line
+        noted = known.has_notes(line)
+        if not noted and (not last or known.findings.next_line != line):
+            return  # (most rows: nothing said under them)
+        under = [*known.notes(entry)] if noted else []
         if last:
-            while (finding := known.findings.next_at(entry.line)) is not None:
+            while (finding := known.findings.next_at(line)) is not None:
                 under.append(_finding(finding))
                 self.findings_written += 1
         for text in under:
@@ -400,20 +425,21 @@ class Rows:
     def _plain(self, console: Console, width_event: int) -> Iterator[str]:
         """The lines as plain text (the same characters as the styled ones)."""
         widths = self.widths
+        line_width, time_width, gutter_width = widths.line, widths.time, widths.gutter
         for row in self.rows:
-            events: Iterable[tuple[bool, str]] = (
-                self._plain_events(row, console, width_event)
-                if row.wrap
-                else ((True, _ellipsized(row.event.plain, width_event)),)  # (no generator)
+            fixed = (
+                f"{row.line.rjust(line_width)} {row.time.plain.rjust(time_width)} "
+                f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(gutter_width)} "
             )
-            for first, event in events:
-                fixed = (
-                    f"{row.line.rjust(widths.line)} {row.time.plain.rjust(widths.time)} "
-                    f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(widths.gutter)} "
-                    if first
-                    else f"{' ' * (widths.line + widths.time + 4)}"
-                    f"{row.continuation.plain.ljust(widths.gutter)} "
-                )
+            if not row.wrap and not row.link:  # (most rows: one line, no link, no generator)
+                yield fixed + _ellipsized(row.event.plain, width_event)
+                continue
+            for first, event in self._plain_events(row, console, width_event):
+                if not first:
+                    fixed = (
+                        f"{' ' * (line_width + time_width + 4)}"
+                        f"{row.continuation.plain.ljust(gutter_width)} "
+                    )
                 link = ""
                 if first and row.link:
                     padding = " " * (width_event - cell_width(event) + 1)
@@ -455,10 +481,10 @@ def cell_width(text: str) -> int:
 
 def _ellipsized(text: str, width: int) -> str:
     """The text cut to `width` cells with `…` at the end, as `Text.truncate` cuts it."""
-    if cell_width(text) <= width:
+    if _ONE_CELL.match(text):  # (`cell_width`, its text matched once)
+        return text if len(text) <= width else text[: width - 1] + "…"
+    if cell_len(text) <= width:
         return text
-    if _ONE_CELL.match(text):
-        return text[: width - 1] + "…"
     return set_cell_size(text, width - 1) + "…"
 
 
@@ -537,18 +563,21 @@ class _Findings:
 
     def __init__(self, findings: Iterable[Finding]) -> None:
         self._findings = iter(findings)
-        self._next = next(self._findings, None)
+        self._next: Finding | None = None
+        self.next_line: float = float("inf")
+        """The line of the next finding (infinity: none is left), read for every row."""
+        self._take()
 
-    def any_before(self, line: int) -> bool:
-        """Whether the next finding is on a line before this one."""
-        return self._next is not None and self._next.line < line
+    def _take(self) -> None:
+        following = self._next = next(self._findings, None)
+        self.next_line = float("inf") if following is None else following.line
 
     def next_before(self, line: int | None) -> Finding | None:
         """The next finding, taken, when it is on a line before `line` (any, for None)."""
         following = self._next
         if following is None or (line is not None and following.line >= line):
             return None
-        self._next = next(self._findings, None)
+        self._take()
         return following
 
     def next_at(self, line: int) -> Finding | None:
@@ -556,7 +585,7 @@ class _Findings:
         following = self._next
         if following is None or following.line != line:
             return None
-        self._next = next(self._findings, None)
+        self._take()
         return following
 
 
@@ -588,6 +617,11 @@ class _Gutters:
         """Each gutter made so far (a handful: most rows have one of the same few)."""
         blank = Cell(" " * self.width, "blue")
         self.blank = (blank, blank)
+        self.through = self.blank
+        """The gutter of a row that is no window's request, marker or response: │ in each
+        lane open (most rows), made again only when the windows open change."""
+        self.markers: frozenset[int] = frozenset()
+        """The marker lines of the windows open."""
 
     def at(self, line: int, entry: Entry | None) -> tuple[Cell, Cell]:
         """The gutter of a row at this line, and of the lines under it.
@@ -595,18 +629,34 @@ class _Gutters:
         ┌ at the resume request, ├ at its marker, └ at its response, │ in between.
         """
         waiting = self.waiting
+        if (waiting and waiting[-1].row.request_line <= line) or line > self.closing:
+            self._move(line)
+        if not self.open:
+            return self.blank
+        if line not in self.markers and (
+            entry is None or entry.message is None or entry.kind == _NOTIFICATION
+        ):  # (no window's request, marker or response: `_cells` says │ in every lane)
+            return self.through
+        cells, under = [" "] * self.width, [" "] * self.width
+        for window in self.open:
+            cells[window.lane], under[window.lane] = _cells(window.row, line, entry)
+        return self._cell("".join(cells)), self._cell("".join(under))
+
+    def _move(self, line: int) -> None:
+        """Open the windows that start by this line, drop those that ended before it."""
+        waiting = self.waiting
         while waiting and waiting[-1].row.request_line <= line:
             self.open.append(waiting.pop())
             self.closing = min(self.closing, self.open[-1].end)
         if line > self.closing:  # (windows end: the rest stay open)
             self.open = [w for w in self.open if w.end >= line]
             self.closing = min((w.end for w in self.open), default=float("inf"))
-        if not self.open:
-            return self.blank
-        cells, under = [" "] * self.width, [" "] * self.width
+        self.markers = frozenset(w.row.marker_line for w in self.open if w.row.marker_line)
+        through = [" "] * self.width
         for window in self.open:
-            cells[window.lane], under[window.lane] = _cells(window.row, line, entry)
-        return self._cell("".join(cells)), self._cell("".join(under))
+            through[window.lane] = "│"
+        cell = self._cell("".join(through))
+        self.through = (cell, cell)
 
     def _cell(self, text: str) -> Cell:
         cell = self.cells.get(text)
@@ -654,6 +704,7 @@ def _time(origin: Stamp | None, stamp: Stamp | None) -> Cell:
 _ARROWS = {direction: Cell(arrow) for direction, arrow in ARROW.items()}
 _EVENT_MARK, _ISSUE_MARK = Cell("·", "dim"), Cell("!", "bold yellow")
 _REQUEST, _RESPONSE = MessageKind.REQUEST.value, MessageKind.RESPONSE.value
+_NOTIFICATION = MessageKind.NOTIFICATION.value
 """(An enum's `value` is a property: looked up once, not for every row.)"""
 
 
@@ -667,27 +718,43 @@ def _direction(entry: Entry) -> Cell:
 
 def _event(entry: Entry, depth: int, view: View) -> Cell:
     """The row's main cell: label, ids, session and payload."""
-    parts = [("  " * depth, "")]
     message = entry.message
-    if entry.kind == "issue":
-        parts.append(inert_part(entry.label, "yellow"))
-    elif entry.kind == "event":
-        parts.append(inert_part(entry.label, "dim"))
-    elif message is not None:
-        parts.extend(_message_label(entry, message, view))
+    label: tuple[Part, ...]
+    if message is not None:  # (a message's entry: never an issue or an event)
+        label, plain = _message_label(entry, message, view)
+    elif entry.kind == "issue" or entry.kind == "event":
+        part = inert_part(entry.label, "yellow" if entry.kind == "issue" else "dim")
+        label, plain = (part,), part[0]
+    else:
+        label, plain = (), ""
+    indent = _INDENTS[depth]  # (the parts joined here, as `Cell.joined` joins them)
     if entry.detail:
-        parts.append((" ", ""))
-        parts.append(inert_part(entry.detail, "dim"))
-    return Cell.joined(*parts)
+        detail = inert_part(entry.detail, "dim")
+        return Cell(f"{indent[0]}{plain} {detail[0]}", parts=(indent, *label, _SPACE, detail))
+    return Cell(indent[0] + plain, parts=(indent, *label))
 
 
-_UPDATE_LABELS: dict[tuple[bool, str, str, bool], tuple[Part, ...]] = {}
+class _Indents(dict[int, Part]):
+    """The indent part of a row at each depth of the tree of sessions, made once."""
+
+    def __missing__(self, depth: int) -> Part:
+        part = self[depth] = ("  " * depth, "")
+        return part
+
+
+_INDENTS = _Indents()
+_SPACE: Part = (" ", "")
+
+
+Label = tuple[tuple[Part, ...], str]
+"""A message's label: its parts, and their text joined."""
+_UPDATE_LABELS: dict[tuple[bool, str, str, bool], Label] = {}
 """The label of an update that announces nothing, by marker, label, session and view (most
 rows of a transcript: a few sessions, a few tags); emptied when it holds `_LABELS_KEPT`."""
 _LABELS_KEPT = 1024
 
 
-def _message_label(entry: Entry, message: Message, view: View) -> Sequence[Part]:
+def _message_label(entry: Entry, message: Message, view: View) -> Label:
     session_id = message.session_id
     if (
         message.kind is MessageKind.NOTIFICATION
@@ -699,9 +766,13 @@ def _message_label(entry: Entry, message: Message, view: View) -> Sequence[Part]
         if label is None:
             if len(_UPDATE_LABELS) >= _LABELS_KEPT:
                 _UPDATE_LABELS.clear()
-            label = _UPDATE_LABELS[key] = tuple(_labelled(entry, message, view))
+            label = _UPDATE_LABELS[key] = _joined(_labelled(entry, message, view))
         return label
-    return _labelled(entry, message, view)
+    return _joined(_labelled(entry, message, view))
+
+
+def _joined(parts: list[Part]) -> Label:
+    return tuple(parts), "".join([part for part, _ in parts])
 
 
 def _labelled(entry: Entry, message: Message, view: View) -> list[Part]:
