@@ -34,10 +34,17 @@ def records(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def examples(request: pytest.FixtureRequest) -> Path:
-    """The sdist's `examples/` folder (fetched once into pytest's cache)."""
+def examples(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist's `examples/` folder (fetched once into pytest's cache; into a temporary
+    folder when the cache is off, `-p no:cacheprovider`)."""
     version = importlib.metadata.version(PACKAGE)
-    cache = Path(request.config.cache.mkdir(f"acp-sdist-{version}"))
+    folder = f"acp-sdist-{version}"
+    pytest_cache = getattr(request.config, "cache", None)
+    cache = (
+        Path(pytest_cache.mkdir(folder))
+        if pytest_cache is not None
+        else tmp_path_factory.mktemp(folder)
+    )
     found = sorted(cache.glob("*/examples/agent.py"))
     if found:
         return found[0].parent
