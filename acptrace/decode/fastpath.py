@@ -40,7 +40,7 @@ from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
-from acptrace.read.timestamps import utc_microseconds_ns, wall_ns
+from acptrace.read.timestamps import second_start_ns, utc_microseconds_ns, wall_ns
 
 
 class FastDecoder:
@@ -210,7 +210,7 @@ def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
     for data, plain in zip(islice(lines, 1, None), decoded, strict=False):
         number += 1
         if plain is not None:  # (decoded by the run loop: not a second time)
-            message = _plain_message(plain, number, direction)
+            message = _kept_message(plain, number, direction)
         elif narrow is not None:
             message = _plain_read(narrow, data, number, direction)
         else:
@@ -233,6 +233,16 @@ def _plain_read(
     except NOT_DECODED:
         return None
     return _plain_message(line, number, direction)
+
+
+def _kept_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
+    """`_plain_message` of a line the run loop took: its time is a usual one (the loop checked
+    its text, and its second is cached), read without checking it again."""
+    ts = line.ts
+    base = second_start_ns(ts[:19])
+    if base is None:  # (never: the loop took no other)
+        return _plain_message(line, number, direction)
+    return plain_update_of(line, number, direction, base + int(ts[20:26]) * 1000)
 
 
 def _plain_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
