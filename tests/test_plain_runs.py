@@ -11,7 +11,11 @@ import msgspec
 import pytest
 
 from acptrace.decode import runs, shapes
+from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Direction, UpdateRun
+from acptrace.model.tags import TagPolicy
+from acptrace.read.formats import ReadSettings
+from acptrace.read.source import iter_blocks
 from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
 from tests.test_fastpath import (
     UTF8_EDGES,
@@ -215,3 +219,22 @@ def test_a_sequence_cut_between_two_lines_is_not_utf8() -> None:
 def test_a_line_of_a_run_gives_the_timeline_the_step_the_general_path_gives(edge: str) -> None:
     data, _ = _line(edge)  # (the timeline reads a run's lines back in the narrowed shape)
     assert walked(data, KEEPING, runs=True) == walked(data, GENERAL)
+
+
+@pytest.mark.parametrize("edge", ["unchanged", "method twice, the last plain", "an id"])
+def test_a_run_keeps_each_line_as_the_run_loop_decoded_it(edge: str) -> None:
+    data, _ = _line(edge)  # (the timeline reads them back without decoding them again)
+    settings = ReadSettings(runs_for=TagPolicy.build(), payloads=True)
+    records = read_records(iter_blocks(io.BytesIO(data)), ReadStats(), None, settings)
+    taken = [r for r in records if isinstance(r, UpdateRun)]
+    assert taken
+    decode = shapes.DECODE_PLAIN["a2c"]
+    for run in taken:
+        assert len(run.plain) == len(run.lines) == run.count
+        assert run.plain[0] is None  # (the run's own message)
+        for line, plain in zip(run.lines[1:], run.plain[1:], strict=True):
+            if plain is not None:
+                assert plain == decode(line)
+    kept = [p is not None for run in taken for p in run.plain[1:]]
+    assert any(kept)
+    assert all(kept) == (edge != "method twice, the last plain")

@@ -15,7 +15,7 @@ parsed only when the view shows it, as the general path would have parsed it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice
+from itertools import islice, repeat
 from typing import Any
 
 import msgspec
@@ -30,6 +30,7 @@ from acptrace.decode.shapes import (
     UNSET,
     CanonicalLine,
     PlainDecode,
+    PlainLine,
     WireMessage,
     decode_line,
     decode_message,
@@ -39,7 +40,7 @@ from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
-from acptrace.read.timestamps import utc_microseconds_ns, wall_ns
+from acptrace.read.timestamps import second_start_ns, utc_microseconds_ns, wall_ns
 
 
 class FastDecoder:
@@ -115,7 +116,8 @@ class FastDecoder:
                 yield self._done(run, lines, start)
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
-                run = Run(message, self._breaks, self._policy.live_tags, clock, usual)
+                live_tags = self._policy.live_tags
+                run = Run(message, self._breaks, live_tags, clock, usual, self.payloads)
                 start = index - 1
                 continue
             yield Found(message, KeptPayload(data, self.canonical)) if self.payloads else message
@@ -130,7 +132,9 @@ class FastDecoder:
         done = run.done()
         if not self.payloads:
             return done
-        return msgspec.structs.replace(done, lines=tuple(lines[start : start + done.count]))
+        kept = tuple(run.kept) if run.kept is not None else ()
+        lines_of_run = tuple(lines[start : start + done.count])
+        return msgspec.structs.replace(done, lines=lines_of_run, plain=kept)
 
 
 def canonical_read(line: CanonicalLine, number: int) -> tuple[Message | None, str | None]:
@@ -202,9 +206,15 @@ def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
     narrow = DECODE_PLAIN.get(direction) if canonical else None
     yield Found(first, KeptPayload(lines[0], canonical))
     number = first.line
-    for data in islice(lines, 1, None):
+    decoded = islice(run.plain, 1, None) if run.plain else repeat(None)
+    for data, plain in zip(islice(lines, 1, None), decoded, strict=False):
         number += 1
-        message = _plain_read(narrow, data, number, direction) if narrow is not None else None
+        if plain is not None:  # (decoded by the run loop: not a second time)
+            message = _kept_message(plain, number, direction)
+        elif narrow is not None:
+            message = _plain_read(narrow, data, number, direction)
+        else:
+            message = None
         if message is not None:
             yield Found(message, KeptPayload(data, canonical))
             continue
@@ -222,6 +232,21 @@ def _plain_read(
         line = decode(data)
     except NOT_DECODED:
         return None
+    return _plain_message(line, number, direction)
+
+
+def _kept_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
+    """`_plain_message` of a line the run loop took: its time is a usual one (the loop checked
+    its text, and its second is cached), read without checking it again."""
+    ts = line.ts
+    base = second_start_ns(ts[:19])
+    if base is None:  # (never: the loop took no other)
+        return _plain_message(line, number, direction)
+    return plain_update_of(line, number, direction, base + int(ts[20:26]) * 1000)
+
+
+def _plain_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
+    """The message of a line read in the narrowed shape; None unless its time is a usual one."""
     ts_ns = utc_microseconds_ns(line.ts)
     return None if ts_ns is None else plain_update_of(line, number, direction, ts_ns)
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import filterfalse
+from typing import Any
 
-from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED
+from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, PlainDecode, PlainLine
 from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
 from acptrace.model.tags import SNAPSHOT_TAG
 from acptrace.read.clocks import Clock
@@ -68,6 +69,7 @@ class Run:
         "count",
         "direction",
         "first",
+        "kept",
         "last",
         "last_mono",
         "last_ts",
@@ -87,8 +89,12 @@ class Run:
         live_tags: frozenset[str],
         clock: Clock,
         usual: str | None = None,
+        keep: bool = False,
     ) -> None:
         self.first = first
+        self.kept: list[PlainLine[Any] | None] | None = [] if keep else None
+        """With `keep` (a view shows payloads): each line's `PlainLine` as the run loop decoded
+        it, in line order (None for the first and any line taken by `takes`)."""
         self.breaks = breaks
         """Tags that end a run."""
         self.live_tags = live_tags
@@ -117,13 +123,16 @@ class Run:
         The loop most lines of a big transcript go through (`grow_run`): anything else (another
         session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
         """
-        last = self.last
+        last, kept = self.last, self.kept
         own_mono = last.mono_ns if last is not None else None
         index, last_ts, last_mono, snapshot, own_mono, self.widest = grow_run(
             lines, start, first, self.session, self.direction,
             self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
             second_start_ns, self.live, own_mono, self.widest, self.pauses, utf8,
+            kept,
         )  # fmt: skip
+        if kept is not None:  # (the line that ended the run was decoded too: not the run's)
+            del kept[self.count + index - start :]
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
@@ -144,6 +153,8 @@ class Run:
         ):
             return False
         self.count += 1
+        if self.kept is not None:
+            self.kept.append(None)
         stamp = Stamp.of(message)
         if self.last is not None:
             gap = self.last.ns_until(stamp)
@@ -196,6 +207,7 @@ def grow_run(
     widest: int,
     pauses: list[tuple[int, int]],
     utf8: bool = False,
+    keep: list[PlainLine[Any] | None] | None = None,
 ) -> tuple[int, str, int | None, bool, int | None, int]:
     """The run loop, in locals and without a `Message` per line: the plain updates of one
     session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
@@ -205,7 +217,9 @@ def grow_run(
     `start`'s on the way in) and the widest gap between two lines (`widest`, nanoseconds:
     monotonic when both lines have it, else wall); never-history tags taken are appended to
     `live`, and (line, gap) to `pauses` where a gap is wider than `widest` was. `utf8`: every
-    line is known to be UTF-8 (`all_utf8`), else each is checked.
+    line is known to be UTF-8 (`all_utf8`), else each is checked. `keep`: each line decoded is
+    appended to it (a view that shows payloads reads them again; the caller drops what was not
+    taken), at no cost to a loop that keeps none.
 
     A line is taken when it has the shape `acptrace.decode.fastpath` would make a plain update
     of, with nothing the general path would report: msgspec checks its shape (`PlainLine`: a
@@ -220,6 +234,8 @@ def grow_run(
     decode = DECODE_PLAIN.get(direction)  # (msgspec checks the direction, and `ts`'s length)
     if decode is None:
         return start, last_ts, last_mono, snapshot, own_mono, widest
+    if keep is not None:
+        decode = _keeping(decode, keep.append)
     index = start
     for index in range(start, len(lines)):
         data = lines[index]
@@ -266,6 +282,17 @@ def grow_run(
     else:
         return len(lines), last_ts, last_mono, snapshot, own_mono, widest
     return index, last_ts, last_mono, snapshot, own_mono, widest
+
+
+def _keeping(decode: PlainDecode, keep: Callable[[PlainLine[Any] | None], None]) -> PlainDecode:
+    """`decode`, keeping each line it decodes."""
+
+    def decode_kept(data: bytes) -> PlainLine[Any]:
+        line = decode(data)
+        keep(line)
+        return line
+
+    return decode_kept
 
 
 def _text_ns(ts: str, second_start: Callable[[str], int | None]) -> int:

@@ -245,6 +245,9 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     lines: tuple[bytes, ...] = ()
     """Its lines, when a view that shows payloads reads it (`Execution.payloads`): each is
     read into its message only for the view, the analysis follows the run as one."""
+    plain: tuple[Any, ...] = ()
+    """With its lines: each line as the run loop decoded it (a `decode.shapes.PlainLine`, None
+    for the first and any other it did not decode), so that a view does not decode it again."""
 
     @property
     def end(self) -> Stamp:

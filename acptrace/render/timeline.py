@@ -386,8 +386,8 @@ class Rows:
         """The rows as rich prints them without colour on a console `width` wide (each line cut
         to the width, without spaces at its end; no rows: one empty line), with no console:
         what a file or a pipe gets (a rich print per batch costs more than the rows)."""
-        lines = self._plain(_plain_console(width), self._event_width(width))
-        return "".join(f"{_cropped(line, width).rstrip(' ')}\n" for line in lines) or "\n"
+        lines = self._plain(_plain_console(width), self._event_width(width), width)
+        return "".join(f"{line.rstrip(' ')}\n" for line in lines) or "\n"
 
     def _event_width(self, max_width: int) -> int:
         widths = self.widths
@@ -422,17 +422,26 @@ class Rows:
                 yield from text.render(console)
                 yield Segment.line()
 
-    def _plain(self, console: Console, width_event: int) -> Iterator[str]:
-        """The lines as plain text (the same characters as the styled ones)."""
+    def _plain(self, console: Console, width_event: int, crop: int | None = None) -> Iterator[str]:
+        """The lines as plain text (the same characters as the styled ones); each cut to
+        `crop` cells, as a console cuts it, when given."""
         widths = self.widths
         line_width, time_width, gutter_width = widths.line, widths.time, widths.gutter
+        one_cell = _ONE_CELL.match
         for row in self.rows:
             fixed = (
                 f"{row.line.rjust(line_width)} {row.time.plain.rjust(time_width)} "
                 f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(gutter_width)} "
             )
             if not row.wrap and not row.link:  # (most rows: one line, no link, no generator)
-                yield fixed + _ellipsized(row.event.plain, width_event)
+                event = row.event.plain
+                if crop is not None and one_cell(event) and one_cell(fixed):
+                    # (a cell a character: its length is its width, not measured again)
+                    cut = event if len(event) <= width_event else event[: width_event - 1] + "…"
+                    yield (fixed + cut)[:crop]
+                    continue
+                line = fixed + _ellipsized(event, width_event)
+                yield line if crop is None else _cropped(line, crop)
                 continue
             for first, event in self._plain_events(row, console, width_event):
                 if not first:
@@ -444,7 +453,8 @@ class Rows:
                 if first and row.link:
                     padding = " " * (width_event - cell_width(event) + 1)
                     link = padding + row.link.plain.rjust(widths.link)
-                yield fixed + event + link
+                line = fixed + event + link
+                yield line if crop is None else _cropped(line, crop)
 
     @staticmethod
     def _plain_events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, str]]:
