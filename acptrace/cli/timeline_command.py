@@ -51,7 +51,7 @@ from acptrace.cli.settings import (
 )
 from acptrace.correlate.correlator import Step
 from acptrace.judge.policy import Policy
-from acptrace.model.domain import Analysis
+from acptrace.model.domain import Analysis, UpdateRun
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
 from acptrace.model.temporary import scratch_folder
@@ -193,6 +193,7 @@ def _write_timelines(
             known, found = ahead[index] if ahead is not None else (None, None)
             if found is None:  # (read once: the walk finds them, and parks them)
                 walk.findings_sink = found = ParkedFindings(scratch / f"walk-{index}")
+            walk.runs_whole = True  # (the rows of a run's updates are made from its lines)
             builder = TimelineBuilder(view, options.marker_tag)
             if known is not None and view.session is not None:  # children before announcement
                 builder.focus |= session_tree(known.sessions, view.session)
@@ -223,7 +224,10 @@ def _items(
         yield from walk
         return
     for item in walk:
-        line = item.message.line if isinstance(item, Step) else item.line
+        if isinstance(item, Step):
+            line = item.message.line
+        else:  # (a run: its lines past the view's last the builder does not show)
+            line = item.first.line if isinstance(item, UpdateRun) else item.line
         if line <= last or awaiting():
             yield item
         elif stop_early:

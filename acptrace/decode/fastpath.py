@@ -42,6 +42,9 @@ from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
 from acptrace.read.timestamps import second_start_ns, utc_microseconds_ns, wall_ns
 
+CANONICAL = "acptrace"
+"""The name of the canonical format (a record a line, its message in `msg`)."""
+
 
 class FastDecoder:
     """Decodes plain lines of the canonical or bare JSON-RPC format; None for anything else.
@@ -54,7 +57,7 @@ class FastDecoder:
     def __init__(
         self, format_name: str, runs_for: TagPolicy | None = None, payloads: bool = False
     ) -> None:
-        self.canonical = format_name == "acptrace"
+        self.canonical = format_name == CANONICAL
         self.payloads = payloads
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
@@ -134,7 +137,9 @@ class FastDecoder:
             return done
         kept = tuple(run.kept) if run.kept is not None else ()
         lines_of_run = tuple(lines[start : start + done.count])
-        return msgspec.structs.replace(done, lines=lines_of_run, plain=kept)
+        return msgspec.structs.replace(
+            done, lines=lines_of_run, plain=kept, canonical=self.canonical
+        )
 
 
 def canonical_read(line: CanonicalLine, number: int) -> tuple[Message | None, str | None]:
@@ -189,8 +194,19 @@ class KeptPayload(msgspec.Struct, frozen=True, gc=False):
 
     def value(self) -> Any:
         """The object, as the general path parses it."""
-        record = loads(self.data)
-        return record["msg"] if self.canonical else record
+        return kept_value(self.data, self.canonical)
+
+
+def kept_value(data: bytes, canonical: bool) -> Any:
+    """The JSON object of a message kept in its line (`KeptPayload.value`)."""
+    record = loads(data)
+    return record["msg"] if canonical else record
+
+
+KeptUpdate = tuple[int, int, int | None, str, str | None, bytes]
+"""A plain update of a run as the run loop decoded it, without a `Message`: its line, wall and
+monotonic times (nanoseconds), tag, the session its update names (`Message.update_session_id`)
+and the bytes of its line (a canonical record: `kept_value` parses it)."""
 
 
 def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
@@ -199,11 +215,9 @@ def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
     run's own; the others, plain updates the run loop checked (UTF-8 among them), read in the
     narrowed shape it read them in (`shapes.DECODE_PLAIN`), and a line that does not fit it
     (one the run took on the general path) as the hot path reads any line."""
-    decoder = FastDecoder(format_name, payloads=True)
-    canonical = decoder.canonical
+    canonical = format_name == CANONICAL
     first, lines = run.first, run.lines
     direction = first.direction
-    narrow = DECODE_PLAIN.get(direction) if canonical else None
     yield Found(first, KeptPayload(lines[0], canonical))
     number = first.line
     decoded = islice(run.plain, 1, None) if run.plain else repeat(None)
@@ -211,16 +225,58 @@ def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
         number += 1
         if plain is not None:  # (decoded by the run loop: not a second time)
             message = _kept_message(plain, number, direction)
-        elif narrow is not None:
-            message = _plain_read(narrow, data, number, direction)
-        else:
-            message = None
-        if message is not None:
-            yield Found(message, KeptPayload(data, canonical))
+            if message is not None:
+                yield Found(message, KeptPayload(data, canonical))
+                continue
+        yield _line_found(data, number, direction, canonical)
+
+
+def run_updates(run: UpdateRun) -> Iterator[Found | KeptUpdate]:
+    """Each update of a run with its lines, as `run_found` reads them, but each line the run
+    loop decoded (`UpdateRun.plain`) as a `KeptUpdate`, not made a `Message`: a view that shows
+    such an update needs only that (the timeline's rows). The first update, and a line the run
+    took on the general path (kept as None), come `Found` as `run_found` reads them."""
+    first, lines, plain = run.first, run.lines, run.plain
+    if not plain:  # (nothing kept: a run of the general path's lines, or not canonical)
+        yield from run_found(run, CANONICAL if run.canonical else "")
+        return
+    yield Found(first, KeptPayload(lines[0], True))
+    direction = first.direction
+    number = first.line
+    second, base = "", 0
+    for data, line in zip(islice(lines, 1, None), islice(plain, 1, None), strict=True):
+        number += 1
+        if line is None:  # (taken by `Run.takes`: read as the hot path reads any line)
+            yield _line_found(data, number, direction, True)
             continue
-        found = decoder.message(data, number)
-        assert isinstance(found, Found), "a line of a run is a plain update"
-        yield found
+        ts = line.ts
+        if ts[:19] != second:  # (the loop checked its text: a usual time, its second cached)
+            second = ts[:19]
+            start = second_start_ns(second)
+            assert start is not None, "a run's line has a usual time"
+            base = start
+        update = line.msg.params.update
+        named = update.sessionId
+        yield (
+            number,
+            base + int(ts[20:26]) * 1000,
+            line.mono_ns,
+            update.sessionUpdate,
+            named if type(named) is str else None,
+            data,
+        )
+
+
+def _line_found(data: bytes, number: int, direction: Direction, canonical: bool) -> Found:
+    """A line of a run the run loop did not decode, `Found` as the hot path finds it: in the
+    narrowed shape when it fits, else as any line."""
+    narrow = DECODE_PLAIN.get(direction) if canonical else None
+    message = _plain_read(narrow, data, number, direction) if narrow is not None else None
+    if message is not None:
+        return Found(message, KeptPayload(data, canonical))
+    found = FastDecoder(CANONICAL if canonical else "", payloads=True).message(data, number)
+    assert isinstance(found, Found), "a line of a run is a plain update"
+    return found
 
 
 def _plain_read(

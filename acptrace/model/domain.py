@@ -248,6 +248,8 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     plain: tuple[Any, ...] = ()
     """With its lines: each line as the run loop decoded it (a `decode.shapes.PlainLine`, None
     for the first and any other it did not decode), so that a view does not decode it again."""
+    canonical: bool = False
+    """With its lines: each is a canonical record (its message is `msg`), not a bare message."""
 
     @property
     def end(self) -> Stamp:

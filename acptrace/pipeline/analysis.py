@@ -107,8 +107,9 @@ def analyze_stream(
     return walk.analysis
 
 
-Item = Step | RecorderEvent | Issue
-"""What a walk yields: each message as correlated, recorder events and input issues."""
+Item = Step | RecorderEvent | Issue | UpdateRun
+"""What a walk yields: each message as correlated, recorder events and input issues (and runs
+of plain updates with their lines, when asked for: `Walk.runs_whole`)."""
 
 
 class Walk:
@@ -141,6 +142,10 @@ class Walk:
         self.findings_sink: FindingSink | None = None
         """Set before the walk, where its findings go instead of `analysis.findings` (left
         empty): a million findings need not be held (`acptrace.pipeline.parked`)."""
+        self.runs_whole = False
+        """Set before a walk that keeps payloads, each run of plain updates is yielded as its
+        `UpdateRun` (with its lines), not a step for each update: for a view that reads the
+        lines itself (the timeline's rows, `decode.fastpath.run_updates`)."""
 
     @property
     def connection(self) -> str | None:
@@ -188,7 +193,9 @@ class Walk:
                 run.messages += record.count
                 run.lost.on_messages(record.first.line, record.count)
                 correlator.on_run(record)
-                if record.lines:  # (payloads kept: a step for each, as `on_message` gives)
+                if record.lines and self.runs_whole:  # (the view reads its lines)
+                    yield record
+                elif record.lines:  # (payloads kept: a step for each, as `on_message` gives)
                     for found in run_found(record, stats.format):
                         yield Step(found.message, payload=found.payload)
             elif isinstance(record, Message):

@@ -15,8 +15,18 @@ from typing import Any
 import msgspec
 
 from acptrace.correlate.correlator import Step
-from acptrace.decode.fastpath import shown_payload
-from acptrace.model.domain import Direction, Issue, JsonId, Message, MessageKind, SessionInfo, Stamp
+from acptrace.decode.classify import Found
+from acptrace.decode.fastpath import kept_value, run_updates, shown_payload
+from acptrace.model.domain import (
+    Direction,
+    Issue,
+    JsonId,
+    Message,
+    MessageKind,
+    SessionInfo,
+    Stamp,
+    UpdateRun,
+)
 from acptrace.model.excerpt import json_text
 from acptrace.model.tags import ANNOUNCE_TAG, MARKER_TAG
 from acptrace.read.envelopes import RecorderEvent
@@ -99,7 +109,8 @@ class Entry(msgspec.Struct, gc=False):
     direction: Direction | None = None
     """Which way a message travelled."""
     message: Message | None = None
-    """The message, for message rows."""
+    """The message, for message rows (None for an update read straight from its run's line:
+    `TimelineBuilder.add` of an `UpdateRun`; its kind is still `notification`)."""
     session_id: str | None = None
     """The session it concerns (a response: its request's)."""
     detail: str = ""
@@ -153,12 +164,15 @@ class TimelineBuilder:
         taken, self.entries = self.entries, []
         return taken
 
-    def add(self, item: Step | RecorderEvent | Issue) -> None:
-        """Follow one item of the walk."""
+    def add(self, item: Step | RecorderEvent | Issue | UpdateRun) -> None:
+        """Follow one item of the walk (a run of plain updates with its lines: each update)."""
         if isinstance(item, Step):
             if self.origin is None:
                 self._note_time(Stamp.of(item.message))
             self._step(item)
+            return
+        if isinstance(item, UpdateRun):
+            self._run(item)
             return
         unfocused = not self.view.focused
         if isinstance(item, RecorderEvent):
@@ -198,6 +212,38 @@ class TimelineBuilder:
             self._append(step)
         if request is not None and any(r is request for r in self.open_requests):
             self.open_requests = [r for r in self.open_requests if r is not request]
+
+    def _run(self, run: UpdateRun) -> None:
+        """Each update of a run: the first, and any line the run took on the general path, as
+        a step; the others' entries straight from their lines (`run_updates`), with what
+        `_step` and `_append` make of a plain update (it opens, links and announces nothing)
+        without its `Message`."""
+        first = run.first
+        direction, session, view = first.direction, first.session_id, self.view
+        entries, cut, marker_tag, whole = self.entries, self._cut, self.marker_tag, self._whole
+        for update in run_updates(run):
+            if type(update) is Found:
+                self.add(Step(update.message, payload=update.payload))
+                continue
+            line, ts_ns, mono_ns, tag, named, data = update  # type: ignore[misc]
+            if not whole and not (view.in_lines(line) and self._wanted_update(session, named)):
+                continue
+            stamp = Stamp(line, ts_ns, mono_ns)
+            if self.origin is None:
+                self._note_time(stamp)
+            detail = cut(_update_text(kept_value(data, True)["params"]["update"]))
+            entries.append(
+                Entry(line, _NOTIFICATION, cut(tag), stamp, direction, None, session, detail,
+                      marker=tag == marker_tag)
+            )  # fmt: skip
+
+    def _wanted_update(self, session: str | None, named: str | None) -> bool:
+        """`_wanted` of a plain update of this session, whose update names `named`."""
+        if self.view.session is not None:
+            focus = self.focus
+            if session not in focus and not (named and named in focus):
+                return False
+        return self.view.request is None or bool(self.open_requests)
 
     def _wanted(self, step: Step) -> bool:
         message, view = step.message, self.view
@@ -259,6 +305,7 @@ def _id_matches(value: JsonId, wanted: str) -> bool:
 
 _KIND = {kind: kind.value for kind in MessageKind}
 """Each kind's name (an enum's `value` is a property: too slow for every row)."""
+_NOTIFICATION = MessageKind.NOTIFICATION.value
 
 
 def _label(message: Message) -> str:
@@ -283,12 +330,18 @@ def _payload_text(message: Message, payload: Any) -> str:
             body = payload.get("params")
             update = body.get("update") if isinstance(body, dict) else None
             if message.update_tag is not None and isinstance(update, dict):
-                body = dict(update)  # (a copy without one key, in C)
-                del body["sessionUpdate"]
-            elif isinstance(body, dict) and message.session_id is not None:
+                return _update_text(update)
+            if isinstance(body, dict) and message.session_id is not None:
                 body = dict(body)
                 del body["sessionId"]
     return "" if body is None or body == {} else json_text(body)
+
+
+def _update_text(update: dict[str, Any]) -> str:
+    """The text of an update's body: the update without its tag (`sessionUpdate`)."""
+    body = dict(update)  # (a copy without one key, in C)
+    del body["sessionUpdate"]
+    return json_text(body) if body else ""
 
 
 def _json(value: Any) -> str:

@@ -36,6 +36,7 @@ from acptrace.model.domain import (
     ResumeRow,
     Role,
     Stamp,
+    UpdateRun,
 )
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.read.envelopes import RecorderEvent
@@ -184,19 +185,21 @@ class TimelineStream:
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
 
-    def add(self, item: Step | RecorderEvent | Issue) -> list[RenderableType]:
+    def add(self, item: Step | RecorderEvent | Issue | UpdateRun) -> list[RenderableType]:
         """Follow one item of the walk; the rows that leave the look-ahead (most often none:
-        a list, not a generator made for every item)."""
+        a list, not a generator made for every item). The look-ahead is checked after each
+        entry (a run of updates gives many at once), so batches are cut where they would be
+        were its updates added one by one."""
         self.builder.add(item)
+        blocks: list[RenderableType] = []
+        waiting, most = self.waiting, self.lookahead + BATCH_ROWS
         for entry in self.builder.take():
-            self.waiting.append(entry)
+            waiting.append(entry)
             self.waiting_chars += len(entry.detail)
-        if len(self.waiting) > self.lookahead + BATCH_ROWS or (
-            self.waiting_chars > LOOKAHEAD_CHARS and len(self.waiting) > 1
-        ):
-            keep = min(self.lookahead, len(self.waiting) - 1)
-            return [self._batch(len(self.waiting) - keep, finished=False)]
-        return []
+            if len(waiting) > most or (self.waiting_chars > LOOKAHEAD_CHARS and len(waiting) > 1):
+                keep = min(self.lookahead, len(waiting) - 1)
+                blocks.append(self._batch(len(waiting) - keep, finished=False))
+        return blocks
 
     def finish(
         self, analysis: Analysis, findings: FindingsInOrder | None = None
@@ -677,9 +680,9 @@ class _Gutters:
 
 def _cells(row: ResumeRow, line: int, entry: Entry | None) -> tuple[str, str]:
     message = entry.message if entry is not None else None
-    if entry is None or message is None:
+    if entry is None or (message is None and entry.kind != _NOTIFICATION):  # (event, issue)
         return "│", "│"
-    if _is_request_of(message, row):
+    if message is not None and _is_request_of(message, row):
         return "┌", "│"
     if _is_response_of(entry, row):
         return "└", " "
@@ -732,6 +735,8 @@ def _event(entry: Entry, depth: int, view: View) -> Cell:
     label: tuple[Part, ...]
     if message is not None:  # (a message's entry: never an issue or an event)
         label, plain = _message_label(entry, message, view)
+    elif entry.kind == _NOTIFICATION:  # (a plain update read straight from its run's line)
+        label, plain = _update_label(entry, view)
     elif entry.kind == "issue" or entry.kind == "event":
         part = inert_part(entry.label, "yellow" if entry.kind == "issue" else "dim")
         label, plain = (part,), part[0]
@@ -771,14 +776,31 @@ def _message_label(entry: Entry, message: Message, view: View) -> Label:
         and session_id is not None
         and message.update_tag != ANNOUNCE_TAG
     ):
-        key = (entry.marker, entry.label, session_id, view.full)
-        label = _UPDATE_LABELS.get(key)
-        if label is None:
-            if len(_UPDATE_LABELS) >= _LABELS_KEPT:
-                _UPDATE_LABELS.clear()
-            label = _UPDATE_LABELS[key] = _joined(_labelled(entry, message, view))
-        return label
+        return _update_label(entry, view)
     return _joined(_labelled(entry, message, view))
+
+
+def _update_label(entry: Entry, view: View) -> Label:
+    """The label of an update of a session that announces nothing (its entry's session is its
+    own), made once per marker, label, session and view."""
+    session_id = entry.session_id
+    assert session_id is not None
+    key = (entry.marker, entry.label, session_id, view.full)
+    label = _UPDATE_LABELS.get(key)
+    if label is None:
+        if len(_UPDATE_LABELS) >= _LABELS_KEPT:
+            _UPDATE_LABELS.clear()
+        label = _UPDATE_LABELS[key] = _joined(_update_parts(entry, session_id, view))
+    return label
+
+
+def _update_parts(entry: Entry, session_id: str | None, view: View) -> list[Part]:
+    """An update's label, then its session (when it has one)."""
+    parts = [inert_part(("◆ " if entry.marker else "") + entry.label, "cyan")]
+    if session_id is not None:
+        parts.append((" ", ""))
+        parts.append(inert_part(_session(session_id, view), "magenta"))
+    return parts
 
 
 def _joined(parts: list[Part]) -> Label:
@@ -794,11 +816,11 @@ def _labelled(entry: Entry, message: Message, view: View) -> list[Part]:
             return [("↩ ", ""), status, inert_part(f" #{id_text(message.id)}", "bold")]
         case MessageKind.REQUEST:
             parts = [inert_part(f"{entry.label} #{id_text(message.id)}", "bold")]
+            if message.session_id is not None:
+                parts.append((" ", ""))
+                parts.append(inert_part(_session(message.session_id, view), "magenta"))
         case MessageKind.NOTIFICATION:
-            parts = [inert_part(("◆ " if entry.marker else "") + entry.label, "cyan")]
-    if message.session_id is not None:
-        parts.append((" ", ""))
-        parts.append(inert_part(_session(message.session_id, view), "magenta"))
+            parts = _update_parts(entry, message.session_id, view)
     if message.update_tag == ANNOUNCE_TAG and message.update_session_id is not None:
         parts.append((" announces ", ""))
         parts.append(inert_part(_session(message.update_session_id, view), "magenta"))
