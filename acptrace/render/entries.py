@@ -243,8 +243,11 @@ class TimelineBuilder:
                 continue
             if self.origin is None:
                 self._note_time(Stamp(line, ts_ns, mono_ns))
-            label, marker = cut(tag), tag == marker_tag
-            detail = cut(_update_text(kept_value(data, True)["params"]["update"]))
+            text = _update_text(kept_value(data, True)["params"]["update"])
+            # (`_cut` called only for what it cuts: most tags and many payloads are short)
+            label = tag if len(tag) <= PAYLOAD_CHARS else cut(tag)
+            detail = text if len(text) <= PAYLOAD_CHARS else cut(text)
+            marker = tag == marker_tag
             if update_row is not None:
                 row = update_row(line, ts_ns, mono_ns, label, direction, session, detail, marker)
                 if row is not None:

@@ -505,8 +505,8 @@ class Rows:
             )
             if not row.wrap and not row.link:  # (most rows: one line, no link, no generator)
                 event = row.event.plain
-                if crop is not None and one_cell(event) and one_cell(fixed):
-                    # (a cell a character: its length is its width, not measured again)
+                if crop is not None and one_cell(event):  # (`fixed`: one cell a character,
+                    # as `Widths.over` counts it) a cell a character: its length is its width
                     cut = event if len(event) <= width_event else event[: width_event - 1] + "…"
                     yield (fixed + cut)[:crop]
                     continue
