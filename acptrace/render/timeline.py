@@ -457,7 +457,7 @@ class Rows:
         to the width, without spaces at its end; no rows: one empty line), with no console:
         what a file or a pipe gets (a rich print per batch costs more than the rows)."""
         lines = self._plain(_plain_console(width), self._event_width(width), width)
-        return "".join(f"{line.rstrip(' ')}\n" for line in lines) or "\n"
+        return "\n".join([line.rstrip(" ") for line in lines]) + "\n"
 
     def _event_width(self, max_width: int) -> int:
         widths = self.widths
@@ -503,7 +503,8 @@ class Rows:
                 f"{row.number.rjust(line_width)} {row.time.plain.rjust(time_width)} "
                 f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(gutter_width)} "
             )
-            if not row.wrap and not row.link:  # (most rows: one line, no link, no generator)
+            if not row.wrap and not row.link.plain:  # (most rows: one line, no link, no
+                # generator; the link's text asked, not its `len`: a Python call a row)
                 event = row.event.plain
                 if crop is not None and one_cell(event):  # (`fixed`: one cell a character,
                     # as `Widths.over` counts it) a cell a character: its length is its width
