@@ -144,3 +144,27 @@ def test_a_line_the_run_took_on_the_general_path_comes_as_found() -> None:
                     u.message.line for u in run_updates(item) if not isinstance(u, tuple)
                 ]
     assert len(found_lines) == 2  # (the run's first update, and the line it took)
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+@pytest.mark.parametrize("ahead", [True, False], ids=["ahead", "read-once"])
+def test_a_plain_update_is_made_its_row_as_it_is_read_only_when_known_ahead_and_cut(
+    view: str, ahead: bool
+) -> None:
+    """With the analysis ahead and payloads cut, a plain update of a run is kept as its row
+    (`TimelineStream._update_row`: no `Entry`), which the test above holds to the general
+    rows; read once, or with payloads whole, it is kept as an entry."""
+    data, shown = replays(), VIEWS[view]
+    known = analyze(io.BytesIO(data)) if ahead else None
+    builder = TimelineBuilder(shown)
+    if known is not None and shown.session is not None:
+        builder.focus |= session_tree(known.sessions, shown.session)
+    stream = TimelineStream(builder, known)
+    with open_walk(io.BytesIO(data), each_message=False, execution=KEEPING) as walk:
+        walk.runs_whole = True
+        for item in walk:
+            stream.add(item)
+        kept = {type(entry).__name__ for entry in stream.waiting}
+    made_ahead = ahead and not shown.full
+    assert ("_Row" in kept) == made_ahead
+    assert "Entry" in kept  # (requests, responses, each run's first update)

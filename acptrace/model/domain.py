@@ -285,10 +285,14 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
         """Milliseconds from this stamp to `later`: monotonic when both have it, else wall."""
         if later is None:
             return None
-        if self.mono_ns is not None and later.mono_ns is not None:
-            return (later.mono_ns - self.mono_ns) / 1e6
-        if self.ts_ns is not None and later.ts_ns is not None:
-            return (later.ts_ns - self.ts_ns) / 1e6
+        return self.ms_to(later.ts_ns, later.mono_ns)
+
+    def ms_to(self, ts_ns: int | None, mono_ns: int | None) -> float | None:
+        """Milliseconds from this stamp to a later one with these times (`ms_until`)."""
+        if self.mono_ns is not None and mono_ns is not None:
+            return (mono_ns - self.mono_ns) / 1e6
+        if self.ts_ns is not None and ts_ns is not None:
+            return (ts_ns - self.ts_ns) / 1e6
         return None
 
     def ns_until(self, later: Stamp) -> int | None:

@@ -8,7 +8,7 @@ as they come and lays them out. Memory holds the entries not yet taken, not the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +123,14 @@ class Entry(msgspec.Struct, gc=False):
     """A replay marker (`replay_complete`)."""
 
 
+UpdateRow = Callable[
+    [int, int | None, int | None, str, Direction | None, str | None, str, bool], Any
+]
+"""Makes what is kept of a plain update of a run instead of its `Entry`, or None (its entry),
+from what its entry would hold: line, wall and monotonic times, label (its tag, cut),
+direction, session, detail (cut), whether it is the replay marker."""
+
+
 @dataclass(slots=True)
 class TimelineBuilder:
     """Follows a walk, keeping the entries the view selects."""
@@ -131,8 +139,12 @@ class TimelineBuilder:
     """What to show."""
     marker_tag: str = MARKER_TAG
     """The update tag that ends a replay (drawn ◆)."""
-    entries: list[Entry] = field(default_factory=list)
-    """The entries kept and not yet taken (`take`), in transcript order."""
+    entries: list[Any] = field(default_factory=list)
+    """The entries kept and not yet taken (`take`), in transcript order (and what `update_row`
+    made instead of an entry)."""
+    update_row: UpdateRow | None = None
+    """Makes what is kept for a plain update of a run instead of its `Entry` (the timeline's
+    row, when it can be made as the line is read), or None: its entry."""
     origin: Stamp | None = None
     """The first timestamp of the transcript (relative times count from it)."""
     focus: set[str] = field(default_factory=set)
@@ -159,7 +171,7 @@ class TimelineBuilder:
         """Whether a request kept for the view still waits for its answer."""
         return bool(self.shown_requests)
 
-    def take(self) -> list[Entry]:
+    def take(self) -> list[Any]:
         """The entries kept since the last call (the builder lets go of them)."""
         taken, self.entries = self.entries, []
         return taken
@@ -221,6 +233,7 @@ class TimelineBuilder:
         first = run.first
         direction, session, view = first.direction, first.session_id, self.view
         entries, cut, marker_tag, whole = self.entries, self._cut, self.marker_tag, self._whole
+        update_row = self.update_row
         for update in run_updates(run):
             if type(update) is Found:
                 self.add(Step(update.message, payload=update.payload))
@@ -228,13 +241,21 @@ class TimelineBuilder:
             line, ts_ns, mono_ns, tag, named, data = update  # type: ignore[misc]
             if not whole and not (view.in_lines(line) and self._wanted_update(session, named)):
                 continue
-            stamp = Stamp(line, ts_ns, mono_ns)
             if self.origin is None:
-                self._note_time(stamp)
-            detail = cut(_update_text(kept_value(data, True)["params"]["update"]))
+                self._note_time(Stamp(line, ts_ns, mono_ns))
+            text = _update_text(kept_value(data, True)["params"]["update"])
+            # (`_cut` called only for what it cuts: most tags and many payloads are short)
+            label = tag if len(tag) <= PAYLOAD_CHARS else cut(tag)
+            detail = text if len(text) <= PAYLOAD_CHARS else cut(text)
+            marker = tag == marker_tag
+            if update_row is not None:
+                row = update_row(line, ts_ns, mono_ns, label, direction, session, detail, marker)
+                if row is not None:
+                    entries.append(row)
+                    continue
             entries.append(
-                Entry(line, _NOTIFICATION, cut(tag), stamp, direction, None, session, detail,
-                      marker=tag == marker_tag)
+                Entry(line, _NOTIFICATION, label, Stamp(line, ts_ns, mono_ns), direction, None,
+                      session, detail, marker=marker)
             )  # fmt: skip
 
     def _wanted_update(self, session: str | None, named: str | None) -> bool:

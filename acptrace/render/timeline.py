@@ -113,7 +113,7 @@ class Widths:
         )
 
 
-_LINE, _TIME = attrgetter("line"), attrgetter("time.plain")
+_LINE, _TIME = attrgetter("number"), attrgetter("time.plain")
 _GUTTER, _LINK = attrgetter("gutter.plain"), attrgetter("link.plain")
 """The texts of a row's fixed columns (`Widths.over`)."""
 
@@ -170,7 +170,7 @@ class TimelineStream:
         findings: FindingsInOrder | None = None,
     ) -> None:
         self.builder, self.view, self.lookahead = builder, builder.view, lookahead
-        self.waiting: deque[Entry] = deque()
+        self.waiting: deque[Entry | _Row] = deque()
         self.waiting_chars = 0
         self.widths = Widths()
         self.written_to = 0
@@ -184,6 +184,11 @@ class TimelineStream:
         """The depth of each session in the tree `known` tells, once worked out."""
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
+        self.update_heads: dict[tuple[bool, str, str | None], Label] = {}
+        """The start of a plain update's event cell (indent and label) by marker, label and
+        session (`_update_row`; emptied when it holds `_LABELS_KEPT`)."""
+        if self.known is not None and not self.view.full:
+            builder.update_row = self._update_row  # (its row made as its line is read)
 
     def add(self, item: Step | RecorderEvent | Issue | UpdateRun) -> list[RenderableType]:
         """Follow one item of the walk; the rows that leave the look-ahead (most often none:
@@ -195,7 +200,8 @@ class TimelineStream:
         waiting, most = self.waiting, self.lookahead + BATCH_ROWS
         for entry in self.builder.take():
             waiting.append(entry)
-            self.waiting_chars += len(entry.detail)
+            if type(entry) is Entry:  # (a row made ahead counts no characters: a cut view's
+                self.waiting_chars += len(entry.detail)  # never reach `LOOKAHEAD_CHARS`)
             if len(waiting) > most or (self.waiting_chars > LOOKAHEAD_CHARS and len(waiting) > 1):
                 keep = min(self.lookahead, len(waiting) - 1)
                 blocks.append(self._batch(len(waiting) - keep, finished=False))
@@ -225,10 +231,19 @@ class TimelineStream:
         for _ in range(count):
             entry = waiting.popleft()
             line = entry.line
-            chars += len(entry.detail)
             if findings is not None and findings.next_line < line:
                 rows.extend(self._loose_before(line))
             last = not waiting or waiting[0].line != line
+            if type(entry) is _Row:  # (a plain update's row, made as it was read)
+                gutter, continuation = self.gutters.at(line, _PLAIN_UPDATE)
+                entry.gutter, entry.continuation = gutter, continuation
+                rows.append(entry)
+                if last and findings is not None and findings.next_line == line:
+                    self._under(line, None, last, continuation, rows)  # (its findings)
+                self.written_to = line
+                continue
+            assert isinstance(entry, Entry)
+            chars += len(entry.detail)
             entry_rows(entry, rows, last, finished)
             if not approximate and entry.stamp is not None:
                 approximate = entry.stamp.approximate
@@ -255,16 +270,8 @@ class TimelineStream:
 
     def _entry(self, entry: Entry, rows: list[_Row], last: bool, finished: bool) -> None:
         """The entry's row, and the rows of what is said under it, appended to `rows`."""
-        view, known = self.view, self.known
+        view = self.view
         gutter, continuation = self.gutters.at(entry.line, entry)
-        if known is None:
-            depth = session_depth(self.builder.parents, entry.session_id)
-        else:  # (the tree is known: each session's depth worked out once)
-            depth = self.depths.get(entry.session_id, -1)
-            if depth < 0:
-                depth = self.depths[entry.session_id] = session_depth(
-                    known.parents, entry.session_id
-                )
         rows.append(
             _Row(
                 str(entry.line),
@@ -272,18 +279,73 @@ class TimelineStream:
                 _direction(entry),
                 gutter,
                 continuation,
-                _event(entry, depth, view),
+                _event(entry, self._depth(entry.session_id), view),
                 _link(entry, finished),
                 wrap=view.full,
             )
         )
+        self._under(entry.line, entry, last, continuation, rows)
+
+    def _update_row(
+        self,
+        line: int,
+        ts_ns: int | None,
+        mono_ns: int | None,
+        label: str,
+        direction: Direction | None,
+        session_id: str | None,
+        detail: str,
+        marker: bool,
+    ) -> _Row | None:
+        """The row of a plain update read straight from its run's line, made as it is read
+        (the analysis is known ahead, the view cut; `TimelineBuilder.update_row`): what
+        `_entry` makes of its entry but the gutter, set when its batch is written. None (make
+        its entry) before the first time is known."""
+        origin = self.builder.origin
+        if origin is None:
+            return None
+        key = (marker, label, session_id)
+        head = self.update_heads.get(key)
+        if head is None:  # (its label at its session's depth, made once)
+            if len(self.update_heads) >= _LABELS_KEPT:
+                self.update_heads.clear()
+            label_at = _update_label(marker, label, session_id, self.view)
+            head = self.update_heads[key] = _head(label_at, self._depth(session_id))
+        return _Row(
+            str(line),
+            _time_at(origin, ts_ns, mono_ns, False),
+            _ARROWS[direction or Direction.UNKNOWN],
+            NONE,
+            NONE,
+            _event_cell(head, detail),
+            NONE,
+            False,
+            line,
+        )
+
+    def _depth(self, session_id: str | None) -> int:
+        """How deep the session is in the tree of sessions (known: worked out once each)."""
+        known = self.known
+        if known is None:
+            return session_depth(self.builder.parents, session_id)
+        depth = self.depths.get(session_id, -1)
+        if depth < 0:
+            depth = self.depths[session_id] = session_depth(known.parents, session_id)
+        return depth
+
+    def _under(
+        self, line: int, entry: Entry | None, last: bool, continuation: Cell, rows: list[_Row]
+    ) -> None:
+        """The rows of what is said under a row at this line (its entry's notes, and with the
+        line's `last` row its findings), appended to `rows` (a plain update's row: no entry,
+        no notes)."""
+        known = self.known
         if known is None:
             return
-        line = entry.line
-        noted = known.has_notes(line)
+        noted = entry is not None and known.has_notes(line)
         if not noted and (not last or known.findings.next_line != line):
             return  # (most rows: nothing said under them)
-        under = [*known.notes(entry)] if noted else []
+        under = [*known.notes(entry)] if entry is not None and noted else []
         if last:
             while (finding := known.findings.next_at(line)) is not None:
                 under.append(_finding(finding))
@@ -365,10 +427,13 @@ def timeline_heading(name: str, connection: str | None, view: View) -> Renderabl
     return Group(*lines, inert(f"view: {view.describe()}"), Text(LEGEND, "dim"))
 
 
-class _Row(msgspec.Struct, frozen=True, gc=False):
-    """One row: fixed cells, then the event cell (cut to one line, or wrapped), then the link."""
+class _Row(msgspec.Struct, gc=False):
+    """One row: fixed cells, then the event cell (cut to one line, or wrapped), then the link.
+    A plain update's row is made when its line is read (`TimelineStream._update_row`), its
+    gutter set when its batch is written (not frozen for that)."""
 
-    line: str
+    number: str
+    """The line number shown ("" under a line)."""
     time: Cell
     direction: Cell
     gutter: Cell
@@ -377,6 +442,8 @@ class _Row(msgspec.Struct, frozen=True, gc=False):
     event: Cell
     link: Cell
     wrap: bool
+    line: int = 0
+    """The input line of a row made ahead of its batch (`_update_row`), as an entry's."""
 
 
 class Rows:
@@ -390,7 +457,7 @@ class Rows:
         to the width, without spaces at its end; no rows: one empty line), with no console:
         what a file or a pipe gets (a rich print per batch costs more than the rows)."""
         lines = self._plain(_plain_console(width), self._event_width(width), width)
-        return "".join(f"{line.rstrip(' ')}\n" for line in lines) or "\n"
+        return "\n".join([line.rstrip(" ") for line in lines]) + "\n"
 
     def _event_width(self, max_width: int) -> int:
         widths = self.widths
@@ -409,7 +476,7 @@ class Rows:
         for row in self.rows:
             for first, event in self._events(row, console, width_event):
                 text = Text.assemble(
-                    row.line.rjust(widths.line) if first else " " * widths.line,
+                    row.number.rjust(widths.line) if first else " " * widths.line,
                     " ",
                     _aligned(row.time if first else NONE, widths.time, "right"),
                     " ",
@@ -433,13 +500,14 @@ class Rows:
         one_cell = _ONE_CELL.match
         for row in self.rows:
             fixed = (
-                f"{row.line.rjust(line_width)} {row.time.plain.rjust(time_width)} "
+                f"{row.number.rjust(line_width)} {row.time.plain.rjust(time_width)} "
                 f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(gutter_width)} "
             )
-            if not row.wrap and not row.link:  # (most rows: one line, no link, no generator)
+            if not row.wrap and not row.link.plain:  # (most rows: one line, no link, no
+                # generator; the link's text asked, not its `len`: a Python call a row)
                 event = row.event.plain
-                if crop is not None and one_cell(event) and one_cell(fixed):
-                    # (a cell a character: its length is its width, not measured again)
+                if crop is not None and one_cell(event):  # (`fixed`: one cell a character,
+                    # as `Widths.over` counts it) a cell a character: its length is its width
                     cut = event if len(event) <= width_event else event[: width_event - 1] + "…"
                     yield (fixed + cut)[:crop]
                     continue
@@ -709,8 +777,13 @@ def _is_response_of(entry: Entry, row: ResumeRow) -> bool:
 def _time(origin: Stamp | None, stamp: Stamp | None) -> Cell:
     if origin is None or stamp is None:
         return NONE
-    ms = origin.ms_until(stamp)
-    mark = "~" if origin.approximate or stamp.approximate else ""
+    return _time_at(origin, stamp.ts_ns, stamp.mono_ns, stamp.approximate)
+
+
+def _time_at(origin: Stamp, ts_ns: int | None, mono_ns: int | None, approximate: bool) -> Cell:
+    """The time since `origin` of a stamp with these times (`_time`, without the stamp)."""
+    ms = origin.ms_to(ts_ns, mono_ns)
+    mark = "~" if origin.approximate or approximate else ""
     return Cell("" if ms is None else f"{mark}+{ms / 1000:.3f}s", "dim")
 
 
@@ -719,6 +792,9 @@ _EVENT_MARK, _ISSUE_MARK = Cell("·", "dim"), Cell("!", "bold yellow")
 _REQUEST, _RESPONSE = MessageKind.REQUEST.value, MessageKind.RESPONSE.value
 _NOTIFICATION = MessageKind.NOTIFICATION.value
 """(An enum's `value` is a property: looked up once, not for every row.)"""
+_PLAIN_UPDATE = Entry(0, _NOTIFICATION, "")
+"""What the gutter asks of a plain update whose row was made without an entry (its kind; it
+has no message, no request)."""
 
 
 def _direction(entry: Entry) -> Cell:
@@ -736,17 +812,30 @@ def _event(entry: Entry, depth: int, view: View) -> Cell:
     if message is not None:  # (a message's entry: never an issue or an event)
         label, plain = _message_label(entry, message, view)
     elif entry.kind == _NOTIFICATION:  # (a plain update read straight from its run's line)
-        label, plain = _update_label(entry, view)
+        label, plain = _update_label(entry.marker, entry.label, entry.session_id, view)
     elif entry.kind == "issue" or entry.kind == "event":
         part = inert_part(entry.label, "yellow" if entry.kind == "issue" else "dim")
         label, plain = (part,), part[0]
     else:
         label, plain = (), ""
-    indent = _INDENTS[depth]  # (the parts joined here, as `Cell.joined` joins them)
-    if entry.detail:
-        detail = inert_part(entry.detail, "dim")
-        return Cell(f"{indent[0]}{plain} {detail[0]}", parts=(indent, *label, _SPACE, detail))
-    return Cell(indent[0] + plain, parts=(indent, *label))
+    return _event_cell(_head((label, plain), depth), entry.detail)
+
+
+def _head(label: Label, depth: int) -> Label:
+    """The start of an event cell: the indent of its session's depth, then its label."""
+    indent = _INDENTS[depth]
+    parts, plain = label
+    return (indent, *parts), indent[0] + plain
+
+
+def _event_cell(head: Label, detail: str) -> Cell:
+    """The event cell of a row: its start (`_head`: indent and label), then its detail (the
+    parts joined here, as `Cell.joined` joins them)."""
+    parts, plain = head
+    if detail:
+        shown = inert_part(detail, "dim")
+        return Cell(f"{plain} {shown[0]}", parts=(*parts, _SPACE, shown))
+    return Cell(plain, parts=parts)
 
 
 class _Indents(dict[int, Part]):
@@ -776,27 +865,26 @@ def _message_label(entry: Entry, message: Message, view: View) -> Label:
         and session_id is not None
         and message.update_tag != ANNOUNCE_TAG
     ):
-        return _update_label(entry, view)
+        return _update_label(entry.marker, entry.label, entry.session_id, view)
     return _joined(_labelled(entry, message, view))
 
 
-def _update_label(entry: Entry, view: View) -> Label:
+def _update_label(marker: bool, tag: str, session_id: str | None, view: View) -> Label:
     """The label of an update of a session that announces nothing (its entry's session is its
-    own), made once per marker, label, session and view."""
-    session_id = entry.session_id
+    own), made once per marker, label (its tag, cut), session and view."""
     assert session_id is not None
-    key = (entry.marker, entry.label, session_id, view.full)
+    key = (marker, tag, session_id, view.full)
     label = _UPDATE_LABELS.get(key)
     if label is None:
         if len(_UPDATE_LABELS) >= _LABELS_KEPT:
             _UPDATE_LABELS.clear()
-        label = _UPDATE_LABELS[key] = _joined(_update_parts(entry, session_id, view))
+        label = _UPDATE_LABELS[key] = _joined(_update_parts(marker, tag, session_id, view))
     return label
 
 
-def _update_parts(entry: Entry, session_id: str | None, view: View) -> list[Part]:
+def _update_parts(marker: bool, tag: str, session_id: str | None, view: View) -> list[Part]:
     """An update's label, then its session (when it has one)."""
-    parts = [inert_part(("◆ " if entry.marker else "") + entry.label, "cyan")]
+    parts = [inert_part(("◆ " if marker else "") + tag, "cyan")]
     if session_id is not None:
         parts.append((" ", ""))
         parts.append(inert_part(_session(session_id, view), "magenta"))
@@ -820,7 +908,7 @@ def _labelled(entry: Entry, message: Message, view: View) -> list[Part]:
                 parts.append((" ", ""))
                 parts.append(inert_part(_session(message.session_id, view), "magenta"))
         case MessageKind.NOTIFICATION:
-            parts = _update_parts(entry, message.session_id, view)
+            parts = _update_parts(entry.marker, entry.label, message.session_id, view)
     if message.update_tag == ANNOUNCE_TAG and message.update_session_id is not None:
         parts.append((" announces ", ""))
         parts.append(inert_part(_session(message.update_session_id, view), "magenta"))
