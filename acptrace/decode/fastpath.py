@@ -40,7 +40,12 @@ from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
-from acptrace.read.timestamps import second_start_ns, utc_microseconds_ns, wall_ns
+from acptrace.read.timestamps import (
+    checked_usual_ns,
+    second_start_ns,
+    utc_microseconds_ns,
+    wall_ns,
+)
 
 CANONICAL = "acptrace"
 """The name of the canonical format (a record a line, its message in `msg`)."""
@@ -293,12 +298,8 @@ def _plain_read(
 
 def _kept_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
     """`_plain_message` of a line the run loop took: its time is a usual one (the loop checked
-    its text, and its second is cached), read without checking it again."""
-    ts = line.ts
-    base = second_start_ns(ts[:19])
-    if base is None:  # (never: the loop took no other)
-        return _plain_message(line, number, direction)
-    return plain_update_of(line, number, direction, base + int(ts[20:26]) * 1000)
+    its text), read without checking it again."""
+    return plain_update_of(line, number, direction, checked_usual_ns(line.ts))
 
 
 def _plain_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:

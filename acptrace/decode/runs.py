@@ -18,7 +18,12 @@ from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, PlainDecode, Plain
 from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
 from acptrace.model.tags import SNAPSHOT_TAG
 from acptrace.read.clocks import Clock
-from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
+from acptrace.read.timestamps import (
+    checked_usual_ns,
+    second_start_ns,
+    usual_text,
+    utc_microseconds_ns,
+)
 
 
 def is_utf8(data: bytes) -> bool:
@@ -268,7 +273,7 @@ def grow_run(
         else:
             if mono is not None and (last_mono is None or mono < last_mono):
                 break
-            gap = _text_ns(ts, second_start) - _text_ns(last_ts, second_start)
+            gap = checked_usual_ns(ts) - checked_usual_ns(last_ts)
         if mono is not None:
             last_mono = mono
         if gap > widest:
@@ -293,10 +298,3 @@ def _keeping(decode: PlainDecode, keep: Callable[[PlainLine[Any] | None], None])
         return line
 
     return decode_kept
-
-
-def _text_ns(ts: str, second_start: Callable[[str], int | None]) -> int:
-    """A usual time's text (checked) as nanoseconds."""
-    base = second_start(ts[:19])
-    assert base is not None
-    return base + int(ts[20:26]) * 1000

@@ -52,6 +52,15 @@ def utc_microseconds_ns(value: str) -> int | None:
     return None if base is None else base + int(fraction) * 1000
 
 
+def checked_usual_ns(value: str) -> int:
+    """`utc_microseconds_ns` of a text already checked to be a usual time (as the run loop
+    checks each line it takes): its second's start (cached) and its fraction, not checked
+    again."""
+    base = second_start_ns(value[:19])
+    assert base is not None, "a usual time's second"
+    return base + int(value[20:26]) * 1000
+
+
 def second_start_ns(second: str) -> int | None:
     """`YYYY-MM-DDTHH:MM:SS` as nanoseconds since the epoch (UTC), cached; None if it is not
     one."""

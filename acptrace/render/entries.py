@@ -239,7 +239,7 @@ class TimelineBuilder:
                 self.add(Step(update.message, payload=update.payload))
                 continue
             line, ts_ns, mono_ns, tag, named, data = update  # type: ignore[misc]
-            if not whole and not (view.in_lines(line) and self._wanted_update(session, named)):
+            if not whole and not (view.in_lines(line) and self._shows(session, named)):
                 continue
             if self.origin is None:
                 self._note_time(Stamp(line, ts_ns, mono_ns))
@@ -258,21 +258,22 @@ class TimelineBuilder:
                       session, detail, marker=marker)
             )  # fmt: skip
 
-    def _wanted_update(self, session: str | None, named: str | None) -> bool:
-        """`_wanted` of a plain update of this session, whose update names `named`."""
-        if self.view.session is not None:
-            focus = self.focus
-            if session not in focus and not (named and named in focus):
-                return False
-        return self.view.request is None or bool(self.open_requests)
-
     def _wanted(self, step: Step) -> bool:
-        message, view = step.message, self.view
-        if view.session is not None:
-            about = step.request.session_id if step.request is not None else message.session_id
-            named = (*message.result_session_ids, message.update_session_id)
-            if about not in self.focus and not any(s in self.focus for s in named if s):
-                return False
+        message = step.message
+        about = step.request.session_id if step.request is not None else message.session_id
+        return self._shows(about, *message.result_session_ids, message.update_session_id)
+
+    def _shows(self, session: str | None, *named: str | None) -> bool:
+        """Whether the view shows a message about this session that names these sessions
+        (a plain update: the one its update names): one of them in focus, and, viewing a
+        request, while it waits for its answer."""
+        view, focus = self.view, self.focus
+        if (
+            view.session is not None
+            and session not in focus
+            and not any(s in focus for s in named if s)
+        ):
+            return False
         return view.request is None or bool(self.open_requests)
 
     def _append(self, step: Step) -> None:
