@@ -123,3 +123,36 @@ def test_cut_names_leaves_out_shared_folders_then_cuts_near_the_middle() -> None
     assert len(set(cut)) == 2
     assert all(len(name) == 9 and "…" in name for name in cut)
     assert cut_names(["short"], 9) == ["short"]
+
+
+# -- columns with no value in any row ---------------------------------------------------------
+
+
+def _latency_table(marker_cells: list[str], idle_first: bool = True) -> FittedTable:
+    columns = [
+        Column("line", "right"),
+        Column("end", drop=1),
+        Column("repl", "right", drop=2),
+        Column("→marker", "right", drop=3, idle_first=idle_first),
+    ]
+    table = FittedTable(columns)
+    for index, marker in enumerate(marker_cells):
+        table.add_row(str(index), "error -32601", "12", marker)
+    return table
+
+
+def test_a_column_with_no_value_in_any_row_goes_first_when_marked_so() -> None:
+    full = max(len(line.rstrip()) for line in _shown(_latency_table(["—", ""]), 200))
+    heading, *rest = _shown(_latency_table(["—", ""]), full - 1)
+    assert heading.split() == ["line", "end", "repl"]  # (the dashes went, not `end`)
+    assert "Left out at" in "\n".join(rest)
+    assert "→marker" in "\n".join(rest)
+    assert "error -32601" in rest[0]
+
+
+def test_a_column_with_a_value_or_not_marked_keeps_its_place() -> None:
+    full = max(len(line.rstrip()) for line in _shown(_latency_table(["—", "1.5 s"]), 200))
+    with_value = _shown(_latency_table(["—", "1.5 s"]), full - 1)
+    assert with_value[0].split() == ["line", "repl", "→marker"]  # (`end` goes first, by order)
+    unmarked = _shown(_latency_table(["—", "—"], idle_first=False), full - 1)
+    assert unmarked[0].split() == ["line", "repl", "→marker"]  # (a dash that is a verdict stays)

@@ -222,3 +222,21 @@ def test_a_long_session_id_in_a_finding_wraps_and_is_never_cut(tmp_path: Path, w
     findings = text.split("LC-UNKNOWN-SESSION", 1)[1]
     assert "…" not in findings
     assert session in "".join(line.strip() for line in findings.splitlines())
+
+
+def test_resumes_without_a_marker_keep_the_error_code_at_80_columns() -> None:
+    """On a connection whose resumes expect no marker, the marker latencies say nothing: they
+    go first, and the row's end (the error code that tells a refused request from a cut
+    replay) stays."""
+    path = str(ROOT / "sample_traces" / "outcome-truncated-error.jsonl")
+    shown = CliRunner().invoke(app, ["analyze", path], env={"COLUMNS": "80"})
+    lines = shown.stdout.splitlines()
+    heading = next(line for line in lines if line.split()[:2] == ["line", "session"])
+    assert "end" in heading.split()
+    assert "→marker" not in heading
+    assert any("truncated" in line and "error -32603" in line for line in lines)
+    assert any(line.startswith("Left out at 80 columns:") and "→marker" in line for line in lines)
+    v2_path = str(ROOT / "sample_traces" / "rules-history.jsonl")
+    v2 = CliRunner().invoke(app, ["analyze", v2_path], env={"COLUMNS": "80"})
+    v2_heading = next(line for line in v2.stdout.splitlines() if line.startswith(" line "))
+    assert "→marker" in v2_heading  # (a v2 replay's marker latencies are what is read first)

@@ -3,10 +3,12 @@
 A `FittedTable` is laid out when it is printed, for the width it gets. Every column keeps its
 cells and its heading whole (numbers, outcomes, short ids); when the whole does not fit, columns
 marked droppable go, in their order (the least read first), and one line under the table says
-which went and how wide a terminal shows them. The columns that cannot go are those that name a
-row (a line, a session, a group). A column of long names (groups, paths) is shown whole when
-there is room; when there is not, it is shortened (down to its `least` width) before any column
-goes, each name by its column's `shorten`, all of them still told apart.
+which went and how wide a terminal shows them; a column marked `idle_first` goes before all the
+others when no row has a value in it (the marker latencies of a v1 connection). The columns
+that cannot go are those that name a row (a line, a session, a group). A column of long names
+(groups, paths) is shown whole when there is room; when there is not, it is shortened (down to
+its `least` width) before any column goes, each name by its column's `shorten`, all of them
+still told apart.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from rich.text import Text
 
 UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
+NO_VALUE = frozenset({"", "—"})
+"""What a cell holds when it has no value."""
 
 
 class Column(msgspec.Struct):
@@ -38,7 +42,14 @@ class Column(msgspec.Struct):
     folders); None: never shortened."""
     least: int = 12
     """The narrowest `shorten` may make the column."""
+    idle_first: bool = False
+    """Dropped before every other column when no cell has a value (each is empty or `—`):
+    for a column whose dash only says it does not apply, not one whose dash is a verdict."""
     cells: list[Text] = msgspec.field(default_factory=list)
+
+    def idle(self) -> bool:
+        """Marked `idle_first`, and no cell has a value."""
+        return self.idle_first and all(cell.plain in NO_VALUE for cell in self.cells)
 
     def need(self) -> int:
         """The narrowest this column can be without cutting a cell."""
@@ -75,7 +86,9 @@ class FittedTable:
 
     def _fit(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[Column]]:
         kept = list(self.columns)
-        droppable = sorted((c for c in kept if c.drop is not None), key=lambda c: c.drop or 0)
+        droppable = sorted(
+            (c for c in kept if c.drop is not None), key=lambda c: (not c.idle(), c.drop)
+        )
         unbounded = options.update(max_width=UNBOUNDED)  # (a measure is cut to its width)
         while True:
             if surely_fits(kept, options.max_width):  # (measuring costs more than drawing)
@@ -84,7 +97,7 @@ class FittedTable:
             over = Measurement.get(console, unbounded, table).maximum - options.max_width
             if over <= 0:
                 return table, kept
-            minor = droppable and (droppable[0].drop or 0) <= self.minor
+            minor = droppable and (droppable[0].idle() or (droppable[0].drop or 0) <= self.minor)
             shortened = None if minor else shortened_columns(kept, over)
             if shortened is not None:
                 return self._table(shortened), kept

@@ -136,8 +136,9 @@ def _peer(peer: PeerInfo | None) -> Text:
 
 
 def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
-    """The resume rows; at narrow widths the text columns go first, then the least read
-    numbers (`max gap`, `held`, `mk`, …): no number is ever cut. The line, the session and
+    """The resume rows; at narrow widths the columns with no value in any row go first (the
+    marker latencies of a v1 connection), then `kind` and the least read numbers (`max gap`,
+    `held`), then `end`, `mk`, …: no number is ever cut. The line, the session and
     the outcome stay."""
     table = FittedTable(RESUME_COLUMNS(), title="Resumes", title_justify="left")
     for row in rows:
@@ -167,14 +168,14 @@ def RESUME_COLUMNS() -> list[Column]:
         Column("session"),  # (short ids: never long)
         Column("kind", drop=1),
         Column("outcome"),
-        Column("end", drop=2),
+        Column("end", drop=4),  # (its error code tells a refused request from a cut replay)
         Column("mk", right, drop=5),
         Column("repl", right, drop=7),
-        Column("held", right, drop=4),
-        Column("→marker", right, drop=8),
-        Column("marker→resp", right, drop=9),
+        Column("held", right, drop=3),
+        Column("→marker", right, drop=8, idle_first=True),
+        Column("marker→resp", right, drop=9, idle_first=True),
         Column("total", right, drop=6),
-        Column("max gap", right, drop=3),
+        Column("max gap", right, drop=2),
     ]
 
 
