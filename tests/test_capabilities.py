@@ -33,7 +33,7 @@ def test_cap_unadvertised_once_per_method_at_its_first_use_with_the_count() -> N
     assert caps(findings(analysis)) == [("CAP-UNADVERTISED", "warning", first)]
     (finding,) = [f for f in analysis.findings if f.rule == "CAP-UNADVERTISED"]
     assert "2 times" in finding.message
-    assert "without session advertised" in finding.message
+    assert "without capabilities.session advertised" in finding.message  # (rules.md §4b's path)
     assert finding.request_id == first_id
 
 
@@ -91,7 +91,9 @@ def test_v1_session_load_without_load_session_is_an_error() -> None:
     t = connected({"agentCapabilities": {"loadSession": False}}, version=1)
     line = t.request("session/load", {"sessionId": SESSION, "cwd": "/"})
     t.result(t.next_id - 1, None)
-    assert caps(findings(t.analyze())) == [("CAP-UNADVERTISED", "error", line)]
+    analysis = t.analyze()
+    assert caps(findings(analysis)) == [("CAP-UNADVERTISED", "error", line)]
+    assert "without loadSession advertised" in analysis.findings[0].message  # (v1: as is)
 
 
 def test_v1_session_load_with_load_session_and_v1_session_capabilities() -> None:
@@ -130,7 +132,10 @@ def test_a_child_needs_its_own_cancel_capability() -> None:
     t.update("subagent_update", sessionId="child_2", capabilities={"cancel": {}})
     t.notify("session/cancel", {"sessionId": "child_2"}, agent=False)
     t.notify("session/cancel", {"sessionId": SESSION}, agent=False)  # the session's own: fine
-    assert caps(findings(t.analyze())) == [("CAP-UNADVERTISED", "warning", line)]
+    analysis = t.analyze()
+    assert caps(findings(analysis)) == [("CAP-UNADVERTISED", "warning", line)]
+    (finding,) = [f for f in analysis.findings if f.rule == "CAP-UNADVERTISED"]
+    assert "without capabilities.cancel advertised" in finding.message
 
 
 def test_a_childs_capabilities_follow_patch_semantics() -> None:
@@ -151,6 +156,7 @@ def test_cap_not_honoured() -> None:
     analysis = t.analyze()
     assert caps(findings(analysis)) == [("CAP-NOT-HONOURED", "error", answer)]
     assert analysis.findings[0].request_id == 7
+    assert "although capabilities.session.fork was advertised" in analysis.findings[0].message
 
 
 def test_cap_not_honoured_not_for_an_unadvertised_method_or_another_error() -> None:

@@ -48,6 +48,15 @@ CHILD_NEEDS = {"session/cancel": "cancel"}
 """What a message naming an announced child needs of the child's own capabilities."""
 
 
+def path(capability: str, version: int) -> str:
+    """A capability as rules.md §4b writes it: v2's under `capabilities` (`capabilities.session`,
+    a child's `capabilities.cancel`), v1's under `agentCapabilities` as acp-tck names them
+    (`loadSession`, `sessionCapabilities.fork`), `authMethods` as it is."""
+    if version < 2 or capability == AUTH_METHODS:
+        return capability
+    return f"capabilities.{capability}"
+
+
 def needs(method: str, version: int) -> tuple[str, ...]:
     """The capabilities a Client method needs in this version (empty: not judged)."""
     if version < 2:
@@ -113,7 +122,8 @@ class CapabilityBook(msgspec.Struct):
         seen = self.unadvertised.get(method)
         if seen is None:
             v1_load = self.version < 2 and method == "session/load"
-            seen = self.unadvertised[method] = _Unadvertised(message, missing, v1_load)
+            shown = path(missing, self.version)
+            seen = self.unadvertised[method] = _Unadvertised(message, shown, v1_load)
         seen.count += 1
 
     def answered(self, request: Message, response: Message) -> None:
@@ -125,7 +135,7 @@ class CapabilityBook(msgspec.Struct):
             return
         capabilities = self._needed(request, method)
         if capabilities and self._missing(request, method) is None:
-            self.emit(NotHonoured(request, response, capabilities[-1]))
+            self.emit(NotHonoured(request, response, path(capabilities[-1], self.version)))
 
     def finish(self) -> None:
         """The connection ended: report each method used without its capability."""

@@ -158,7 +158,8 @@ class UnadvertisedUse(msgspec.Struct, frozen=True):
     count: int
     """How many there were."""
     capability: str
-    """The capability it needs (`session.fork`, `loadSession`, `cancel` of a child …)."""
+    """The capability it needs, as rules.md §4b writes it (`capabilities.session.fork`,
+    `loadSession`, a child's `capabilities.cancel` …: `correlate.capabilities.path`)."""
     v1_load: bool
     """A v1 `session/load` (the v1 docs' MUST NOT: an error, not a warning)."""
 
@@ -169,7 +170,7 @@ class NotHonoured(msgspec.Struct, frozen=True):
     request: Message
     response: Message
     capability: str
-    """The capability that advertised it."""
+    """The capability that advertised it (written as `UnadvertisedUse.capability` is)."""
 
 
 Observation = (
