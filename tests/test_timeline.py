@@ -226,6 +226,25 @@ def test_an_unknown_session_is_named_with_the_sessions_there_are() -> None:
     assert piped.stdout == ""
 
 
+def test_a_session_is_named_by_its_short_form_or_the_start_of_its_id() -> None:
+    long_id = "c09edff1-d797-4307-9266-5eb460680751"
+    t = Transcript()
+    t.initialize()
+    t.new_session(long_id)
+    t.new_session("c09edff1-0000-4000-8000-000000000000")
+    t.new_session("sess_other")
+    whole = invoke("-", "--session", long_id, stdin=t.text())
+    assert whole.exit_code == EXIT_OK
+    for named in ("c09edff1…0751", "c09edff1-d7"):
+        shown = invoke("-", "--session", named, stdin=t.text())
+        assert shown.exit_code == EXIT_OK, shown.stderr
+        assert shown.stdout == whole.stdout  # (the view of the whole id, heading and all)
+    shared = invoke("-", "--session", "c09edff1", stdin=t.text())
+    assert shared.exit_code == EXIT_ERROR
+    assert "'c09edff1' names 2 sessions" in shared.stderr
+    assert "sess_other" not in shared.stderr
+
+
 def result_file() -> str:
     return "sample_traces/rules-children.jsonl"
 

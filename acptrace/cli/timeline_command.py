@@ -60,7 +60,7 @@ from acptrace.pipeline.parked import ParkedFindings, analyze_parked
 from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.read.source import replayable
 from acptrace.render.entries import DEFAULT_CONTEXT, TimelineBuilder, View, session_tree
-from acptrace.render.text import printable
+from acptrace.render.text import printable, short_id
 from acptrace.render.timeline import Rows, TimelineStream, timeline_heading
 
 Parked = tuple[Analysis, ParkedFindings]
@@ -145,8 +145,9 @@ def timeline_command(
             )
             if ahead is not None:
                 _require_transcript(file, ahead)  # (an empty or a binary file is an error)
-                if session is not None:
-                    _check_session(session, [analysis for analysis, _ in ahead])
+                if session is not None:  # (the id, or the short form the tables print)
+                    session = _session_named(session, [analysis for analysis, _ in ahead])
+                    view = replace(view, session=session)
             with output_stream(output) as write:
                 analyses = _write_timelines(
                     readable, file, policy.options, view, ahead, write, output, scratch
@@ -208,7 +209,9 @@ def _write_timelines(
                 write(render(block))
             analyses.append((analysis, found))
     if ahead is None and view.session is not None:
-        _check_session(view.session, [analysis for analysis, _ in analyses])
+        named = _session_named(view.session, [analysis for analysis, _ in analyses])
+        if named != view.session:  # (read once: the rows were chosen by the id as given)
+            raise UsageError(f"give the whole session id: {named}")
     return analyses
 
 
@@ -249,14 +252,30 @@ def _renderer(output: str | None) -> Callable[[object], bytes]:
     return render
 
 
-def _check_session(session: str, analyses: list[Analysis]) -> None:
+def _session_named(session: str, analyses: list[Analysis]) -> str:
+    """The session `--session` names: its id, the short form the tables print (`c09edff1…0751`)
+    or the start of its id, when that names one session only. Raises `UsageError` for none or
+    several, listing them."""
     known = sorted({s.session_id for a in analyses for s in a.sessions})
-    if session not in known:
-        listed = ", ".join(map(printable, known[:LISTED_SESSIONS])) if known else "none"
-        if len(known) > LISTED_SESSIONS:
-            listed += f" and {len(known) - LISTED_SESSIONS} more (`acptrace analyze --format json`)"
-        named = printable(session)
-        raise UsageError(f"no session {named!r} in this transcript; its sessions: {listed}")
+    if session in known:
+        return session
+    named = printable(session)
+    matches = [s for s in known if short_id(s) == session or s.startswith(session)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        listed = _listed(matches)
+        raise UsageError(f"{named!r} names {len(matches)} sessions: {listed}; give more of the id")
+    listed = _listed(known) if known else "none"
+    raise UsageError(f"no session {named!r} in this transcript; its sessions: {listed}")
+
+
+def _listed(sessions: list[str]) -> str:
+    """The first `LISTED_SESSIONS` of these sessions, and how many more there are."""
+    listed = ", ".join(map(printable, sessions[:LISTED_SESSIONS]))
+    if len(sessions) > LISTED_SESSIONS:
+        listed += f" and {len(sessions) - LISTED_SESSIONS} more (`acptrace analyze --format json`)"
+    return listed
 
 
 def _require_transcript(file: str, analyses: list[Parked]) -> None:
