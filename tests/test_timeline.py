@@ -245,6 +245,19 @@ def test_a_session_is_named_by_its_short_form_or_the_start_of_its_id() -> None:
     assert "sess_other" not in shared.stderr
 
 
+def test_colour_codes_in_an_agents_stderr_are_left_out_other_control_codes_shown() -> None:
+    t = Transcript()
+    t.open()
+    coloured = t.add({"dir": "stderr", "text": "\x1b[2m13:26:20Z\x1b[0m \x1b[31mERROR\x1b[0m boom"})
+    bell = t.add({"dir": "stderr", "text": "ring\x07 \x1b]0;title\x07"})  # (not a colour)
+    t.initialize()
+    shown = timeline("-", stdin=t.text()).splitlines()
+    rows = {int(line.split()[0]): line for line in shown if line.split()[0].isdigit()}
+    assert "stderr 13:26:20Z ERROR boom" in rows[coloured]
+    assert "\\x1b" not in rows[coloured]
+    assert "ring\\x07 \\x1b]0;title\\x07" in rows[bell]  # (escaped, as any control code)
+
+
 def result_file() -> str:
     return "sample_traces/rules-children.jsonl"
 

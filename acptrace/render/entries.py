@@ -8,6 +8,7 @@ as they come and lays them out. Memory holds the entries not yet taken, not the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,10 @@ DEFAULT_CONTEXT = 10
 
 _ENVELOPE = frozenset({*TIME_KEYS, *DIRECTION_KEYS, "mono_ns", "t_rel", "event"})
 """Recorder-event fields the row already shows (time, direction, event name)."""
+_COLOURS = re.compile("\x1b\\[[0-9;]*m")
+"""Terminal colour codes (SGR) in a line an Agent wrote to stderr for a terminal (codex-acp's
+logs): left out of the row, where each would show as `\\x1b[…m` and fill it; any other control
+code is still shown escaped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +305,8 @@ class TimelineBuilder:
         if not detail:
             return ""
         text = detail.pop("text", None)
+        if isinstance(text, str) and "\x1b[" in text:
+            text = _COLOURS.sub("", text)
         shown = " ".join(f"{k}={_json(v)}" for k, v in detail.items())
         return self._cut(f"{text} {shown}".strip() if text is not None else shown)
 
