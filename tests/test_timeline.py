@@ -258,6 +258,20 @@ def test_colour_codes_in_an_agents_stderr_are_left_out_other_control_codes_shown
     assert "ring\\x07 \\x1b]0;title\\x07" in rows[bell]  # (escaped, as any control code)
 
 
+def test_a_request_waiting_where_the_file_stops_is_pending_not_unanswered() -> None:
+    """As `analyze` judges JR-UNANSWERED only at a recorded (or assumed) end of the
+    connection, the timeline calls a request still waiting at an unknown end pending."""
+    sample = "sample_traces/outcome-unknown.jsonl"
+    [stopped] = [line for line in timeline(sample).splitlines() if line.startswith(" 4 ")]
+    assert stopped.rstrip().endswith("⇢ pending at end")
+    assumed = timeline(sample, "--assume-closed").splitlines()
+    [closed] = [line for line in assumed if line.startswith(" 4 ")]
+    assert closed.rstrip().endswith("⇢ unanswered")
+    recorded = timeline("sample_traces/rules-lifecycle.jsonl")  # (a close is recorded)
+    assert "⇢ unanswered" in recorded
+    assert "pending at end" not in recorded
+
+
 def result_file() -> str:
     return "sample_traces/rules-children.jsonl"
 

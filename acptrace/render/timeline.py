@@ -28,6 +28,7 @@ from rich.text import Text
 from acptrace.correlate.correlator import Step
 from acptrace.model.domain import (
     Analysis,
+    ConnectionEnd,
     Direction,
     Finding,
     Issue,
@@ -184,6 +185,8 @@ class TimelineStream:
         """The depth of each session in the tree `known` tells, once worked out."""
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
+        self.never_answered = _UNANSWERED
+        """The link of a request never answered (`finish` says which, by how the input ends)."""
         self.update_heads: dict[tuple[bool, str, str | None], Label] = {}
         """The start of a plain update's event cell (indent and label) by marker, label and
         session (`_update_row`; emptied when it holds `_LABELS_KEPT`)."""
@@ -218,6 +221,8 @@ class TimelineStream:
             self.known = _Known.of(analysis, self.view, findings)
             self.gutters = _Gutters(self.known.windows)
             late = list(self._late(self.known))
+        if analysis.source.connection_end is ConnectionEnd.UNKNOWN:  # (the file stopped)
+            self.never_answered = _PENDING_AT_END
         yield self._batch(len(self.waiting), finished=True)
         if late:
             yield Group(Text("Found after the lines above were written:", "dim"), *late)
@@ -280,7 +285,7 @@ class TimelineStream:
                 gutter,
                 continuation,
                 _event(entry, self._depth(entry.session_id), view),
-                _link(entry, finished),
+                _link(entry, self.never_answered if finished else None),
                 wrap=view.full,
             )
         )
@@ -919,14 +924,21 @@ def _session(session_id: str, view: View) -> str:
     return session_id if view.full else short_id(session_id)
 
 
-def _link(entry: Entry, finished: bool) -> Cell:
-    """⇢ N on a request (answered at line N; `⇢ later` when its answer, if any, comes after the
+_UNANSWERED, _PENDING_AT_END = Cell("⇢ unanswered", "dim"), Cell("⇢ pending at end", "dim")
+"""A request never answered before the recorded (or assumed) end of the connection, and one
+still waiting where the file stops (not judged unanswered: rules.md's JR-UNANSWERED)."""
+_LATER = Cell("⇢ later", "dim")
+
+
+def _link(entry: Entry, never_answered: Cell | None) -> Cell:
+    """⇢ N on a request (answered at line N; `never_answered` when the input is read to its
+    end without an answer, `⇢ later` before, when its answer, if any, comes after the
     look-ahead), ⇠ N · duration on a response."""
     if entry.kind == _REQUEST and entry.message is not None:
         answer = entry.answered_by
         if answer is not None:
             return Cell(f"⇢ {answer.line}", "dim")
-        return Cell("⇢ unanswered" if finished else "⇢ later", "dim")
+        return never_answered or _LATER
     if entry.kind == _RESPONSE:
         if entry.request is None:
             return Cell("⇠ no request", "red")
