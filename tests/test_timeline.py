@@ -272,6 +272,15 @@ def test_a_request_waiting_where_the_file_stops_is_pending_not_unanswered() -> N
     assert "pending at end" not in recorded
 
 
+def test_a_window_without_a_marker_says_its_time_to_the_response_not_two_dashes() -> None:
+    v1 = timeline("sample_traces/outcome-loaded-v1.jsonl").splitlines()
+    [note] = [line for line in v1 if "loaded ·" in line]
+    assert note.rstrip().endswith("→response 905.0 ms")
+    assert "→marker" not in note
+    v2 = " ".join(timeline("sample_traces/rules-history.jsonl").split())  # (wrapped at 100)
+    assert "complete · 3 replayed, 1 held · →marker 1.51 s · │ marker→response 790.0 ms" in v2
+
+
 def result_file() -> str:
     return "sample_traces/rules-children.jsonl"
 

@@ -982,12 +982,14 @@ def _row_note(row: ResumeRow, prefix: str, view: View) -> Text:
         text.append(": ")
     text.append(row.outcome.value, OUTCOME_STYLE[row.outcome])
     mark = "~" if row.approximate else ""
-    text.append(
-        f" · {row.replayed_updates} replayed, {row.held_updates} held"
-        f" · →marker {mark}{ms_text(row.request_to_marker_ms)}"
-        f" · marker→response {mark}{ms_text(row.marker_to_response_ms)}",
-        "dim",
-    )
+    if row.marker_count:
+        latencies = (
+            f" · →marker {mark}{ms_text(row.request_to_marker_ms)}"
+            f" · marker→response {mark}{ms_text(row.marker_to_response_ms)}"
+        )
+    else:  # (no marker to time: a v1 load, a resume without replayFrom, a replay cut short)
+        latencies = f" · →response {mark}{ms_text(row.request_to_response_ms)}"
+    text.append(f" · {row.replayed_updates} replayed, {row.held_updates} held{latencies}", "dim")
     return text
 
 
