@@ -281,6 +281,17 @@ def test_a_window_without_a_marker_says_its_time_to_the_response_not_two_dashes(
     assert "complete · 3 replayed, 1 held · →marker 1.51 s · │ marker→response 790.0 ms" in v2
 
 
+@pytest.mark.parametrize("width", [60, 70, 80, 90])
+def test_the_legend_wraps_between_its_items_never_inside_one(width: int) -> None:
+    result = runner.invoke(
+        app, ["timeline", "sample_traces/rules-history.jsonl"], env={"COLUMNS": str(width)}
+    )
+    head = result.stdout.split(" 1 ")[0]  # (the heading, up to the first row)
+    for item in ("→ to agent", "← to client", "⇢ answered at", "⇠ answers"):
+        assert any(line.find(item) >= 0 for line in head.splitlines()), (item, head)
+    assert all(len(line) <= width for line in head.splitlines())
+
+
 def result_file() -> str:
     return "sample_traces/rules-children.jsonl"
 

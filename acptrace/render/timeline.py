@@ -429,7 +429,24 @@ def timeline_heading(name: str, connection: str | None, view: View) -> Renderabl
     lines = [inert(name, "bold")]
     if connection is not None:
         lines.append(Text.assemble("connection ", inert(connection, "bold")))
-    return Group(*lines, inert(f"view: {view.describe()}"), Text(LEGEND, "dim"))
+    return Group(*lines, inert(f"view: {view.describe()}"), _Legend(LEGEND, "dim"))
+
+
+class _Legend:
+    """A legend of items parted by two spaces: wrapped only there, so that a symbol is never
+    left at the end of one line and its meaning on the next (`⇢` / `answered at`)."""
+
+    def __init__(self, text: str, style: str) -> None:
+        self.text, self.style = text, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        glued = Text(_LONE_SPACE.sub(GLUE, self.text), self.style)
+        for line in glued.wrap(console, options.max_width, overflow="fold"):
+            yield _unglued(line)
+
+
+_LONE_SPACE = re.compile(r"(?<! ) (?! )")
+"""A space inside a legend's item (two part the items)."""
 
 
 class _Row(msgspec.Struct, gc=False):
