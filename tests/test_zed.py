@@ -265,7 +265,7 @@ def test_the_timeline_marks_estimated_times_but_not_the_stderr_lines_own() -> No
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert "~ estimated" in result.stdout
-    stderr_times = [line.split()[1] for line in lines if "stderr \\x1b" in line]
+    stderr_times = [line.split()[1] for line in lines if "stderr 2026-08-18T" in line]
     assert stderr_times == ["+0.000s", "+1.000s"]
     assert any("~+1.000s" in line and "⇠" in line and "~1.00 s" in line for line in lines)
     assert "marker→response ~1.00 s" in result.stdout
