@@ -4,6 +4,7 @@ payloads for them gives the steps the general path gives."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,41 @@ def test_a_joined_cell_styles_its_parts_only_when_styled() -> None:
     assert cell.plain == "  result #1"
     assert cell.spans == ()  # (a plain row never needs them)
     assert cell.text().spans == [Span(2, 8, "green"), Span(8, 11, "bold")]
+
+
+LONG_SESSION = "c09edff1-2b3c-4d5e-8f90-a1b2c3d40751"
+
+
+def long_ids() -> bytes:
+    """Sessions with uuid ids (as real Agents name them), updates and requests of them."""
+    t = Transcript()
+    t.initialize()
+    t.new_session(LONG_SESSION)
+    t.resume(session=LONG_SESSION, id=2)
+    t.history(LONG_SESSION, count=2)
+    t.marker(LONG_SESSION)
+    t.result(2)
+    t.request("session/prompt", {"sessionId": LONG_SESSION, "prompt": ["x" * 80]}, id=3)
+    t.update("agent_message_chunk", LONG_SESSION, content={"text": "y" * 80})
+    t.result(3)
+    return t.text()
+
+
+ESCAPES = re.compile(r"\x1b\[[0-9;]*m")
+SESSION_WORD = re.compile(r'(?<!["\w-])c09e\S*')
+"""The session's id where a row names it (not inside a payload's JSON)."""
+
+
+@pytest.mark.parametrize("width", [50, 60, 64, 70, 80, 120])
+def test_a_cut_row_shows_a_session_id_whole_or_not_at_all(width: int) -> None:
+    seen = []
+    for rows in blocks(long_ids(), full=False):
+        styled = Console(file=io.StringIO(), width=width, color_system="truecolor")
+        styled.print(rows)
+        plain = rows.plain_text(width)
+        assert isinstance(styled.file, io.StringIO)
+        assert strip_trailing_spaces(ESCAPES.sub("", styled.file.getvalue())) == plain
+        rows_of_lines = [line for line in plain.splitlines() if line.split()[0].isdigit()]
+        seen += SESSION_WORD.findall("\n".join(rows_of_lines))  # (not findings: whole ids)
+    assert set(seen) <= {"c09edff1…0751"}  # (never c09edff1…07…, c09edff1……, c09edff1…0751…)
+    assert seen or width < 60  # (from 60 columns on, some rows are wide enough for the id)

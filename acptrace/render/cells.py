@@ -28,6 +28,9 @@ class Cell(msgspec.Struct, frozen=True, gc=False):
     parts: tuple[Part, ...] = ()
     """Or the parts `plain` is made of, each with its style (`joined`): the spans are worked
     out from them only for styled output."""
+    whole: int = 0
+    """How many of the first characters are words shown whole or not at all (an event cell's
+    label and session: `cut_words`); the rest may be cut anywhere."""
 
     def __len__(self) -> int:
         return len(self.plain)

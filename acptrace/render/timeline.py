@@ -530,10 +530,14 @@ class Rows:
                 event = row.event.plain
                 if crop is not None and one_cell(event):  # (`fixed`: one cell a character,
                     # as `Widths.over` counts it) a cell a character: its length is its width
-                    cut = event if len(event) <= width_event else event[: width_event - 1] + "…"
+                    cut = (
+                        event
+                        if len(event) <= width_event
+                        else _ellipsized(event, width_event, row.event.whole)
+                    )
                     yield (fixed + cut)[:crop]
                     continue
-                line = fixed + _ellipsized(event, width_event)
+                line = fixed + _ellipsized(event, width_event, row.event.whole)
                 yield line if crop is None else _cropped(line, crop)
                 continue
             for first, event in self._plain_events(row, console, width_event):
@@ -556,7 +560,7 @@ class Rows:
             for first, event in Rows._events(row, console, width):
                 yield first, event.plain
         else:
-            yield True, _ellipsized(row.event.plain, width)
+            yield True, _ellipsized(row.event.plain, width, row.event.whole)
 
     @staticmethod
     def _events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, Text]]:
@@ -567,7 +571,7 @@ class Rows:
             lines = [_unglued(line) for line in wrapped]
         else:
             cut = row.event.text()
-            cut.truncate(width, overflow="ellipsis")
+            cut.plain = _ellipsized(cut.plain, width, row.event.whole)  # (as `Text.truncate`)
             lines = [cut]
         for index, event in enumerate(lines):
             yield index == 0, event
@@ -582,13 +586,31 @@ def cell_width(text: str) -> int:
     return len(text) if _ONE_CELL.match(text) else cell_len(text)
 
 
-def _ellipsized(text: str, width: int) -> str:
-    """The text cut to `width` cells with `…` at the end, as `Text.truncate` cuts it."""
+def _ellipsized(text: str, width: int, whole: int = 0) -> str:
+    """The text cut to `width` cells with `…` at the end, as `Text.truncate` cuts it; a cut
+    within the first `whole` characters (a row's label and session) falls between words."""
     if _ONE_CELL.match(text):  # (`cell_width`, its text matched once)
-        return text if len(text) <= width else text[: width - 1] + "…"
-    if cell_len(text) <= width:
+        if len(text) <= width:
+            return text
+        kept = text[: width - 1]
+    elif cell_len(text) <= width:
         return text
-    return set_cell_size(text, width - 1) + "…"
+    else:
+        kept = set_cell_size(text, width - 1)
+    return _between_words(kept, whole) + "…"
+
+
+def _between_words(kept: str, whole: int) -> str:
+    """The start `kept` of a cut text, ending after a space when the cut falls within the
+    text's first `whole` characters: an id (`c09edff1…0751`) is shown whole or not at all,
+    never as `c09edff1…07…` (nor as `c09edff1…0751…`, which reads as cut). A label cut in its
+    first word stays as it is."""
+    at = len(kept)
+    if at > whole or kept.endswith(" "):
+        return kept
+    space = kept.rfind(" ")
+    indent = at - len(kept.lstrip(" "))
+    return kept[: space + 1] if space >= indent else kept
 
 
 def _cropped(line: str, width: int) -> str:
@@ -856,8 +878,8 @@ def _event_cell(head: Label, detail: str) -> Cell:
     parts, plain = head
     if detail:
         shown = inert_part(detail, "dim")
-        return Cell(f"{plain} {shown[0]}", parts=(*parts, _SPACE, shown))
-    return Cell(plain, parts=parts)
+        return Cell(f"{plain} {shown[0]}", parts=(*parts, _SPACE, shown), whole=len(plain))
+    return Cell(plain, parts=parts, whole=len(plain))
 
 
 class _Indents(dict[int, Part]):
