@@ -90,8 +90,6 @@ class Widths:
     """The relative time."""
     gutter: int = 0
     """The replay-window gutter (one cell per lane)."""
-    link: int = 0
-    """The request/response link."""
 
     def over(self, rows: Sequence[_Row]) -> Widths:
         """These widths, widened to fit the rows."""
@@ -101,7 +99,6 @@ class Widths:
             max(map(len, map(_LINE, rows)), default=self.line),
             max(map(len, map(_TIME, rows)), default=self.time),
             max(map(len, map(_GUTTER, rows)), default=self.gutter),
-            max(map(len, map(_LINK, rows)), default=self.link),
         ).widest(self)
 
     def widest(self, other: Widths) -> Widths:
@@ -110,12 +107,11 @@ class Widths:
             max(self.line, other.line),
             max(self.time, other.time),
             max(self.gutter, other.gutter),
-            max(self.link, other.link),
         )
 
 
 _LINE, _TIME = attrgetter("number"), attrgetter("time.plain")
-_GUTTER, _LINK = attrgetter("gutter.plain"), attrgetter("link.plain")
+_GUTTER = attrgetter("gutter.plain")
 """The texts of a row's fixed columns (`Widths.over`)."""
 
 
@@ -482,21 +478,24 @@ class Rows:
         return "\n".join([line.rstrip(" ") for line in lines]) + "\n"
 
     def _event_width(self, max_width: int) -> int:
+        """The event cell's width in a row without a link (most rows: updates, notes,
+        findings): to the end of the line. A row with a link gives it what the link leaves
+        (`_beside`): links are right-aligned at the end of the line."""
         widths = self.widths
         fixed = widths.line + widths.time + 1 + widths.gutter + 4
-        return max(16, max_width - fixed - (widths.link + 1 if widths.link else 0))
+        return max(_EVENT_CELLS, max_width - fixed)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         widths = self.widths
-        width_link = widths.link
-        width_event = self._event_width(options.max_width)
+        width_open = self._event_width(options.max_width)
         if console.no_color or console.color_system is None:
-            joined = "\n".join(self._plain(console, width_event))
+            joined = "\n".join(self._plain(console, width_open))
             yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
             yield Segment.line()
             return
         for row in self.rows:
-            for first, event in self._events(row, console, width_event):
+            width = _beside(row.link, width_open) if row.link else width_open
+            for first, event in self._events(row, console, width):
                 text = Text.assemble(
                     row.number.rjust(widths.line) if first else " " * widths.line,
                     " ",
@@ -509,14 +508,15 @@ class Rows:
                 )
                 text.append_text(event)
                 if first and row.link:
-                    text.append(" " * (width_event - event.cell_len + 1))
-                    text.append_text(_aligned(row.link, width_link, "right"))
+                    text.append(" " * (width - event.cell_len + 1))
+                    text.append_text(row.link.text())
                 yield from text.render(console)
                 yield Segment.line()
 
-    def _plain(self, console: Console, width_event: int, crop: int | None = None) -> Iterator[str]:
-        """The lines as plain text (the same characters as the styled ones); each cut to
-        `crop` cells, as a console cuts it, when given."""
+    def _plain(self, console: Console, width_open: int, crop: int | None = None) -> Iterator[str]:
+        """The lines as plain text (the same characters as the styled ones), the event
+        `width_open` wide without a link; each line cut to `crop` cells, as a console cuts it,
+        when given."""
         widths = self.widths
         line_width, time_width, gutter_width = widths.line, widths.time, widths.gutter
         one_cell = _ONE_CELL.match
@@ -532,15 +532,16 @@ class Rows:
                     # as `Widths.over` counts it) a cell a character: its length is its width
                     cut = (
                         event
-                        if len(event) <= width_event
-                        else _ellipsized(event, width_event, row.event.whole)
+                        if len(event) <= width_open
+                        else _ellipsized(event, width_open, row.event.whole)
                     )
                     yield (fixed + cut)[:crop]
                     continue
-                line = fixed + _ellipsized(event, width_event, row.event.whole)
+                line = fixed + _ellipsized(event, width_open, row.event.whole)
                 yield line if crop is None else _cropped(line, crop)
                 continue
-            for first, event in self._plain_events(row, console, width_event):
+            width = _beside(row.link, width_open) if row.link.plain else width_open
+            for first, event in self._plain_events(row, console, width):
                 if not first:
                     fixed = (
                         f"{' ' * (line_width + time_width + 4)}"
@@ -548,8 +549,7 @@ class Rows:
                     )
                 link = ""
                 if first and row.link:
-                    padding = " " * (width_event - cell_width(event) + 1)
-                    link = padding + row.link.plain.rjust(widths.link)
+                    link = " " * (width - cell_width(event) + 1) + row.link.plain
                 line = fixed + event + link
                 yield line if crop is None else _cropped(line, crop)
 
@@ -575,6 +575,16 @@ class Rows:
             lines = [cut]
         for index, event in enumerate(lines):
             yield index == 0, event
+
+
+_EVENT_CELLS = 16
+"""The narrowest an event cell gets, however narrow the console (a line is cut at its end)."""
+
+
+def _beside(link: Cell, width_open: int) -> int:
+    """The event cell's width in a row with this link (one cell a character: arrows, digits)
+    after it, one space between them."""
+    return max(_EVENT_CELLS, width_open - len(link.plain) - 1)
 
 
 _ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│·▲]*\Z")
