@@ -430,3 +430,17 @@ def test_a_request_answered_after_the_view_links_its_answer(
     [resume] = [line for line in text.splitlines() if line.startswith("4 ")]
     assert resume.rstrip().endswith("⇢ 12")
     assert "unanswered" not in text
+
+
+def test_a_wrapped_finding_or_note_keeps_its_left_edge_under_its_text() -> None:
+    result = CliRunner().invoke(
+        app, ["timeline", "sample_traces/rules-lifecycle.jsonl"], env={"COLUMNS": "70"}
+    )
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "▲ warning LC-UNKNOWN-SESSION" in line)
+    text_column = lines[at].index("▲") + 2
+    rest = lines[at + 1 : at + 3]
+    assert [line[:text_column].strip() for line in rest] == ["", ""]
+    assert all(line[text_column] != " " for line in rest)  # (under "warning", not further in)
+    note = next(i for i, line in enumerate(lines) if "ambiguous · 1 replayed, 1 held" in line)
+    assert lines[note + 1].index("marker→response") == lines[note].index("ambiguous")

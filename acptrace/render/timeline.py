@@ -567,8 +567,13 @@ class Rows:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
         the row's first."""
         if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
-            wrapped = unit_glued(row.event.text()).wrap(console, width, overflow="fold")
-            lines = [_unglued(line) for line in wrapped]
+            text = row.event.text()
+            hang = _HANG.match(text.plain).end()  # type: ignore[union-attr]  # (matches all)
+            if hang > width // 2:
+                hang = 0
+            wrapped = unit_glued(text[hang:]).wrap(console, width - hang, overflow="fold")
+            starts = [text[:hang], *[Text(" " * hang)] * (len(wrapped) - 1)]
+            lines = [start + _unglued(line) for start, line in zip(starts, wrapped, strict=True)]
         else:
             cut = row.event.text()
             cut.plain = _ellipsized(cut.plain, width, row.event.whole)  # (as `Text.truncate`)
@@ -577,6 +582,9 @@ class Rows:
             yield index == 0, event
 
 
+_HANG = re.compile(r" *(?:▲ )?")
+"""The start of a wrapped event's first line its other lines are indented by (a note's or a
+finding's indent, and a finding's mark), so that the text's left edge stays straight."""
 _EVENT_CELLS = 16
 """The narrowest an event cell gets, however narrow the console (a line is cut at its end)."""
 
