@@ -748,11 +748,35 @@ def test_json_has_the_documented_fields(tmp_path: Path) -> None:
     assert set(document) == {"sessions", "issues"}
     (session,) = document["sessions"]
     assert set(session) == {
-        "session_id", "role", "request_line", "outcome", "live_items", "replayed_items",
-        "missing", "extra", "changed", "reordered", "fidelity",
+        "session_id", "role", "request_line", "outcome", "error_code", "live_items",
+        "replayed_items", "missing", "extra", "changed", "reordered", "fidelity",
     }  # fmt: skip
     assert session["missing"] == [{"kind": "tool_call", "id": "t1", "role": None, "line": 9}]
     assert (session["live_items"], session["replayed_items"], session["fidelity"]) == (4, 3, 0.75)
+    assert (session["outcome"], session["error_code"]) == ("complete", None)
+
+
+def test_a_request_refused_with_an_error_shows_its_code_beside_its_outcome(
+    tmp_path: Path,
+) -> None:
+    """An Agent without session/load refuses it (-32601) and replays nothing: the row says so
+    in its outcome, kept at 80 columns, not only with a ratio of 0.00."""
+    t = started()
+    live_history(t)
+    replay(t)
+    t.error(3, -32601)
+    path = tmp_path / "refused.jsonl"
+    path.write_bytes(t.text())
+    document = json.loads(runner.invoke(app, ["fidelity", str(path), "-f", "json"]).stdout)
+    (session,) = document["sessions"]
+    assert (session["outcome"], session["error_code"], session["fidelity"]) == (
+        "truncated",
+        -32601,
+        0.0,
+    )
+    shown = runner.invoke(app, ["fidelity", str(path)], env={"COLUMNS": "80"}).stdout
+    assert "truncated -32601" in shown.split("Left out")[0]  # (in the table)
+    assert "truncated -32601)" in shown.split("Left out")[1]  # (and above its missing items)
 
 
 def test_fail_under_exits_1_below_the_ratio_and_0_at_or_above(tmp_path: Path) -> None:

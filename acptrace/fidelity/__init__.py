@@ -32,6 +32,9 @@ class SessionFidelity:
     """The line of the replaying request (in the replayed file)."""
     outcome: Outcome
     """The replay's outcome class (a truncated replay is compared all the same)."""
+    error_code: int | None
+    """The code of the error the request was answered with (None: a result or no answer): a
+    request refused outright (-32601 from an Agent without `session/load`) replayed nothing."""
     comparison: Comparison
     """Items live and replayed, missing, extra, changed, reordered, and the ratio."""
 
@@ -95,6 +98,7 @@ def fidelity(
             r.row.role,
             r.row.request_line,
             r.row.outcome,
+            r.row.error_code,
             compare(r.live, r.replayed),
         )
         for r in replays

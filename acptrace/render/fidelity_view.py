@@ -47,6 +47,7 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
         "role": entry.role.value,
         "request_line": entry.request_line,
         "outcome": entry.outcome.value,
+        "error_code": entry.error_code,
         "live_items": c.live_items,
         "replayed_items": c.replayed_items,
         "missing": [{**_item(i), "line": i.line} for i in c.missing],
@@ -78,7 +79,7 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
         table.add_row(
             str(entry.request_line),
             inert(("└ " if entry.role is Role.CHILD else "") + short_id(entry.session_id)),
-            Text(entry.outcome.value, OUTCOME_STYLE[entry.outcome]),
+            Text(_outcome(entry), OUTCOME_STYLE[entry.outcome]),
             str(c.live_items),
             str(c.replayed_items),
             _count(len(c.missing), "red"),
@@ -90,20 +91,28 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
     return Group(table, *(_details(entry) for entry in report.sessions if _differs(entry)))
 
 
+def _outcome(entry: SessionFidelity) -> str:
+    """The outcome, with the error code of a request answered with one (`truncated -32601`:
+    refused, nothing replayed; the ratio alone would read as a replay that lost everything)."""
+    code = entry.error_code
+    return entry.outcome.value if code is None else f"{entry.outcome.value} {code}"
+
+
 def _columns() -> list[Column]:
-    """The table's columns; at narrow widths the outcome and the counts go first, the
-    fidelity last (the line and the session name the row)."""
+    """The table's columns; at narrow widths the counts a row's others imply go first
+    (replayed, moved, live), then the outcome, the fidelity last (the line and the session name the
+    row; the outcome says why a ratio is low, a refused request's most of all)."""
     right = "right"
     return [
         Column("line", right),
         Column("session"),
-        Column("outcome", drop=1),
+        Column("outcome", drop=4),
         Column("live", right, drop=3),  # (the ratio's denominator: kept longer than repl)
-        Column("repl", right, drop=2),
+        Column("repl", right, drop=1),
         Column("missing", right, drop=7),
         Column("extra", right, drop=6),
         Column("changed", right, drop=5),
-        Column("moved", right, drop=4),
+        Column("moved", right, drop=2),
         Column("fidelity", right, drop=8),
     ]
 
@@ -128,7 +137,7 @@ def _details(entry: SessionFidelity) -> Group:
     their item."""
     c = entry.comparison
     heading = inert(entry.session_id, "bold").append(" ")
-    where = [f"(request at line {entry.request_line},", f"{entry.outcome.value})"]
+    where = [f"(request at line {entry.request_line},", f"{_outcome(entry)})"]
     lines: list[RenderableType] = [Text(), Facts([heading, *_dim(where)], " ", hang=2)]
     if c.fidelity is None:
         why = f"fidelity {UNKNOWN}: no live history before the request to compare with"
