@@ -748,12 +748,13 @@ def test_json_has_the_documented_fields(tmp_path: Path) -> None:
     assert set(document) == {"sessions", "issues"}
     (session,) = document["sessions"]
     assert set(session) == {
-        "session_id", "role", "request_line", "outcome", "error_code", "live_items",
-        "replayed_items", "missing", "extra", "changed", "reordered", "fidelity",
+        "session_id", "role", "request_line", "outcome", "error_code", "first_seen",
+        "live_items", "replayed_items", "missing", "extra", "changed", "reordered", "fidelity",
     }  # fmt: skip
     assert session["missing"] == [{"kind": "tool_call", "id": "t1", "role": None, "line": 9}]
     assert (session["live_items"], session["replayed_items"], session["fidelity"]) == (4, 3, 0.75)
     assert (session["outcome"], session["error_code"]) == ("complete", None)
+    assert session["first_seen"] is None  # (session/new: the input saw it start)
 
 
 def test_a_request_refused_with_an_error_shows_its_code_beside_its_outcome(
@@ -973,3 +974,48 @@ def test_every_recording_of_real_agents_is_compared_without_error() -> None:
         for session in json.loads(result.stdout)["sessions"]:
             ratio = session["fidelity"]
             assert (ratio is None) == (session["live_items"] == 0), argv
+
+
+def picked_up(tmp_path: Path) -> Path:
+    """A session picked up with a session/resume without replay (its start is on another
+    connection), a live turn, then a replay that carries the older turn too."""
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(replay=False, id=1)
+    t.result(1)
+    said(t, "user_message", "u2", "And the logout test?")
+    replay(t)
+    said(t, "user_message", "u1", "Fix the login test")
+    said(t, "user_message", "u2", "And the logout test?")
+    close_replay(t)
+    path = tmp_path / "picked-up.jsonl"
+    path.write_bytes(t.text())
+    return path
+
+
+def test_a_session_picked_up_mid_life_says_its_older_history_is_not_in_the_input(
+    tmp_path: Path,
+) -> None:
+    """Its replayed older turn is extra (the input cannot show it was history), and the report
+    says where the live history begins; a session seen to start gets no such line."""
+    path = str(picked_up(tmp_path))
+    document = json.loads(runner.invoke(app, ["fidelity", path, "-f", "json"]).stdout)
+    (session,) = document["sessions"]
+    assert session["first_seen"] == {"path": path, "line": 4, "named_by": "session/resume"}
+    assert [item["id"] for item in session["extra"]] == ["u1"]
+    shown = " ".join(runner.invoke(app, ["fidelity", path]).stdout.split())
+    assert "live history from line 4 (session/resume) on" in shown
+    t = started()
+    live_history(t)
+    replay(t)
+    said(t, "user_message", "u0", "injected")
+    faithful_replay(t)
+    close_replay(t)
+    (entry,) = report(t).sessions
+    assert entry.first_seen is None
+    assert len(entry.comparison.extra) == 1
+    (tmp_path / "started.jsonl").write_bytes(t.text())
+    started_shown = runner.invoke(app, ["fidelity", str(tmp_path / "started.jsonl")]).stdout
+    assert "extra" in started_shown
+    assert "live history from" not in started_shown

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from acptrace.fidelity.compare import Change, Comparison, Move, compare
 from acptrace.fidelity.items import HistoryItem, ItemKind
-from acptrace.fidelity.replays import LiveBook, scan
+from acptrace.fidelity.replays import FirstSeen, LiveBook, scan
 from acptrace.model.domain import Issue, Outcome, Role
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import TranscriptInput, label
@@ -37,6 +37,10 @@ class SessionFidelity:
     request refused outright (-32601 from an Agent without `session/load`) replayed nothing."""
     comparison: Comparison
     """Items live and replayed, missing, extra, changed, reordered, and the ratio."""
+    first_seen: FirstSeen | None = None
+    """Where the input first names a session whose start it did not see (picked up with a
+    `session/resume`, say): its history before that is not in the input, so an item replayed
+    from it counts as extra. None: the input saw the session start."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,7 @@ def fidelity(
             r.row.outcome,
             r.row.error_code,
             compare(r.live, r.replayed),
+            r.first_seen,
         )
         for r in replays
     )
@@ -110,6 +115,7 @@ __all__ = [
     "Change",
     "Comparison",
     "FidelityReport",
+    "FirstSeen",
     "HistoryItem",
     "InputIssue",
     "ItemKind",

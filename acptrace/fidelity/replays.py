@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, cast
 
 from acptrace.correlate.correlator import Step
 from acptrace.fidelity.items import Collector, HistoryItem
-from acptrace.model.domain import Issue, MessageKind, Outcome, ResumeRow
+from acptrace.model.domain import Issue, MessageKind, Outcome, ResumeRow, SessionInfo
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import TranscriptInput, Walk, analyze_stream, opened
 from acptrace.pipeline.transcripts import require_transcript
@@ -30,8 +30,24 @@ PROMPT = "session/prompt"
 PERMISSION = "session/request_permission"
 """A Client applies the tool call of this request like a `tool_call_update` (RFD)."""
 
+STARTS = frozenset({"session/new", "session/fork", "subagent_update"})
+"""What names a session at its start (`SessionInfo.named_by`); a session first named otherwise
+(`session/resume`, `session/load`, `session/list`) had a history the input does not hold."""
+
 SPOOL_BYTES = 16 * 1024 * 1024
 """A stream that cannot be rewound (a pipe) is kept in memory up to this size, then on disk."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirstSeen:
+    """Where the input first names a session it did not see start: its live history begins
+    there, and what the session held before is not in the input."""
+
+    path: str
+    """The file (the live one, with two)."""
+    line: int
+    named_by: str
+    """`session/resume`, `session/load` or `session/list`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +60,8 @@ class Replay:
     """The session's live history before the request."""
     replayed: tuple[HistoryItem, ...]
     """What the replay carried before the session's marker (before the response without one)."""
+    first_seen: FirstSeen | None
+    """Where the input first names a session it did not see start (None: it saw the start)."""
 
 
 @dataclass(slots=True)
@@ -54,6 +72,16 @@ class LiveBook:
     """The tag policy in force (never-history tags make no item)."""
     sessions: dict[str, Collector] = field(default_factory=dict)
     """Each session's live items, by session ID."""
+    named: dict[str, FirstSeen | None] = field(default_factory=dict)
+    """Where each session was first named, when not at its start (None: its start was seen)."""
+
+    def name(self, path: str, info: SessionInfo) -> None:
+        """The session as the analysis of a file knows it (the first file to name it counts)."""
+        if info.session_id not in self.named:
+            seen = (
+                None if info.named_by in STARTS else FirstSeen(path, info.first_line, info.named_by)
+            )
+            self.named[info.session_id] = seen
 
     def collector(self, session_id: str) -> Collector:
         """The session's live history, started empty."""
@@ -97,6 +125,8 @@ def scan(
         analysis = analyze_stream(stream, options, name=name)
         if require_transcripts:  # (an empty or a binary file is an error)
             require_transcript(name, [analysis])
+        for info in analysis.sessions:
+            book.name(name, info)
         stream.seek(start)
         windows = [_window(row, options) for row in analysis.resumes if _replays(row)]
         by_session: dict[str, list[_Window]] = {}
@@ -114,7 +144,10 @@ def scan(
             _fold(item, by_session, book)
     for window in waiting:
         window.live = book.items(window.row.session_id)
-    replays = tuple(Replay(w.row, w.live or (), w.replayed.items()) for w in windows)
+    replays = tuple(
+        Replay(w.row, w.live or (), w.replayed.items(), book.named.get(w.row.session_id))
+        for w in windows
+    )
     return replays, analysis.issues
 
 

@@ -9,7 +9,13 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity
+from acptrace.fidelity import (
+    Comparison,
+    FidelityReport,
+    FirstSeen,
+    HistoryItem,
+    SessionFidelity,
+)
 from acptrace.model.domain import Role
 from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
@@ -48,6 +54,10 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
         "request_line": entry.request_line,
         "outcome": entry.outcome.value,
         "error_code": entry.error_code,
+        "first_seen": None if entry.first_seen is None else {
+            "path": entry.first_seen.path, "line": entry.first_seen.line,
+            "named_by": entry.first_seen.named_by,
+        },
         "live_items": c.live_items,
         "replayed_items": c.replayed_items,
         "missing": [{**_item(i), "line": i.line} for i in c.missing],
@@ -139,6 +149,8 @@ def _details(entry: SessionFidelity) -> Group:
     heading = inert(entry.session_id, "bold").append(" ")
     where = [f"(request at line {entry.request_line},", f"{_outcome(entry)})"]
     lines: list[RenderableType] = [Text(), Facts([heading, *_dim(where)], " ", hang=2)]
+    if entry.first_seen is not None and c.extra:
+        lines.append(Padding(Text(_before_input(entry.first_seen), "dim"), (0, 0, 0, 2)))
     if c.fidelity is None:
         why = f"fidelity {UNKNOWN}: no live history before the request to compare with"
         if c.replayed_items:
@@ -161,6 +173,14 @@ def _details(entry: SessionFidelity) -> Group:
         where = [f"(live #{move.live_index + 1},", f"replayed #{move.replayed_index + 1})"]
         lines.append(_line("reordered", "yellow", move.item, where))
     return Group(*lines)
+
+
+def _before_input(seen: FirstSeen) -> str:
+    """Why an extra item may be history after all: the session began before the input."""
+    return (
+        f"live history from line {seen.line} ({seen.named_by}) on: what the session held "
+        "before is not in the input, so an extra item may be history from before it"
+    )
 
 
 def _excerpt(item: HistoryItem) -> list[RenderableType]:
