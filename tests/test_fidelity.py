@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.fidelity import Comparison, FidelityReport, HistoryItem, SessionFidelity, fidelity
-from acptrace.fidelity.compare import DIFF_LINES, short_diff
+from acptrace.fidelity.compare import DIFF_CONTEXT, DIFF_LINE_CHARS, DIFF_LINES, short_diff
 from acptrace.model.domain import Role
 from acptrace.model.errors import NotATranscript
 from acptrace.model.options import Options
@@ -938,7 +938,10 @@ def test_codex_drops_its_live_warning_and_adds_a_tool_call_it_never_sent_live() 
     assert [(i.line, i.text[:14]) for i in c.missing] == [(8, "Model metadata")]
     assert ids(c.extra) == [("tool_call", "call_001")]
     assert [(ch.live.line, ch.replayed.line) for ch in c.changed] == [(17, 31)]
-    assert c.changed[0].diff[0].startswith("-Model metadata for `gpt-5` not found.")
+    gone, came = c.changed[0].diff  # (the warning dropped, the answer whole on both sides)
+    assert gone.startswith("-Model metadata for `gpt-5`")
+    assert gone.endswith("This project has a R…")
+    assert came == "+This project has a R…"
     assert c.reordered == ()
     assert c.fidelity == 4 / 6
 
@@ -1019,3 +1022,17 @@ def test_a_session_picked_up_mid_life_says_its_older_history_is_not_in_the_input
     started_shown = runner.invoke(app, ["fidelity", str(tmp_path / "started.jsonl")]).stdout
     assert "extra" in started_shown
     assert "live history from" not in started_shown
+
+
+def test_a_long_dropped_prefix_still_shows_the_text_both_lines_go_on_with() -> None:
+    """A replay that drops a long warning before the answer: the live line keeps the start and
+    end of what was dropped, so both lines show the answer's start (the replay is not cut)."""
+    warning = "Model metadata for `gpt-5` not found. Defaulting to fallback metadata; " * 2
+    answer = "This project has a README.md and a main.py that prints a greeting."
+    gone, came = short_diff(warning + answer, answer)
+    assert gone.startswith("-Model metadata")
+    assert "…" in gone[:80]
+    shared = answer[:DIFF_CONTEXT]
+    assert gone.endswith(shared + "…")
+    assert came == "+" + shared + "…"
+    assert max(len(gone), len(came)) <= DIFF_LINE_CHARS

@@ -178,15 +178,26 @@ def short_diff(live: str, replayed: str) -> tuple[str, ...]:
     return tuple(cut)
 
 
+_CHANGE_CHARS = DIFF_LINE_CHARS - 2 * DIFF_CONTEXT - 3
+"""The most of a long change a line keeps (its start and end, `…` between), so that the shared
+text after it still fits (a dropped prefix shows on both sides what the lines go on with)."""
+
+
 def _around_change(live: str, replayed: str) -> tuple[str, str]:
-    """Both lines without the start and end they share, but for `DIFF_CONTEXT` characters."""
+    """Both lines without the start and end they share, but for `DIFF_CONTEXT` characters; a
+    change longer than `_CHANGE_CHARS` keeps its start and end."""
     start = _shared_start(live, replayed)
     end = _shared_start(live[start:][::-1], replayed[start:][::-1])
     head = max(start - DIFF_CONTEXT, 0)
 
     def trimmed(line: str) -> str:
         tail = len(line) - end + DIFF_CONTEXT
-        return ("…" if head else "") + line[head:tail] + ("…" if tail < len(line) else "")
+        change = line[start : len(line) - end]
+        if len(change) > _CHANGE_CHARS:
+            half = _CHANGE_CHARS // 2
+            change = change[:half] + "…" + change[-half:]
+        kept = line[head:start] + change + line[len(line) - end : tail]
+        return ("…" if head else "") + kept + ("…" if tail < len(line) else "")
 
     return trimmed(live), trimmed(replayed)
 
