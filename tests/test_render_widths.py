@@ -179,6 +179,24 @@ def test_the_header_breaks_between_facts_never_inside_one(path: Path, width: int
         assert any(fact in line for line in header), (fact, header)
 
 
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_a_path_wider_than_the_line_breaks_after_a_slash(tmp_path: Path, width: int) -> None:
+    """A long path breaks between its directories (`…/agents-2026-12/` then the name), never
+    mid-name, where each piece fits; a name wider than the line is folded alone."""
+    folder = tmp_path / "real-world" / "agents-2026-12"
+    folder.mkdir(parents=True)
+    path = folder / "codex_acp_prompt_without_load.jsonl"
+    path.write_bytes((ROOT / "sample_traces" / "outcome-complete.jsonl").read_bytes())
+    header = rendered(path, width).split("ACP v")[0]
+    lines = header.splitlines()
+    named = next(i for i, line in enumerate(lines) if ".jsonl" in line)
+    assert named > 0  # (the path is wider than the line)
+    assert "/codex_acp_prompt_without_load.jsonl" in "/" + lines[named]  # (whole)
+    assert all(line.endswith("/") for line in lines[:named])
+    assert "".join(lines[: named + 1]).startswith(str(path))
+    assert max(len(line) for line in lines) <= width
+
+
 LINE_PARTED = re.compile(r"\b(line|#)$|^\s*\d+[),]")
 """A wrapped line that ends with `line` (its number on the next), or starts with the number."""
 

@@ -2,13 +2,15 @@
 
 Rich wraps a text at any space, so a narrow terminal could leave a count on one line and its
 unit on the next (`18` / `messages`). `Facts` lays its facts out for the width it is printed
-at and breaks a line only at a separator; a fact wider than the whole line is wrapped alone.
+at and breaks a line only at a separator; a fact wider than the whole line is broken alone,
+after a `/` where it has one (a long path breaks between its directories, not mid-name).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
@@ -43,6 +45,11 @@ class Facts:
                 started = False
             if started:
                 line.append(self.separator)
+            elif fact.cell_len > width - indent:  # (alone on its line, and still too wide)
+                *whole, fact = _broken(fact, width - indent)
+                for piece in whole:
+                    yield line.append_text(piece)
+                    line, indent = Text(" " * self.hang), self.hang
             line.append_text(fact)
         yield line
 
@@ -52,3 +59,19 @@ class Facts:
         whole += len(self.separator) * max(len(self.facts) - 1, 0)
         least, most = self.indent + widest, self.indent + whole
         return Measurement(min(least, options.max_width), min(most, options.max_width))
+
+
+def _broken(fact: Text, room: int) -> list[Text]:
+    """The fact in pieces of at most `room` cells, each ending after its last `/` that fits
+    (where none does, the console folds the piece)."""
+    pieces: list[Text] = []
+    while fact.cell_len > room > 1:
+        plain = fact.plain
+        cut = plain.rfind("/", 0, room) + 1
+        while cut and cell_len(plain[:cut]) > room:
+            cut = plain.rfind("/", 0, cut - 1) + 1
+        if not cut:
+            break
+        pieces.append(fact[:cut])
+        fact = fact[cut:]
+    return [*pieces, fact]
