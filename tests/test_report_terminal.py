@@ -218,9 +218,16 @@ def test_v1_loads_are_counted_apart_from_marker_completeness(tmp_path: Path) -> 
         header, row = overview[2], overview[4]
         end = header.index("loaded") + len("loaded")  # a right-aligned column
         assert row[:end].split()[-1] == "3"
-        assert row.split()[-3:] == ["—", "—", "—"]  # no marker, no marker → response
-    assert not zero.search(render_markdown(only_loads).decode())
-    assert not zero.search(render_html(only_loads).decode())
+        # (no marker anywhere: the percentiles are of request → response, and say so)
+        assert "p50, p90, p99: request → response" in overview[0]
+        assert row.rstrip().endswith("ms*"), row
+        assert row.count(" ms*") == 3, row
+    markdown = render_markdown(only_loads).decode()
+    assert not zero.search(markdown)
+    assert "| request→response p50 |" in markdown
+    html = render_html(only_loads).decode()
+    assert not zero.search(html)
+    assert "p50, p90, p99: request → response" in html
 
     t = transcript("claude-agent-acp", "1.2.0", complete(700, 800))
     (loads / "v2.jsonl").write_bytes(t.text())
@@ -229,6 +236,8 @@ def test_v1_loads_are_counted_apart_from_marker_completeness(tmp_path: Path) -> 
     assert (group.replaying, group.loaded, group.expecting_marker) == (5, 3, 2)
     assert group.rate(Outcome.COMPLETE) == 1.0
     assert "2 (100.0%)" in terminal_text(mixed, 80)
+    assert "p50, p90, p99: marker → response" in terminal_text(mixed, 80)  # (two had markers)
+    assert "| marker→response p50 |" in render_markdown(mixed).decode()
 
 
 # -- the report's own files -------------------------------------------------------------------

@@ -195,3 +195,11 @@ def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[fl
     if not values:
         return None
     return log_edges(min(values), max(values), bins)
+
+
+def headline_metric(groups: Sequence[Group]) -> Metric:
+    """The latency a report leads with: marker → response, the one the RFD's marker exists for;
+    request → response where no replay of any group had a marker (v1 Agents send none)."""
+    marked = any(g.metrics[Metric.MARKER_TO_RESPONSE].count for g in groups)
+    answered = any(g.metrics[Metric.REQUEST_TO_RESPONSE].count for g in groups)
+    return Metric.REQUEST_TO_RESPONSE if answered and not marked else Metric.MARKER_TO_RESPONSE

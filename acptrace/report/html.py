@@ -19,7 +19,7 @@ from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
-from acptrace.report.groups import shared_edges, shared_folder
+from acptrace.report.groups import headline_metric, shared_edges, shared_folder
 from acptrace.report.numbers import (
     FEW_LEGEND,
     FEW_MARK,
@@ -37,7 +37,6 @@ from acptrace.report.numbers import (
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
 from acptrace.report.summaries import FEW_REPLAYS, INCOMPLETE, Group, Metric, Report, ResumeRef
 
-HEADLINE = Metric.MARKER_TO_RESPONSE
 """The metric the charts show: the RFD's headline figure."""
 BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
@@ -137,10 +136,11 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield from _overview(report, names)
     if comparison is not None:
         yield from _comparison(comparison)
-    edges = shared_edges(report.groups, HEADLINE, BINS) if charts.available() else None
+    headline = headline_metric(report.groups)
+    edges = shared_edges(report.groups, headline, BINS) if charts.available() else None
     for index, group in enumerate(report.groups):
         charted = edges if index < CHARTED_GROUPS else None
-        yield from _group(index, group, names[index], charted, len(names) > LINKED_GROUPS)
+        yield from _group(index, group, names[index], headline, charted, len(names) > LINKED_GROUPS)
 
 
 def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
@@ -150,8 +150,9 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
     head.append(_num("loaded"))
     head += ["findings", *(_num(name) for name in ("p50", "p90", "p99", "throughput"))]
     rows: list[list[Cell]] = []
+    metric = headline_metric(report.groups)
     for index, group in enumerate(report.groups):
-        headline = group.metrics[HEADLINE]
+        headline = group.metrics[metric]
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
         swatch = f'<span class="swatch" style="background:{charts.group_colour(index)}"></span>'
         rows.append(
@@ -170,7 +171,7 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
                 _num(other),
                 _num(group.loaded),
                 _severity_counts(group),
-                *(_num(stat_text(HEADLINE, headline, s)) for s in ("p50", "p90", "p99")),
+                *(_num(stat_text(metric, headline, s)) for s in ("p50", "p90", "p99")),
                 _num(stat_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50")),
             ]
         )
@@ -178,11 +179,11 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
         f'<p class="muted">Complete, truncated and other (failed, unmarked, …) count the replaying '
         "resumes that expect a marker (the complete share is of those); v1 loads "
         "(<code>session/load</code> answered, no marker expected) are counted apart. "
-        f"p50, p90, p99: {_e(HEADLINE.label)}; throughput: p50 of replayed updates "
+        f"p50, p90, p99: {_e(metric.label)}; throughput: p50 of replayed updates "
         "per second.</p>"
     )
     yield _table(head, rows)
-    overview = (HEADLINE, Metric.THROUGHPUT)
+    overview = (metric, Metric.THROUGHPUT)
     if any(shows_few(g.metrics[m]) for g in report.groups for m in overview):
         yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
     if not charts.available():
@@ -193,12 +194,18 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
 
 
 def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
-    ecdf = charts.ecdf_chart(report.groups, HEADLINE, names)
+    headline = headline_metric(report.groups)
+    ecdf = charts.ecdf_chart(report.groups, headline, names)
     if ecdf is not None:
+        figure = (
+            "the RFD's headline figure"
+            if headline is Metric.MARKER_TO_RESPONSE
+            else "no replay had a marker"
+        )
         yield _figure(
             ecdf,
-            f"ECDF of {HEADLINE.label} per group",
-            f"{HEADLINE.label} (the RFD's headline figure): share of replaying resumes that "
+            f"ECDF of {headline.label} per group",
+            f"{headline.label} ({figure}): share of replaying resumes that "
             f"answered within a time, per group (up to {charts.OVERLAY_GROUPS} groups).",
         )
     bars = charts.outcome_chart(report.groups, names)
@@ -211,7 +218,12 @@ def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
 
 
 def _group(
-    index: int, group: Group, name: str, edges: tuple[float, ...] | None, back: bool
+    index: int,
+    group: Group,
+    name: str,
+    headline: Metric,
+    edges: tuple[float, ...] | None,
+    back: bool,
 ) -> Iterator[str]:
     up = '<a class="up" href="#overview">↑ overview</a>' if back else ""
     yield f'<section class="group" id="group-{index}"><h2>{_e(name)}{up}</h2>'
@@ -221,12 +233,12 @@ def _group(
         f"{count_text(sum(c.count for c in group.findings), 'finding')} · "
         f"{count_text(group.issues, 'input issue')}</p>"
     )
-    if edges is not None and group.samples[HEADLINE]:
-        svg = charts.histogram_chart(group, HEADLINE, edges, charts.group_colour(index))
+    if edges is not None and group.samples[headline]:
+        svg = charts.histogram_chart(group, headline, edges, charts.group_colour(index))
         yield _figure(
             svg,
-            f"histogram of {HEADLINE.label} for {printable(name)}",
-            f"{HEADLINE.label}: histogram over log-spaced bins shared by every group.",
+            f"histogram of {headline.label} for {printable(name)}",
+            f"{headline.label}: histogram over log-spaced bins shared by every group.",
         )
     yield "<h3>Latency and throughput</h3>"
     head: list[Cell] = ["metric", *(_num(stat) for stat in STATS)]

@@ -15,6 +15,7 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
+from acptrace.report.groups import headline_metric
 from acptrace.report.numbers import (
     FEW_LEGEND,
     FEW_MARK,
@@ -85,14 +86,15 @@ def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
 
 
 def _overview(report: Report) -> Iterator[str]:
+    metric = headline_metric(report.groups)
     yield (
         "| group | connections | resumes | complete | truncated | other | loaded | errors "
-        "| warnings | marker→response p50 | p90 | p99 | throughput p50 |"
+        f"| warnings | {metric.label.replace(' ', '')} p50 | p90 | p99 | throughput p50 |"
     )
     yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for group in report.groups:
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
-        headline = group.metrics[Metric.MARKER_TO_RESPONSE]
+        headline = group.metrics[metric]
         cells = [
             escape(group.name),
             str(group.connections),
@@ -107,17 +109,15 @@ def _overview(report: Report) -> Iterator[str]:
             str(group.loaded),
             str(group.severities[Severity.ERROR]),
             str(group.severities[Severity.WARNING]),
-            *(_stat(Metric.MARKER_TO_RESPONSE, headline, s) for s in ("p50", "p90", "p99")),
+            *(_stat(metric, headline, s) for s in ("p50", "p90", "p99")),
             _stat(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
         ]
         yield "| " + " | ".join(cells) + " |"
-    if any(shows_few(g.metrics[m]) for g in report.groups for m in OVERVIEW_METRICS):
+    if any(shows_few(g.metrics[m]) for g in report.groups for m in (metric, Metric.THROUGHPUT)):
         yield ""
         yield _FEW_LEGEND
 
 
-OVERVIEW_METRICS = (Metric.MARKER_TO_RESPONSE, Metric.THROUGHPUT)
-"""The metrics whose percentiles the overview shows."""
 _FEW_LEGEND = FEW_LEGEND.replace(FEW_MARK, "\\" + FEW_MARK, 1)
 
 

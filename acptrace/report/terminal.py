@@ -25,7 +25,7 @@ from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import cut_names, printable
 from acptrace.report.baseline import Comparison
-from acptrace.report.groups import shared_edges
+from acptrace.report.groups import headline_metric, shared_edges
 from acptrace.report.numbers import (
     FEW_LEGEND,
     change_parts,
@@ -41,7 +41,6 @@ from acptrace.report.numbers import (
 from acptrace.report.stats import STATS, histogram
 from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report, ResumeRef
 
-HEADLINE = Metric.MARKER_TO_RESPONSE
 """The metric of the bar chart and of the overview's percentiles."""
 BAR_BINS = 8
 """Bins of each group's bar chart: log-spaced, shared by every group so that they compare."""
@@ -162,7 +161,8 @@ def _with_legend(table: RenderableType, few: bool) -> RenderableType:
 
 
 def _few_in_overview(groups: Sequence[Group]) -> bool:
-    return any(shows_few(g.metrics[HEADLINE]) for g in groups)
+    headline = headline_metric(groups)
+    return any(shows_few(g.metrics[headline]) for g in groups)
 
 
 def _few_in_latencies(groups: Sequence[Group]) -> bool:
@@ -185,10 +185,11 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
         Column("warn", RIGHT, drop=3),
         *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 11), ("p90", 8), ("p99", 7))),
     ]
-    table = _fitted(f"Resumes by group (p50, p90, p99: {HEADLINE.label})", columns, minor=6)
+    metric = headline_metric(groups)
+    table = _fitted(f"Resumes by group (p50, p90, p99: {metric.label})", columns, minor=6)
     for group in groups:
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
-        headline = group.metrics[HEADLINE]
+        headline = group.metrics[metric]
         table.add_row(
             group_name(group.name),
             str(group.connections),
@@ -199,7 +200,7 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
             *([_count(group.loaded, OUTCOME_STYLE[Outcome.LOADED])] if loads else []),
             _count(group.severities[Severity.ERROR], SEVERITY_STYLE[Severity.ERROR]),
             _count(group.severities[Severity.WARNING], SEVERITY_STYLE[Severity.WARNING]),
-            *(stat_text(HEADLINE, headline, stat) for stat in ("p50", "p90", "p99")),
+            *(stat_text(metric, headline, stat) for stat in ("p50", "p90", "p99")),
         )
     return table
 
@@ -222,19 +223,20 @@ class LatencyBars:
     """Per group, replays per bin of the headline latency as horizontal bars (one line a bin),
     as wide as the terminal allows up to `BAR_WIDTH`."""
 
-    def __init__(self, groups: Sequence[Group], edges: tuple[float, ...]) -> None:
+    def __init__(self, groups: Sequence[Group], metric: Metric, edges: tuple[float, ...]) -> None:
         self.groups = groups
+        self.metric = metric
         self.edges = edges
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         edges = edge_texts(self.edges)
         labels = [f"{low} to {high}" for low, high in itertools.pairwise(edges)]
-        counted = [histogram(_positive(group), self.edges) for group in self.groups]
+        counted = [histogram(_positive(group, self.metric), self.edges) for group in self.groups]
         label_width = max(len(label) for label in labels)
         count_width = max(len(str(n)) for counts in counted for n in counts)
         room = options.max_width - label_width - count_width - 6  # indent and two gaps
         width = max(4, min(BAR_WIDTH, room))
-        yield Text(f"{HEADLINE.label}: replays per log-spaced bin", style="bold")
+        yield Text(f"{self.metric.label}: replays per log-spaced bin", style="bold")
         for index, (group, counts) in enumerate(zip(self.groups, counted, strict=True)):
             title = group_name(group.name).append(f" · {count_text(sum(counts), 'replay')}")
             if index:
@@ -273,12 +275,13 @@ def _latency(value: float, extra: int) -> str:
 def latency_bars(groups: Sequence[Group]) -> LatencyBars | None:
     """The bar charts of the groups with most samples of the headline latency, in group order
     (None when no group has any)."""
-    sampled = [g for g in groups if _positive(g)]
-    chosen = sorted(sampled, key=lambda g: -len(_positive(g)))[:BAR_GROUPS]
-    edges = shared_edges(chosen, HEADLINE, BAR_BINS)
+    metric = headline_metric(groups)
+    sampled = [g for g in groups if _positive(g, metric)]
+    chosen = sorted(sampled, key=lambda g: -len(_positive(g, metric)))[:BAR_GROUPS]
+    edges = shared_edges(chosen, metric, BAR_BINS)
     if edges is None:
         return None
-    return LatencyBars([g for g in groups if g in chosen], edges)
+    return LatencyBars([g for g in groups if g in chosen], metric, edges)
 
 
 def bar(count: int, top: int, width: int) -> str:
@@ -291,8 +294,8 @@ def bar(count: int, top: int, width: int) -> str:
     return "█" * full + (EIGHTHS[rest] if rest else "")
 
 
-def _positive(group: Group) -> list[float]:
-    return [v for v in group.samples[HEADLINE] if v > 0]
+def _positive(group: Group, metric: Metric) -> list[float]:
+    return [v for v in group.samples[metric] if v > 0]
 
 
 def _latencies(groups: Sequence[Group]) -> FittedTable:
