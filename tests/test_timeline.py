@@ -444,3 +444,16 @@ def test_a_wrapped_finding_or_note_keeps_its_left_edge_under_its_text() -> None:
     assert all(line[text_column] != " " for line in rest)  # (under "warning", not further in)
     note = next(i for i, line in enumerate(lines) if "ambiguous · 1 replayed, 1 held" in line)
     assert lines[note + 1].index("marker→response") == lines[note].index("ambiguous")
+
+
+def test_a_long_path_in_the_heading_breaks_after_a_slash(tmp_path: Path) -> None:
+    folder = tmp_path / "real-world" / "agents-2026-12"
+    folder.mkdir(parents=True)
+    path = folder / "codex_acp_resume_close_load.jsonl"
+    path.write_bytes((ROOT / "sample_traces" / "outcome-complete.jsonl").read_bytes())
+    shown = CliRunner().invoke(app, ["timeline", str(path)], env={"COLUMNS": "60"}).stdout
+    lines = shown.splitlines()
+    named = next(i for i, line in enumerate(lines) if ".jsonl" in line)
+    assert named > 0  # (wider than the line)
+    assert "/codex_acp_resume_close_load.jsonl" in "/" + lines[named]  # (the name whole)
+    assert all(line.endswith("/") for line in lines[:named])

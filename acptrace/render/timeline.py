@@ -44,6 +44,7 @@ from acptrace.read.envelopes import RecorderEvent
 from acptrace.render.cells import Cell, Part, inert_part
 from acptrace.render.ci import id_text, ms_text, same_id
 from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
+from acptrace.render.facts import Facts
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert, plural, short_id
 
@@ -422,7 +423,7 @@ class TimelineStream:
 
 def timeline_heading(name: str, connection: str | None, view: View) -> RenderableType:
     """What the timeline shows: the file (and connection), the view, the legend."""
-    lines = [inert(name, "bold")]
+    lines: list[RenderableType] = [Facts([inert(name, "bold")])]  # (a long path breaks at a /)
     if connection is not None:
         lines.append(Text.assemble("connection ", inert(connection, "bold")))
     return Group(*lines, inert(f"view: {view.describe()}"), _Legend(LEGEND, "dim"))
