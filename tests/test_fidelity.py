@@ -727,6 +727,12 @@ def test_no_live_items_is_a_ratio_of_none_and_no_replay_is_no_entry() -> None:
 # -- the command ---------------------------------------------------------------------------------
 
 
+def written(t: Transcript, path: Path) -> Path:
+    """The transcript written to `path`, for the command to read."""
+    path.write_bytes(t.text())
+    return path
+
+
 def dropped(tmp_path: Path) -> Path:
     """A transcript whose replay drops the tool call."""
     t = started()
@@ -736,9 +742,7 @@ def dropped(tmp_path: Path) -> Path:
     said(t, "agent_message", "a1", "Looking at the fixture.")
     said(t, "agent_message", "a2", "The token expires too early.")
     close_replay(t)
-    path = tmp_path / "dropped.jsonl"
-    path.write_bytes(t.text())
-    return path
+    return written(t, tmp_path / "dropped.jsonl")
 
 
 def test_json_has_the_documented_fields(tmp_path: Path) -> None:
@@ -766,8 +770,7 @@ def test_a_request_refused_with_an_error_shows_its_code_beside_its_outcome(
     live_history(t)
     replay(t)
     t.error(3, -32601)
-    path = tmp_path / "refused.jsonl"
-    path.write_bytes(t.text())
+    path = written(t, tmp_path / "refused.jsonl")
     document = json.loads(runner.invoke(app, ["fidelity", str(path), "-f", "json"]).stdout)
     (session,) = document["sessions"]
     assert (session["outcome"], session["error_code"], session["fidelity"]) == (
@@ -793,9 +796,7 @@ def no_live_history(tmp_path: Path) -> Path:
     replay(t)
     said(t, "user_message", "u1", "from an earlier connection")
     close_replay(t)
-    path = tmp_path / "unknown.jsonl"
-    path.write_bytes(t.text())
-    return path
+    return written(t, tmp_path / "unknown.jsonl")
 
 
 def test_an_unknown_ratio_is_null_a_dash_and_below_any_fail_under(tmp_path: Path) -> None:
@@ -819,8 +820,7 @@ def test_fail_on_reorder_exits_1_only_when_an_item_moved(tmp_path: Path) -> None
     replayed_tool_call(t)
     said(t, "agent_message", "a2", "The token expires too early.")
     close_replay(t)
-    moved = tmp_path / "moved.jsonl"
-    moved.write_bytes(t.text())
+    moved = written(t, tmp_path / "moved.jsonl")
     assert runner.invoke(app, ["fidelity", str(moved), "--fail-under", "1"]).exit_code == 0
     assert runner.invoke(app, ["fidelity", str(moved), "--fail-on-reorder"]).exit_code == 1
     in_order = str(dropped(tmp_path))
@@ -992,9 +992,7 @@ def picked_up(tmp_path: Path) -> Path:
     said(t, "user_message", "u1", "Fix the login test")
     said(t, "user_message", "u2", "And the logout test?")
     close_replay(t)
-    path = tmp_path / "picked-up.jsonl"
-    path.write_bytes(t.text())
-    return path
+    return written(t, tmp_path / "picked-up.jsonl")
 
 
 def test_a_session_picked_up_mid_life_says_its_older_history_is_not_in_the_input(
@@ -1018,8 +1016,8 @@ def test_a_session_picked_up_mid_life_says_its_older_history_is_not_in_the_input
     (entry,) = report(t).sessions
     assert entry.first_seen is None
     assert len(entry.comparison.extra) == 1
-    (tmp_path / "started.jsonl").write_bytes(t.text())
-    started_shown = runner.invoke(app, ["fidelity", str(tmp_path / "started.jsonl")]).stdout
+    started_path = written(t, tmp_path / "started.jsonl")
+    started_shown = runner.invoke(app, ["fidelity", str(started_path)]).stdout
     assert "extra" in started_shown
     assert "live history from" not in started_shown
 

@@ -569,7 +569,7 @@ class Rows:
         the row's first."""
         if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
             text = row.event.text()
-            hang = _HANG.match(text.plain).end()  # type: ignore[union-attr]  # (matches all)
+            hang = _hang(text.plain)
             if hang > width // 2:
                 hang = 0
             wrapped = unit_glued(text[hang:]).wrap(console, width - hang, overflow="fold")
@@ -583,9 +583,13 @@ class Rows:
             yield index == 0, event
 
 
-_HANG = re.compile(r" *(?:▲ )?")
-"""The start of a wrapped event's first line its other lines are indented by (a note's or a
-finding's indent, and a finding's mark), so that the text's left edge stays straight."""
+def _hang(plain: str) -> int:
+    """How far a wrapped event's other lines are indented: past its first line's indent and a
+    finding's mark (`▲ `), so that the text's left edge stays straight."""
+    indent = len(plain) - len(plain.lstrip(" "))
+    return indent + 2 if plain.startswith("▲ ", indent) else indent
+
+
 _EVENT_CELLS = 16
 """The narrowest an event cell gets, however narrow the console (a line is cut at its end)."""
 

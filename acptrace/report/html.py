@@ -37,7 +37,6 @@ from acptrace.report.numbers import (
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
 from acptrace.report.summaries import FEW_REPLAYS, INCOMPLETE, Group, Metric, Report, ResumeRef
 
-"""The metric the charts show: the RFD's headline figure."""
 BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
 CHARTED_GROUPS = 50
@@ -133,24 +132,23 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield f"<nav>{' '.join(links)}</nav></header>"
     if comparison is not None:
         yield _verdict(comparison)
-    yield from _overview(report, names)
+    headline = headline_metric(report.groups)
+    yield from _overview(report, names, headline)
     if comparison is not None:
         yield from _comparison(comparison)
-    headline = headline_metric(report.groups)
     edges = shared_edges(report.groups, headline, BINS) if charts.available() else None
     for index, group in enumerate(report.groups):
         charted = edges if index < CHARTED_GROUPS else None
         yield from _group(index, group, names[index], headline, charted, len(names) > LINKED_GROUPS)
 
 
-def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
+def _overview(report: Report, names: Sequence[str], metric: Metric) -> Iterator[str]:
     yield '<section id="overview"><h2>Overview</h2>'
     head: list[Cell] = ["group"]
     head += [_num(name) for name in ("connections", "resumes", "complete", "truncated", "other")]
     head.append(_num("loaded"))
     head += ["findings", *(_num(name) for name in ("p50", "p90", "p99", "throughput"))]
     rows: list[list[Cell]] = []
-    metric = headline_metric(report.groups)
     for index, group in enumerate(report.groups):
         headline = group.metrics[metric]
         other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
@@ -189,12 +187,11 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
     if not charts.available():
         yield f'<p class="note">{NO_CHARTS}</p>'
     else:
-        yield from _overview_charts(report, names)
+        yield from _overview_charts(report, names, metric)
     yield "</section>"
 
 
-def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
-    headline = headline_metric(report.groups)
+def _overview_charts(report: Report, names: Sequence[str], headline: Metric) -> Iterator[str]:
     ecdf = charts.ecdf_chart(report.groups, headline, names)
     if ecdf is not None:
         figure = (
