@@ -231,9 +231,43 @@ def test_cli_exits_1_on_a_regression_and_0_within_the_limits(
     )
     assert passing.exit_code == 0, passing.output
     assert "No regression beyond the limits." in passing.stdout
+    assert "checked nothing" not in passing.output
+    assert json.loads((tmp_path / "new.json").read_text())["comparison"]["unchecked"] == []
     deltas_only = runner.invoke(app, [*args])
     assert deltas_only.exit_code == 0
     assert "deltas only" in deltas_only.stdout
+
+
+def test_a_limit_that_judged_no_group_says_so_everywhere(tmp_path: Path) -> None:
+    """Replays without a marker (v1 Agents send none) have no marker -> response: a limit on
+    it cannot fail, and every output says it checked nothing instead of passing quietly."""
+    unmarked = [[TRUNCATED, TRUNCATED]], [[TRUNCATED]]
+    old_runs = write_corpus(tmp_path / "old", *unmarked)
+    new_runs = write_corpus(tmp_path / "new", *unmarked)
+    old = tmp_path / "old.json"
+    assert runner.invoke(app, ["report", str(old_runs), "-o", str(old), "-q"]).exit_code == 0
+    limits = parse_thresholds(["p90=20%", "request_to_response.p90=20%"])
+    comparison = compare(build_report([str(new_runs)], jobs=1), load_baseline(str(old)), limits)
+    assert [limit.text for limit in comparison.unchecked] == ["p90=20%"]
+
+    outputs = [tmp_path / name for name in ("new.json", "new.md", "new.html")]
+    args = ["report", str(new_runs), "--baseline", str(old), "--max-regression", "p90=20%"]
+    quiet = runner.invoke(app, [*args, "-q", *(f"-o{path}" for path in outputs)])
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.stdout == ""
+    assert quiet.stderr.splitlines() == [
+        "acptrace: warning: --max-regression p90=20% checked nothing: no group has "
+        "marker_to_response_ms.p90 in both reports (replays without a marker, as from v1 "
+        "Agents, have none: try request_to_response.p90=20%)"
+    ]
+    assert json.loads(outputs[0].read_text())["comparison"]["unchecked"] == ["p90=20%"]
+    markdown = outputs[1].read_text()
+    assert markdown.splitlines()[1] == "## ⚠️ acptrace: 1 limit checked nothing"
+    assert "⚠️ p90=20% checked nothing: no group has" in markdown
+    assert '<p class="verdict warn">⚠ p90=20% checked nothing' in outputs[2].read_text()
+    shown = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert "p90=20% checked nothing: no group has marker_to_response_ms.p90" in shown.stdout
+    assert "No regression beyond the limits." in shown.stdout
 
 
 # -- grouping, errors, parallelism ------------------------------------------------------------

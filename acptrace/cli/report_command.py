@@ -12,7 +12,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    fail,
+    print_error,
+    print_note,
+    rich_bytes,
+)
 from acptrace.cli.options import JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
@@ -46,6 +54,7 @@ from acptrace.report.baseline import (
     compare,
     load_baseline,
     parse_thresholds,
+    unchecked_note,
 )
 from acptrace.report.collect import Progress as OnDone
 from acptrace.report.document import dumps
@@ -166,6 +175,8 @@ def report_command(
             comparison = compare(report, old, thresholds)
         except BaselineError as error:
             fail(str(error))
+        for limit in comparison.unchecked:
+            print_note(f"warning: --max-regression {unchecked_note(limit)}")
     for path, kind in zip(output or (), kinds, strict=True):
         write_output(_render(kind, report, comparison), path)
     if not quiet:

@@ -122,6 +122,25 @@ class Comparison:
         """The deltas beyond their limit."""
         return tuple(delta for delta in self.deltas if delta.regressed)
 
+    @property
+    def unchecked(self) -> tuple[Threshold, ...]:
+        """The limits that judged no group: their measure has no value on one side or the
+        other in every group both reports have (`p90=20%`, of marker → response, where no
+        replay had a marker, as v1 Agents send none). They cannot fail, and say so."""
+        judged = {d.measure for d in self.deltas if d.old is not None and d.new is not None}
+        return tuple(limit for limit in self.thresholds if limit.measure not in judged)
+
+
+def unchecked_note(limit: Threshold) -> str:
+    """Why a limit checked nothing, and what to limit instead where the metric needs a marker:
+    `p90=20% checked nothing: no group has marker_to_response_ms.p90 in both reports (…)`."""
+    note = f"{limit.text.strip()} checked nothing: no group has {limit.measure} in both reports"
+    metric, _, stat = limit.measure.rpartition(".")
+    if metric in {Metric.MARKER_TO_RESPONSE, Metric.REQUEST_TO_MARKER}:
+        other = f"request_to_response.{stat}={limit.text.partition('=')[2].strip()}"
+        note += f" (replays without a marker, as from v1 Agents, have none: try {other})"
+    return note
+
 
 @dataclass(frozen=True, slots=True)
 class Baseline:

@@ -101,6 +101,7 @@ def comparison_document(comparison: Comparison) -> dict[str, Any]:
         "regressions": len(comparison.regressions),
         "only_new": list(comparison.only_new),
         "only_baseline": list(comparison.only_baseline),
+        "unchecked": [limit.text for limit in comparison.unchecked],
         "deltas": [_delta(delta) for delta in comparison.deltas],
     }
 

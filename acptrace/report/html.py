@@ -18,7 +18,7 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
-from acptrace.report.baseline import Comparison, Delta
+from acptrace.report.baseline import Comparison, Delta, unchecked_note
 from acptrace.report.groups import headline_metric, shared_edges, shared_folder
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -86,6 +86,7 @@ figure img { max-width: 100%; height: auto; }
 .verdict { padding: 10px 14px; border-radius: 6px; font-weight: 600; margin: 12px 0; }
 .verdict.pass { background: #ecfdf3; color: var(--ok); border: 1px solid #abefc6; }
 .verdict.fail { background: #fef3f2; color: var(--bad); border: 1px solid #fecdca; }
+.verdict.warn { background: #fffaeb; color: #93370d; border: 1px solid #fedf89; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
   margin-right: 6px; vertical-align: baseline; }
 """
@@ -355,9 +356,17 @@ def _verdict(comparison: Comparison) -> str:
     limits = ", ".join(t.text for t in comparison.thresholds) or "none"
     if regressions:
         text = f"{count_text(len(regressions), 'regression')} beyond the limits ({limits})"
-        return f'<p class="verdict fail">✗ {_e(text)} against {_e(comparison.baseline)}</p>'
+        verdict = f'<p class="verdict fail">✗ {_e(text)} against {_e(comparison.baseline)}</p>'
+        return verdict + _unchecked(comparison)
     text = f"No regression beyond the limits ({limits})"
-    return f'<p class="verdict pass">✓ {_e(text)} against {_e(comparison.baseline)}</p>'
+    verdict = f'<p class="verdict pass">✓ {_e(text)} against {_e(comparison.baseline)}</p>'
+    return verdict + _unchecked(comparison)
+
+
+def _unchecked(comparison: Comparison) -> str:
+    """A warning per limit that checked nothing (after the verdict, whichever it is)."""
+    notes = (unchecked_note(limit) for limit in comparison.unchecked)
+    return "".join(f'\n<p class="verdict warn">⚠ {_e(note)}.</p>' for note in notes)
 
 
 def _comparison(comparison: Comparison) -> Iterator[str]:

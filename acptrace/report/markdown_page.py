@@ -14,7 +14,7 @@ from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
-from acptrace.report.baseline import Comparison
+from acptrace.report.baseline import Comparison, unchecked_note
 from acptrace.report.groups import headline_metric
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -78,6 +78,8 @@ def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
         yield "## acptrace latency report"
     elif comparison.regressions:
         yield f"## ❌ acptrace: {count_text(len(comparison.regressions), 'regression')}"
+    elif comparison.unchecked:
+        yield f"## ⚠️ acptrace: {count_text(len(comparison.unchecked), 'limit')} checked nothing"
     else:
         yield "## ✅ acptrace: no regression beyond the limits"
     yield ""
@@ -136,6 +138,9 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
         if names:
             yield f"{title}: {', '.join(escape(n) for n in names)}."
             yield ""
+    for limit in comparison.unchecked:  # (a limit parsed is measure names and numbers only)
+        yield f"⚠️ {printable(unchecked_note(limit))}."
+        yield ""
     yield "| group | measure | baseline | new | change | limit | verdict |"
     yield "|---|---|---:|---:|---:|---|---|"
     for delta in comparison.deltas:
