@@ -446,6 +446,25 @@ def test_a_wrapped_finding_or_note_keeps_its_left_edge_under_its_text() -> None:
     assert lines[note + 1].index("marker→response") == lines[note].index("ambiguous")
 
 
+def test_full_payloads_under_a_link_wrap_to_the_end_of_the_line() -> None:
+    """Only a row's first line shares its width with the link: the payload's other lines run
+    as wide as a row without a link, and nothing of it is lost in the wrapping."""
+    result = CliRunner().invoke(
+        app, ["timeline", "sample_traces/clean.jsonl", "--full"], env={"COLUMNS": "80"}
+    )
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(" 3 ") and "⇠ 2" in line)
+    payload = lines[at + 1 : at + 3]
+    assert all(len(line) <= 80 for line in lines)
+    assert len(payload[0].rstrip()) > lines[at].index("⇠")  # (the link's column, and past it)
+    assert "".join(line.strip() for line in payload) == (
+        '{"protocolVersion":2,"info":{"name":"claude-agent-acp","version":"1.2.0"},'
+        '"capabilities":{"session":{}}}'
+    )
+    unlinked = next(i for i, line in enumerate(lines) if "available_commands_update" in line)
+    assert len(payload[0].rstrip()) == len(lines[unlinked + 1].rstrip())
+
+
 def test_a_long_path_in_the_heading_breaks_after_a_slash(tmp_path: Path) -> None:
     folder = tmp_path / "real-world" / "agents-2026-12"
     folder.mkdir(parents=True)

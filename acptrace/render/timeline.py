@@ -496,7 +496,7 @@ class Rows:
             return
         for row in self.rows:
             width = _beside(row.link, width_open) if row.link else width_open
-            for first, event in self._events(row, console, width):
+            for first, event in self._events(row, console, width, width_open):
                 text = Text.assemble(
                     row.number.rjust(widths.line) if first else " " * widths.line,
                     " ",
@@ -542,7 +542,7 @@ class Rows:
                 yield line if crop is None else _cropped(line, crop)
                 continue
             width = _beside(row.link, width_open) if row.link.plain else width_open
-            for first, event in self._plain_events(row, console, width):
+            for first, event in self._plain_events(row, console, width, width_open):
                 if not first:
                     fixed = (
                         f"{' ' * (line_width + time_width + 4)}"
@@ -555,24 +555,27 @@ class Rows:
                 yield line if crop is None else _cropped(line, crop)
 
     @staticmethod
-    def _plain_events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, str]]:
+    def _plain_events(
+        row: _Row, console: Console, width: int, rest: int
+    ) -> Iterator[tuple[bool, str]]:
         """`_events` as plain text (a cut line is cut without a rich Text)."""
         if row.wrap:
-            for first, event in Rows._events(row, console, width):
+            for first, event in Rows._events(row, console, width, rest):
                 yield first, event.plain
         else:
             yield True, _ellipsized(row.event.plain, width, row.event.whole)
 
     @staticmethod
-    def _events(row: _Row, console: Console, width: int) -> Iterator[tuple[bool, Text]]:
+    def _events(row: _Row, console: Console, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
-        the row's first."""
+        the row's first: the first `width` cells wide, the others (under a link, which only
+        the first line has) `rest`."""
         if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
             text = row.event.text()
             hang = _hang(text.plain)
             if hang > width // 2:
                 hang = 0
-            wrapped = unit_glued(text[hang:]).wrap(console, width - hang, overflow="fold")
+            wrapped = _wrapped(unit_glued(text[hang:]), console, width - hang, rest - hang)
             starts = [text[:hang], *[Text(" " * hang)] * (len(wrapped) - 1)]
             lines = [start + _unglued(line) for start, line in zip(starts, wrapped, strict=True)]
         else:
@@ -581,6 +584,18 @@ class Rows:
             lines = [cut]
         for index, event in enumerate(lines):
             yield index == 0, event
+
+
+def _wrapped(text: Text, console: Console, first: int, rest: int) -> list[Text]:
+    """The text wrapped (folding what has no space to break at): its first line `first` cells
+    wide, the others `rest` (wider where the first line shares its width with a link)."""
+    lines = list(text.wrap(console, first, overflow="fold"))
+    if rest <= first or len(lines) < 2 or not text.plain.startswith(lines[0].plain):
+        return lines
+    after = len(lines[0].plain)
+    following = text.plain[after:]  # (the break: a newline, or the spaces wrap dropped)
+    after += 1 if following.startswith("\n") else len(following) - len(following.lstrip(" "))
+    return [lines[0], *text[after:].wrap(console, rest, overflow="fold")]
 
 
 def _hang(plain: str) -> int:
