@@ -358,6 +358,29 @@ def test_an_agent_that_advertises_the_steps_is_driven(
     ]
 
 
+@pytest.mark.parametrize(
+    ("protocol", "capabilities", "replay"), [(2, "{}", "session/resume"), (1, "{}", "session/load")]
+)
+def test_ignore_capabilities_drives_an_agent_that_advertises_nothing(
+    tmp_path: Path, protocol: int, capabilities: str, replay: str
+) -> None:
+    agent = [*STUBBORN, "--protocol", str(protocol), "--capabilities", capabilities]
+    settings = replace(FAST, replays=2, protocol=protocol, check_capabilities=False)
+    notes: list[str] = []
+    result = drive(agent, tmp_path, settings, notes.append)
+    assert result.failures == 0
+    names = ["00-new.jsonl", "01-replay.jsonl", "02-replay.jsonl"]
+    assert [Path(p).name for p in result.transcripts] == names
+    assert len(notes) == (4 if protocol == 2 else 3)  # (v2: session/new too, on 00-new)
+    assert all(note.endswith("going on (--ignore-capabilities)") for note in notes)
+    assert [m.get("method") for m in sent(tmp_path / "01-replay.jsonl", "c2a")] == [
+        "initialize",
+        replay,
+    ]
+    findings = analysed(tmp_path / "01-replay.jsonl")["findings"]
+    assert [f["line"] for f in findings if f["rule"] == "CAP-UNADVERTISED"] == [4]  # (the replay)
+
+
 def test_a_given_session_the_agent_cannot_replay_stops_after_one_connection(
     tmp_path: Path,
 ) -> None:

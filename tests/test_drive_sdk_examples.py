@@ -84,6 +84,33 @@ def test_the_sdk_example_agent_without_load_session_is_not_replayed(
     assert gone(recording[0]["pid"])
 
 
+def test_ignore_capabilities_replays_the_sdk_example_agent_and_the_rule_says_so(
+    examples: Path, tmp_path: Path
+) -> None:
+    """The example implements session/load without advertising it: driven anyway, it loads,
+    each connection says it went on, and its recordings break CAP-UNADVERTISED."""
+    runs = tmp_path / "runs"
+    agent = [sys.executable, str(examples / "agent.py")]
+    arguments = ["-n", "2", "--protocol", "1", "--ignore-capabilities", "--", *agent]
+    result = drive_cli(runs, *arguments)
+    assert result.exit_code == 0, result.output
+    names = ["00-new.jsonl", "01-replay.jsonl", "02-replay.jsonl"]
+    assert sorted(p.name for p in runs.iterdir()) == names
+    assert result.stderr.splitlines() == [
+        f"acptrace: {runs / name}: the v1 Agent does not advertise agentCapabilities."
+        "loadSession, which session/load needs: going on (--ignore-capabilities)"
+        for name in names
+    ]
+    assert "loaded" in result.stdout
+    assert "CAP-UNADVERTISED" in result.stdout
+    for name in names[1:]:
+        sent = [r["msg"] for r in records(runs / name) if r["dir"] == "c2a"]
+        assert [m["method"] for m in sent] == ["initialize", "session/load"]
+        analysed = CliRunner().invoke(app, ["analyze", str(runs / name), "--format", "json"])
+        findings = orjson.loads(analysed.stdout)["findings"]
+        assert [f["rule"] for f in findings] == ["CAP-UNADVERTISED"]
+
+
 @pytest.mark.parametrize("script", ["agent.py", "echo_agent.py"])
 def test_the_sdk_example_agents_make_a_session_and_answer_a_prompt(
     examples: Path, tmp_path: Path, script: str

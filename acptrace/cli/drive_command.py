@@ -96,6 +96,14 @@ def drive_command(
         Permission,
         typer.Option(help="How to answer the Agent's session/request_permission."),
     ] = Permission.DENY,
+    ignore_capabilities: Annotated[
+        bool,
+        typer.Option(
+            "--ignore-capabilities",
+            help="Send session/new, session/resume or session/load even when the Agent does "
+            "not advertise them (said on stderr; the recordings then break CAP-UNADVERTISED).",
+        ),
+    ] = False,
     quiet: QuietOption = False,
     redact: RedactOption = True,
 ) -> None:
@@ -109,7 +117,8 @@ def drive_command(
     the end the latency report over them is printed, as `acptrace report DIR` prints it. A
     connection whose Agent dies, hangs past --timeout or sends garbage is named on stderr and
     the run goes on; acptrace then exits 1. An Agent that does not advertise what a step needs
-    (v2 capabilities.session, v1 loadSession) is a usage error (2), before the replays. An
+    (v2 capabilities.session, v1 loadSession) is a usage error (2), before the replays,
+    unless --ignore-capabilities. An
     Agent still running 2 s after its stdin closed is stopped (SIGTERM, then SIGKILL, to its
     process group): not a failure.
     """
@@ -131,6 +140,7 @@ def drive_command(
         permission=permission,
         session_id=session,
         redact=redact,
+        check_capabilities=not ignore_capabilities,
     )
     options = policy_from(ctx).options
     try:

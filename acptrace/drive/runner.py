@@ -6,9 +6,9 @@ the run's folder: `00-new.jsonl` (left out when the session to replay is given),
 that fails (the Agent dies, hangs past the timeout, sends garbage) is told to `notify` in one
 line and the run goes on; its transcript still goes into the report. A step the Agent's
 `initialize` result does not allow (no session capability) stops the run before the replays:
-`DriveRefused`. Closing a connection closes the Agent's stdin; an Agent still running
-`exit_grace_s` later is stopped (SIGTERM, then SIGKILL, to its process group), which is not a
-failure.
+`DriveRefused` (unless `check_capabilities` is off: then it is sent anyway, and said).
+Closing a connection closes the Agent's stdin; an Agent still running `exit_grace_s` later is
+stopped (SIGTERM, then SIGKILL, to its process group), which is not a failure.
 """
 
 from __future__ import annotations
@@ -80,6 +80,9 @@ class DriveSettings:
     """Replay this session the Agent already keeps, instead of making one first."""
     redact: bool = True
     """Redact secrets in the recordings, as `acptrace record` does by default."""
+    check_capabilities: bool = True
+    """Refuse a step the Agent's `initialize` result does not allow (`DriveRefused`); False:
+    send it anyway, named to `notify`, and the recordings break rule CAP-UNADVERTISED."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +176,8 @@ def _make_session(
     refused = None
     try:
         version, result = _initialize(connection, settings)
-        refused = _refusal(version, result, _first_methods(version, settings))
+        methods = _first_methods(version, settings)
+        refused = _refusal(path, version, result, methods, settings, notify)
         if refused is not None:
             raise ConnectionFailed(refused)
         new = connection.request(
@@ -209,7 +213,7 @@ def _replay_session(
     try:
         version, result = _initialize(connection, settings)
         method, params = replay_request(version, session_id, settings.cwd)
-        refused = _refusal(version, result, (method,))
+        refused = _refusal(path, version, result, (method,), settings, notify)
         if refused is not None:
             raise ConnectionFailed(refused)
         connection.request(method, params, settings.timeout_s)
@@ -229,12 +233,24 @@ def _first_methods(version: int, settings: DriveSettings) -> tuple[str, ...]:
     return tuple(methods)
 
 
-def _refusal(version: int, result: Any, methods: Sequence[str]) -> str | None:
-    """Why the Agent's `initialize` result does not allow these methods, or None."""
+def _refusal(
+    path: Path,
+    version: int,
+    result: Any,
+    methods: Sequence[str],
+    settings: DriveSettings,
+    notify: Notify,
+) -> str | None:
+    """Why the Agent's `initialize` result does not allow these methods, or None (also when
+    the settings say to send them anyway: that is told to `notify`)."""
     for method in methods:
         capability = missing_capability(version, method, result)
-        if capability is not None:
-            return f"the v{version} Agent does not advertise {capability}, which {method} needs"
+        if capability is None:
+            continue
+        why = f"the v{version} Agent does not advertise {capability}, which {method} needs"
+        if settings.check_capabilities:
+            return why
+        notify(f"{path}: {why}: going on (--ignore-capabilities)")
     return None
 
 
