@@ -184,6 +184,43 @@ def test_rules_broken_are_counted_by_rule_id(tmp_path: Path) -> None:
     assert outcomes(gamma) == {"complete": 1, "unmarked_success": 1}
 
 
+def unadvertised(version: int, method: str) -> Transcript:
+    """One connection of `lone-acp` that advertises nothing and still sends `method`."""
+    t = Transcript()
+    t.open()
+    t.request("initialize", {"protocolVersion": version}, id=0)
+    info = {"name": "lone-acp", "version": "1"}
+    t.result(0, {"protocolVersion": version, "info": info, "capabilities": {}})
+    t.request(method, {"sessionId": "sess_1", "cwd": "/"}, id=1)
+    t.error(1, -32002)
+    t.close()
+    return t
+
+
+def test_a_rule_found_at_two_levels_is_counted_at_each(tmp_path: Path) -> None:
+    """CAP-UNADVERTISED is an error for a v1 session/load, a warning otherwise: a group with
+    both has a count for each level, each pointing at its own findings."""
+    for name, version, method in [
+        ("a", 2, "session/resume"),
+        ("b", 2, "session/resume"),
+        ("c", 1, "session/load"),
+    ]:
+        (tmp_path / f"{name}.jsonl").write_bytes(unadvertised(version, method).text())
+    report = build_report([str(tmp_path)], jobs=1)
+    [lone] = report.groups
+    assert [(c.rule, c.severity.value, c.count) for c in lone.findings] == [
+        ("CAP-UNADVERTISED", "error", 1),
+        ("CAP-UNADVERTISED", "warning", 2),
+    ]
+    assert [[path for path, _ in c.first] for c in lone.findings] == [
+        [str(tmp_path / "c.jsonl")],
+        [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")],
+    ]
+    [group] = document(report)["groups"]
+    assert group["findings"] == {"CAP-UNADVERTISED": 3}
+    assert group["findings_by_severity"] == {"error": 1, "warning": 2, "note": 0}
+
+
 def test_the_regression_verdict_is_exact(release_1: Path, release_2: Path, tmp_path: Path) -> None:
     old = tmp_path / "old.json"
     assert runner.invoke(app, ["report", str(release_1), "-o", str(old), "-q"]).exit_code == 0

@@ -6,6 +6,7 @@ report.json section of docs/report.md documents every field.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -52,7 +53,7 @@ def group_document(group: Group) -> dict[str, Any]:
         "outcomes": {o.value: n for o, n in group.outcomes.items()},
         "rates": {o.value: group.rate(o) for o in Outcome if o is not Outcome.NO_REPLAY},
         "child_outcomes": {o.value: n for o, n in group.child_outcomes.items()},
-        "findings": {count.rule: count.count for count in group.findings},
+        "findings": _by_rule(group.findings),
         "findings_by_severity": {s.value: n for s, n in group.severities.items()},
         "findings_detail": [_rule_count(count) for count in group.findings],
         "metrics": {m.value: _distribution(d) for m, d in group.metrics.items()},
@@ -67,6 +68,14 @@ def _distribution(distribution: Distribution) -> dict[str, float | int | bool | 
     figures: dict[str, float | int | bool | None] = {s: distribution.stat(s) for s in STATS}
     figures["few_samples"] = few_samples(distribution)
     return figures
+
+
+def _by_rule(counts: Iterable[RuleCount]) -> dict[str, int]:
+    """Findings per rule, whatever their level (a rule of two levels has two counts)."""
+    totals: dict[str, int] = {}
+    for count in counts:
+        totals[count.rule] = totals.get(count.rule, 0) + count.count
+    return totals
 
 
 def _rule_count(count: RuleCount) -> dict[str, Any]:

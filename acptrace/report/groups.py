@@ -136,19 +136,18 @@ def _by_severity(summaries: Sequence[FileSummary]) -> dict[Severity, int]:
 
 
 def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
-    counts: Counter[str] = Counter()
-    worst: dict[str, Severity] = {}
-    first: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    """A count per rule and level (a rule of two levels, as CAP-UNADVERTISED, gets a row for
+    each), the errors first, then the most frequent."""
+    counts: Counter[tuple[str, Severity]] = Counter()
+    first: dict[tuple[str, Severity], list[tuple[str, int]]] = defaultdict(list)
     for summary in summaries:
         for finding in summary.findings:
-            counts[finding.rule] += 1
-            known = worst.get(finding.rule)
-            if known is None or finding.severity.rank > known.rank:
-                worst[finding.rule] = finding.severity
-            if len(first[finding.rule]) < LOCATIONS_SHOWN:
-                first[finding.rule].append((summary.where, finding.line))
-    ordered = sorted(counts, key=lambda rule: (-worst[rule].rank, -counts[rule], rule))
-    return tuple(RuleCount(r, worst[r], counts[r], tuple(first[r])) for r in ordered)
+            key = (finding.rule, finding.severity)
+            counts[key] += 1
+            if len(first[key]) < LOCATIONS_SHOWN:
+                first[key].append((summary.where, finding.line))
+    ordered = sorted(counts, key=lambda key: (-key[1].rank, -counts[key], key[0]))
+    return tuple(RuleCount(*key, counts[key], tuple(first[key])) for key in ordered)
 
 
 def _slowest(rows: Sequence[tuple[str, ResumeRow]]) -> tuple[ResumeRef, ...]:

@@ -145,12 +145,12 @@ class ResumeRef:
 
 @dataclass(frozen=True, slots=True)
 class RuleCount:
-    """How often one rule fired in a group, and where first."""
+    """How often one rule fired at one level in a group, and where first."""
 
     rule: str
     """The rule ID."""
     severity: Severity
-    """The worst level it was reported at."""
+    """The level of these findings (a rule reported at two levels has a count for each)."""
     count: int
     """How many findings."""
     first: tuple[tuple[str, int], ...]
