@@ -228,6 +228,31 @@ def test_markdown_says_when_nothing_fails() -> None:
     assert text.startswith("## ✅ acptrace: no finding at or above `error`")
 
 
+@pytest.mark.parametrize(
+    ("fail_on", "code", "headline"),
+    [
+        ("never", 0, "## acptrace: 1 error and 3 warnings (`--fail-on never`: none fails the run)"),
+        ("error", 1, "## ❌ acptrace: 1 finding at or above `error`"),
+        ("warning", 1, "## ❌ acptrace: 4 findings at or above `warning`"),
+    ],
+)
+def test_markdown_headline_follows_fail_on_and_never_hides_findings(
+    fail_on: str, code: int, headline: str
+) -> None:
+    sample = "sample_traces/rules-history.jsonl"  # an error and three warnings
+    returned, text = analyze(sample, "-f", "markdown", "--fail-on", fail_on)
+    assert (returned, text.splitlines()[0]) == (code, headline)
+
+
+def test_a_passing_markdown_headline_counts_the_findings_below_the_threshold() -> None:
+    sample = "sample_traces/rules-history.jsonl"
+    code, text = analyze(sample, "-f", "markdown", "--ignore", "RC-NOT-HISTORY")
+    assert code == 0
+    assert text.splitlines()[0] == (
+        "## ✅ acptrace: no finding at or above `error` (2 warnings below it)"
+    )
+
+
 @pytest.mark.parametrize("output_format", ["junit", "sarif", "github", "markdown"])
 def test_o_writes_each_format_to_a_file(tmp_path: Path, output_format: str) -> None:
     out = tmp_path / f"report.{output_format}"

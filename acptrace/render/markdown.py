@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from acptrace.judge.policy import Policy
+from acptrace.judge.policy import FailOn, Policy
 from acptrace.model.domain import Analysis, Finding, PeerInfo, Severity
 from acptrace.render.ci import count, id_text, ms_text
 from acptrace.render.text import plural, printable, transcript_name
@@ -33,15 +33,7 @@ def markdown_summary(analyses: Sequence[Analysis], policy: Policy) -> bytes:
 
 
 def _lines(analyses: Sequence[Analysis], policy: Policy) -> Iterator[str]:
-    failing = [f for a in analyses for f in policy.failing(a)]
-    strict_issues = sum(len(a.issues) for a in analyses) if policy.strict else 0
-    threshold = policy.fail_on.value
-    if failing or strict_issues:
-        parts = [plural(len(failing), "finding") + f" at or above `{threshold}`"] if failing else []
-        parts += [plural(strict_issues, "input issue") + " (`--strict`)"] if strict_issues else []
-        yield f"## ❌ acptrace: {' and '.join(parts)}"
-    else:
-        yield f"## ✅ acptrace: no finding at or above `{threshold}`"
+    yield _headline(analyses, policy)
     yield ""
     yield "| transcript | messages | resumes | errors | warnings | notes | issues |"
     yield "|---|---:|---|---:|---:|---:|---:|"
@@ -56,6 +48,31 @@ def _lines(analyses: Sequence[Analysis], policy: Policy) -> Iterator[str]:
     for analysis in analyses:
         yield ""
         yield from _details(analysis)
+
+
+def _headline(analyses: Sequence[Analysis], policy: Policy) -> str:
+    """The verdict under `--fail-on` (with `never`, none: the findings by level instead); a
+    passing one names the findings below the threshold."""
+    findings = [f for a in analyses for f in a.findings]
+    if policy.fail_on is FailOn.NEVER:
+        return f"## acptrace: {_by_level(findings)} (`--fail-on never`: none fails the run)"
+    failing = [f for a in analyses for f in policy.failing(a)]
+    strict_issues = sum(len(a.issues) for a in analyses) if policy.strict else 0
+    threshold = policy.fail_on.value
+    if failing or strict_issues:
+        parts = [plural(len(failing), "finding") + f" at or above `{threshold}`"] if failing else []
+        parts += [plural(strict_issues, "input issue") + " (`--strict`)"] if strict_issues else []
+        return f"## ❌ acptrace: {' and '.join(parts)}"
+    below = f" ({_by_level(findings)} below it)" if findings else ""
+    return f"## ✅ acptrace: no finding at or above `{threshold}`{below}"
+
+
+def _by_level(findings: Sequence[Finding]) -> str:
+    """`1 error, 5 warnings and 2 notes` (the levels found), or `no finding`."""
+    parts = [plural(n, s.value) for s in Severity if (n := count(findings, s))]
+    if not parts:
+        return "no finding"
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
 def _outcomes(analysis: Analysis) -> str:
