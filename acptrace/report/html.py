@@ -176,8 +176,9 @@ def _overview(report: Report, names: Sequence[str], metric: Metric) -> Iterator[
         )
     yield (
         f'<p class="muted">Complete, truncated and other (failed, unmarked, …) count the replaying '
-        "resumes that expect a marker (the complete share is of those); v1 loads "
-        "(<code>session/load</code> answered, no marker expected) are counted apart. "
+        "resumes that expect a marker (the complete share is of those); v1 loads answered with "
+        "success (<code>loaded</code>: no marker expected) are counted apart, a v1 load that "
+        "failed is counted with the others. "
         f"p50, p90, p99: {_e(metric.label)}; throughput: p50 of replayed updates "
         "per second.</p>"
     )
@@ -297,7 +298,8 @@ def _outcomes(group: Group) -> Iterator[str]:
     if rows:
         yield (
             '<p class="muted">Share: of the replaying resumes that expect a marker (every one '
-            "but the v1 loads); for <code>loaded</code>, of every replaying resume.</p>"
+            "but the v1 loads answered with success); for <code>loaded</code>, of every replaying "
+            "resume.</p>"
         )
         head: list[Cell] = [
             "outcome",

@@ -62,7 +62,7 @@ INCOMPLETE_SHOWN = 5
 RIGHT: Final = "right"
 COMPLETE_NOTE = (
     "complete: share of the replays that expect a marker"
-    " (resumes without replayFrom and v1 loads are not counted)"
+    " (not counted: resumes without replayFrom, and v1 loads answered with success)"
 )
 """Under the overview: what the complete share is a share of."""
 
