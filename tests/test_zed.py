@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
+from acptrace.export.trace_event import trace_events
 from acptrace.model.domain import Analysis, ResumeRow
 from acptrace.read.envelopes import RecorderEvent
 from acptrace.read.formats.zed import leading_time_ns
@@ -222,6 +223,22 @@ def test_a_dump_without_timed_stderr_lines_keeps_null_latencies_and_no_flag() ->
     assert not row.approximate
     latencies = (row.request_to_marker_ms, row.marker_to_response_ms, row.request_to_response_ms)
     assert latencies == (None, None, None)
+
+
+def test_a_trace_of_estimated_times_is_laid_out_by_line_and_says_so() -> None:
+    """Messages after one stderr line share its time: on that axis they would all sit at one
+    point, in no order. The trace is laid out by line instead, and its name says why."""
+    data = dump(NEW, logged(T0), NEW_OK, RESUME, HISTORY, MARKER, RESUME_OK)
+    document = trace_events([io.BytesIO(data)])
+    assert document["otherData"]["axes"] == ["lines"]
+    events = document["traceEvents"]
+    (process,) = [e for e in events if e["name"] == "process_name"]
+    assert process["args"]["name"].endswith(" (times estimated: one line = 1 µs)")
+    placed = [
+        (e["args"]["line"], e["ts"]) for e in events if e["ph"] == "i" and "line" in e["args"]
+    ]
+    assert len({ts for _, ts in placed}) == len(placed)  # each line at its own point
+    assert [ts for _, ts in sorted(placed)] == sorted(ts for _, ts in placed)
 
 
 def test_a_latency_from_a_time_before_the_first_anchor_stays_null() -> None:

@@ -31,6 +31,8 @@ class Moment:
     """Wall clock, when recorded."""
     mono_ns: int | None
     """Monotonic clock, when recorded."""
+    estimated: bool = False
+    """Its times are estimates (`Message.approximate`: a Zed dump's, from the Agent's stderr)."""
 
 
 class Clock:
@@ -39,7 +41,7 @@ class Clock:
     the end (the axis, the earliest value and the first one of each axis). Holds no moment, so
     a transcript of any length is placed in a fixed amount of memory."""
 
-    __slots__ = ("_filled", "_first", "_least", "_offset", "_seen")
+    __slots__ = ("_filled", "_first", "_least", "_offset", "_seen", "estimated")
 
     def __init__(self) -> None:
         self._offset: int | None = None  # wall - monotonic, as last seen on a moment with both
@@ -47,6 +49,8 @@ class Clock:
         self._first: dict[Axis, int | None] = dict.fromkeys(Axis)
         self._least: dict[Axis, int | None] = dict.fromkeys(Axis)
         self._seen = {Axis.MONOTONIC: False, Axis.WALL: False}
+        self.estimated = False
+        """A moment's times were estimates."""
 
     def add(self, moment: Moment) -> tuple[int | None, int | None, int | None]:
         """The moment's filled nanoseconds on the monotonic, wall and lines axes (None before
@@ -55,6 +59,7 @@ class Clock:
             self._offset = moment.ts_ns - moment.mono_ns
         self._seen[Axis.MONOTONIC] |= moment.mono_ns is not None
         self._seen[Axis.WALL] |= moment.ts_ns is not None
+        self.estimated |= moment.estimated
         for axis in Axis:
             value = _on_axis(moment, axis, self._offset)
             if value is None:
@@ -71,7 +76,11 @@ class Clock:
         )
 
     def axis(self) -> Axis:
-        """Monotonic when any moment has it, else wall when any has it, else lines."""
+        """Lines when any moment's times were estimates (many messages share one estimate: only
+        the lines keep their order); else monotonic when any moment has it, else wall when any
+        has it, else lines."""
+        if self.estimated:
+            return Axis.LINES
         if self._seen[Axis.MONOTONIC]:
             return Axis.MONOTONIC
         if self._seen[Axis.WALL]:

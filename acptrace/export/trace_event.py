@@ -95,11 +95,18 @@ class _Timeline:
         """Numbers of the sessions that had updates."""
 
     def moment(
-        self, line: int, ts_ns: int | None, mono_ns: int | None, *, read: bool, update: int = -1
+        self,
+        line: int,
+        ts_ns: int | None,
+        mono_ns: int | None,
+        *,
+        read: bool,
+        update: int = -1,
+        estimated: bool = False,
     ) -> int:
         """A new moment; `read` for a record as it is read (not a request met again later),
-        `update` the session number of a session's update."""
-        filled = self.clock.add(Moment(line, ts_ns, mono_ns))
+        `update` the session number of a session's update, `estimated` when its times are."""
+        filled = self.clock.add(Moment(line, ts_ns, mono_ns, estimated))
         self.moments.add((line, read, update, *filled))
         index = self.moments.count - 1
         if read:
@@ -133,7 +140,14 @@ class _Timeline:
         if message.kind is MessageKind.NOTIFICATION and _is_update(message):
             assert message.session_id is not None
             update = self.sessions.setdefault(message.session_id, len(self.sessions))
-        at = self.moment(message.line, message.ts_ns, message.mono_ns, read=True, update=update)
+        at = self.moment(
+            message.line,
+            message.ts_ns,
+            message.mono_ns,
+            read=True,
+            update=update,
+            estimated=message.approximate,
+        )
         match message.kind:
             case MessageKind.RESPONSE:
                 request = step.request
@@ -426,7 +440,10 @@ def _write_connection(walk: Walk, options: Options, pid: int, folder: Path, out:
             label = name if lane == 0 else f"{name} ({lane + 1})"
             out.event(_meta(pid, tid, "thread_name", {"name": label}))
             out.event(_meta(pid, tid, "thread_sort_index", {"sort_index": track}))
-    untimed = " (no times: one line = 1 µs)" if axis is Axis.LINES else ""
+    untimed = ""
+    if axis is Axis.LINES:
+        why = "times estimated" if timeline.clock.estimated else "no times"
+        untimed = f" ({why}: one line = 1 µs)"
     out.event(_meta(pid, 0, "process_name", {"name": timeline.path + untimed}))
     out.event(_meta(pid, 0, "process_sort_index", {"sort_index": pid}))
     for record in sorted_records(_timed(timeline, times, lanes, tids, pid), folder):
