@@ -91,6 +91,39 @@ def test_a_report_over_the_export_equals_the_report_over_the_transcripts(
     assert any(v["replays"] for g in groups for v in g["idle_timers"])
 
 
+@pytest.fixture(scope="module")
+def exported_ndjson(corpus: Path) -> Path:
+    out = corpus.parent / "exported-ndjson"
+    result = runner.invoke(app, ["export", str(corpus), "-o", str(out), "-f", "ndjson"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_an_ndjson_export_gives_the_same_report_and_its_tables_are_no_transcripts(
+    corpus: Path, exported_ndjson: Path, tmp_path: Path
+) -> None:
+    """NDJSON tables are read back as Parquet ones are; in a folder beside transcripts, the
+    tables' files (a resumes row has a `method`) are never analysed as transcripts."""
+    assert report_json(str(exported_ndjson)) == report_json(str(corpus))
+    artifacts = tmp_path / "artifacts"
+    shutil.copytree(exported_ndjson, artifacts / "tables")
+    alpha = sorted(corpus.glob("alpha-*.jsonl"))
+    for path in alpha:
+        shutil.copy(path, artifacts)
+    files, unmatched = gather([str(artifacts)])
+    assert (files, unmatched) == (
+        [*(str(artifacts / p.name) for p in alpha), str(artifacts / "tables")],
+        [],
+    )
+    result = runner.invoke(app, ["report", str(artifacts), "-q", "-o", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    both = json.loads((tmp_path / "r.json").read_text())
+    assert both["files"] == {"analysed": ANALYSED + len(alpha), "failed": 0}
+    unknown = [g for g in both["groups"] if g["name"] == "unknown"]  # (no table rows in it)
+    assert unknown == [g for g in report_json(str(corpus))["groups"] if g["name"] == "unknown"]
+
+
 def test_the_rows_come_back_as_they_were_analysed(corpus: Path, exported: Path) -> None:
     paths, _ = gather([str(corpus)])
     analysed = analyze_files(paths, Options(), jobs=1)

@@ -18,7 +18,7 @@ from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS
 from acptrace.model.options import Options
 from acptrace.read.inputs import Unmatched, expand
 from acptrace.report.collect import Collection, Progress, analyze_files
-from acptrace.report.from_tables import find_exports, is_export
+from acptrace.report.from_tables import find_exports, is_export, is_table_file
 from acptrace.report.groups import build_groups
 from acptrace.report.own_files import split_own_files
 from acptrace.report.summaries import FileError, Group, GroupBy, Metric, Report
@@ -33,7 +33,7 @@ def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
     for argument in arguments:
         exports = _exports(argument)
         expanded = list(expand([argument]))
-        found = [path for path in expanded if isinstance(path, str)]
+        found = [p for p in expanded if isinstance(p, str) and not is_table_file(p)]
         if exports and not found:
             files += exports
             continue

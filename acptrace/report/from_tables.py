@@ -1,7 +1,8 @@
-"""Reports from the Parquet tables `acptrace export` wrote, without reading any transcript.
+"""Reports from the tables `acptrace export` wrote, without reading any transcript.
 
 An export directory (one holding `connections.parquet`, `resumes.parquet`, … as `export`
-writes them) stands for the transcripts it was exported from: its `connections` rows become
+writes them, or the same tables as NDJSON, `connections.ndjson`, …) stands for the transcripts
+it was exported from: its `connections` rows become
 `FileSummary`s again, with their `resumes` and `findings` rows as `ResumeRow`s and `Finding`s,
 and the report adds them up like summaries of analysed transcripts, so the numbers are the
 same. Directories are scanned lazily by polars, many at a time (`CHUNK` per scan); a
@@ -44,31 +45,48 @@ NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS)
 CHUNK = 200
 """Export directories read by one scan (a directory that spoils a scan is read on its own)."""
 
-SUFFIX = ".parquet"
+SUFFIXES = (".parquet", ".ndjson")
+"""The file formats of export a report reads back, Parquet first where a directory has both
+(CSV changes text to keep spreadsheets safe, and one JSON array per table is read whole)."""
 
 Read = tuple[FileSummary, ...] | FileError
 """What reading one export directory gives: its connections' summaries, or why not."""
 
 
+TABLE_FILES = frozenset(table.name + suffix for table in TABLES for suffix in SUFFIXES)
+"""The names of the tables' files in an export directory."""
+
+
 def is_export(path: str | Path) -> bool:
     """Whether `path` is a directory holding any of the tables `acptrace export` writes as
-    Parquet (a directory missing some of them is still one, and an error when read)."""
+    Parquet or NDJSON (a directory missing some of them is still one, and an error when read)."""
     directory = Path(path)
-    return directory.is_dir() and any(
-        (directory / f"{table.name}{SUFFIX}").is_file() for table in TABLES
-    )
+    return directory.is_dir() and any((directory / name).is_file() for name in TABLE_FILES)
+
+
+def is_table_file(path: str | Path) -> bool:
+    """Whether `path` is one of the tables in an export directory (`resumes.ndjson` there is
+    not a transcript)."""
+    return Path(path).name in TABLE_FILES and is_export(Path(path).parent)
 
 
 def find_exports(directory: str | Path) -> list[str]:
     """The export directories in `directory` (itself included), recursively, sorted; hidden
     directories are skipped."""
-    names = {table.name + SUFFIX for table in TABLES}
     found = []
     for folder, subfolders, files in os.walk(directory):
         subfolders[:] = [name for name in subfolders if not name.startswith(".")]
-        if not names.isdisjoint(files):
+        if not TABLE_FILES.isdisjoint(files):
             found.append(folder)
     return sorted(found)
+
+
+def _suffix(directory: str) -> str:
+    """The format a directory's tables are read in: the first of `SUFFIXES` its `connections`
+    table has (Parquet when none has it: the error then names the Parquet files)."""
+    return next(
+        (s for s in SUFFIXES if (Path(directory) / (CONNECTIONS.name + s)).is_file()), SUFFIXES[0]
+    )
 
 
 def read_exports(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
@@ -78,23 +96,26 @@ def read_exports(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
 
 
 def _read_chunk(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
-    missing = {d: _missing(d) for d in directories}
-    complete = [d for d in directories if missing[d] is None]
-    try:
-        read = _read_together(complete)
-    except (pl.exceptions.PolarsError, OSError):  # one spoils the scan: read them one by one
-        read = {d: _read_alone(d) for d in complete}
+    suffixes = {d: _suffix(d) for d in directories}
+    missing = {d: _missing(d, suffixes[d]) for d in directories}
+    read: dict[str, Read] = {}
+    for suffix in SUFFIXES:  # (one scan per format)
+        complete = [d for d in directories if missing[d] is None and suffixes[d] == suffix]
+        try:
+            read |= _read_together(complete, suffix)
+        except (pl.exceptions.PolarsError, OSError):  # one spoils the scan: one by one
+            read |= {d: _read_alone(d, suffix) for d in complete}
     for directory in directories:
         error = missing[directory]
         yield directory, FileError(directory, error) if error else read[directory]
 
 
-def _missing(directory: str) -> str | None:
+def _missing(directory: str, suffix: str) -> str | None:
     try:
         present = set(os.listdir(directory))
     except OSError as error:
         return f"exported tables cannot be listed: {error.strerror or error}"
-    absent = [t.name + SUFFIX for t in NEEDED if t.name + SUFFIX not in present]
+    absent = [t.name + suffix for t in NEEDED if t.name + suffix not in present]
     if not absent:
         return None
     return (
@@ -103,9 +124,9 @@ def _missing(directory: str) -> str | None:
     )
 
 
-def _read_alone(directory: str) -> Read:
+def _read_alone(directory: str, suffix: str) -> Read:
     try:
-        return _read_together([directory])[directory]
+        return _read_together([directory], suffix)[directory]
     except (pl.exceptions.PolarsError, OSError) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         return FileError(
@@ -135,13 +156,14 @@ _ENDS = {end.value: end for end in WindowEnd}
 _SEVERITIES = {severity.value: severity for severity in Severity}
 
 
-def _read_together(directories: Sequence[str]) -> dict[str, Read]:
-    """Scan the tables of these directories at once and rebuild each one's summaries."""
+def _read_together(directories: Sequence[str], suffix: str) -> dict[str, Read]:
+    """Scan the tables of these directories (in the format of `suffix`) at once and rebuild
+    each one's summaries."""
     if not directories:
         return {}
-    connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS)
-    resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS))
-    findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS))
+    connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS, suffix)
+    resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS), suffix)
+    findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS), suffix)
     rows_of: dict[_Where, list[ResumeRow]] = defaultdict(list)
     for where, row in zip(_wheres(resumes), _resumes(resumes), strict=True):
         rows_of[where].append(row)
@@ -182,17 +204,21 @@ def _next(
     return rows[start : start + count]
 
 
-def _scan(table: Table, directories: Sequence[str], names: Sequence[str]) -> Columns:
+def _scan(table: Table, directories: Sequence[str], names: Sequence[str], suffix: str) -> Columns:
     """These columns of the table in every directory, in directory and row order, with the
     directory each row came from (`_SOURCE`); each column checked against the table's schema
     (a directory where one is missing, or of another type, spoils the scan)."""
-    by_path = {str(Path(d) / (table.name + SUFFIX)): d for d in directories}
+    by_path = {str(Path(d) / (table.name + suffix)): d for d in directories}
     schema = table.schema
-    frame = (
-        pl.scan_parquet(list(by_path), include_file_paths=_SOURCE)
-        .select(*(pl.col(name).cast(schema[name], strict=True) for name in names), _SOURCE)
-        .collect()
+    paths = list(by_path)
+    scanned = (
+        pl.scan_parquet(paths, include_file_paths=_SOURCE)
+        if suffix == ".parquet"
+        else pl.scan_ndjson(paths, schema=schema, include_file_paths=_SOURCE)
     )
+    frame = scanned.select(
+        *(pl.col(name).cast(schema[name], strict=True) for name in names), _SOURCE
+    ).collect()
     columns: Columns = frame.to_dict(as_series=False)
     columns[_SOURCE] = [by_path[path] for path in columns[_SOURCE]]
     return columns
