@@ -124,6 +124,27 @@ def test_an_ndjson_export_gives_the_same_report_and_its_tables_are_no_transcript
     assert unknown == [g for g in report_json(str(corpus))["groups"] if g["name"] == "unknown"]
 
 
+@pytest.mark.parametrize("table_format", ["json", "csv"])
+def test_an_export_a_report_cannot_read_back_is_one_error_not_transcripts(
+    corpus: Path, tmp_path: Path, table_format: str
+) -> None:
+    alpha = sorted(str(p) for p in corpus.glob("alpha-*.jsonl"))
+    tables = tmp_path / "artifacts" / "tables"
+    tables.parent.mkdir()
+    command = ["export", *alpha, "-o", str(tables), "-f", table_format]
+    assert runner.invoke(app, command).exit_code == 0
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["report", str(tables.parent), *alpha, "-q", "-o", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"acptrace: error: {tables}: exported tables as {table_format.upper()} (a report reads "
+        "Parquet or NDJSON exports: export the transcripts again with --format parquet)"
+    ]
+    document = json.loads(out.read_text())
+    assert document["files"] == {"analysed": len(alpha), "failed": 1}
+    assert [g["name"] for g in document["groups"]] == ["alpha-acp"]
+
+
 def test_the_rows_come_back_as_they_were_analysed(corpus: Path, exported: Path) -> None:
     paths, _ = gather([str(corpus)])
     analysed = analyze_files(paths, Options(), jobs=1)

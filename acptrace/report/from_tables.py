@@ -46,22 +46,33 @@ CHUNK = 200
 """Export directories read by one scan (a directory that spoils a scan is read on its own)."""
 
 SUFFIXES = (".parquet", ".ndjson")
-"""The file formats of export a report reads back, Parquet first where a directory has both
-(CSV changes text to keep spreadsheets safe, and one JSON array per table is read whole)."""
+"""The file formats of export a report reads back, Parquet first where a directory has both."""
+UNREAD_SUFFIXES = (".json", ".csv")
+"""The other formats of export (CSV changes text to keep spreadsheets safe, JSON holds each
+table as one array): a directory of them, known by its `connections` table, is an error of its
+own, and its files are never read as transcripts."""
 
 Read = tuple[FileSummary, ...] | FileError
 """What reading one export directory gives: its connections' summaries, or why not."""
 
 
-TABLE_FILES = frozenset(table.name + suffix for table in TABLES for suffix in SUFFIXES)
-"""The names of the tables' files in an export directory."""
+MARKS = frozenset(
+    {
+        *(t.name + s for t in TABLES for s in SUFFIXES),
+        *(CONNECTIONS.name + s for s in UNREAD_SUFFIXES),
+    }
+)
+"""A file of one of these names makes its directory an export directory."""
+TABLE_FILES = frozenset(t.name + s for t in TABLES for s in (*SUFFIXES, *UNREAD_SUFFIXES))
+"""The names of the tables' files in an export directory (none of them a transcript)."""
 
 
 def is_export(path: str | Path) -> bool:
     """Whether `path` is a directory holding any of the tables `acptrace export` writes as
-    Parquet or NDJSON (a directory missing some of them is still one, and an error when read)."""
+    Parquet or NDJSON (a directory missing some of them is still one, and an error when read),
+    or a `connections` table in another format (an error when read)."""
     directory = Path(path)
-    return directory.is_dir() and any((directory / name).is_file() for name in TABLE_FILES)
+    return directory.is_dir() and any((directory / name).is_file() for name in MARKS)
 
 
 def is_table_file(path: str | Path) -> bool:
@@ -76,17 +87,18 @@ def find_exports(directory: str | Path) -> list[str]:
     found = []
     for folder, subfolders, files in os.walk(directory):
         subfolders[:] = [name for name in subfolders if not name.startswith(".")]
-        if not TABLE_FILES.isdisjoint(files):
+        if not MARKS.isdisjoint(files):
             found.append(folder)
     return sorted(found)
 
 
 def _suffix(directory: str) -> str:
-    """The format a directory's tables are read in: the first of `SUFFIXES` its `connections`
-    table has (Parquet when none has it: the error then names the Parquet files)."""
-    return next(
-        (s for s in SUFFIXES if (Path(directory) / (CONNECTIONS.name + s)).is_file()), SUFFIXES[0]
-    )
+    """The format of a directory's tables: the first of `SUFFIXES` and `UNREAD_SUFFIXES` its
+    `connections` table has (Parquet when none has it: the error then names the Parquet
+    files)."""
+    kinds = (*SUFFIXES, *UNREAD_SUFFIXES)
+    has = (Path(directory) / CONNECTIONS.name).with_suffix
+    return next((s for s in kinds if has(s).is_file()), SUFFIXES[0])
 
 
 def read_exports(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
@@ -111,6 +123,11 @@ def _read_chunk(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
 
 
 def _missing(directory: str, suffix: str) -> str | None:
+    if suffix in UNREAD_SUFFIXES:
+        return (
+            f"exported tables as {suffix[1:].upper()} (a report reads Parquet or NDJSON "
+            "exports: export the transcripts again with --format parquet)"
+        )
     try:
         present = set(os.listdir(directory))
     except OSError as error:
