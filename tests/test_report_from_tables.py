@@ -124,6 +124,51 @@ def test_an_ndjson_export_gives_the_same_report_and_its_tables_are_no_transcript
     assert unknown == [g for g in report_json(str(corpus))["groups"] if g["name"] == "unknown"]
 
 
+def test_a_recording_named_like_a_table_is_still_a_transcript(corpus: Path, tmp_path: Path) -> None:
+    """Only a `connections` table (or any Parquet one) makes a folder an export: a raw log
+    called `messages.ndjson` beside other recordings is read as what it is."""
+    shutil.copy(corpus / "alpha-0.jsonl", tmp_path / "messages.ndjson")
+    shutil.copy(corpus / "beta-0.jsonl", tmp_path / "b.jsonl")
+    assert gather([str(tmp_path)]) == (
+        [str(tmp_path / "b.jsonl"), str(tmp_path / "messages.ndjson")],
+        [],
+    )
+    report = build_report([str(tmp_path)], jobs=1)
+    assert [(g.name, g.connections) for g in report.groups] == [("alpha-acp", 1), ("beta-acp", 1)]
+
+
+def damaged(exported_ndjson: Path, folder: Path, change: Any) -> Path:
+    """A copy of the NDJSON export whose resumes rows went through `change`."""
+    shutil.copytree(exported_ndjson, folder)
+    table = folder / "resumes.ndjson"
+    rows = [change(json.loads(line)) for line in table.read_text().splitlines()]
+    table.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        (
+            lambda row: {k: v for k, v in row.items() if k != "marker_to_response_ms"},
+            "exported tables of another schema: resumes.ndjson has no marker_to_response_ms",
+        ),
+        (lambda row: {**row, "outcome": None}, "exported tables cannot be read: KeyError: None"),
+    ],
+)
+def test_a_damaged_ndjson_table_is_an_error_of_its_directory_never_a_wrong_report(
+    corpus: Path, exported_ndjson: Path, tmp_path: Path, change: Any, error: str
+) -> None:
+    folder = damaged(exported_ndjson, tmp_path / "tables", change)
+    alpha = str(corpus / "alpha-0.jsonl")
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["report", str(folder), alpha, "-q", "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"acptrace: error: {folder}: {error}")
+    document = json.loads(out.read_text())
+    assert document["files"] == {"analysed": 1, "failed": 1}
+
+
 @pytest.mark.parametrize("table_format", ["json", "csv"])
 def test_an_export_a_report_cannot_read_back_is_one_error_not_transcripts(
     corpus: Path, tmp_path: Path, table_format: str

@@ -58,11 +58,13 @@ Read = tuple[FileSummary, ...] | FileError
 
 MARKS = frozenset(
     {
-        *(t.name + s for t in TABLES for s in SUFFIXES),
-        *(CONNECTIONS.name + s for s in UNREAD_SUFFIXES),
+        *(table.name + SUFFIXES[0] for table in TABLES),
+        *(CONNECTIONS.name + suffix for suffix in (*SUFFIXES[1:], *UNREAD_SUFFIXES)),
     }
 )
-"""A file of one of these names makes its directory an export directory."""
+"""A file of one of these names makes its directory an export directory: any Parquet table
+(no transcript is Parquet), else a `connections` table (a recording may well be called
+`messages.ndjson`, hardly `connections.ndjson`)."""
 TABLE_FILES = frozenset(t.name + s for t in TABLES for s in (*SUFFIXES, *UNREAD_SUFFIXES))
 """The names of the tables' files in an export directory (none of them a transcript)."""
 
@@ -115,7 +117,7 @@ def _read_chunk(directories: Sequence[str]) -> Iterator[tuple[str, Read]]:
         complete = [d for d in directories if missing[d] is None and suffixes[d] == suffix]
         try:
             read |= _read_together(complete, suffix)
-        except (pl.exceptions.PolarsError, OSError):  # one spoils the scan: one by one
+        except _UNREADABLE:  # one spoils the scan: one by one
             read |= {d: _read_alone(d, suffix) for d in complete}
     for directory in directories:
         error = missing[directory]
@@ -133,18 +135,45 @@ def _missing(directory: str, suffix: str) -> str | None:
     except OSError as error:
         return f"exported tables cannot be listed: {error.strerror or error}"
     absent = [t.name + suffix for t in NEEDED if t.name + suffix not in present]
-    if not absent:
-        return None
-    return (
-        f"exported tables without {', '.join(absent)} (a report reads connections, resumes "
-        "and findings: export the transcripts again with this acptrace)"
-    )
+    if absent:
+        return (
+            f"exported tables without {', '.join(absent)} (a report reads connections, resumes "
+            "and findings: export the transcripts again with this acptrace)"
+        )
+    return _other_schema(directory) if suffix == ".ndjson" else None
+
+
+def _other_schema(directory: str) -> str | None:
+    """What an NDJSON table's first row lacks of its columns (NDJSON scanned with a schema reads
+    a missing column as nulls: a table of another version would give a wrong report)."""
+    for table in NEEDED:
+        path = Path(directory) / f"{table.name}.ndjson"
+        try:
+            with path.open("rb") as file:
+                first = file.readline()
+            row = orjson.loads(first) if first.strip() else {}
+        except (OSError, orjson.JSONDecodeError) as error:
+            return f"exported tables cannot be read: {path.name}: {error}"
+        if not isinstance(row, dict):
+            return f"exported tables cannot be read: {path.name}: line 1 is not an object"
+        lacking = [c.name for c in table.columns if row and c.name not in row]
+        if lacking:
+            what = ", ".join(lacking[:3]) + (" …" if len(lacking) > 3 else "")
+            return (
+                f"exported tables of another schema: {path.name} has no {what} (export the "
+                "transcripts again with this acptrace)"
+            )
+    return None
+
+
+_UNREADABLE = (pl.exceptions.PolarsError, OSError, KeyError, TypeError, ValueError)
+"""What reading back tables that are damaged (a value not of its column's kind) raises."""
 
 
 def _read_alone(directory: str, suffix: str) -> Read:
     try:
         return _read_together([directory], suffix)[directory]
-    except (pl.exceptions.PolarsError, OSError) as error:
+    except _UNREADABLE as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         return FileError(
             directory, f"exported tables cannot be read: {type(error).__name__}: {first}"
