@@ -244,6 +244,13 @@ def test_markdown_headline_follows_fail_on_and_never_hides_findings(
     assert (returned, text.splitlines()[0]) == (code, headline)
 
 
+def test_never_with_strict_input_issues_is_still_a_failing_headline(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(Path("sample_traces/clean.jsonl").read_bytes() + b'{"bad json\n')
+    code, text = analyze(str(broken), "-f", "markdown", "--fail-on", "never", "--strict")
+    assert (code, text.splitlines()[0]) == (1, "## ❌ acptrace: 1 input issue (`--strict`)")
+
+
 def test_a_passing_markdown_headline_counts_the_findings_below_the_threshold() -> None:
     sample = "sample_traces/rules-history.jsonl"
     code, text = analyze(sample, "-f", "markdown", "--ignore", "RC-NOT-HISTORY")

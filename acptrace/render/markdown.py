@@ -54,11 +54,11 @@ def _headline(analyses: Sequence[Analysis], policy: Policy) -> str:
     """The verdict under `--fail-on` (with `never`, none: the findings by level instead); a
     passing one names the findings below the threshold."""
     findings = [f for a in analyses for f in a.findings]
-    if policy.fail_on is FailOn.NEVER:
-        return f"## acptrace: {_by_level(findings)} (`--fail-on never`: none fails the run)"
     failing = [f for a in analyses for f in policy.failing(a)]
     strict_issues = sum(len(a.issues) for a in analyses) if policy.strict else 0
     threshold = policy.fail_on.value
+    if policy.fail_on is FailOn.NEVER and not strict_issues:
+        return f"## acptrace: {_by_level(findings)} (`--fail-on never`: none fails the run)"
     if failing or strict_issues:
         parts = [plural(len(failing), "finding") + f" at or above `{threshold}`"] if failing else []
         parts += [plural(strict_issues, "input issue") + " (`--strict`)"] if strict_issues else []
