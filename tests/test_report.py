@@ -394,6 +394,21 @@ def test_usage_errors_exit_2_before_any_analysis(
     assert message in result.stderr
 
 
+def test_two_limits_on_one_measure_are_refused_before_any_analysis(
+    release_1: Path, tmp_path: Path
+) -> None:
+    old = tmp_path / "old.json"
+    runner.invoke(app, ["report", str(release_1), "-o", str(old), "-q"])
+    limits = ["--max-regression", "p90=1%", "--max-regression", "marker_to_response.p90=5000%"]
+    result = runner.invoke(app, ["report", str(release_1), "--baseline", str(old), *limits])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "acptrace: error: --max-regression 'marker_to_response.p90=5000%': a second limit on "
+        "marker_to_response_ms.p90 (after 'p90=1%'): give one"
+    ]
+    assert result.stdout == ""
+
+
 def test_a_baseline_grouped_otherwise_is_refused(release_1: Path, tmp_path: Path) -> None:
     old = tmp_path / "old.json"
     runner.invoke(app, ["report", str(release_1), "--by", "file", "-o", str(old), "-q"])

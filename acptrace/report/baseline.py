@@ -212,10 +212,17 @@ def _number(value: Any) -> float | None:
 
 
 def parse_thresholds(texts: Iterable[str]) -> tuple[Threshold, ...]:
-    """Every limit in the texts (each may hold several, comma-separated)."""
-    return tuple(
-        parse_threshold(part) for text in texts for part in text.split(",") if part.strip()
-    )
+    """Every limit in the texts (each may hold several, comma-separated). Two limits on one
+    measure are refused (ValueError): one of them would not be checked."""
+    limits: dict[str, Threshold] = {}
+    for part in (part for text in texts for part in text.split(",") if part.strip()):
+        limit = parse_threshold(part)
+        earlier = limits.setdefault(limit.measure, limit)
+        if earlier is not limit:
+            raise ValueError(
+                f"{part!r}: a second limit on {limit.measure} (after {earlier.text!r}): give one"
+            )
+    return tuple(limits.values())
 
 
 def parse_threshold(text: str) -> Threshold:
