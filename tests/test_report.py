@@ -286,6 +286,19 @@ def test_a_limit_that_judged_no_group_says_so_everywhere(tmp_path: Path) -> None
     limits = parse_thresholds(["p90=20%", "request_to_response.p90=20%"])
     comparison = compare(build_report([str(new_runs)], jobs=1), load_baseline(str(old)), limits)
     assert [limit.text for limit in comparison.unchecked] == ["p90=20%"]
+    assert comparison.unchecked_note(comparison.unchecked[0]) == (
+        "p90=20% checked nothing: no group has marker_to_response_ms.p90 in both reports"
+    )  # (no hint: request_to_response.p90 is limited already)
+    elsewhere = tmp_path / "gamma.jsonl"  # a group the baseline does not have
+    elsewhere.write_bytes(transcript("gamma-acp", "1", [TRUNCATED]).text())
+    lone = compare(
+        build_report([str(elsewhere)], jobs=1),
+        load_baseline(str(old)),
+        parse_thresholds(["p90=20%"]),
+    )
+    assert [lone.unchecked_note(limit) for limit in lone.unchecked] == [
+        "p90=20% checked nothing: no group has marker_to_response_ms.p90 in both reports"
+    ]  # (no hint either: request_to_response.p90 could not be checked there)
 
     outputs = [tmp_path / name for name in ("new.json", "new.md", "new.html")]
     args = ["report", str(new_runs), "--baseline", str(old), "--max-regression", "p90=20%"]

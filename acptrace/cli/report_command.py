@@ -54,7 +54,6 @@ from acptrace.report.baseline import (
     compare,
     load_baseline,
     parse_thresholds,
-    unchecked_note,
 )
 from acptrace.report.collect import Progress as OnDone
 from acptrace.report.document import dumps
@@ -176,7 +175,7 @@ def report_command(
         except BaselineError as error:
             fail(str(error))
         for limit in comparison.unchecked:
-            print_note(f"warning: --max-regression {unchecked_note(limit)}")
+            print_note(f"warning: --max-regression {comparison.unchecked_note(limit)}")
     for path, kind in zip(output or (), kinds, strict=True):
         write_output(_render(kind, report, comparison), path)
     if not quiet:

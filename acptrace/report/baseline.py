@@ -123,23 +123,38 @@ class Comparison:
         return tuple(delta for delta in self.deltas if delta.regressed)
 
     @property
+    def judged(self) -> frozenset[str]:
+        """The measures some group has in both reports (what a limit can be checked on)."""
+        return frozenset(d.measure for d in self.deltas if d.old is not None and d.new is not None)
+
+    @property
     def unchecked(self) -> tuple[Threshold, ...]:
         """The limits that judged no group: their measure has no value on one side or the
         other in every group both reports have (`p90=20%`, of marker → response, where no
         replay had a marker, as v1 Agents send none). They cannot fail, and say so."""
-        judged = {d.measure for d in self.deltas if d.old is not None and d.new is not None}
+        judged = self.judged
         return tuple(limit for limit in self.thresholds if limit.measure not in judged)
 
-
-def unchecked_note(limit: Threshold) -> str:
-    """Why a limit checked nothing, and what to limit instead where the metric needs a marker:
-    `p90=20% checked nothing: no group has marker_to_response_ms.p90 in both reports (…)`."""
-    note = f"{limit.text.strip()} checked nothing: no group has {limit.measure} in both reports"
-    metric, _, stat = limit.measure.rpartition(".")
-    if metric in {Metric.MARKER_TO_RESPONSE, Metric.REQUEST_TO_MARKER}:
-        other = f"request_to_response.{stat}={limit.text.partition('=')[2].strip()}"
-        note += f" (replays without a marker, as from v1 Agents, have none: try {other})"
-    return note
+    def unchecked_note(self, limit: Threshold) -> str:
+        """Why a limit checked nothing: `p90=20% checked nothing: no group has
+        marker_to_response_ms.p90 in both reports`, and, for a latency that needs a marker,
+        the request → response limit to give instead where that one can be checked and is
+        not limited already."""
+        note = f"{limit.text.strip()} checked nothing: no group has {limit.measure} in both reports"
+        metric, _, stat = limit.measure.rpartition(".")
+        other = metric_measure(Metric.REQUEST_TO_RESPONSE, stat)
+        limited = {t.measure for t in self.thresholds}
+        if (
+            metric in {Metric.MARKER_TO_RESPONSE, Metric.REQUEST_TO_MARKER}
+            and other in self.judged
+            and other not in limited
+        ):
+            bound = limit.text.partition("=")[2].strip()
+            note += (
+                " (replays without a marker, as from v1 Agents, have none: try "
+                f"request_to_response.{stat}={bound})"
+            )
+        return note
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
-from acptrace.report.baseline import Comparison, Delta, unchecked_note
+from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import headline_metric, shared_edges, shared_folder
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -367,7 +367,7 @@ def _verdict(comparison: Comparison) -> str:
 
 def _unchecked(comparison: Comparison) -> str:
     """A warning per limit that checked nothing (after the verdict, whichever it is)."""
-    notes = (unchecked_note(limit) for limit in comparison.unchecked)
+    notes = (comparison.unchecked_note(limit) for limit in comparison.unchecked)
     return "".join(f'\n<p class="verdict warn">⚠ {_e(note)}.</p>' for note in notes)
 
 

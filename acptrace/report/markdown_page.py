@@ -14,7 +14,7 @@ from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
-from acptrace.report.baseline import Comparison, unchecked_note
+from acptrace.report.baseline import Comparison
 from acptrace.report.groups import headline_metric
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -139,7 +139,7 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
             yield f"{title}: {', '.join(escape(n) for n in names)}."
             yield ""
     for limit in comparison.unchecked:  # (a limit parsed is measure names and numbers only)
-        yield f"⚠️ {printable(unchecked_note(limit))}."
+        yield f"⚠️ {printable(comparison.unchecked_note(limit))}."
         yield ""
     yield "| group | measure | baseline | new | change | limit | verdict |"
     yield "|---|---|---:|---:|---:|---|---|"

@@ -24,7 +24,7 @@ from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import cut_names, printable
-from acptrace.report.baseline import Comparison, unchecked_note
+from acptrace.report.baseline import Comparison
 from acptrace.report.groups import headline_metric, shared_edges
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -443,7 +443,7 @@ def _verdict(comparison: Comparison) -> Text:
     for note in notes:
         text.append(printable(note), style="dim").append("\n")
     for limit in comparison.unchecked:
-        text.append(printable(unchecked_note(limit)) + ".", style="yellow").append("\n")
+        text.append(printable(comparison.unchecked_note(limit)) + ".", style="yellow").append("\n")
     regressions = comparison.regressions
     if regressions:
         return text.append(
