@@ -371,8 +371,17 @@ def test_ignore_capabilities_drives_an_agent_that_advertises_nothing(
     assert result.failures == 0
     names = ["00-new.jsonl", "01-replay.jsonl", "02-replay.jsonl"]
     assert [Path(p).name for p in result.transcripts] == names
-    assert len(notes) == (4 if protocol == 2 else 3)  # (v2: session/new too, on 00-new)
-    assert all(note.endswith("going on (--ignore-capabilities)") for note in notes)
+    missing = "capabilities.session" if protocol == 2 else "agentCapabilities.loadSession"
+    said = [
+        f"{tmp_path / name}: the v{protocol} Agent does not advertise {missing}, which {which}: "
+        "going on (--ignore-capabilities)"
+        for name, which in [
+            *([("00-new.jsonl", "session/new needs")] if protocol == 2 else []),  # (v1: none)
+            ("01-replay.jsonl", f"{replay} needs"),
+            ("02-replay.jsonl", f"{replay} needs"),
+        ]
+    ]
+    assert notes == said  # (only what each connection sends; once per capability)
     assert [m.get("method") for m in sent(tmp_path / "01-replay.jsonl", "c2a")] == [
         "initialize",
         replay,

@@ -177,7 +177,8 @@ def _make_session(
     try:
         version, result = _initialize(connection, settings)
         methods = _first_methods(version, settings)
-        refused = _refusal(path, version, result, methods, settings, notify)
+        sent = [method for method in methods if method != replay_method(version)]
+        refused = _refusal(path, version, result, methods, sent, settings, notify)
         if refused is not None:
             raise ConnectionFailed(refused)
         new = connection.request(
@@ -213,7 +214,7 @@ def _replay_session(
     try:
         version, result = _initialize(connection, settings)
         method, params = replay_request(version, session_id, settings.cwd)
-        refused = _refusal(path, version, result, (method,), settings, notify)
+        refused = _refusal(path, version, result, (method,), (method,), settings, notify)
         if refused is not None:
             raise ConnectionFailed(refused)
         connection.request(method, params, settings.timeout_s)
@@ -238,19 +239,30 @@ def _refusal(
     version: int,
     result: Any,
     methods: Sequence[str],
+    sent: Sequence[str],
     settings: DriveSettings,
     notify: Notify,
 ) -> str | None:
-    """Why the Agent's `initialize` result does not allow these methods, or None (also when
-    the settings say to send them anyway: that is told to `notify`)."""
+    """Why the Agent's `initialize` result does not allow these methods (this connection's
+    and the later ones'), or None. When the settings say to send them anyway, None, and each
+    capability missing for what this connection sends (`sent`) is told to `notify` once."""
+    missing: dict[str, list[str]] = {}
     for method in methods:
         capability = missing_capability(version, method, result)
-        if capability is None:
-            continue
-        why = f"the v{version} Agent does not advertise {capability}, which {method} needs"
-        if settings.check_capabilities:
-            return why
-        notify(f"{path}: {why}: going on (--ignore-capabilities)")
+        if capability is not None:
+            missing.setdefault(capability, []).append(method)
+    if settings.check_capabilities:
+        for capability, needing in missing.items():
+            return f"the v{version} Agent does not advertise {capability}, which {needing[0]} needs"
+        return None
+    for capability, needing in missing.items():
+        here = [method for method in needing if method in sent]
+        if here:
+            which = f"{' and '.join(here)} {'needs' if len(here) == 1 else 'need'}"
+            notify(
+                f"{path}: the v{version} Agent does not advertise {capability}, which {which}: "
+                "going on (--ignore-capabilities)"
+            )
     return None
 
 
