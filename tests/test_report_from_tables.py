@@ -115,6 +115,8 @@ def test_an_ndjson_export_gives_the_same_report_and_its_tables_are_no_transcript
         [*(str(artifacts / p.name) for p in alpha), str(artifacts / "tables")],
         [],
     )
+    named = str(artifacts / "tables" / "resumes.ndjson")  # named, it is read: never dropped
+    assert gather([named]) == ([named], [])
     result = runner.invoke(app, ["report", str(artifacts), "-q", "-o", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert result.stderr == ""

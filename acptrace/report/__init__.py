@@ -27,13 +27,19 @@ from acptrace.report.summaries import FileError, Group, GroupBy, Metric, Report
 def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
     """Command-line arguments (files, directories, globs) as transcript paths and export
     directories (`acptrace export` tables, found recursively in a directory), and an error for
-    each argument that matches nothing."""
+    each argument that matches nothing. The tables' files that a directory or a glob holds are
+    left out of the transcripts; a file named is kept, whatever it is."""
     files: list[str] = []
     unmatched: list[FileError] = []
     for argument in arguments:
         exports = _exports(argument)
         expanded = list(expand([argument]))
-        found = [p for p in expanded if isinstance(p, str) and not is_table_file(p)]
+        named = Path(argument).is_file()  # (a file named is read, even a table's)
+        found = [
+            path
+            for path in expanded
+            if isinstance(path, str) and (named or not is_table_file(path))
+        ]
         if exports and not found:
             files += exports
             continue
