@@ -85,8 +85,9 @@ def export_command(
     One file per table in the directory -o names (required for tables; created when missing,
     its parent must exist),
     in the file format --format names, each with a `file` column; written only when every
-    transcript could be read. CSV puts a ' before a text cell that begins with = + - @ (a
-    spreadsheet would run it as a formula); the other formats keep exact values.
+    transcript could be read. CSV puts a ' before a text cell that begins with = + - @, a tab
+    or a carriage return (a spreadsheet would run it as a formula); the other formats keep
+    exact values.
     `--format trace-event` writes one Chrome Trace Event timeline instead (to open in
     ui.perfetto.dev), to the file -o names or stdout.
     """
