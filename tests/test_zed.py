@@ -241,6 +241,20 @@ def test_a_trace_of_estimated_times_is_laid_out_by_line_and_says_so() -> None:
     assert [ts for _, ts in sorted(placed)] == sorted(ts for _, ts in placed)
 
 
+def test_a_one_line_dump_of_estimated_times_keeps_them_and_says_they_are_estimates() -> None:
+    """A dump saved on one line has no lines to order it by: its estimated times are used,
+    and named so."""
+    later = logged("2026-08-18T05:50:32.000000Z")
+    elements = [NEW, logged(T0), NEW_OK, RESUME, HISTORY, later, MARKER, RESUME_OK]
+    one_line = orjson.dumps(elements) + b"\n"
+    document = trace_events([io.BytesIO(one_line)])
+    assert document["otherData"]["axes"] == ["wall"]
+    events = document["traceEvents"]
+    (process,) = [e for e in events if e["name"] == "process_name"]
+    assert process["args"]["name"].endswith(" (times estimated from the Agent's stderr)")
+    assert len({e["ts"] for e in events if e["ph"] != "M"}) == 2  # (the two stderr times)
+
+
 def test_a_latency_from_a_time_before_the_first_anchor_stays_null() -> None:
     row, _ = resume_row(RESUME, HISTORY, logged(T0), MARKER, RESUME_OK)
     assert (row.request_to_marker_ms, row.marker_to_response_ms) == (None, 0.0)

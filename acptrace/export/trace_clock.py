@@ -41,7 +41,16 @@ class Clock:
     the end (the axis, the earliest value and the first one of each axis). Holds no moment, so
     a transcript of any length is placed in a fixed amount of memory."""
 
-    __slots__ = ("_filled", "_first", "_least", "_offset", "_seen", "estimated")
+    __slots__ = (
+        "_filled",
+        "_first",
+        "_first_line",
+        "_least",
+        "_lines",
+        "_offset",
+        "_seen",
+        "estimated",
+    )
 
     def __init__(self) -> None:
         self._offset: int | None = None  # wall - monotonic, as last seen on a moment with both
@@ -51,6 +60,9 @@ class Clock:
         self._seen = {Axis.MONOTONIC: False, Axis.WALL: False}
         self.estimated = False
         """A moment's times were estimates."""
+        self._first_line: int | None = None
+        self._lines = False
+        """The moments are on more than one line (a Zed dump may be one line)."""
 
     def add(self, moment: Moment) -> tuple[int | None, int | None, int | None]:
         """The moment's filled nanoseconds on the monotonic, wall and lines axes (None before
@@ -60,6 +72,9 @@ class Clock:
         self._seen[Axis.MONOTONIC] |= moment.mono_ns is not None
         self._seen[Axis.WALL] |= moment.ts_ns is not None
         self.estimated |= moment.estimated
+        if self._first_line is None:
+            self._first_line = moment.line
+        self._lines |= moment.line != self._first_line
         for axis in Axis:
             value = _on_axis(moment, axis, self._offset)
             if value is None:
@@ -77,9 +92,9 @@ class Clock:
 
     def axis(self) -> Axis:
         """Lines when any moment's times were estimates (many messages share one estimate: only
-        the lines keep their order); else monotonic when any moment has it, else wall when any
-        has it, else lines."""
-        if self.estimated:
+        the lines keep their order) and the moments are on several lines; else monotonic when
+        any moment has it, else wall when any has it, else lines."""
+        if self.estimated and self._lines:
             return Axis.LINES
         if self._seen[Axis.MONOTONIC]:
             return Axis.MONOTONIC

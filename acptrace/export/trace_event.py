@@ -440,7 +440,7 @@ def _write_connection(walk: Walk, options: Options, pid: int, folder: Path, out:
             label = name if lane == 0 else f"{name} ({lane + 1})"
             out.event(_meta(pid, tid, "thread_name", {"name": label}))
             out.event(_meta(pid, tid, "thread_sort_index", {"sort_index": track}))
-    untimed = ""
+    untimed = " (times estimated from the Agent's stderr)" if timeline.clock.estimated else ""
     if axis is Axis.LINES:
         why = "times estimated" if timeline.clock.estimated else "no times"
         untimed = f" ({why}: one line = 1 µs)"
