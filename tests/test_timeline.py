@@ -292,6 +292,19 @@ def test_the_legend_wraps_between_its_items_never_inside_one(width: int) -> None
     assert all(len(line) <= width for line in head.splitlines())
 
 
+@pytest.mark.parametrize("width", [30, 40])
+def test_a_legend_item_wider_than_the_line_wraps_between_its_words(width: int) -> None:
+    result = runner.invoke(
+        app, ["timeline", "sample_traces/rules-history.jsonl"], env={"COLUMNS": str(width)}
+    )
+    head = result.stdout.split(" 1 ")[0]
+    legend = head.splitlines()[2:]  # (after the file and the view)
+    assert all(len(line) <= width for line in legend)
+    words = " ".join(legend).split()
+    for word in ("replay", "window:", "resume,", "marker,", "response", "answered", "answers"):
+        assert word in words, (word, legend)  # whole, never folded across two lines
+
+
 def result_file() -> str:
     return "sample_traces/rules-children.jsonl"
 

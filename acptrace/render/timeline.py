@@ -431,14 +431,18 @@ def timeline_heading(name: str, connection: str | None, view: View) -> Renderabl
 
 class _Legend:
     """A legend of items parted by two spaces: wrapped only there, so that a symbol is never
-    left at the end of one line and its meaning on the next (`⇢` / `answered at`)."""
+    left at the end of one line and its meaning on the next (`⇢` / `answered at`); an item
+    wider than the line is wrapped between its words, never inside one."""
 
     def __init__(self, text: str, style: str) -> None:
         self.text, self.style = text, style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        glued = Text(_LONE_SPACE.sub(GLUE, self.text), self.style)
-        for line in glued.wrap(console, options.max_width, overflow="fold"):
+        width = options.max_width
+        items = self.text.split("  ")
+        kept = [_LONE_SPACE.sub(GLUE, i) if cell_len(i) <= width else i for i in items]
+        glued = Text("  ".join(kept), self.style)
+        for line in glued.wrap(console, width, overflow="fold"):
             yield _unglued(line)
 
 
