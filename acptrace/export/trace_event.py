@@ -440,10 +440,11 @@ def _write_connection(walk: Walk, options: Options, pid: int, folder: Path, out:
             label = name if lane == 0 else f"{name} ({lane + 1})"
             out.event(_meta(pid, tid, "thread_name", {"name": label}))
             out.event(_meta(pid, tid, "thread_sort_index", {"sort_index": track}))
-    untimed = " (times estimated from the Agent's stderr)" if timeline.clock.estimated else ""
+    estimated = timeline.clock.estimated
     if axis is Axis.LINES:
-        why = "times estimated" if timeline.clock.estimated else "no times"
-        untimed = f" ({why}: one line = 1 µs)"
+        untimed = f" ({'times estimated' if estimated else 'no times'}: one line = 1 µs)"
+    else:
+        untimed = " (times estimated from the Agent's stderr)" if estimated else ""
     out.event(_meta(pid, 0, "process_name", {"name": timeline.path + untimed}))
     out.event(_meta(pid, 0, "process_sort_index", {"sort_index": pid}))
     for record in sorted_records(_timed(timeline, times, lanes, tids, pid), folder):

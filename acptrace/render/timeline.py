@@ -440,14 +440,10 @@ class _Legend:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
         items = self.text.split("  ")
-        kept = [_LONE_SPACE.sub(GLUE, i) if cell_len(i) <= width else i for i in items]
+        kept = [i.replace(" ", GLUE) if cell_len(i) <= width else i for i in items]
         glued = Text("  ".join(kept), self.style)
         for line in glued.wrap(console, width, overflow="fold"):
             yield _unglued(line)
-
-
-_LONE_SPACE = re.compile(r"(?<! ) (?! )")
-"""A space inside a legend's item (two part the items)."""
 
 
 class _Row(msgspec.Struct, gc=False):
@@ -499,7 +495,7 @@ class Rows:
             yield Segment.line()
             return
         for row in self.rows:
-            width = _beside(row.link, width_open) if row.link else width_open
+            width = _beside(row.link, width_open)
             for first, event in self._events(row, console, width, width_open):
                 text = Text.assemble(
                     row.number.rjust(widths.line) if first else " " * widths.line,
@@ -545,7 +541,7 @@ class Rows:
                 line = fixed + _ellipsized(event, width_open, row.event.whole)
                 yield line if crop is None else _cropped(line, crop)
                 continue
-            width = _beside(row.link, width_open) if row.link.plain else width_open
+            width = _beside(row.link, width_open)
             for first, event in self._plain_events(row, console, width, width_open):
                 if not first:
                     fixed = (
@@ -615,7 +611,9 @@ _EVENT_CELLS = 16
 
 def _beside(link: Cell, width_open: int) -> int:
     """The event cell's width in a row with this link (one cell a character: arrows, digits)
-    after it, one space between them."""
+    after it, one space between them; `width_open` without one."""
+    if not link.plain:
+        return width_open
     return max(_EVENT_CELLS, width_open - len(link.plain) - 1)
 
 
