@@ -1056,7 +1056,7 @@ class _Generator:
         if kind.startswith("tool_call"):
             update["toolCallId"] = self._id("toolu")
             update["status"] = "completed"
-        elif kind.endswith("_chunk") or kind in ("agent_message", "user_message"):
+        elif kind.endswith("_chunk") or kind in ("agent_message", "agent_thought", "user_message"):
             update["messageId"] = self._id("msg")
         text: _Json = {"type": "text", "text": ""}
         update["content"] = text

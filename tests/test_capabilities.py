@@ -159,6 +159,18 @@ def test_cap_not_honoured() -> None:
     assert "although capabilities.session.fork was advertised" in analysis.findings[0].message
 
 
+def test_cap_not_honoured_once_per_method_with_the_count() -> None:
+    # rules.md §11: one finding per cause.
+    t = connected({"capabilities": {"session": {"fork": {}}}})
+    t.request("session/fork", {"sessionId": SESSION}, id=7)
+    first = t.error(7, -32601)
+    t.request("session/fork", {"sessionId": SESSION}, id=8)
+    t.error(8, -32601)
+    analysis = t.analyze()
+    assert caps(findings(analysis)) == [("CAP-NOT-HONOURED", "error", first)]
+    assert "(2 times, the first here)" in analysis.findings[0].message
+
+
 def test_cap_not_honoured_not_for_an_unadvertised_method_or_another_error() -> None:
     t = connected({"capabilities": {"session": {}}})
     t.request("session/fork", {"sessionId": SESSION})  # not advertised: -32601 is right

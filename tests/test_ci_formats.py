@@ -96,8 +96,9 @@ def test_junit_puts_a_resume_finding_on_the_resume_case() -> None:
 def test_junit_skips_the_marker_families_on_v1() -> None:
     root = ET.fromstring(analyze("sample_traces/outcome-loaded-v1.jsonl", "-f", "junit")[1])
     skipped = {c.get("name") for c in root.iter("testcase") if c.find("skipped") is not None}
-    # RC-CONCURRENT (family "client") is judged on v1 too: overlapping loads (rules.md §10).
-    assert skipped == {"marker", "history", "child"}
+    # RC-CONCURRENT (family "client") is judged on v1 too: overlapping loads (rules.md §10);
+    # so is RC-REPLAY-WITHOUT-CURSOR (family "marker"): a v1 resume must not replay (§11).
+    assert skipped == {"history", "child"}
 
 
 def test_junit_strict_makes_issues_failures_and_stays_valid_xml(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_json_output_follows_the_contract(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.jsonl", unmarked(Transcript()))
     result = runner.invoke(app, ["analyze", path, "--format", "json"])
     document = json.loads(result.stdout)
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == 2  # (outcome `refused`, 2026-12-07)
     assert set(document) >= {"source", "connection", "resumes", "findings", "issues"}
     assert document["source"]["format"] == "acptrace"
     assert document["source"]["connection_end"] == "recorded"
@@ -175,7 +175,10 @@ def test_rules_command_lists_every_rule() -> None:
     result = runner.invoke(app, ["rules", "--format", "json"])
     rules = json.loads(result.stdout)
     assert [r["id"] for r in rules] == [r.id for r in RULES]  # the catalogue, in its order
-    assert len(rules) == 31  # rules.md §1-§5 and §4b
+    assert len(rules) == 34  # rules.md §1-§5 and §4b, TR-BATCH-LIFECYCLE retired among them
+    retired = {r["id"]: r["retired"] for r in rules if r["retired"]}
+    assert list(retired) == ["TR-BATCH-LIFECYCLE"]
+    assert next(r for r in rules if r["id"] == "TR-BATCH-LIFECYCLE")["severity"] is None
     assert rules[0]["id"] == "RC-DUPLICATE"
     table = runner.invoke(app, ["rules"])
     assert "TR-EMPTY-BATCH" in table.output

@@ -475,3 +475,28 @@ def test_report_counts_each_connection_and_names_it_in_references(tmp_path: Path
     (group,) = built.groups
     assert group.connections == 2
     assert [ref.path for ref in group.incomplete] == [f"{path} [t.py::test_missing]"]
+
+
+def test_an_acp_tck_report_states_the_version_of_its_tests() -> None:
+    # rules.md §7: the report's own protocol_version comes first when a test has no initialize
+    messages = [("c2a", RESUME), ("a2c", RESUME_OK)]
+    data = orjson.loads(report(("ACP-R", [tck_test("t.py::test_v", entries(messages))])))
+    for version in (1, 2):
+        data["protocol_version"] = version
+        (analysis,) = acptrace.analyze_file(io.BytesIO(orjson.dumps(data)))
+        connection = analysis.connection
+        assert (connection.protocol_version, connection.protocol_source.value) == (
+            version,
+            "inferred",
+        )
+        assert connection.protocol_reason == "the acp-tck report's protocol_version"
+
+
+def test_an_acp_tck_clock_going_back_is_an_issue() -> None:
+    # rules.md §11: every format with a clock reports time_went_back, acp-tck's `t` included
+    transcript = entries([*EXCHANGE, ("c2a", RESUME), ("a2c", RESUME_OK)])
+    transcript[3]["t"] = transcript[1]["t"] - 0.5
+    (analysis,) = acptrace.analyze_file(
+        io.BytesIO(report(("R", [tck_test("t.py::x", transcript)])))
+    )
+    assert [issue.kind for issue in analysis.issues] == ["time_went_back"]

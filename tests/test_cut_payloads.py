@@ -161,3 +161,27 @@ def test_the_same_cut_of_a_method_that_may_carry_an_id_is_lost() -> None:
     analysis = analysed([*EXCHANGE, ("c2a", cut(prompt, prompt.index("reason"))), ("c2a", RESUME)])
     assert analysis.source.messages == 5
     assert [(f.rule, f.severity.value) for f in analysis.findings] == [("JR-UNANSWERED", "note")]
+
+
+# -- rules.md §11: a cut so early that not even the method survived is a lost message too ------
+
+
+def test_a_payload_cut_before_its_method_is_lost_in_a_one_line_report() -> None:
+    # The outside audit's case: a cut right after `{"jsonrpc":"2.0","met` inside a resume
+    # window, in a report written on one line (every entry on line 1: a line that holds other
+    # messages did not make the lost one count).
+    marker = orjson.dumps(MARKER).decode()
+    at = len('{"jsonrpc":"2.0","met')
+    messages = [*EXCHANGE, ("c2a", RESUME), ("a2c", cut(marker, at)), ("a2c", STATE),
+                ("a2c", RESUME_OK)]  # fmt: skip
+    one_line = orjson.dumps(orjson.loads(tck(messages))) + b"\n"
+    (analysis,) = acptrace.analyze_file(io.BytesIO(one_line))
+    assert [(f.rule, f.severity.value) for f in analysis.findings] == [("RC-MISSING", "warning")]
+    assert "a cut payload at line 1 could not be read" in analysis.findings[0].message
+
+
+def test_a_payload_cut_to_nothing_readable_is_lost() -> None:
+    messages = [*EXCHANGE, ("c2a", RESUME), ("a2c", cut(orjson.dumps(MARKER).decode(), 3)),
+                ("a2c", STATE), ("a2c", RESUME_OK)]  # fmt: skip
+    analysis = analysed(messages)
+    assert [(f.rule, f.severity.value) for f in analysis.findings] == [("RC-MISSING", "warning")]

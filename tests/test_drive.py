@@ -28,6 +28,7 @@ from acptrace.drive.messages import (
     replay_request,
 )
 from acptrace.mock import FaultName
+from acptrace.model.domain import Outcome
 from tests.golden import ROOT
 from tests.processes import gone, pids_in
 from tests.test_timeline_memory import peak_rss_mb
@@ -45,7 +46,7 @@ JITTER_MS = 50
 when its thread reads it, and on a loaded machine the marker was once read 5 ms late (a
 response 300 ms after it measured 295 ms). The delay itself is never shortened."""
 """The values the table's placeholders take in the round trip."""
-OUTCOMES = r"complete_failed|complete|truncated|unmarked_success|no_replay|loaded|ambiguous|unknown"
+OUTCOMES = "|".join(sorted((o.value for o in Outcome), key=len, reverse=True))
 
 
 def records(path: Path) -> list[dict[str, Any]]:

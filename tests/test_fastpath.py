@@ -14,14 +14,15 @@ from hypothesis import strategies as st
 
 import acptrace
 from acptrace.decode import runs
+from acptrace.decode.fastpath import canonical_read
 from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
 from acptrace.decode.stream import DETECTION_SAMPLE, ReadStats, read_records
-from acptrace.model.domain import Direction, Issue, UpdateRun
+from acptrace.model.domain import Issue, UpdateRun
 from acptrace.model.options import Execution
 from acptrace.model.tags import TagPolicy
+from acptrace.read.clocks import Clock
 from acptrace.read.formats import ReadSettings
 from acptrace.read.source import iter_blocks
-from acptrace.read.timestamps import second_start_ns
 from tests.golden import ROOT
 from tests.shared import REAL_WORLD
 from tests.test_properties import CORPORA, mutate, mutation
@@ -276,17 +277,28 @@ def test_a_run_takes_a_line_only_when_it_is_utf8(payload: bytes) -> None:
     t.update("agent_message_chunk", text="ab" * 10)  # (the payload ends in a word or not)
     t.lines[-1] = t.lines[-1].replace(b"abab", b"ab" + payload, 1)
     lines = io.BytesIO(t.text()).readlines()
-    before = _as_plain(lines[0])
-    assert before is not None
-    index, *_ = runs.grow_run(lines, 1, first, "sess_1",
-                     Direction.A2C, frozenset(), frozenset(), "state_update", before.ts,
-                     before.mono_ns, second_start_ns, [], before.mono_ns, -1, [])  # fmt: skip
+    index = taken_by_the_run_loop(lines, first)
     try:
         lines[1].decode()
     except UnicodeDecodeError:
         assert index == 1
     else:
         assert index == 2
+
+
+def taken_by_the_run_loop(
+    lines: list[bytes], first: int, breaks: frozenset[str] = frozenset()
+) -> int:
+    """How far the run loop goes in `lines` (line `first` is `lines[0]`) from the second, in a
+    run that the first started: the index of the first line it does not take."""
+    head = _as_plain(lines[0])
+    assert head is not None
+    message, usual = canonical_read(head, first)
+    assert message is not None
+    clock = Clock()
+    clock.check(message)
+    run = runs.Run(message, breaks, runs.notes(frozenset()), clock, usual)
+    return run.grow(lines, 1, first)
 
 
 def _as_plain(line: bytes) -> CanonicalLine | None:

@@ -40,12 +40,17 @@ def text(value: str) -> dict[str, str]:
 
 
 def said(t: Transcript, tag: str, id: str | None, words: str, session: str = SESSION) -> int:
-    """A message update: a chunk carries one block, an upsert an array."""
+    """A message update: a chunk carries one block, an upsert an array; without `id`, no
+    `messageId` at all (as a v1 Agent sends)."""
     content: Any = text(words) if tag.endswith("_chunk") else [text(words)]
     fields: dict[str, Any] = {"content": content}
     if id is not None:
         fields["messageId"] = id
-    return t.update(tag, session, **fields)
+    ids, t.message_ids = t.message_ids, id is not None
+    try:
+        return t.update(tag, session, **fields)
+    finally:
+        t.message_ids = ids
 
 
 def live_history(t: Transcript) -> None:
@@ -774,13 +779,13 @@ def test_a_request_refused_with_an_error_shows_its_code_beside_its_outcome(
     document = json.loads(runner.invoke(app, ["fidelity", str(path), "-f", "json"]).stdout)
     (session,) = document["sessions"]
     assert (session["outcome"], session["error_code"], session["fidelity"]) == (
-        "truncated",
+        "refused",
         -32601,
         0.0,
     )
     shown = runner.invoke(app, ["fidelity", str(path)], env={"COLUMNS": "80"}).stdout
-    assert "truncated -32601" in shown.split("Left out")[0]  # (in the table)
-    assert "truncated -32601)" in shown.split("Left out")[1]  # (and above its missing items)
+    assert "refused -32601" in shown.split("Left out")[0]  # (in the table)
+    assert "refused -32601)" in shown.split("Left out")[1]  # (and above its missing items)
 
 
 def test_fail_under_exits_1_below_the_ratio_and_0_at_or_above(tmp_path: Path) -> None:

@@ -14,28 +14,32 @@ from tests.transcript import Transcript, findings
 
 
 def lost(*events: tuple[str, int]) -> str | None:
-    """The reason a tracker gives after these events: ("message", line) or (issue kind, line)."""
+    """The reason a tracker gives after these events: ("lost", line), the decoder saying a
+    cut message could not be read, or (issue kind, line)."""
     tracker = LostInput()
     for kind, line in events:
-        if kind == "message":
-            tracker.on_messages(line)
+        if kind == "lost":
+            tracker.on_lost(line)
         else:
             tracker.on_issue(Issue(line, IssueKind(kind), "…"))
     return tracker.reason()
 
 
 def test_dropped_frames_lose_messages() -> None:
-    assert lost(("message", 1), ("frames_dropped", 1)) == "the input dropped frames (line 1)"
+    assert lost(("frames_dropped", 1), ("lost", 3)) == "the input dropped frames (line 1)"
 
 
-def test_a_cut_payload_loses_a_message_only_when_none_was_read_on_its_line() -> None:
-    assert lost(("message", 3), ("truncated_payload", 4), ("message", 5)) is not None
-    assert lost(("message", 4), ("truncated_payload", 4)) is None
-    assert lost(("truncated_payload", 4), ("message", 4)) is None
+def test_a_message_the_decoder_could_not_read_is_lost_and_a_cut_alone_is_not() -> None:
+    # (whether what is left of a cut payload is a message is the decoder's to say:
+    # tests/test_cut_payloads.py)
+    assert lost(("truncated_payload", 4), ("lost", 4), ("lost", 9)) == (
+        "a cut payload at line 4 could not be read"
+    )
+    assert lost(("truncated_payload", 4)) is None
 
 
 def test_other_issues_lose_nothing() -> None:
-    assert lost(("not_json", 2), ("time_went_back", 3), ("message", 4)) is None
+    assert lost(("not_json", 2), ("time_went_back", 3)) is None
 
 
 def finding(rule: str, severity: Severity) -> Finding:

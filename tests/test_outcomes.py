@@ -156,7 +156,46 @@ def test_v1_load_is_loaded_or_truncated() -> None:
     t.request("session/load", {"sessionId": "third", "cwd": "/"}, id=6)
     rows = t.analyze().resumes
     assert [r.outcome for r in rows] == [Outcome.LOADED, Outcome.TRUNCATED, Outcome.UNKNOWN]
+    # (an error before any update is `refused`: `test_an_error_before_any_update_is_refused`)
     assert [r.method for r in rows] == ["session/load"] * 3
+
+
+@pytest.mark.parametrize("code", [-32601, -32002, -32602, -32800])
+@pytest.mark.parametrize("method", ["session/resume", "session/load"])
+def test_an_error_before_any_update_is_refused(method: str, code: int) -> None:
+    # outcomes.md (2026-12-07): nothing was replayed; the code is on the row.
+    t = Transcript()
+    t.initialize()
+    params = {"sessionId": SESSION, "cwd": "/", "replayFrom": {"type": "start"}}
+    if method == "session/load":
+        del params["replayFrom"]
+    t.request(method, params, id=4)
+    t.error(4, code)
+    (row,) = t.analyze().resumes
+    assert (row.outcome, row.error_code, row.replayed_updates) == (Outcome.REFUSED, code, 0)
+    assert row.max_replay_gap_ms is None  # (nothing replayed: no silence, no idle timer)
+
+
+def test_updates_before_the_error_keep_a_replay_truncated_and_children_are_never_refused() -> None:
+    t = Transcript()
+    t.initialize()
+    t.resume(id=4)
+    t.announce("child")
+    t.error(4, -32603)
+    rows = t.analyze().resumes
+    assert [(r.role, r.outcome) for r in rows] == [
+        (Role.REQUESTED, Outcome.TRUNCATED),
+        (Role.CHILD, Outcome.TRUNCATED),
+    ]
+
+
+def test_a_non_replaying_resume_answered_with_an_error_is_no_replay() -> None:
+    t = Transcript()
+    t.initialize()
+    t.resume(replay=None, id=4)
+    t.error(4, -32002)
+    (row,) = t.analyze().resumes
+    assert row.outcome is Outcome.NO_REPLAY
 
 
 def test_overlapping_replaying_resumes_are_ambiguous() -> None:

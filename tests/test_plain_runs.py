@@ -12,18 +12,18 @@ import pytest
 
 from acptrace.decode import runs, shapes
 from acptrace.decode.stream import ReadStats, read_records
-from acptrace.model.domain import Direction, UpdateRun
+from acptrace.model.domain import UpdateRun
 from acptrace.model.tags import TagPolicy
 from acptrace.read.formats import ReadSettings
 from acptrace.read.source import iter_blocks
-from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
+from acptrace.read.timestamps import usual_text, utc_microseconds_ns
 from tests.test_fastpath import (
     UTF8_EDGES,
-    _as_plain,
     both,
     each_message,
     padded,
     records_with_runs,
+    taken_by_the_run_loop,
 )
 from tests.test_timeline_rows import GENERAL, KEEPING, walked
 
@@ -72,6 +72,10 @@ EDGES: dict[str, tuple[bytes, bytes, bool]] = {
     "a direction not a string": (rb'"dir":"a2c"', b'"dir":1', False),
     "params a list": (rb'"params":\{.*\}\}\}$', b'"params":[1]}}', False),
     "sessionId a number": (rb'"sessionId":"sess_1"', b'"sessionId":1', False),
+    # a messageId that is no string is left to the general path (LC-NO-MESSAGE-ID counts it)
+    "messageId null": (rb'"messageId":"[^"]*"', b'"messageId":null', False),
+    "messageId a number": (rb'"messageId":"[^"]*"', b'"messageId":7', False),
+    "messageId absent": (rb',"messageId":"[^"]*"', b"", True),
     "another session": (rb'"sessionId":"sess_1"', b'"sessionId":"sess_2"', False),
     "update a string": (rb'"update":\{.*\}\}\}\}$', b'"update":"x"}}}', False),
     "sessionUpdate a number": (rb'"sessionUpdate":"[a-z_]*"', b'"sessionUpdate":1', False),
@@ -123,11 +127,7 @@ def test_a_line_of_a_run_is_analysed_as_the_general_path_analyses_it(edge: str) 
 @pytest.mark.parametrize("edge", sorted(EDGES))
 def test_the_run_loop_takes_only_a_plain_update(edge: str) -> None:
     _, lines = _line(edge)
-    before = _as_plain(lines[0])
-    assert before is not None
-    index, *_ = runs.grow_run(lines, 1, 1, "sess_1", Direction.A2C, frozenset({"replay_complete"}),
-                     frozenset(), "state_update", before.ts, before.mono_ns, second_start_ns, [],
-                     before.mono_ns, -1, [])  # fmt: skip
+    index = taken_by_the_run_loop(lines, 1, frozenset({"replay_complete"}))
     assert index == (2 if EDGES[edge][2] else 1)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.transcript import SESSION, Transcript, findings, rule_ids
@@ -158,6 +160,78 @@ def test_rc_unknown_cursor_not_for_start() -> None:
     t = started()
     good_resume(t)
     assert "RC-UNKNOWN-CURSOR" not in rule_ids(t.analyze())
+
+
+@pytest.mark.parametrize("replay", [None, "null"])
+def test_rc_replay_without_cursor_on_v2(replay: str | None) -> None:
+    # rules.md §11: without replayFrom (or with null) "the Agent MUST NOT replay"; an Agent
+    # that replays its whole history on every resume does.
+    t = started()
+    t.new_session()
+    if replay is None:
+        request = t.resume(replay=None, id=3)
+    else:
+        params = {"sessionId": SESSION, "cwd": "/", "replayFrom": None}
+        request = t.request("session/resume", params, id=3)
+    first = t.update("user_message", content={"type": "text", "text": "hi"})
+    t.update("agent_message", content={"type": "text", "text": "hello"})
+    t.update("user_message_chunk", content={"type": "text", "text": "again"})
+    t.update("state_update")
+    t.result(3)
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-REPLAY-WITHOUT-CURSOR", "error", first)]
+    message = analysis.findings[0].message
+    assert f"(line {request}, without replayFrom) must not replay" in message
+    assert "2 user message updates came while no prompt was pending" in message
+
+
+def test_rc_replay_without_cursor_on_v1_and_once_per_window() -> None:
+    t = Transcript()
+    t.open()
+    t.initialize(1)
+    t.request("session/resume", {"sessionId": SESSION, "cwd": "/"}, id=3)
+    first = t.update("user_message_chunk", content={"type": "text", "text": "hi"})
+    t.update("agent_message_chunk", content={"type": "text", "text": "hello"})
+    t.update("user_message_chunk", content={"type": "text", "text": "again"})
+    t.result(3)
+    t.request("session/resume", {"sessionId": SESSION, "cwd": "/"}, id=4)
+    second = t.update("user_message_chunk", content={"type": "text", "text": "hi"})
+    t.result(4)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [
+        ("RC-REPLAY-WITHOUT-CURSOR", "error", first),
+        ("RC-REPLAY-WITHOUT-CURSOR", "error", second),
+    ]
+
+
+def test_rc_replay_without_cursor_not_for_the_echo_of_a_pending_prompt_or_a_replay() -> None:
+    t = started()
+    t.new_session()
+    t.resume(replay=None, id=3)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.update("user_message_chunk", content={"type": "text", "text": "the prompt's echo"})
+    t.result(9, {"messageId": "m9"})
+    t.update("state_update")
+    t.result(3)
+    good_resume(t, id=4)  # (a replaying resume replays user messages, as it should)
+    t.close()
+    assert findings(t.analyze()) == []
+
+
+def test_rc_replay_without_cursor_counts_a_run_of_plain_updates_as_one_by_one() -> None:
+    t = started()
+    t.new_session()
+    t.resume(replay=None, id=3)
+    lines = [t.update("agent_message_chunk", content={"type": "text", "text": "x"})]
+    lines += [t.update("user_message_chunk", content={"type": "text", "text": f"{n}"})
+              for n in range(5)]  # fmt: skip
+    t.update("state_update")
+    t.result(3)
+    for fast in (True, False):
+        analysis = t.analyze(fast=fast)
+        assert findings(analysis) == [("RC-REPLAY-WITHOUT-CURSOR", "error", lines[1])]
+        assert "5 user message updates" in analysis.findings[0].message
 
 
 # -- §2 what may come before the marker --------------------------------------------------------
@@ -452,7 +526,9 @@ def test_rc_concurrent_for_overlapping_loads_on_either_version(version: int) -> 
     t.close()
     analysis = t.analyze()
     assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
-    assert "session/load of sess_1 while the one at line" in analysis.findings[0].message
+    assert (
+        "session/load of sess_1 sent while the session/load at line" in analysis.findings[0].message
+    )
     rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
     assert rows == [(3, "ambiguous", 2), (4, "ambiguous", 0)]
 
@@ -496,17 +572,104 @@ def test_rc_concurrent_not_for_sequential_loads_or_loads_of_other_sessions(versi
     assert rows == [(3, "loaded", 2), (4, "loaded", 3), (5, "loaded", 0)]
 
 
-def test_a_load_overlapping_a_resume_of_its_session_is_not_concurrent() -> None:
+def test_a_load_overlapping_a_replaying_resume_of_its_session_is_concurrent() -> None:
+    # rules.md §11: overlapping replays "whatever their method"; the marker came while both
+    # were pending, so it belongs to neither and both rows are ambiguous (no RC-MISSING).
     t = started()
     t.resume(id=3)
-    load(t, id=4)
+    second = load(t, id=4)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.result(4)
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
+    assert "session/load of sess_1 sent while the replaying session/resume at line" in (
+        analysis.findings[0].message
+    )
+    rows = [(r.outcome.value, r.marker_count, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [("ambiguous", 0, 0), ("ambiguous", 0, 0)]
+
+
+def test_rc_concurrent_once_per_later_request() -> None:
+    t = started()
+    load(t, id=3)
+    second = load(t, id=4)
+    third = t.resume(id=5)
+    t.history(count=2)
+    t.update("state_update")
+    for request_id in (3, 4, 5):
+        t.result(request_id)
+    analysis = t.analyze()
+    assert findings(analysis) == [
+        ("RC-CONCURRENT", "warning", second),
+        ("RC-CONCURRENT", "warning", third),
+    ]
+    assert {r.outcome.value for r in analysis.resumes} == {"ambiguous"}
+
+
+def test_overlapping_replays_with_nothing_in_the_overlap_keep_their_own_outcomes() -> None:
+    # qwen-code's shape (agents-2026-12b): the second load is rejected before any update, and
+    # the first then replays alone: RC-CONCURRENT all the same, the rows are their own.
+    t = Transcript()
+    t.open()
+    t.initialize(1)
+    load(t, id=3)
+    second = load(t, id=4)
+    t.error(4, -32603)
+    t.history(count=3)
+    t.result(3)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", second)]
+    rows = [(r.request_id, r.outcome.value, r.replayed_updates) for r in analysis.resumes]
+    assert rows == [(3, "loaded", 3), (4, "refused", 0)]
+
+
+def test_an_overlapped_replay_with_no_update_of_its_own_has_no_silence_of_its_own() -> None:
+    # rules.md §11: its max gap and idle timers use only its own updates, and with none they
+    # are null, never request -> response (claude-agent-acp's overlap: "56 of 29 lost").
+    t = started()
+    t.resume(id=3)
+    t.resume(id=4)
+    t.history(count=4)
+    t.update("state_update")
+    t.result(4, at_ms=t.now_ms + 900)
+    t.update("state_update")
+    t.result(3)
+    t.close()
+    analysis = t.analyze()
+    (first, second) = analysis.resumes
+    assert (first.outcome.value, first.replayed_updates) == ("ambiguous", 1)
+    assert (second.outcome.value, second.replayed_updates) == ("ambiguous", 0)
+    assert second.max_replay_gap_ms is None
+    assert second.replay_pauses == ()
+    # its own silence: from the overlap's last update to its own, not from its request
+    assert first.max_replay_gap_ms == 910.0
+    assert (first.request_to_response_ms or 0) > 950
+    assert second.request_to_first_update_ms is None
+
+
+def test_overlapping_replays_still_pending_at_an_unknown_end_are_ambiguous() -> None:
+    t = started()
+    load(t, id=3)
+    t.resume(id=4)
+    rows = [r.outcome.value for r in t.analyze().resumes]
+    assert rows == ["ambiguous", "ambiguous"]
+
+
+def test_a_non_replaying_resume_beside_a_replay_is_not_concurrent() -> None:
+    t = started()
+    t.resume(id=3)
+    t.resume(replay=None, id=4)
+    t.history()
     t.marker()
     t.update("state_update")
     t.result(3)
     t.result(4)
     analysis = t.analyze()
     assert "RC-CONCURRENT" not in rule_ids(analysis)
-    assert [r.outcome.value for r in analysis.resumes] == ["complete", "loaded"]
+    assert [r.outcome.value for r in analysis.resumes] == ["complete", "no_replay"]
 
 
 def test_lc_prompt_inactive_after_a_failed_resume() -> None:
@@ -681,6 +844,70 @@ def test_cx_wrong_code_not_for_minus_32800_or_success() -> None:
     assert findings(t.analyze()) == []
 
 
+def test_cx_wrong_code_not_for_a_request_that_failed_on_its_own() -> None:
+    # rules.md §11: -32601 and -32602 say the request failed for itself, not for the cancel.
+    t = started()
+    for request_id, code in ((9, -32601), (10, -32602)):
+        t.request("session/fork", {"sessionId": SESSION}, id=request_id)
+        t.notify("$/cancel_request", {"requestId": request_id}, agent=False)
+        t.error(request_id, code)
+    assert "CX-WRONG-CODE" not in rule_ids(t.analyze())
+
+
+def message_updates(t: Transcript, **ids: str) -> list[int]:
+    """An agent message and a user message chunk, with the `messageId`s given (`agent`,
+    `user`) or none."""
+    found: list[int] = []
+    for tag, who in (("agent_message_chunk", "agent"), ("user_message_chunk", "user")):
+        given: dict[str, Any] = {"messageId": ids[who]} if who in ids else {}
+        found.append(t.update(tag, content={"type": "text", "text": who}, **given))
+    return found
+
+
+def test_lc_no_message_id_once_per_session_with_the_count_and_the_replayed_ones() -> None:
+    t = started()
+    t.message_ids = False  # (the Agent sends none)
+    t.new_session()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    first = message_updates(t)[0]
+    t.update("agent_thought", content={"type": "text", "text": "t"})
+    t.result(9, {"messageId": "m9"})
+    t.update("state_update", state="idle")
+    t.resume(id=3)
+    message_updates(t)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.close()
+    for fast in (True, False):
+        analysis = t.analyze(fast=fast)
+        assert findings(analysis) == [("LC-NO-MESSAGE-ID", "error", first)], fast
+        message = analysis.findings[0].message
+        assert "5 message updates for sess_1 without a messageId (2 in a replay)" in message
+
+
+def test_lc_no_message_id_not_with_ids_on_v1_or_where_nothing_shows_v2() -> None:
+    t = started()
+    t.new_session()
+    message_updates(t, agent="m1", user="m2")
+    assert findings(t.analyze()) == []
+    v1 = Transcript()
+    v1.initialize(version=1)
+    v1.new_session()
+    message_updates(v1)
+    assert findings(v1.analyze()) == []
+    # no initialize and nothing else that shows v2: the default v2 judges no message id
+    unknown = Transcript(message_ids=False)
+    unknown.new_session()
+    message_updates(unknown)
+    analysis = unknown.analyze()
+    assert analysis.connection.protocol_version == 2
+    assert not analysis.connection.protocol_shown
+    assert findings(analysis) == []
+    unknown.update("state_update")  # (v2 evidence)
+    assert rule_ids(unknown.analyze()) == {"LC-NO-MESSAGE-ID"}
+
+
 # -- §5 JSON-RPC and transport -----------------------------------------------------------------
 
 
@@ -757,7 +984,7 @@ def test_jr_unanswered_not_at_an_unknown_end() -> None:
     assert findings(t.analyze()) == []
 
 
-def test_tr_batch_lifecycle() -> None:
+def test_tr_batch_once_per_connection_at_the_first_with_the_count() -> None:
     t = started()
     line = t.c2a(
         [
@@ -765,14 +992,25 @@ def test_tr_batch_lifecycle() -> None:
             {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}},
         ]
     )
-    t.result(1, {"sessionId": "x"})
-    assert findings(t.analyze()) == [("TR-BATCH-LIFECYCLE", "warning", line)]
+    t.a2c([{"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "x"}}])
+    analysis = t.analyze()
+    assert findings(analysis) == [("TR-BATCH", "note", line)]
+    assert "2 batch arrays (3 messages in all; the first here)" in analysis.findings[0].message
+    assert [r.session_id for r in analysis.sessions] == ["x"]  # (members are still read)
 
 
-def test_tr_batch_lifecycle_not_for_other_methods_in_a_batch() -> None:
+def test_tr_batch_lifecycle_is_retired_and_never_reported() -> None:
     t = started()
-    t.c2a([{"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": {}}])
-    t.a2c([{"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}])
+    line = t.c2a([{"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}}])
+    t.result(1, {"sessionId": "x"})
+    assert findings(t.analyze()) == [("TR-BATCH", "note", line)]
+    assert "a batch array of 1 message:" in t.analyze().findings[0].message
+
+
+def test_tr_batch_not_without_a_batch() -> None:
+    t = started()
+    t.request("session/new", {"cwd": "/"}, id=1)
+    t.result(1, {"sessionId": "x"})
     assert findings(t.analyze()) == []
 
 
@@ -815,10 +1053,84 @@ def test_protocol_inferred_without_initialize() -> None:
         1,
         "inferred",
     )
+    assert analysis.connection.protocol_reason == "session/load (line 1)"
     resume = Transcript()
     resume.resume(id=3)
     resume.result(3)
-    assert resume.analyze().connection.protocol_version == 2
+    connection = resume.analyze().connection
+    assert connection.protocol_version == 2
+    assert connection.protocol_reason == "session/resume with replayFrom (line 1)"
+
+
+def inferred(t: Transcript) -> tuple[int, str | None, bool]:
+    connection = t.analyze().connection
+    assert connection.protocol_source.value == "inferred"
+    return connection.protocol_version, connection.protocol_reason, connection.protocol_shown
+
+
+def test_a_resume_without_replay_from_is_no_evidence_of_v2() -> None:
+    # rules.md §7 (2026-12-07): v1 has had a non-replaying session/resume since 2026-04-22.
+    t = Transcript()
+    t.resume(replay=None, id=3)
+    t.result(3)
+    assert inferred(t)[0::2] == (2, False)  # v2 for want of evidence, and said so
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/"}, id=4)
+    t.result(4)
+    assert inferred(t) == (1, "session/load (line 3)", True)
+    null = Transcript()
+    null.request("session/resume", {"sessionId": SESSION, "cwd": "/", "replayFrom": None}, id=3)
+    assert inferred(null)[:2] == (2, "session/resume with replayFrom (line 1)")
+
+
+@pytest.mark.parametrize(
+    ("what", "version", "reason"),
+    [
+        (("update", "state_update"), 2, "a state_update update (line 1)"),
+        (("update", "tool_call"), 1, "a tool_call update (line 1)"),
+        (("update", "plan"), 1, "a plan update (line 1)"),
+        (("request", "session/set_mode"), 1, "session/set_mode, a v1 method (line 1)"),
+        (("request", "authenticate"), 1, "authenticate, a v1 method (line 1)"),
+        (("request", "auth/login"), 2, "auth/login, a v2 method (line 1)"),
+        (("result", "capabilities"), 2, "an initialize result with capabilities/info (line 1)"),
+        (("result", "agentCapabilities"), 1,
+         "an initialize result with agentCapabilities/agentInfo (line 1)"),
+    ],
+)  # fmt: skip
+def test_evidence_of_one_version(what: tuple[str, str], version: int, reason: str) -> None:
+    kind, name = what
+    t = Transcript(message_ids=False)
+    if kind == "update":
+        t.update(name)
+    elif kind == "request":
+        t.request(name, {"sessionId": SESSION})
+    else:
+        t.result(0, {"protocolVersion": version, name: {}})
+    assert inferred(t) == (version, reason, True)
+
+
+def test_evidence_both_ways_is_v2_and_says_both() -> None:
+    t = Transcript()
+    t.request("session/load", {"sessionId": SESSION, "cwd": "/"}, id=3)
+    t.update("state_update")
+    t.result(3)
+    version, reason, shown = inferred(t)
+    assert (version, shown) == (2, True)
+    assert reason == (
+        "evidence both ways: a state_update update (line 2); session/load (line 1): taken as v2"
+    )
+
+
+def test_evidence_inside_a_run_of_plain_updates_is_seen() -> None:
+    t = Transcript(message_ids=False)
+    t.update("agent_message_chunk", content={"type": "text", "text": "a"})
+    t.update("agent_message_chunk", content={"type": "text", "text": "b"})
+    t.update("tool_call", toolCallId="t1")
+    for fast in (True, False):
+        connection = t.analyze(fast=fast).connection
+        assert (connection.protocol_version, connection.protocol_reason) == (
+            1,
+            "a tool_call update (line 3)",
+        )
 
 
 def test_select_and_ignore_filter_findings() -> None:
@@ -881,7 +1193,7 @@ def test_a_batch_member_that_is_not_jsonrpc_is_an_issue_not_jr_invalid() -> None
     t = started()
     line = t.a2c([{"foo": 1}])
     analysis = t.analyze()
-    assert findings(analysis) == []
+    assert findings(analysis) == [("TR-BATCH", "note", line)]  # (a batch all the same)
     assert [(i.line, i.kind) for i in analysis.issues] == [(line, "not_jsonrpc")]
 
 

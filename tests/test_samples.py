@@ -113,6 +113,27 @@ CASES: dict[str, dict[str, Any]] = {
         ],
         "findings": set(),
     },
+    # An error before any update: nothing was replayed (-32002: the Agent does not know the
+    # session).
+    "outcome-refused.jsonl": {
+        "rows": [
+            requested(
+                1,
+                "sess_gone",
+                outcome="refused",
+                end="error",
+                error_code=-32002,
+                marker_count=0,
+                replayed_updates=0,
+                held_updates=0,
+                request_line=4,
+                response_line=5,
+                request_to_response_ms=12.0,
+                max_replay_gap_ms=None,
+            ),
+        ],
+        "findings": set(),
+    },
     # No marker, no response, recorded close: truncated. The resume itself is a request
     # with no response by a recorded connection end (JR-UNANSWERED).
     "outcome-truncated-disconnect.jsonl": {
@@ -198,12 +219,15 @@ CASES: dict[str, dict[str, Any]] = {
     # markers (lines 8 and 11). RC-DUPLICATE is not judged for them.
     "outcome-ambiguous.jsonl": {
         "rows": [
+            # rules.md §11: what came while both were pending (lines 7-12, both markers among
+            # them) counts in neither row; line 5 is the first's, line 14 the second's.
             requested(
                 1,
                 "sess_twice",
                 outcome="ambiguous",
                 end="success",
-                marker_count=2,
+                marker_count=0,
+                replayed_updates=1,
                 request_line=4,
                 response_line=13,
             ),
@@ -212,7 +236,8 @@ CASES: dict[str, dict[str, Any]] = {
                 "sess_twice",
                 outcome="ambiguous",
                 end="success",
-                marker_count=2,
+                marker_count=0,
+                replayed_updates=1,
                 request_line=6,
                 response_line=15,
             ),
@@ -313,7 +338,7 @@ CASES: dict[str, dict[str, Any]] = {
             requested(
                 5,
                 "sess_cursor",
-                outcome="truncated",
+                outcome="refused",
                 end="error",
                 error_code=-32602,
                 replay_from={"type": "after", "entryId": "entry_0042"},
@@ -323,6 +348,18 @@ CASES: dict[str, dict[str, Any]] = {
                 marker_line=None,
                 response_line=23,
             ),
+            # A resume without replayFrom that replays the conversation all the same.
+            requested(
+                6,
+                "sess_again",
+                outcome="no_replay",
+                end="success",
+                marker_count=0,
+                replayed_updates=0,
+                held_updates=3,
+                request_line=24,
+                response_line=28,
+            ),
         ],
         "findings": {
             ("RC-DUPLICATE", "error", 7),
@@ -330,6 +367,7 @@ CASES: dict[str, dict[str, Any]] = {
             ("RC-WITHOUT-CURSOR", "error", 12),
             ("RC-UNSOLICITED", "error", 17),
             ("RC-CURSOR-REJECTED", "warning", 21),
+            ("RC-REPLAY-WITHOUT-CURSOR", "error", 25),
             ("RC-UNKNOWN-CURSOR", "note", 22),
         },
     },
@@ -441,12 +479,14 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "rules-lifecycle.jsonl": {
         "rows": [
+            # (lines 6-8 came while both were pending: neither row's; the marker at line 10
+            # came after the first was answered: the second's)
             requested(
                 1,
                 "sess_twice",
                 outcome="ambiguous",
                 end="success",
-                marker_count=1,
+                marker_count=0,
                 request_line=4,
                 response_line=9,
             ),
@@ -455,14 +495,14 @@ CASES: dict[str, dict[str, Any]] = {
                 "sess_twice",
                 outcome="ambiguous",
                 end="success",
-                marker_count=2,
+                marker_count=1,
                 request_line=5,
                 response_line=12,
             ),
             requested(
                 3,
                 "sess_gone",
-                outcome="truncated",
+                outcome="refused",
                 end="error",
                 error_code=-32002,
                 marker_count=0,
@@ -480,12 +520,14 @@ CASES: dict[str, dict[str, Any]] = {
             # Prompt 7 is cancelled (line 24) and never answered before the close.
             ("CX-NO-RESPONSE", "error", 23),
             ("JR-UNANSWERED", "warning", 23),
+            # sess_noid's agent message chunks carry no messageId (a v2 connection)
+            ("LC-NO-MESSAGE-ID", "error", 29),
         },
     },
     "rules-jsonrpc.jsonl": {
         "rows": [],
         "findings": {
-            ("TR-BATCH-LIFECYCLE", "warning", 4),
+            ("TR-BATCH", "note", 4),
             ("TR-EMPTY-BATCH", "error", 6),
             ("JR-INVALID", "error", 7),
             ("JR-ORPHAN-RESPONSE", "error", 8),

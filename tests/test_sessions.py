@@ -253,14 +253,14 @@ def test_a_load_window_owes_no_marker_and_no_snapshot() -> None:
     t.close()
     analysis = t.analyze()
     assert findings(analysis) == []
-    assert [r.outcome for r in analysis.resumes] == [Outcome.LOADED, Outcome.TRUNCATED]
+    assert [r.outcome for r in analysis.resumes] == [Outcome.LOADED, Outcome.REFUSED]
 
 
-def test_a_marker_during_a_load_still_belongs_to_a_pending_replaying_resume() -> None:
+def test_a_marker_during_a_load_of_another_session_belongs_to_the_pending_resume() -> None:
     t = started(2)
     t.new_session()
     t.resume(id=3)
-    t.request("session/load", {"sessionId": SESSION, "cwd": "/"}, id=5)
+    t.request("session/load", {"sessionId": "other", "cwd": "/"}, id=5)
     t.marker()
     t.update("state_update")
     t.result(3)
@@ -269,6 +269,22 @@ def test_a_marker_during_a_load_still_belongs_to_a_pending_replaying_resume() ->
     analysis = t.analyze()
     assert findings(analysis) == []
     assert [r.outcome for r in analysis.resumes] == [Outcome.COMPLETE, Outcome.LOADED]
+
+
+def test_a_marker_while_a_load_and_a_resume_of_its_session_overlap_belongs_to_neither() -> None:
+    # rules.md §11 (it used to go to the resume: a load was no replay it could overlap)
+    t = started(2)
+    t.new_session()
+    t.resume(id=3)
+    load = t.request("session/load", {"sessionId": SESSION, "cwd": "/"}, id=5)
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.result(5)
+    t.close()
+    analysis = t.analyze()
+    assert findings(analysis) == [("RC-CONCURRENT", "warning", load)]
+    assert [r.outcome for r in analysis.resumes] == [Outcome.AMBIGUOUS, Outcome.AMBIGUOUS]
 
 
 # -- the negotiated version (§7) ----------------------------------------------------------------

@@ -158,10 +158,26 @@ def test_analysis_tables_match_the_analysis(tables: dict[str, pl.DataFrame]) -> 
     assert tables["sessions"]["session_id"].to_list() == ["sess_1"]
     findings = tables["findings"].select("rule", "severity", "family", "line").rows()
     assert findings == [
-        ("TR-BATCH-LIFECYCLE", "warning", "transport", 10),  # the batched session/prompt
+        ("TR-BATCH", "note", "transport", 10),  # the batch of a session/prompt and a ping
         ("LC-ACTIVE-REJECTED", "error", "lifecycle", 11),  # its -32002 while sess_1 is active
         ("JR-UNANSWERED", "warning", "jsonrpc", 12),
     ]
+
+
+def test_no_table_publishes_a_negative_duration_and_two_tables_agree() -> None:
+    # rules.md §11: the requests table follows §9's "never negative" like the resumes table:
+    # mono_ns went back between a resume and its response, the wall clock did not.
+    t = Transcript()
+    t.initialize()
+    t.resume(id=3)
+    t.marker()
+    t.update("state_update")
+    t.result(3, at_ms=500.0)
+    t.lines[-1] = t.lines[-1].replace(b'"mono_ns":5500000000', b'"mono_ns":1')
+    found = frames([io.BytesIO(t.text())])
+    (resume,) = found["resumes"].iter_rows(named=True)
+    (duration,) = found["requests"].filter(pl.col("method") == "session/resume")["duration_ms"]
+    assert resume["request_to_response_ms"] == duration == 470.0  # (wall: 30 ms -> 500 ms)
 
 
 def test_batches_concatenate_to_the_same_tables() -> None:

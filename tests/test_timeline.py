@@ -320,7 +320,7 @@ def test_lines_shows_only_that_stretch(source: str) -> None:
     assert "RC-CONCURRENT" in text  # the finding on line 5 still sits under it
     assert "LC-PROMPT-INACTIVE" not in text  # line 16 is not shown
     assert invoke(*args, "--lines", "5-9", stdin=stdin).exit_code == EXIT_FINDINGS  # all judged
-    assert row_lines(timeline(*args, "--lines", "24-", stdin=stdin)) == [24, 25]
+    assert row_lines(timeline(*args, "--lines", "30-", stdin=stdin)) == [30, 31, 32]
 
 
 @pytest.mark.parametrize("bad", ["x", "9-5", "0-3", "3-y"])
@@ -455,7 +455,7 @@ def test_a_wrapped_finding_or_note_keeps_its_left_edge_under_its_text() -> None:
     rest = lines[at + 1 : at + 3]
     assert [line[:text_column].strip() for line in rest] == ["", ""]
     assert all(line[text_column] != " " for line in rest)  # (under "warning", not further in)
-    note = next(i for i, line in enumerate(lines) if "ambiguous · 1 replayed, 1 held" in line)
+    note = next(i for i, line in enumerate(lines) if "ambiguous · 0 replayed, 1 held" in line)
     assert lines[note + 1].index("marker→response") == lines[note].index("ambiguous")
 
 

@@ -337,7 +337,9 @@ def test_reports_leave_estimates_out_of_latency_statistics(tmp_path: Path) -> No
 
 def test_reports_list_an_incomplete_zed_resume_without_its_estimated_times(tmp_path: Path) -> None:
     failed = entry("incoming", "response", "r1", "session/resume", {"code": -32603, "message": "x"})
-    zed = dump(logged("2026-08-18T05:50:31Z"), RESUME, logged("2026-08-18T05:50:39Z"), failed)
+    zed = dump(
+        logged("2026-08-18T05:50:31Z"), RESUME, HISTORY, logged("2026-08-18T05:50:39Z"), failed
+    )  # (with an update before the error: `truncated`, not `refused`)
     (tmp_path / "zed.json").write_bytes(zed)
     (group,) = build_report([str(tmp_path)], jobs=1).groups
     (listed,) = group.incomplete

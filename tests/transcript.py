@@ -12,6 +12,7 @@ import orjson
 import acptrace
 from acptrace.model.domain import Analysis
 from acptrace.model.options import Execution, Options
+from acptrace.model.tags import MESSAGE_TAGS
 
 START_NS = 1_764_669_600_000_000_000  # 2025-12-02T10:00:00Z
 SESSION = "sess_1"
@@ -37,6 +38,11 @@ class Transcript:
     lines: list[bytes] = field(default_factory=list)
     now_ms: float = 0.0
     next_id: int = 100
+    message_ids: bool = True
+    """Message updates get a `messageId` unless given one (as ACP v2 wants: LC-NO-MESSAGE-ID);
+    off after `initialize(version=1)`, since v1 Agents send none."""
+    _streamed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Each session's message being streamed: its kind and the `messageId` its chunks share."""
 
     # -- raw lines ----------------------------------------------------------------------------
 
@@ -112,6 +118,7 @@ class Transcript:
     def initialize(self, version: int = 2) -> int:
         """An `initialize` exchange whose result advertises the session methods; returns the
         request's line."""
+        self.message_ids = version >= 2
         line = self.request(
             "initialize",
             {"protocolVersion": version, "info": {"name": "zed", "version": "1.0"}},
@@ -145,9 +152,22 @@ class Transcript:
     def update(
         self, tag: str, session: str = SESSION, *, at_ms: float | None = None, **fields: Any
     ) -> int:
-        """A `session/update` with this tag."""
+        """A `session/update` with this tag (a message update without a `messageId` gets one
+        when `message_ids`: the chunks of one kind in a row share it)."""
+        if self.message_ids and tag in MESSAGE_TAGS and "messageId" not in fields:
+            fields["messageId"] = self._message_id(session, tag)
         update = {"sessionUpdate": tag, **fields}
         return self.notify("session/update", {"sessionId": session, "update": update}, at_ms=at_ms)
+
+    def _message_id(self, session: str, tag: str) -> str:
+        """The `messageId` of a message update: its stream's, or a new one."""
+        kind = tag.removesuffix("_chunk")
+        streaming = self._streamed.get(session)
+        if streaming is not None and streaming[0] == kind and tag.endswith("_chunk"):
+            return streaming[1]
+        message_id = f"msg_{len(self.lines) + 1}"
+        self._streamed[session] = (kind, message_id)
+        return message_id
 
     def marker(self, session: str = SESSION, at_ms: float | None = None) -> int:
         """A `replay_complete` update."""

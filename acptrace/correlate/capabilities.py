@@ -89,6 +89,8 @@ class CapabilityBook(msgspec.Struct):
     """Each announced child's capabilities, as its latest `subagent_update` set them."""
     unadvertised: dict[str, _Unadvertised] = msgspec.field(default_factory=dict)
     """Methods used without being advertised, by method, in order of first use."""
+    not_honoured: dict[str, NotHonoured] = msgspec.field(default_factory=dict)
+    """Advertised methods answered `-32601`, by method: the first, with the count."""
 
     def initialized(self, response: Message) -> None:
         """A success response to `initialize`: from now on, its capabilities hold."""
@@ -135,12 +137,20 @@ class CapabilityBook(msgspec.Struct):
             return
         capabilities = self._needed(request, method)
         if capabilities and self._missing(request, method) is None:
-            self.emit(NotHonoured(request, response, path(capabilities[-1], self.version)))
+            seen = self.not_honoured.get(method)
+            if seen is None:
+                shown = path(capabilities[-1], self.version)
+                self.not_honoured[method] = NotHonoured(request, response, shown)
+            else:
+                self.not_honoured[method] = msgspec.structs.replace(seen, count=seen.count + 1)
 
     def finish(self) -> None:
-        """The connection ended: report each method used without its capability."""
+        """The connection ended: report each method used without its capability, and each
+        advertised one answered `-32601` (once per method, rules.md §11)."""
         for seen in self.unadvertised.values():
             self.emit(UnadvertisedUse(seen.first, seen.count, seen.capability, seen.v1_load))
+        for refused in self.not_honoured.values():
+            self.emit(refused)
 
     def _needed(self, message: Message, method: str) -> tuple[str, ...]:
         if message.session_id in self.children:

@@ -13,6 +13,7 @@ import msgspec
 
 from acptrace.correlate.capabilities import CapabilityBook
 from acptrace.correlate.observations import (
+    BatchesSent,
     CancelledAnswered,
     DuplicateRequestId,
     Observation,
@@ -22,9 +23,11 @@ from acptrace.correlate.observations import (
     WrongDirection,
 )
 from acptrace.correlate.pairing import Pending, PendingTable
+from acptrace.correlate.protocol import Evidence
 from acptrace.correlate.sessions import SessionBook
 from acptrace.correlate.windows import REPLAYING_METHODS, WindowBook
 from acptrace.decode.directions import wrong_direction
+from acptrace.decode.malformed import Batch
 from acptrace.model.domain import (
     ConnectionEnd,
     Direction,
@@ -34,6 +37,7 @@ from acptrace.model.domain import (
     MessageKind,
     PeerInfo,
     ProtocolSource,
+    Tally,
     UpdateRun,
     WindowEnd,
 )
@@ -61,6 +65,17 @@ class Step(msgspec.Struct, frozen=True, gc=False):
     """The message's JSON object as recorded (for views that show it; the analysis never does)."""
 
 
+class ProtocolVerdict(msgspec.Struct, frozen=True):
+    """The protocol version the rules apply for, and what showed it (rules.md §7)."""
+
+    version: int
+    source: ProtocolSource
+    reason: str
+    """What showed it (`Connection.protocol_reason`)."""
+    shown: bool = True
+    """False: inferred for want of any evidence (`Connection.protocol_shown`)."""
+
+
 class Correlator:
     """The state of one connection as the transcript unfolds (a plain class: a dataclass would
     compile its methods at import, ~0.7 ms of every run's start-up)."""
@@ -68,16 +83,16 @@ class Correlator:
     __slots__ = (
         "agent",
         "agent_line",
+        "batches",
         "capabilities",
         "child_rules",
         "client",
         "client_line",
         "emit",
+        "evidence",
         "forced_protocol",
         "pending",
         "policy",
-        "saw_load",
-        "saw_replaying_resume",
         "seen_message",
         "sessions",
         "windows",
@@ -89,7 +104,9 @@ class Correlator:
         emit: Callable[[Observation], None],
         forced_protocol: int | None = None,
         child_rules: bool = True,
+        report_version: int | None = None,
     ) -> None:
+        """`report_version`: the protocol version an acp-tck report states for its tests."""
         self.policy = policy
         """Which tags are history and which one is the marker."""
         self.emit = emit
@@ -102,7 +119,9 @@ class Correlator:
         """Requests waiting for a response."""
         self.sessions = SessionBook(emit, child_rules=child_rules)
         """Every session the connection named."""
-        self.windows = WindowBook(policy, emit, self.sessions.is_active)
+        self.windows = WindowBook(
+            policy, emit, self.sessions.is_active, self.sessions.prompt_pending
+        )
         """Open replay windows."""
         self.capabilities = CapabilityBook(emit, self._version)
         """What `initialize` advertised, against what the Client uses."""
@@ -116,10 +135,10 @@ class Correlator:
         """The line of the latest success `initialize` response."""
         self.seen_message = False
         """Any message was seen yet."""
-        self.saw_load = False
-        """A `session/load` request was seen (for protocol inference)."""
-        self.saw_replaying_resume = False
-        """A `session/resume` with `replayFrom` was seen (for protocol inference)."""
+        self.evidence = Evidence(report_version=report_version)
+        """What the transcript shows of its version, where it has no `initialize` (§7)."""
+        self.batches: BatchesSent | None = None
+        """The batch arrays so far (TR-BATCH is reported once, at the end)."""
 
     def on_message(self, message: Message, payload: Any = None) -> Step:
         """Follow one message (`payload`, its JSON object, is only passed on in the step)."""
@@ -127,6 +146,8 @@ class Correlator:
             self.seen_message = True
             if message.method == "initialize" and message.kind is MessageKind.REQUEST:
                 self.sessions.start_seen = True
+        if self.client is None and self.agent is None:  # (the version may be inferred)
+            self.evidence.message(message)
         match message.kind:
             case MessageKind.REQUEST:
                 self._request(message)
@@ -141,12 +162,24 @@ class Correlator:
         first = run.first
         self.seen_message = True  # (a run never starts with `initialize`)
         assert first.session_id is not None
+        if self.client is None and self.agent is None:  # (the version may be inferred)
+            for line, tag in run.evidence:
+                self.evidence.tag(line, tag)
         expected = wrong_direction(first.method, first.direction)
         if expected is not None:
             self.emit(WrongDirection(first, expected, run.count))
             return
         self.sessions.bear(first, count=run.count)
+        self._note_message_ids(first.session_id, run.unidentified)
         self.windows.on_run(run)
+
+    def on_batch(self, batch: Batch) -> None:
+        """A batch array with members (its messages follow, one by one)."""
+        seen = self.batches
+        if seen is None:
+            self.batches = BatchesSent(batch.line, 1, batch.size)
+        else:
+            self.batches = BatchesSent(seen.first_line, seen.count + 1, seen.messages + batch.size)
 
     def finish(self, end: ConnectionEnd) -> tuple[Message, ...]:
         """The connection ended; judge what is still open. Returns the requests left pending."""
@@ -158,11 +191,13 @@ class Correlator:
         self.windows.finish(WindowEnd.DISCONNECT if known else WindowEnd.TRACE_END)
         self.sessions.finish()
         self.capabilities.finish()
+        if self.batches is not None:
+            self.emit(self.batches)
         return tuple(pending.request for pending in pending_at_end)
 
     def _version(self) -> int:
         """The protocol version the rules apply for, as far as the transcript has gone."""
-        return self.protocol(self.forced_protocol)[0]
+        return self.protocol(self.forced_protocol).version
 
     def _known_v1(self) -> bool:
         """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
@@ -171,15 +206,23 @@ class Correlator:
         negotiated = self._negotiated()
         return negotiated is not None and negotiated[0] < 2
 
-    def protocol(self, forced: int | None) -> tuple[int, ProtocolSource]:
-        """The protocol version the rules apply for, and where it came from (rules.md §7)."""
+    def protocol(self, forced: int | None) -> ProtocolVerdict:
+        """The protocol version the rules apply for, where it came from and why (rules.md §7)."""
         if forced is not None:
-            return forced, ProtocolSource.OPTION
+            return ProtocolVerdict(forced, ProtocolSource.OPTION, "--protocol")
         negotiated = self._negotiated()
         if negotiated is not None:
-            return negotiated
-        inferred = 1 if self.saw_load and not self.saw_replaying_resume else 2
-        return inferred, ProtocolSource.INFERRED
+            version, source = negotiated
+            if source is ProtocolSource.INITIALIZE:
+                why = f"the initialize result's protocolVersion (line {self.agent_line})"
+            else:
+                why = (
+                    f"the initialize request's protocolVersion (line {self.client_line}): no "
+                    "success response names one"
+                )
+            return ProtocolVerdict(version, source, why)
+        version, why, shown = self.evidence.inferred()
+        return ProtocolVerdict(version, ProtocolSource.INFERRED, why, shown)
 
     def version_issue(self, forced: int | None) -> Issue | None:
         """An `unknown_protocol_version` issue when `initialize` gave a version above 2 (§7)."""
@@ -220,14 +263,13 @@ class Correlator:
         if session_id is None:
             return
         if method in REPLAYING_METHODS:
-            self.saw_load = self.saw_load or method == "session/load"
-            self.saw_replaying_resume = self.saw_replaying_resume or message.replay_from is not None
             self.sessions.resume_sent(session_id, method or "", message.line)
             pending.window = self.windows.open(message, session_id, v1=self._known_v1())
             return
         self.sessions.bear(message)
         if method == "session/prompt":
             pending.prompt_state = self.sessions.prompt_state(session_id)
+            self.sessions.prompt_sent(session_id)
         if message.direction is Direction.A2C:
             self.windows.on_agent_request(message)
 
@@ -242,13 +284,20 @@ class Correlator:
             self._cancel(message)
         elif message.method == "session/update" and session_id is not None:
             self.sessions.bear(message, is_marker=message.update_tag == self.policy.marker_tag)
-            self.windows.on_update(message)
+            run = self.windows.on_update(message)
+            self._note_message_ids(session_id, run.unidentified if run is not None else None)
             child = message.update_session_id
             if message.update_tag == ANNOUNCE_TAG and child is not None:
                 self.capabilities.announced(message)
                 self.sessions.name(child, ANNOUNCE_TAG, message.line, parent_id=session_id)
         elif session_id is not None:
             self.sessions.bear(message)
+
+    def _note_message_ids(self, session_id: str, unidentified: Tally | None) -> None:
+        """Message updates without a `messageId` (LC-NO-MESSAGE-ID; judged on v2 only)."""
+        if unidentified is not None:
+            in_replay = self.windows.replaying(session_id)
+            self.sessions.unidentified(session_id, unidentified, in_replay)
 
     def _cancel(self, message: Message) -> None:
         """A `$/cancel_request`: the requester names one of its own pending requests."""
@@ -296,6 +345,8 @@ class Correlator:
             self.windows.close(window, end, response)
         elif method == "session/prompt" and pending.prompt_state is not None:
             state, why = pending.prompt_state
+            assert session_id is not None  # (a prompt with a state named its session)
+            self.sessions.prompt_answered(session_id)
             self.emit(PromptAnswered(request, response, state, why))
         elif method == "session/close" and session_id is not None:
             if success:

@@ -13,8 +13,19 @@ from enum import StrEnum
 import msgspec
 
 from acptrace.correlate.tracks import Window
-from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
+from acptrace.decode.malformed import EmptyBatch, InvalidJsonRpc
 from acptrace.model.domain import Direction, JsonId, Message, Stamp, WindowEnd
+
+
+class BatchesSent(msgspec.Struct, frozen=True):
+    """The batch arrays with members on one connection (TR-BATCH, once per connection)."""
+
+    first_line: int
+    """The first one."""
+    count: int
+    """How many there were."""
+    messages: int
+    """How many messages they held in all."""
 
 
 class OrphanResponse(msgspec.Struct, frozen=True):
@@ -126,6 +137,17 @@ class UnknownSessionTraffic(msgspec.Struct, frozen=True):
     """What named it there (`session/new`, `session/list`, …)."""
 
 
+class UnidentifiedMessages(msgspec.Struct, frozen=True):
+    """A session's message updates without a string `messageId` (LC-NO-MESSAGE-ID: reported once
+    per session, judged on ACP v2 only)."""
+
+    session_id: str
+    first_line: int
+    count: int
+    in_replay: int
+    """How many came while a replay of the session was pending."""
+
+
 class ChildTrafficBeforeAnnounce(msgspec.Struct, frozen=True):
     """Messages bearing a child's session ID while it was not Known, before its announcement."""
 
@@ -165,18 +187,21 @@ class UnadvertisedUse(msgspec.Struct, frozen=True):
 
 
 class NotHonoured(msgspec.Struct, frozen=True):
-    """A request of an advertised method answered `-32601` (method not found)."""
+    """Requests of an advertised method answered `-32601` (method not found): the first, and
+    how many there were (reported once per method, rules.md §11)."""
 
     request: Message
     response: Message
     capability: str
     """The capability that advertised it (written as `UnadvertisedUse.capability` is)."""
+    count: int = 1
+    """How many requests of the method were answered so."""
 
 
 Observation = (
     InvalidJsonRpc
     | EmptyBatch
-    | BatchedLifecycle
+    | BatchesSent
     | OrphanResponse
     | DuplicateRequestId
     | Unanswered
@@ -186,6 +211,7 @@ Observation = (
     | WindowClosed
     | PromptAnswered
     | UnknownSessionTraffic
+    | UnidentifiedMessages
     | ChildTrafficBeforeAnnounce
     | WrongDirection
     | UnadvertisedUse

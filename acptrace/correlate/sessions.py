@@ -19,9 +19,10 @@ from acptrace.correlate.observations import (
     ChildTrafficBeforeAnnounce,
     Observation,
     PromptState,
+    UnidentifiedMessages,
     UnknownSessionTraffic,
 )
-from acptrace.model.domain import Message, SessionInfo
+from acptrace.model.domain import Message, SessionInfo, Tally
 
 
 class SessionRecord(msgspec.Struct):
@@ -35,6 +36,8 @@ class SessionRecord(msgspec.Struct):
     resumes: int = 0
     prompts: int = 0
     pending_resumes: int = 0
+    pending_method: str = "session/resume"
+    """The method of the latest resume or load sent."""
     active: bool = False
     inactive_reason: str | None = None
     closed_line: int | None = None
@@ -114,6 +117,10 @@ class SessionBook(msgspec.Struct):
     """Messages bearing a session ID nothing has named yet."""
     start_seen: bool = False
     """The transcript starts at `initialize` (its first message is an `initialize` request)."""
+    prompts: dict[str, int] = msgspec.field(default_factory=dict)
+    """How many `session/prompt`s of each session are pending (none: absent)."""
+    without_ids: dict[str, UnidentifiedMessages] = msgspec.field(default_factory=dict)
+    """Each session's message updates without a `messageId` so far."""
 
     def name(
         self, session_id: str, by: str, line: int, parent_id: str | None = None
@@ -144,6 +151,37 @@ class SessionBook(msgspec.Struct):
         elif message.method == "session/prompt":
             record.prompts += count
 
+    def prompt_sent(self, session_id: str) -> None:
+        """A `session/prompt` of the session is pending."""
+        self.prompts[session_id] = self.prompts.get(session_id, 0) + 1
+
+    def prompt_answered(self, session_id: str) -> None:
+        """A `session/prompt` of the session got its response."""
+        left = self.prompts.get(session_id, 0) - 1
+        if left > 0:
+            self.prompts[session_id] = left
+        else:
+            self.prompts.pop(session_id, None)
+
+    def prompt_pending(self, session_id: str) -> bool:
+        """Whether a `session/prompt` of the session is pending."""
+        return session_id in self.prompts
+
+    def unidentified(self, session_id: str, found: Tally, in_replay: bool) -> None:
+        """Message updates for the session without a `messageId` (`in_replay`: while a replay
+        of it was pending)."""
+        replayed = found.count if in_replay else 0
+        earlier = self.without_ids.get(session_id)
+        if earlier is None:
+            self.without_ids[session_id] = UnidentifiedMessages(
+                session_id, found.first_line, found.count, replayed
+            )
+        else:
+            self.without_ids[session_id] = UnidentifiedMessages(
+                session_id, earlier.first_line, earlier.count + found.count,
+                earlier.in_replay + replayed,
+            )  # fmt: skip
+
     def is_active(self, session_id: str) -> bool:
         """Whether the transcript shows the session active now."""
         record = self.records.get(session_id)
@@ -155,7 +193,8 @@ class SessionBook(msgspec.Struct):
         if record is not None and record.active:
             return PromptState.ACTIVE, ""
         if record is not None and record.pending_resumes:
-            return PromptState.RESUME_PENDING, "its resume is still pending"
+            what = "load" if record.pending_method == "session/load" else "resume"
+            return PromptState.RESUME_PENDING, f"its {what} is still pending"
         if record is not None and record.inactive_reason:
             return PromptState.INACTIVE, record.inactive_reason
         if self.start_seen:
@@ -167,6 +206,7 @@ class SessionBook(msgspec.Struct):
         record = self.name(session_id, method, line)
         record.resumes += 1
         record.pending_resumes += 1
+        record.pending_method = method
 
     def resume_answered(self, session_id: str, method: str, success: bool) -> None:
         """The response to a resume or load: success activates, failure leaves it inactive."""
@@ -192,12 +232,16 @@ class SessionBook(msgspec.Struct):
             record.closed_line = closed_line
 
     def finish(self) -> None:
-        """Report traffic for sessions that were never named."""
+        """Report traffic for sessions that were never named, and message updates without an
+        id."""
         for session_id, traffic in self.unnamed.items():
             unknown = traffic.as_unknown(session_id, self.start_seen)
             if unknown is not None:
                 self.emit(unknown)
         self.unnamed.clear()
+        for unidentified in self.without_ids.values():
+            self.emit(unidentified)
+        self.without_ids.clear()
 
     def infos(self) -> Iterator[SessionInfo]:
         """The summary of every named session, in order of first appearance."""

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import msgspec
 
-from acptrace.model.domain import JsonId, Message, Stamp, UpdateRun
+from acptrace.model.domain import JsonId, Message, Stamp, Tally, UpdateRun, add_tally
 
 
 class Track(msgspec.Struct, eq=False):
@@ -49,6 +49,9 @@ class Track(msgspec.Struct, eq=False):
     update before the marker (idle-timer verdicts)."""
     pauses: list[tuple[int, int]] = msgspec.field(default_factory=list)
     """(gap_ns, updates replayed before it) of each silence in the replay wider than any before."""
+    unasked: Tally | None = None
+    """For a resume that asked for no replay: the user's messages it carried while no prompt
+    of the session was pending (RC-REPLAY-WITHOUT-CURSOR)."""
 
     def __post_init__(self) -> None:
         if self.replay_at is None:
@@ -70,6 +73,21 @@ class Track(msgspec.Struct, eq=False):
         self.replay_at = run.end
         self.replayed += run.count
         self.live_before_marker.extend(run.live)
+
+    def pass_over(self, run: UpdateRun) -> None:
+        """Updates for this session that belong to no one window (an overlap of two replays,
+        rules.md §11): counted nowhere, but the replay was not silent while they came, and a
+        `state_update` among them may have been this window's (RC-NO-SNAPSHOT gives it the
+        benefit of the doubt)."""
+        if self.replaying and not self.markers:
+            self.replay_at = run.end
+        self.snapshot_seen = self.snapshot_seen or run.snapshot
+        if self.markers:
+            self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot
+
+    def record_unasked(self, users: Tally) -> None:
+        """User's messages in the window of a resume that asked for no replay."""
+        self.unasked = add_tally(self.unasked, users)
 
     def record_marker(self, message: Message) -> None:
         """Count a marker for this session."""
@@ -102,11 +120,14 @@ class Track(msgspec.Struct, eq=False):
         uncounted = self.early | self.judged_elsewhere
         return [stamp for n, stamp in enumerate(self.markers) if n not in uncounted]
 
-    def replay_pauses(self, response: Stamp | None) -> list[tuple[int, int]]:
+    def replay_pauses(
+        self, response: Stamp | None, overlapped: bool = False
+    ) -> list[tuple[int, int]]:
         """(gap_ns, updates replayed before it) of each silence of the replay wider than any
-        before, up to the marker, or up to `response` (the window's end) without one."""
-        if not self.replaying:
-            return []
+        before, up to the marker, or up to `response` (the window's end) without one; none for
+        an `overlapped` replay (`Window.ambiguous`) that has no update of its own."""
+        if not self.replaying or (overlapped and not self.replayed and not self.markers):
+            return []  # (an overlapped replay with nothing of its own has no silence of its own)
         pauses = list(self.pauses)
         if not self.markers and response is not None and self.replay_at is not None:
             _widen(pauses, self.replay_at.ns_until(response), self.replayed)
@@ -144,8 +165,8 @@ class Window(msgspec.Struct, eq=False):
     children: dict[str, Track] = msgspec.field(default_factory=dict)
     """Children announced in the window, in order of announcement."""
     ambiguous: bool = False
-    """Another replaying resume (a load: another load) of the session overlapped it
-    (RC-CONCURRENT)."""
+    """An update for the session (a marker included) came while another replay of it (a load or
+    a replaying resume) was pending too: that update belongs to neither (rules.md §11)."""
     cancelled: bool = False
     """The Client cancelled it with `$/cancel_request`."""
 
@@ -153,6 +174,16 @@ class Window(msgspec.Struct, eq=False):
     def method(self) -> str:
         """`session/resume` or `session/load`."""
         return self.request.method or ""
+
+    @property
+    def replays(self) -> bool:
+        """The request asks for history: a replaying resume or a load (they may overlap)."""
+        return self.requested.replaying
+
+    @property
+    def asks_for_no_replay(self) -> bool:
+        """A `session/resume` without a cursor (or on v1): it MUST NOT replay (§11)."""
+        return self.method == "session/resume" and not self.replaying
 
     def tracks(self) -> Iterator[Track]:
         """The requested session's track, then each child's."""

@@ -24,7 +24,7 @@ from acptrace.correlate.observations import (
 )
 from acptrace.correlate.tracks import Track, Window
 from acptrace.model.domain import Message, Stamp, UpdateRun, WindowEnd
-from acptrace.model.tags import ANNOUNCE_TAG, SNAPSHOT_TAG, TagClass, TagPolicy
+from acptrace.model.tags import ANNOUNCE_TAG, TagClass, TagPolicy
 
 REPLAYING_METHODS = frozenset({"session/resume", "session/load"})
 """Requests that open a window."""
@@ -39,6 +39,8 @@ class WindowBook(msgspec.Struct):
     """Where observations go."""
     is_active: Callable[[str], bool]
     """Whether the transcript shows a session active right now."""
+    prompt_pending: Callable[[str], bool]
+    """Whether a `session/prompt` of a session is pending right now."""
     by_session: dict[str, list[Window]] = msgspec.field(default_factory=dict)
     """Open windows by the session their request names."""
     child_tracks: dict[str, list[tuple[Window, Track]]] = msgspec.field(default_factory=dict)
@@ -68,25 +70,28 @@ class WindowBook(msgspec.Struct):
         )
         window = Window(request, session_id, replaying, track)
         siblings = self.by_session.setdefault(session_id, [])
-        for other in siblings:
-            if _overlapping(window, other):
-                other.ambiguous = window.ambiguous = True
-                self.emit(ConcurrentResume(request, other.request))
+        if window.replays:
+            earlier = next((other for other in siblings if other.replays), None)
+            if earlier is not None:  # (once per later request, rules.md §11)
+                self.emit(ConcurrentResume(request, earlier.request))
         siblings.append(window)
         return window
 
-    def on_update(self, message: Message) -> None:
-        """Follow one `session/update` into every window it concerns."""
+    def on_update(self, message: Message) -> UpdateRun | None:
+        """Follow one `session/update` into every window it concerns: as a run of one (which
+        it returns), or a marker (None)."""
         session_id = message.session_id
         assert session_id is not None
         tag = message.update_tag or ""
         if tag == self.policy.marker_tag:
             self._place_marker(message, session_id)
-            return
+            return None
         live = ((message.line, tag),) if self.policy.classify(tag) is TagClass.LIVE else ()
-        self.on_run(UpdateRun(message, 1, tag == SNAPSHOT_TAG, live))
+        run = UpdateRun.single(message, live)
+        self.on_run(run)
         if tag == ANNOUNCE_TAG and message.update_session_id is not None:
             self._announce(message, session_id, message.update_session_id)
+        return run
 
     def on_run(self, run: UpdateRun) -> None:
         """Follow updates that are no marker into every window their session's track is in
@@ -94,13 +99,23 @@ class WindowBook(msgspec.Struct):
         session_id = run.first.session_id
         assert session_id is not None
         windows = self.by_session.get(session_id, ())
-        loads_overlap = len(windows) > 1 and _loads_overlap(windows)
+        overlap = len(windows) > 1 and _overlap(windows)
         for window in windows:
-            if loads_overlap and window.method == "session/load":
-                continue  # the overlap of two loads is attributed to neither (rules.md §10)
+            if overlap and window.replays:
+                window.requested.pass_over(run)  # it belongs to neither (rules.md §10, §11)
+                continue
             window.requested.record_updates(run)
+            unasked = run.users is not None and window.asks_for_no_replay
+            if unasked and run.users is not None and not self.prompt_pending(session_id):
+                window.requested.record_unasked(run.users)
         for _, track in self.child_tracks.get(session_id, ()):
             track.record_updates(run)
+
+    def replaying(self, session_id: str) -> bool:
+        """Whether updates for the session now are replayed history: a replay of it (a load, a
+        replaying resume) is pending, or of a parent that announced it."""
+        windows = self.by_session.get(session_id, ())
+        return any(w.replays for w in windows) or session_id in self.child_tracks
 
     def on_agent_request(self, message: Message) -> None:
         """Note an Agent request that names a requested session (RC-REQUEST-BEFORE-MARKER)."""
@@ -130,8 +145,11 @@ class WindowBook(msgspec.Struct):
             self._flush_unclaimed()
 
     def finish(self, end: WindowEnd) -> None:
-        """Close every window still open when the transcript ends."""
+        """Close every window still open when the transcript ends: replays of one session
+        still overlapping at an unknown end are ambiguous (rules.md §11)."""
         for windows in list(self.by_session.values()):
+            if end is WindowEnd.TRACE_END and len(windows) > 1:
+                _overlap(windows)
             for window in list(windows):
                 self.close(window, end, None)
         self._flush_unclaimed()
@@ -139,7 +157,9 @@ class WindowBook(msgspec.Struct):
     def _place_marker(self, message: Message, session_id: str) -> None:
         """Give a marker to every window it belongs to, or report where it should not be
         (a `session/load` window is none: a marker there belongs to no window)."""
-        windows = [w for w in self.by_session.get(session_id, ()) if w.method != "session/load"]
+        pending = self.by_session.get(session_id, ())
+        overlap = len(pending) > 1 and _overlap(pending)  # (it belongs to neither, §11)
+        windows = [] if overlap else [w for w in pending if w.method != "session/load"]
         replaying = [w for w in windows if w.replaying]
         for window in replaying:
             window.requested.record_marker(message)
@@ -150,7 +170,7 @@ class WindowBook(msgspec.Struct):
             track.record_marker(message)
         if self.by_session:
             self.seen_markers.setdefault(session_id, []).append(message)
-        if replaying or holders:
+        if replaying or holders or overlap:
             return
         if windows:
             windows[0].requested.record_marker(message)
@@ -220,14 +240,13 @@ class WindowBook(msgspec.Struct):
         self.seen_markers.clear()
 
 
-def _overlapping(window: Window, pending: Window) -> bool:
-    """Whether a new window and a pending one of the same session make each other ambiguous
-    (RC-CONCURRENT): two replaying resumes, or two loads (either protocol version, §10)."""
-    if window.method == "session/load":
-        return pending.method == "session/load"
-    return window.replaying and pending.replaying
-
-
-def _loads_overlap(windows: Iterable[Window]) -> bool:
-    """Whether more than one of a session's open windows is a `session/load` (rules.md §10)."""
-    return sum(1 for w in windows if w.method == "session/load") > 1
+def _overlap(windows: Iterable[Window]) -> bool:
+    """Whether more than one of a session's pending windows is a replay (a load or a replaying
+    resume, rules.md §11): an update for the session now belongs to neither, and each becomes
+    `ambiguous`."""
+    replays = [w for w in windows if w.replays]
+    if len(replays) < 2:
+        return False
+    for window in replays:
+        window.ambiguous = True
+    return True

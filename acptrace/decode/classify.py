@@ -13,18 +13,13 @@ from typing import Any
 import msgspec
 
 from acptrace.decode.directions import PROXY_PREFIX, infer_direction
-from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
+from acptrace.decode.malformed import Batch, EmptyBatch, InvalidJsonRpc, LostMessage
 from acptrace.decode.message import message_of, problems, survived_cut
 from acptrace.decode.shapes import wire_message
 from acptrace.model.domain import Direction, Issue, IssueKind, Message, MessageKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.envelopes import Envelope
 from acptrace.read.formats.bare import looks_like_jsonrpc
-
-BATCH_LIFECYCLE_METHODS = frozenset(
-    {"initialize", "auth/login", "session/new", "session/resume", "session/prompt"}
-)
-"""Methods that SHOULD NOT be batched (TR-BATCH-LIFECYCLE)."""
 
 
 class Found(msgspec.Struct, frozen=True, gc=False):
@@ -41,7 +36,7 @@ class Found(msgspec.Struct, frozen=True, gc=False):
         return self.message.line
 
 
-Classified = Found | Issue | InvalidJsonRpc | EmptyBatch | BatchedLifecycle
+Classified = Found | Issue | InvalidJsonRpc | EmptyBatch | Batch | LostMessage
 
 
 class Classifier(msgspec.Struct):
@@ -53,9 +48,14 @@ class Classifier(msgspec.Struct):
     def classify(self, envelope: Envelope) -> Iterator[Classified]:
         """Everything one envelope holds: a message, a batch of them, or what is wrong with it."""
         payload = envelope.payload
+        if envelope.cut and not _survived(payload):
+            yield LostMessage(envelope.line)  # (rules.md §10: in no rule, but lost for §9)
+            return
         if isinstance(payload, list):
             if not payload:
                 yield EmptyBatch(envelope.line)
+            else:
+                yield Batch(envelope.line, len(payload))
             for member in payload:
                 yield from self._one(member, envelope, in_batch=True)
         elif looks_like_jsonrpc(payload):
@@ -79,8 +79,6 @@ class Classifier(msgspec.Struct):
             )
             return
         wire = wire_message(obj)
-        if envelope.cut and not survived_cut(wire):
-            return  # a lost message (rules.md §10), in no rule at all
         found = problems(wire)
         if found and not envelope.cut:  # the input's cut is not the sender's fault (§10)
             yield InvalidJsonRpc(line, "; ".join(found))
@@ -95,8 +93,6 @@ class Classifier(msgspec.Struct):
             message = self._infer(message)
             if message.direction is Direction.UNKNOWN and _needs_direction(message):
                 yield from self._report_unknown(message)
-        if in_batch and message.method in BATCH_LIFECYCLE_METHODS:
-            yield BatchedLifecycle(message)
         yield Found(message, obj)
 
     def _infer(self, message: Message) -> Message:
@@ -117,6 +113,15 @@ class Classifier(msgspec.Struct):
                 IssueKind.UNKNOWN_DIRECTION,
                 f"direction of {excerpt(method)} is unknown",
             )
+
+
+def _survived(payload: Any) -> bool:
+    """Whether what the input left of a cut payload still says what message it was."""
+    return (
+        isinstance(payload, dict)
+        and looks_like_jsonrpc(payload)
+        and survived_cut(wire_message(payload))
+    )
 
 
 def _needs_direction(message: Message) -> bool:

@@ -23,7 +23,7 @@ import msgspec
 from acptrace.decode.classify import Found
 from acptrace.decode.directions import TRAFFIC, infer_direction
 from acptrace.decode.message import message_of, plain_update_of, problems
-from acptrace.decode.runs import Run, all_utf8, is_utf8, plain_update
+from acptrace.decode.runs import Run, all_utf8, is_utf8, notes, plain_update
 from acptrace.decode.shapes import (
     DECODE_PLAIN,
     NOT_DECODED,
@@ -67,6 +67,8 @@ class FastDecoder:
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
+        self._notes = notes(runs_for.live_tags if runs_for is not None else frozenset())
+        """What a run notes of its updates' tags (`runs.notes`)."""
 
     def message(self, data: bytes, line: int, utf8: bool = False) -> Message | Found | None:
         """The message on this line (`Found` with its line, when payloads are kept), or None
@@ -124,8 +126,7 @@ class FastDecoder:
                 yield self._done(run, lines, start)
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
-                live_tags = self._policy.live_tags
-                run = Run(message, self._breaks, live_tags, clock, usual, self.payloads)
+                run = Run(message, self._breaks, self._notes, clock, usual, self.payloads)
                 start = index - 1
                 continue
             yield Found(message, KeptPayload(data, self.canonical)) if self.payloads else message

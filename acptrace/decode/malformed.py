@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import msgspec
 
-from acptrace.model.domain import Message
-
 
 class InvalidJsonRpc(msgspec.Struct, frozen=True):
     """An object meant as JSON-RPC that breaks JSON-RPC 2.0."""
@@ -21,7 +19,16 @@ class EmptyBatch(msgspec.Struct, frozen=True):
     line: int
 
 
-class BatchedLifecycle(msgspec.Struct, frozen=True):
-    """A lifecycle request (`initialize`, `session/new`, …) inside a batch array."""
+class LostMessage(msgspec.Struct, frozen=True):
+    """A message the input cut so early that what is left does not say what it was (a lost
+    message for rules.md §9's demotions; in no rule itself, §10)."""
 
-    message: Message
+    line: int
+
+
+class Batch(msgspec.Struct, frozen=True):
+    """A batch array with members (ACP defines no JSON-RPC batches: TR-BATCH)."""
+
+    line: int
+    size: int
+    """How many members it has."""

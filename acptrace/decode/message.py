@@ -115,16 +115,17 @@ def message_of(
                        error_code=_error_code(error), in_batch=in_batch,
                        ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
     result = wire.result
-    named, peer, capabilities = _NOTHING, None, None
+    named, peer, capabilities, shaped_for = _NOTHING, None, None, None
     if type(result) is WireResult:
         named = _named_sessions(result)
         if result.protocolVersion is not UNSET:  # (an `initialize` result)
             peer = _peer(result.info, result.agentInfo, result.protocolVersion)
+            shaped_for = _shape(result)
         if _initialize_like(result):
             capabilities = advertised(result)
     return Message(line, direction, MessageKind.RESPONSE, msg_id, result_session_ids=named,
                    peer=peer, in_batch=in_batch, ts_ns=ts_ns, mono_ns=mono_ns,
-                   capabilities=capabilities)  # fmt: skip
+                   capabilities=capabilities, shaped_for=shaped_for)  # fmt: skip
 
 
 def _call(
@@ -141,15 +142,19 @@ def _call(
     """A request or notification whose `params` is an object."""
     session_id = _string(params.sessionId)
     update_tag = update_session_id = replay_from = cancel_target = peer = capabilities = None
+    message_id = None
+    replay_from_given = False
     if method == "session/update":
         update = params.update
         if type(update) is WireUpdate:
             update_tag = _string(update.sessionUpdate)
             update_session_id = _string(update.sessionId)
+            message_id = _string(update.messageId)
             if update_tag == ANNOUNCE_TAG:
                 capabilities = child_permits(update)
     elif method == "session/resume":
-        replay_from = None if params.replayFrom is UNSET else params.replayFrom
+        replay_from_given = params.replayFrom is not UNSET
+        replay_from = params.replayFrom if replay_from_given else None
     elif method == "$/cancel_request":
         target = params.requestId
         cancel_target = target if valid_id(target) else None
@@ -157,7 +162,9 @@ def _call(
         peer = _peer(params.info, params.clientInfo, params.protocolVersion)
     return Message(line, direction, kind, msg_id, method, session_id, update_tag,
                    update_session_id, replay_from, cancel_target, peer=peer, in_batch=in_batch,
-                   ts_ns=ts_ns, mono_ns=mono_ns, capabilities=capabilities)  # fmt: skip
+                   message_id=message_id, ts_ns=ts_ns, mono_ns=mono_ns,
+                   capabilities=capabilities,
+                   replay_from_given=replay_from_given)  # fmt: skip
 
 
 def plain_update_of(
@@ -173,7 +180,8 @@ def plain_update_of(
         return None
     return Message(number, direction, MessageKind.NOTIFICATION, None, "session/update",
                    params.sessionId, tag, _string(update.sessionId),
-                   ts_ns=ts_ns, mono_ns=line.mono_ns)  # fmt: skip
+                   message_id=_string(update.messageId), ts_ns=ts_ns,
+                   mono_ns=line.mono_ns)  # fmt: skip
 
 
 def _initialize_like(result: WireResult) -> bool:
@@ -213,6 +221,15 @@ def _peer(info: Any, v1_info: Any, version: Any) -> PeerInfo:
         version=_string(info.get("version")),
         protocol_version=version if type(version) is int else None,
     )
+
+
+def _shape(result: WireResult) -> int | None:
+    """The version an `initialize` result's members are shaped for (`PeerInfo.shaped_for`)."""
+    v2 = result.capabilities is not UNSET or result.info is not UNSET
+    v1 = result.agentCapabilities is not UNSET or result.agentInfo is not UNSET
+    if v2 == v1:
+        return None
+    return 2 if v2 else 1
 
 
 def _string(value: Any) -> str | None:

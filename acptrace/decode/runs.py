@@ -14,16 +14,11 @@ from collections.abc import Callable, Iterable
 from itertools import filterfalse
 from typing import Any
 
-from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, PlainDecode, PlainLine
-from acptrace.model.domain import Message, MessageKind, Stamp, UpdateRun
-from acptrace.model.tags import SNAPSHOT_TAG
+from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, UNSET, PlainDecode, PlainLine
+from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun, add_tally
+from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 from acptrace.read.clocks import Clock
-from acptrace.read.timestamps import (
-    checked_usual_ns,
-    second_start_ns,
-    usual_text,
-    utc_microseconds_ns,
-)
+from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
 
 
 def is_utf8(data: bytes) -> bool:
@@ -64,6 +59,37 @@ _SECONDS = frozenset(f"{second:02d}" for second in range(60))
 """The seconds of a minute (a new second in the minute of a time is a time)."""
 _NEVER = "\U0010ffff"
 """Later than any timestamp as text: no update is taken on the quick path after it."""
+_NS = 1_000_000_000
+
+LIVE, USER, MESSAGE, EVIDENCE = 1, 2, 4, 8
+"""What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
+in `UpdateRun.live`), the user's message (counted in `users`), a message update, which carries
+a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of one protocol
+version only (its first line kept in `UpdateRun.evidence`)."""
+
+
+class Notes:
+    """What a run notes of its updates' tags, made once per analysis (`notes`)."""
+
+    __slots__ = ("bits", "unusual")
+
+    def __init__(self, bits: dict[str, int]) -> None:
+        self.bits = bits
+        """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`); other tags are only
+        counted."""
+        self.unusual = frozenset(tag for tag, note in bits.items() if note != MESSAGE)
+        """The noted tags that are more than a message update (whose `messageId` alone says
+        whether there is anything to note)."""
+
+
+def notes(live_tags: frozenset[str]) -> Notes:
+    """What a run notes, with these never-history tags."""
+    bits = dict.fromkeys(live_tags, LIVE)
+    for tag in MESSAGE_TAGS:
+        bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
+    for tag in EVIDENCE_TAGS:
+        bits[tag] = bits.get(tag, 0) | EVIDENCE
+    return Notes(bits)
 
 
 class Run:
@@ -73,17 +99,21 @@ class Run:
         "breaks",
         "count",
         "direction",
+        "evidence",
         "first",
         "kept",
         "last",
         "last_mono",
         "last_ts",
         "live",
-        "live_tags",
+        "noted",
+        "own_mono",
         "pauses",
         "session",
         "snapshot",
         "stale",
+        "unidentified",
+        "users",
         "widest",
     )
 
@@ -91,7 +121,7 @@ class Run:
         self,
         first: Message,
         breaks: frozenset[str],
-        live_tags: frozenset[str],
+        noted: Notes,
         clock: Clock,
         usual: str | None = None,
         keep: bool = False,
@@ -102,16 +132,25 @@ class Run:
         it, in line order (None for the first and any line taken by `takes`)."""
         self.breaks = breaks
         """Tags that end a run."""
-        self.live_tags = live_tags
-        """Never-history tags (`state_update` among them, always)."""
+        self.noted = noted
+        """What each tag says (`notes`): never-history tags (`state_update` among them,
+        always), the user's messages, message updates."""
         self.session, self.direction = first.session_id, first.direction
         self.count = 0
         self.snapshot = False
         self.live: list[tuple[int, str]] = []
+        self.evidence: dict[str, int] = {}
+        """The first line of each tag of one protocol version only (`EVIDENCE`)."""
+        self.users: Tally | None = None
+        """Its user's messages so far."""
+        self.unidentified: Tally | None = None
+        """Its message updates without a string `messageId` so far."""
         self.stale = False
         """The clock is behind the run's last update (the quick path moves the run only)."""
         self.last: Stamp | None = None
         """The run's last update (its own times, not the clock's)."""
+        self.own_mono: int | None = None
+        """The run's last update's own monotonic time (None: it has none)."""
         self.widest = -1
         """The largest gap between two of its updates so far, in nanoseconds (-1: none)."""
         self.pauses: list[tuple[int, int]] = []
@@ -122,27 +161,117 @@ class Run:
 
     def grow(self, lines: list[bytes], start: int, first: int, utf8: bool = False) -> int:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
-        `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8); the index of the
-        first line not taken. The clock is then stale.
+        `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8, else each is
+        checked); the index of the first line not taken. The clock is then stale.
 
-        The loop most lines of a big transcript go through (`grow_run`): anything else (another
-        session, a marker, an unusual time, a clock going back) ends it, for the caller to read.
+        The loop most lines of a big transcript go through, in locals and without a `Message`
+        per line. A line is taken when it has the shape `acptrace.decode.fastpath` would make a
+        plain update of, with nothing the general path would report: msgspec checks its shape
+        (`PlainLine`: a line that does not fit it is left to the caller), this loop the rest
+        (another session, a marker, an unusual time, a clock going back end it). A usual time's
+        text is checked against the one before as text, which orders such times as they are;
+        without `mono_ns`, the gap between two lines is worked out from the text too.
         """
-        last, kept = self.last, self.kept
-        own_mono = last.mono_ns if last is not None else None
-        index, last_ts, last_mono, snapshot, own_mono, self.widest = grow_run(
-            lines, start, first, self.session, self.direction,
-            self.breaks, self.live_tags, SNAPSHOT_TAG, self.last_ts, self.last_mono,
-            second_start_ns, self.live, own_mono, self.widest, self.pauses, utf8,
-            kept,
+        decode = DECODE_PLAIN.get(self.direction)  # (msgspec checks it, and `ts`'s length)
+        if decode is None:
+            return start
+        kept = self.kept
+        if kept is not None:
+            decode = _keeping(decode, kept.append)
+        session, breaks, live, pauses, evidence = (
+            self.session, self.breaks, self.live, self.pauses, self.evidence
         )  # fmt: skip
+        noted, unusual = self.noted.bits, self.noted.unusual
+        last_ts, last_mono, own_mono, widest = (
+            self.last_ts, self.last_mono, self.own_mono, self.widest
+        )  # fmt: skip
+        # Every usual time in the second of `last_ts` sorts from that second's start to
+        # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
+        # second, and only its fraction is left to check. `second_ns`: that second's start.
+        second_end = last_ts[:19] + "/"
+        second_ns: int | None = None  # (worked out where a gap is taken from `ts`)
+        snapshot = False
+        users = unidentified = first_user = first_unidentified = 0
+        index = start
+        for index in range(start, len(lines)):
+            data = lines[index]
+            if not utf8 and not is_utf8(data):
+                break
+            try:
+                line = decode(data)
+            except NOT_DECODED:
+                break
+            ts = line.ts
+            params = line.msg.params
+            tag = params.update.sessionUpdate
+            if params.sessionId != session or tag in breaks:
+                break
+            line_second_ns = second_ns
+            if not last_ts <= ts < second_end:  # not in the second of the last one
+                if ts < last_ts or ts[19] != ".":
+                    break
+                if ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS:  # a later second
+                    if second_ns is not None:
+                        line_second_ns = second_ns + (int(ts[17:19]) - int(last_ts[17:19])) * _NS
+                else:
+                    line_second_ns = second_start_ns(ts[:19])  # (is it a time?)
+                    if line_second_ns is None:
+                        break
+                second_end = ts[:19] + "/"
+            # a known second: six ASCII digits and a Z must follow (27 characters in all)
+            if ts[26] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
+                break
+            mono = line.mono_ns
+            if mono is not None and own_mono is not None:  # (the usual case)
+                if last_mono is None or mono < last_mono:
+                    break
+                gap = mono - own_mono
+            else:
+                if mono is not None and (last_mono is None or mono < last_mono):
+                    break
+                if second_ns is None:  # (both are usual times: they have seconds)
+                    second_ns = second_start_ns(last_ts[:19])
+                    line_second_ns = second_start_ns(ts[:19])
+                    if second_ns is None or line_second_ns is None:
+                        break
+                assert line_second_ns is not None
+                gap = line_second_ns - second_ns + (int(ts[20:26]) - int(last_ts[20:26])) * 1000
+            if mono is not None:
+                last_mono = mono
+            if gap > widest:
+                widest = gap
+                pauses.append((first + index, gap))
+            own_mono = mono
+            last_ts, second_ns = ts, line_second_ns
+            # (most lines: an agent's message chunk, its `messageId` there, nothing to note)
+            no_id = params.update.messageId is UNSET
+            if (no_id or tag in unusual) and tag in noted:
+                note = noted[tag]
+                if note & LIVE:
+                    live.append((first + index, tag))
+                    snapshot = snapshot or tag == SNAPSHOT_TAG
+                if note & USER:
+                    users += 1
+                    first_user = first_user or first + index
+                if note & MESSAGE and no_id:
+                    unidentified += 1
+                    first_unidentified = first_unidentified or first + index
+                if note & EVIDENCE and tag not in evidence:
+                    evidence[tag] = first + index
+        else:
+            index = len(lines)
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
+        self.own_mono, self.widest, self.snapshot = own_mono, widest, self.snapshot or snapshot
+        if users:
+            self.users = add_tally(self.users, Tally(first_user, users))
+        if unidentified:
+            more = Tally(first_unidentified, unidentified)
+            self.unidentified = add_tally(self.unidentified, more)
         if index > start:
             self.count += index - start
             self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
             self.last = Stamp(first + index - 1, utc_microseconds_ns(last_ts), own_mono)
-        self.snapshot = self.snapshot or snapshot
         return index
 
     def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
@@ -166,10 +295,17 @@ class Run:
             if gap is not None and gap > self.widest:
                 self.widest = gap
                 self.pauses.append((message.line, gap))
-        self.last = stamp
-        if tag in self.live_tags:
+        self.last, self.own_mono = stamp, message.mono_ns
+        note = self.noted.bits.get(tag, 0)
+        if note & LIVE:
             self.live.append((message.line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+        if note & USER:
+            self.users = add_tally(self.users, Tally(message.line, 1))
+        if note & MESSAGE and message.message_id is None:
+            self.unidentified = add_tally(self.unidentified, Tally(message.line, 1))
+        if note & EVIDENCE and tag not in self.evidence:
+            self.evidence[tag] = message.line
         if usual is not None and message.ts_ns is not None:  # (it is the clock's last time)
             self.last_ts = usual
         else:
@@ -191,102 +327,16 @@ class Run:
         assert not self.stale
         last = self.last if self.count > 1 else None
         return UpdateRun(
-            self.first, self.count, self.snapshot, tuple(self.live), tuple(self.pauses), last
+            self.first,
+            self.count,
+            self.snapshot,
+            tuple(self.live),
+            tuple(self.pauses),
+            last,
+            users=self.users,
+            unidentified=self.unidentified,
+            evidence=tuple((line, tag) for tag, line in self.evidence.items()),
         )
-
-
-def grow_run(
-    lines: list[bytes],
-    start: int,
-    first: int,
-    session: str | None,
-    direction: str,
-    breaks: frozenset[str],
-    live_tags: frozenset[str],
-    snapshot_tag: str,
-    last_ts: str,
-    last_mono: int | None,
-    second_start: Callable[[str], int | None],
-    live: list[tuple[int, str]],
-    own_mono: int | None,
-    widest: int,
-    pauses: list[tuple[int, int]],
-    utf8: bool = False,
-    keep: list[PlainLine[Any] | None] | None = None,
-) -> tuple[int, str, int | None, bool, int | None, int]:
-    """The run loop, in locals and without a `Message` per line: the plain updates of one
-    session and direction from `lines[start]` on (`lines[0]` is line `first`), as long as they
-    come. Returns the index of the first line not taken (for the caller to read), the last time
-    (`last_ts`, a usual time's text or `_NEVER`) and monotonic time of the lines taken, whether
-    one was a `snapshot_tag`, the last line's own monotonic time (`own_mono`: the line before
-    `start`'s on the way in) and the widest gap between two lines (`widest`, nanoseconds:
-    monotonic when both lines have it, else wall); never-history tags taken are appended to
-    `live`, and (line, gap) to `pauses` where a gap is wider than `widest` was. `utf8`: every
-    line is known to be UTF-8 (`all_utf8`), else each is checked. `keep`: each line decoded is
-    appended to it (a view that shows payloads reads them again; the caller drops what was not
-    taken), at no cost to a loop that keeps none.
-
-    A line is taken when it has the shape `acptrace.decode.fastpath` would make a plain update
-    of, with nothing the general path would report: msgspec checks its shape (`PlainLine`: a
-    line that does not fit it is left to the caller), this loop the rest. A usual time's text
-    is checked against the one before as text, which orders such times as they are.
-    """
-    # Every usual time in the second of `last_ts` sorts from that second's start to
-    # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
-    # second, and only its fraction is left to check.
-    second_end = last_ts[:19] + "/"
-    snapshot = False
-    decode = DECODE_PLAIN.get(direction)  # (msgspec checks the direction, and `ts`'s length)
-    if decode is None:
-        return start, last_ts, last_mono, snapshot, own_mono, widest
-    if keep is not None:
-        decode = _keeping(decode, keep.append)
-    index = start
-    for index in range(start, len(lines)):
-        data = lines[index]
-        if not utf8 and not is_utf8(data):
-            break
-        try:
-            line = decode(data)
-        except NOT_DECODED:
-            break
-        ts = line.ts
-        params = line.msg.params
-        tag = params.update.sessionUpdate
-        if params.sessionId != session or tag in breaks:
-            break
-        if not last_ts <= ts < second_end:  # not in the second of the last one
-            if ts < last_ts or ts[19] != ".":
-                break
-            in_minute = ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS
-            if not in_minute and second_start(ts[:19]) is None:  # is it a time?
-                break
-            second_end = ts[:19] + "/"
-        # a known second: six ASCII digits and a Z must follow (27 characters in all)
-        if ts[26] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
-            break
-        mono = line.mono_ns
-        if mono is not None and own_mono is not None:  # (the usual case)
-            if last_mono is None or mono < last_mono:
-                break
-            gap = mono - own_mono
-        else:
-            if mono is not None and (last_mono is None or mono < last_mono):
-                break
-            gap = checked_usual_ns(ts) - checked_usual_ns(last_ts)
-        if mono is not None:
-            last_mono = mono
-        if gap > widest:
-            widest = gap
-            pauses.append((first + index, gap))
-        own_mono = mono
-        last_ts = ts
-        if tag in live_tags:
-            live.append((first + index, tag))
-            snapshot = snapshot or tag == snapshot_tag
-    else:
-        return len(lines), last_ts, last_mono, snapshot, own_mono, widest
-    return index, last_ts, last_mono, snapshot, own_mono, widest
 
 
 def _keeping(decode: PlainDecode, keep: Callable[[PlainLine[Any] | None], None]) -> PlainDecode:

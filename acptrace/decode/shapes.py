@@ -30,6 +30,7 @@ class WireUpdate(msgspec.Struct, gc=False):
     sessionUpdate: Any = UNSET
     sessionId: Any = UNSET
     capabilities: Any = UNSET
+    messageId: Any = UNSET
 
 
 class WireParams(msgspec.Struct, gc=False):
@@ -101,11 +102,13 @@ decode_message = msgspec.json.Decoder(WireMessage).decode
 
 
 class PlainUpdate(msgspec.Struct, gc=False):
-    """`WireUpdate`, narrowed: a tag that is a string."""
+    """`WireUpdate`, narrowed: a tag that is a string, and a `messageId` that is a string or
+    absent (the run loop then only asks whether it is there)."""
 
     sessionUpdate: str
     sessionId: Any = UNSET
     capabilities: Any = UNSET
+    messageId: str | UnsetType = UNSET
 
 
 class PlainParams(msgspec.Struct, gc=False):

@@ -50,10 +50,10 @@ class Judge(msgspec.Struct):
                 for finding in rule.judge(observation):
                     self.sink.add(finding)
 
-    def verdict(self, protocol_version: int) -> tuple[Finding, ...]:
-        """Findings in line order; the marker rules (RC-*) only for ACP v2 and later, but for
-        RC-CONCURRENT (rules.md §7, §10)."""
-        kept = (f for f in self.findings if applies_on(f.rule, protocol_version))
+    def verdict(self, protocol_version: int, shown: bool = True) -> tuple[Finding, ...]:
+        """Findings in line order, of the rules that apply to the protocol version (`shown`:
+        something showed it, `applies_on`)."""
+        kept = (f for f in self.findings if applies_on(f.rule, protocol_version, shown))
         return tuple(sorted(kept, key=lambda f: (f.line, f.rule)))
 
 
@@ -65,10 +65,12 @@ class Finishing(msgspec.Struct, frozen=True):
     protocol_version: int
     lost: str | None
     """Why the input lost messages, or None."""
+    shown: bool = True
+    """Something showed the protocol version (`applies_on`)."""
 
     def finished(self, finding: Finding) -> Finding | None:
         """The finding as the analysis reports it; None when its rule does not apply."""
-        if not applies_on(finding.rule, self.protocol_version):
+        if not applies_on(finding.rule, self.protocol_version, self.shown):
             return None
         if self.lost is None:
             return finding

@@ -24,11 +24,16 @@ def rows_for(closed: WindowClosed) -> Iterator[ResumeRow]:
 def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
     """The outcome class of one session in one window (outcomes.md)."""
     open_at_unknown_end = end is WindowEnd.TRACE_END
-    if window.ambiguous:  # overlapping replaying resumes (their children too, rules.md §3)
-        return Outcome.AMBIGUOUS  # or overlapping loads (§10); no other window is ambiguous
+    if window.ambiguous:  # overlapping replays of one session (their children too, §3, §11)
+        return Outcome.AMBIGUOUS
+    refused = (  # an error before any update: nothing replayed (the requested session, §11)
+        end is WindowEnd.ERROR and track.first_update is None and track is window.requested
+    )
     if window.method == "session/load":
         if end is WindowEnd.SUCCESS:
             return Outcome.LOADED
+        if refused:
+            return Outcome.REFUSED
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.TRUNCATED
     if not window.replaying:
         return Outcome.UNKNOWN if open_at_unknown_end else Outcome.NO_REPLAY
@@ -37,6 +42,8 @@ def classify(window: Window, track: Track, end: WindowEnd) -> Outcome:
     marked = bool(track.markers)
     if end is WindowEnd.SUCCESS:
         return Outcome.COMPLETE if marked else Outcome.UNMARKED_SUCCESS
+    if refused:
+        return Outcome.REFUSED
     return Outcome.COMPLETE_FAILED if marked else Outcome.TRUNCATED
 
 
@@ -45,9 +52,11 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
     request = Stamp.of(window.request)
     marker = track.first_marker()
     response = closed.response
-    pauses = tuple(
+    outcome = classify(window, track, closed.end)
+    pauses = tuple(  # (a refused replay replayed nothing: it had no silence to measure)
         ReplayPause(round(gap_ns / 1e6, 3), track.replayed - before)
-        for gap_ns, before in track.replay_pauses(response)
+        for gap_ns, before in track.replay_pauses(response, window.ambiguous)
+        if outcome is not Outcome.REFUSED
     )
     approximate = _approximate(
         (request, track.first_update, marker, response, track.announce, track.replay_at)
@@ -59,7 +68,7 @@ def _row(closed: WindowClosed, track: Track, role: Role) -> ResumeRow:
         parent_session_id=track.parent_id,
         method=window.method,
         replay_from=window.request.replay_from,
-        outcome=classify(window, track, closed.end),
+        outcome=outcome,
         end=closed.end,
         error_code=closed.error_code,
         cancelled=window.cancelled,
@@ -100,16 +109,6 @@ def _latencies(row: ResumeRow) -> tuple[float | None, ...]:
 
 
 def _ms(start: Stamp | None, end: Stamp | None) -> float | None:
-    """Milliseconds between two stamps, rounded to the microsecond, never negative (rules.md §9).
-
-    The monotonic clock where both ends carry it, else the wall clock; a negative difference is
-    taken on the other clock when both ends carry that one and it is not negative there. None
-    when either end is missing, or no clock gives a difference that is not negative.
-    """
-    if start is None or end is None:
-        return None
-    clocks = ((start.mono_ns, end.mono_ns), (start.ts_ns, end.ts_ns))
-    for first, last in clocks:
-        if first is not None and last is not None and last >= first:
-            return round((last - first) / 1e6, 3)
-    return None
+    """Milliseconds between two stamps, never negative (`Stamp.ms_until`, rules.md §9); None
+    when either end is missing, or no clock gives a difference that is not negative."""
+    return None if start is None else start.ms_until(end)

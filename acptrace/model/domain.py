@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from acptrace.model.records import FrozenRecord
+from acptrace.model.tags import MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 
 JsonId = int | str | float | None
 """A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
@@ -77,6 +78,7 @@ class Outcome(StrEnum):
     COMPLETE = "complete"
     COMPLETE_FAILED = "complete_failed"
     TRUNCATED = "truncated"
+    REFUSED = "refused"
     UNMARKED_SUCCESS = "unmarked_success"
     NO_REPLAY = "no_replay"
     LOADED = "loaded"
@@ -209,6 +211,8 @@ class Message(msgspec.Struct, frozen=True, gc=False):
     """Name, version and protocol version an `initialize` request or result announces."""
     in_batch: bool = False
     """Whether it came inside a batch array (array order is taken as the order)."""
+    message_id: str | None = None
+    """An update's `messageId`, when it is a string (message updates carry one on v2)."""
     capabilities: frozenset[str] | None = None
     """What an `initialize` result advertises (`acptrace.decode.capabilities` names them), or
     what a `subagent_update` sets for its child (empty: cleared); None: it says nothing."""
@@ -218,6 +222,39 @@ class Message(msgspec.Struct, frozen=True, gc=False):
     """Monotonic clock, nanoseconds."""
     approximate: bool = False
     """`ts_ns` is an estimate, not a measurement (a Zed dump's last timed stderr line)."""
+    replay_from_given: bool = False
+    """A `session/resume` with a `replayFrom` member, `null` included (v2 evidence, §7)."""
+    shaped_for: int | None = None
+    """For an `initialize` result: the version its members are shaped for (2: `capabilities`
+    or `info`; 1: `agentCapabilities` or `agentInfo`; None: neither, or both)."""
+
+
+class Tally(msgspec.Struct, frozen=True, gc=False):
+    """Messages of one kind among several (a run's, a window's, a session's): how many, and
+    where the first was."""
+
+    first_line: int
+    """The first one's line."""
+    count: int
+    """How many."""
+
+    def plus(self, more: Tally | None) -> Tally:
+        """This tally and `more` (later ones) together."""
+        if more is None:
+            return self
+        return Tally(self.first_line, self.count + more.count)
+
+    @staticmethod
+    def of(line: int, found: bool) -> Tally | None:
+        """One message at `line` when `found`, else none."""
+        return Tally(line, 1) if found else None
+
+
+def add_tally(tally: Tally | None, more: Tally | None) -> Tally | None:
+    """Two tallies (either may be none) together, `tally`'s first."""
+    if tally is None:
+        return more
+    return tally.plus(more)
 
 
 class UpdateRun(msgspec.Struct, frozen=True, gc=False):
@@ -250,6 +287,27 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     for the first and any other it did not decode), so that a view does not decode it again."""
     canonical: bool = False
     """With its lines: each is a canonical record (its message is `msg`), not a bare message."""
+    users: Tally | None = None
+    """Its `user_message` and `user_message_chunk` updates (RC-REPLAY-WITHOUT-CURSOR)."""
+    unidentified: Tally | None = None
+    """Its message updates without a string `messageId` (LC-NO-MESSAGE-ID)."""
+    evidence: tuple[tuple[int, str], ...] = ()
+    """(line, tag) of the first update of each tag only one protocol version has (rules.md §7's
+    inference); a run of one leaves it to its message."""
+
+    @staticmethod
+    def single(message: Message, live: tuple[tuple[int, str], ...] = ()) -> UpdateRun:
+        """One update that joined no run, as a run of one."""
+        tag = message.update_tag
+        is_message = tag in MESSAGE_TAGS
+        return UpdateRun(
+            message,
+            1,
+            tag == SNAPSHOT_TAG,
+            live,
+            users=Tally.of(message.line, tag in USER_MESSAGE_TAGS),
+            unidentified=Tally.of(message.line, is_message and message.message_id is None),
+        )
 
     @property
     def end(self) -> Stamp:
@@ -282,10 +340,12 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
     """The times are estimates, not measurements (`Message.approximate`)."""
 
     def ms_until(self, later: Stamp | None) -> float | None:
-        """Milliseconds from this stamp to `later`: monotonic when both have it, else wall."""
+        """Milliseconds from this stamp to `later`, rounded to the microsecond and never
+        negative (`ns_until`; rules.md §9): a latency, as every view and table gives it."""
         if later is None:
             return None
-        return self.ms_to(later.ts_ns, later.mono_ns)
+        ns = self.ns_until(later)
+        return None if ns is None else round(ns / 1e6, 3)
 
     def ms_to(self, ts_ns: int | None, mono_ns: int | None) -> float | None:
         """Milliseconds from this stamp to a later one with these times (`ms_until`)."""
@@ -427,6 +487,11 @@ class Connection(FrozenRecord):
     """The Agent's `initialize` result."""
     client: PeerInfo | None
     """The Client's `initialize` request."""
+    protocol_reason: str | None = None
+    """What showed the version (the `initialize` line, or the evidence of an inference)."""
+    protocol_shown: bool = True
+    """Something showed the version; False: inferred as v2 for want of any evidence (rules
+    that judge what only v2 requires, LC-NO-MESSAGE-ID, are then not judged)."""
 
 
 def connection_name(path: str, connection: str | None) -> str:

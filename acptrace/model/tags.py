@@ -34,6 +34,43 @@ HISTORY_TAGS = frozenset(
 )
 """Tags that may be replayed history."""
 
+USER_MESSAGE_TAGS = frozenset({"user_message", "user_message_chunk"})
+"""The user's messages: replayed by a resume that was asked for no replay, they show it
+replayed anyway (RC-REPLAY-WITHOUT-CURSOR)."""
+
+MESSAGE_TAGS = USER_MESSAGE_TAGS | {
+    "agent_message",
+    "agent_message_chunk",
+    "agent_thought",
+    "agent_thought_chunk",
+}
+"""Updates of a message, whole or a chunk: on ACP v2 each carries a `messageId`
+(LC-NO-MESSAGE-ID)."""
+
+V2_TAGS = frozenset(
+    {
+        "state_update",
+        MARKER_TAG,
+        "agent_message",
+        "agent_thought",
+        "user_message",
+        "plan_update",
+        "plan_removed",
+        "terminal_update",
+        "terminal_output_chunk",
+        "tool_call_content_chunk",
+        "session_message",
+        "session_message_chunk",
+        "subagent_update",
+    }
+)
+"""`sessionUpdate` tags only ACP v2 has (schema-v2*.json; `replay_complete`)."""
+V1_TAGS = frozenset({"plan", "tool_call", "current_mode_update"})
+"""`sessionUpdate` tags only ACP v1 has (schema-v1.json)."""
+EVIDENCE_TAGS = V2_TAGS | V1_TAGS
+"""Tags that are evidence either way."""
+
+
 FIXED_LIVE_TAGS = frozenset(
     {SNAPSHOT_TAG, "notice", "available_commands_update", "config_option_update", MARKER_TAG}
 )

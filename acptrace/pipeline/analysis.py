@@ -17,6 +17,7 @@ from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Classifier, Found
 from acptrace.decode.fastpath import run_found
+from acptrace.decode.malformed import Batch, LostMessage
 from acptrace.decode.stream import Read, ReadStats, read_records
 from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
@@ -168,13 +169,17 @@ class Walk:
         options = self.options
         rules = [r for r in RULES if options.wants(r.id, r.family)]
         run = _Run(options, Judge(rules, sink=self.findings_sink))
+        part = self._stream if isinstance(self._stream, Part) else None
         correlator = Correlator(
-            options.tag_policy(), run.observe, options.protocol, options.child_rules
+            options.tag_policy(),
+            run.observe,
+            options.protocol,
+            options.child_rules,
+            part.protocol_version if part is not None else None,
         )
         classifier = Classifier()
         stats = ReadStats()
         runs_for = None if self.each_message else options.tag_policy()
-        part = self._stream if isinstance(self._stream, Part) else None
         if part is None:
             records = _records(
                 cast(BinaryIO, self._stream), options, self.execution, stats, runs_for
@@ -187,11 +192,9 @@ class Walk:
                 yield from run.after_close(record)
             elif isinstance(record, Found):  # (the hot path, keeping payloads)
                 run.messages += 1
-                run.lost.on_messages(record.message.line)
                 yield correlator.on_message(record.message, record.payload)
             elif isinstance(record, UpdateRun):
                 run.messages += record.count
-                run.lost.on_messages(record.first.line, record.count)
                 correlator.on_run(record)
                 if record.lines and self.runs_whole:  # (the view reads its lines)
                     yield record
@@ -200,17 +203,19 @@ class Walk:
                         yield Step(found.message, payload=found.payload)
             elif isinstance(record, Message):
                 run.messages += 1
-                run.lost.on_messages(record.line)
                 yield correlator.on_message(record)
             elif isinstance(record, Envelope):
                 for item in classifier.classify(record):
                     if isinstance(item, Found):
                         run.messages += 1
-                        run.lost.on_messages(item.message.line)
                         yield correlator.on_message(item.message, item.payload)
                     elif isinstance(item, Issue):
                         run.issue(item)
                         yield item
+                    elif isinstance(item, Batch):
+                        correlator.on_batch(item)
+                    elif isinstance(item, LostMessage):
+                        run.lost.on_lost(item.line)
                     else:
                         run.observe(item)
             else:
@@ -225,12 +230,13 @@ class Walk:
         end = _connection_end(run.closed, options.assume_closed)
         if not run.closed:
             self._unanswered = correlator.finish(end)
-        version, protocol_source = correlator.protocol(options.protocol)
+        protocol = correlator.protocol(options.protocol)
+        version = protocol.version
         version_issue = correlator.version_issue(options.protocol)
         if version_issue is not None:
             run.issue(version_issue)
         if self.findings_sink is not None:
-            self.findings_sink.finish(Finishing(version, run.lost.reason()))
+            self.findings_sink.finish(Finishing(version, run.lost.reason(), protocol.shown))
         self._analysis = Analysis(
             source=Source(
                 self.name,
@@ -244,9 +250,18 @@ class Walk:
                 requirements=None if part is None else part.requirements,
                 test_status=None if part is None else part.test_status,
             ),
-            connection=Connection(version, protocol_source, correlator.agent, correlator.client),
+            connection=Connection(
+                version,
+                protocol.source,
+                correlator.agent,
+                correlator.client,
+                protocol.reason,
+                protocol.shown,
+            ),
             resumes=tuple(sorted(run.rows, key=_row_order)),
-            findings=demote_for_lost_input(run.judge.verdict(version), run.lost.reason()),
+            findings=demote_for_lost_input(
+                run.judge.verdict(version, protocol.shown), run.lost.reason()
+            ),
             issues=tuple(sorted(run.issues, key=lambda i: i.line)),
             sessions=tuple(correlator.sessions.infos()),
         )

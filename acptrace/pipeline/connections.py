@@ -9,6 +9,7 @@ from acptrace.decode.classify import Found
 from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Options
+from acptrace.read.clocks import Clock
 from acptrace.read.connections import BOM, MULTI_CONNECTION_FORMATS, Part, multi_connection_format
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 from acptrace.read.formats import ReadSettings, acp_tck, inspector_trace
@@ -45,10 +46,32 @@ def _tck_parts(data: bytes) -> list[Part]:
         line = getattr(error, "lineno", 1)
         issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {error}")
         return [Part("report", acp_tck.NAME, lines, [issue])]
+    version = acp_tck.report_version(document)
     return [
-        Part(test.nodeid, acp_tck.NAME, lines, test.records, tuple(test.requirements), test.status)
+        Part(
+            test.nodeid,
+            acp_tck.NAME,
+            lines,
+            _clocked(test.records),
+            tuple(test.requirements),
+            test.status,
+            version,
+        )
         for test in acp_tck.read_report(document)
     ]
+
+
+def _clocked(records: list[Record]) -> list[Record]:
+    """The records of one connection, each followed by a `time_went_back` issue where its
+    clock went back (rules.md §11: acp-tck's `t` too)."""
+    clock = Clock()
+    checked: list[Record] = []
+    for record in records:
+        checked.append(record)
+        issue = clock.check(record)
+        if issue is not None:
+            checked.append(issue)
+    return checked
 
 
 def _inspector_parts(stream: BinaryIO, max_line_bytes: int) -> list[Part]:

@@ -36,6 +36,8 @@ class Part(msgspec.Struct, frozen=True):
     """For an acp-tck test: the requirements it is listed under."""
     test_status: str | None = None
     """For an acp-tck test: its status."""
+    protocol_version: int | None = None
+    """For an acp-tck test: the `protocol_version` its report states (rules.md §7)."""
 
 
 def multi_connection_format(head: bytes) -> str | None:

@@ -1,4 +1,4 @@
-"""The `--format json` contract of outcomes.md (`schema_version` 1): plain dicts, then bytes,
+"""The `--format json` contract of outcomes.md (`schema_version` 2): plain dicts, then bytes,
 written piece by piece (`chunks`) so that a million findings never sit in memory as text."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts, 
 from acptrace.model.domain import Analysis, PeerInfo, ResumeRow, Severity
 from acptrace.render.jsonstream import Streamed, json_chunks
 
-SCHEMA_VERSION = 1
-"""Bumped when a field of the contract is renamed or removed (adding fields does not bump it)."""
+SCHEMA_VERSION = 2
+"""Bumped when a field of the contract is renamed or removed, or a field may hold a value it
+could not before (adding fields does not bump it): 2 since outcome `refused` (2026-12-07)."""
 
 
 def report(
@@ -51,6 +52,7 @@ def _document(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> dict[str
         "connection": {
             "protocol_version": connection.protocol_version,
             "protocol_source": connection.protocol_source.value,
+            "protocol_reason": connection.protocol_reason,
             "agent": _peer(connection.agent),
             "client": _peer(connection.client),
         },

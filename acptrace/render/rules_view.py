@@ -31,7 +31,7 @@ class RulesView:
         else:
             yield Text("acptrace rules", style="italic")
             for rule in self.rules:
-                yield Text(rule.id, style="bold").append(f"  {_level(rule)} · {rule.family}")
+                yield Text(rule.id, style="bold").append(f"  {rule.level} · {rule.family}")
                 yield Padding(Text(rule.help), (0, 0, 0, 4))
                 yield Padding(Text(f"source: {rule.source}", style="dim"), (0, 0, 0, 4))
         yield Text("\nSources:")
@@ -53,7 +53,7 @@ def _table(rules: Iterable[Rule]) -> Table:
     for heading in ("ID", "level", "family", "source", "help"):
         table.add_column(heading, no_wrap=heading == "ID")
     for rule in rules:
-        table.add_row(rule.id, _level(rule), rule.family, rule.source, rule.help)
+        table.add_row(rule.id, rule.level, rule.family, rule.source, rule.help)
     return table
 
 
@@ -61,7 +61,7 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
     """A Markdown table of the rules (docs/rules.md embeds exactly this)."""
     lines = ["| ID | level | family | source | help |", "|---|---|---|---|---|"]
     for rule in rules:
-        cells = (f"`{rule.id}`", _level(rule), rule.family, rule.source, rule.help)
+        cells = (f"`{rule.id}`", rule.level, rule.family, rule.source, rule.help)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     lines += ["", "Sources:", ""]
     lines += [f"- {short}: {meaning}" for short, meaning in SOURCE_LEGEND]
@@ -69,13 +69,17 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
 
 
 def rules_json(rules: Iterable[Rule]) -> bytes:
-    """The rules as a JSON array of `{id, severity, family, source, help}`."""
+    """The rules as a JSON array of `{id, severity, family, source, help, retired}`
+    (`severity` null for RC-INFLIGHT and retired rules; `retired` says why, else null)."""
     documents = [
-        {"id": r.id, "severity": r.severity, "family": r.family, "source": r.source, "help": r.help}
+        {
+            "id": r.id,
+            "severity": r.severity,
+            "family": r.family,
+            "source": r.source,
+            "help": r.help,
+            "retired": r.retired,
+        }
         for r in rules
     ]
     return orjson.dumps(documents, option=orjson.OPT_INDENT_2) + b"\n"
-
-
-def _level(rule: Rule) -> str:
-    return rule.severity.value if rule.severity is not None else "—"

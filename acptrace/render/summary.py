@@ -14,6 +14,7 @@ from rich.text import Text
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import (
     Analysis,
+    Connection,
     Finding,
     Outcome,
     PeerInfo,
@@ -36,6 +37,7 @@ OUTCOME_STYLE = {
     Outcome.COMPLETE: "green",
     Outcome.COMPLETE_FAILED: "yellow",
     Outcome.TRUNCATED: "red",
+    Outcome.REFUSED: "yellow",
     Outcome.UNMARKED_SUCCESS: "red",
     Outcome.NO_REPLAY: "cyan",
     Outcome.LOADED: "green",
@@ -112,17 +114,21 @@ def _header(analysis: Analysis) -> Group:
     lines.append(Facts([named, *counts], indent=2 if source.connection is not None else 0))
     peers = [Text("agent ").append_text(_peer(connection.agent))]
     peers.append(Text("client ").append_text(_peer(connection.client)))
-    lines.append(
-        Facts([_protocol(connection.protocol_version, connection.protocol_source), *peers], "  ")
-    )
+    lines.append(Facts([_protocol(connection), *peers], "  "))
     return Group(*lines)
 
 
-def _protocol(version: int, source: ProtocolSource) -> str:
+def _protocol(connection: Connection) -> str:
     """`ACP v2 (initialize)`; an inferred version says why and how to choose the other."""
+    version, source = connection.protocol_version, connection.protocol_source
     if source is ProtocolSource.INFERRED:
         other = 1 if version >= 2 else 2
-        return f"ACP v{version} (inferred: no initialize seen; --protocol {other} for v{other})"
+        why = (
+            f"from {connection.protocol_reason}"
+            if connection.protocol_shown and connection.protocol_reason
+            else "no initialize seen"
+        )
+        return f"ACP v{version} (inferred: {why}; --protocol {other} for v{other})"
     return f"ACP v{version} ({source})"
 
 

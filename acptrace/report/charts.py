@@ -53,6 +53,7 @@ OUTCOME_COLOURS = {
     Outcome.COMPLETE: "#2ca02c",
     Outcome.COMPLETE_FAILED: "#ff7f0e",
     Outcome.TRUNCATED: "#d62728",
+    Outcome.REFUSED: "#bcbd22",
     Outcome.UNMARKED_SUCCESS: "#9467bd",
     Outcome.NO_REPLAY: "#c7c7c7",
     Outcome.LOADED: "#17becf",

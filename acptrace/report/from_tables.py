@@ -190,7 +190,9 @@ _SOURCE = "__export_source"
 
 _RESUME_FIELDS = tuple(f.name for f in fields(ResumeRow))
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
-_PEER_COLUMNS = tuple(f"{side}_{f.name}" for side in ("agent", "client") for f in fields(PeerInfo))
+_PEER_FIELDS = ("name", "version", "protocol_version")
+"""What the `connections` table keeps of each side's `PeerInfo` (in its order)."""
+_PEER_COLUMNS = tuple(f"{side}_{name}" for side in ("agent", "client") for name in _PEER_FIELDS)
 _SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", "resumes", "findings")
 """The columns of `connections` a report reads."""
 

@@ -28,12 +28,13 @@ def unadvertised(observed: UnadvertisedUse) -> Iterator[Verdict]:
 
 @rule("CAP-NOT-HONOURED", Severity.ERROR, "capabilities", SETUP, NotHonoured)
 def not_honoured(observed: NotHonoured) -> Iterator[Verdict]:
-    """The Agent advertised a method's capability and answers it -32601 (method not found)."""
+    """The Agent advertised a method's capability and answers it -32601 (once per method)."""
     request = observed.request
+    times = "" if observed.count == 1 else f" ({observed.count} times, the first here)"
     yield Verdict(
         observed.response.line,
-        f"{request.method} answered -32601 (method not found) although {observed.capability} "
-        "was advertised",
+        f"{request.method} answered -32601 (method not found){times} although "
+        f"{observed.capability} was advertised",
         request.session_id,
         request.id,
     )

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from acptrace.correlate.observations import DuplicateRequestId, OrphanResponse, Unanswered
-from acptrace.decode.malformed import BatchedLifecycle, EmptyBatch, InvalidJsonRpc
-from acptrace.judge.rules.registry import Verdict, rule
+from acptrace.correlate.observations import (
+    BatchesSent,
+    DuplicateRequestId,
+    OrphanResponse,
+    Unanswered,
+)
+from acptrace.decode.malformed import EmptyBatch, InvalidJsonRpc
+from acptrace.judge.rules.registry import Verdict, retired, rule
 from acptrace.model.domain import Severity
-from acptrace.model.excerpt import written_id
+from acptrace.model.excerpt import plural, written_id
 
 
 @rule("JR-INVALID", Severity.ERROR, "jsonrpc", "JSON-RPC 2.0", InvalidJsonRpc)
@@ -53,14 +58,34 @@ def unanswered(observed: Unanswered) -> Iterator[Verdict]:
     )
 
 
-@rule(
-    "TR-BATCH-LIFECYCLE", Severity.WARNING, "transport", 'TR "SHOULD NOT batch"', BatchedLifecycle
+retired(
+    "TR-BATCH-LIFECYCLE",
+    "transport",
+    "TR (the June v2 batch guidance, withdrawn)",
+    "Retired 2026-12-07: was initialize, auth/login, session/new, session/resume or "
+    "session/prompt inside a batch; TR-BATCH replaces it.",
+    "ACP defines no JSON-RPC batches since the v2 schema of 2026-11 (rules.md §11)",
 )
-def batched_lifecycle(observed: BatchedLifecycle) -> Iterator[Verdict]:
-    """initialize, auth/login, session/new, session/resume or session/prompt inside a batch."""
-    message = observed.message
+
+
+@rule(
+    "TR-BATCH",
+    Severity.NOTE,
+    "transport",
+    "SCHEMA (2026-11: no batch branches); Rust SDK 5.0.0",
+    BatchesSent,
+)
+def batch(observed: BatchesSent) -> Iterator[Verdict]:
+    """A batch array: ACP defines no JSON-RPC batches (once per connection, with the count)."""
+    held = plural(observed.messages, "message")
+    if observed.count == 1:
+        what = f"a batch array of {held}"
+    else:
+        what = f"{observed.count} batch arrays ({held} in all; the first here)"
     yield Verdict(
-        message.line, f"{message.method} sent inside a batch", message.session_id, message.id
+        observed.first_line,
+        f"{what}: ACP defines no JSON-RPC batches, so the other side may not accept it; "
+        "its members are read in array order",
     )
 
 

@@ -11,28 +11,36 @@ from acptrace.correlate.observations import (
     PromptAnswered,
     PromptState,
     Unanswered,
+    UnidentifiedMessages,
     UnknownSessionTraffic,
     WrongDirection,
 )
 from acptrace.judge.rules.registry import Verdict, rule
-from acptrace.model.domain import Direction, Severity
-from acptrace.model.excerpt import written_id
+from acptrace.model.domain import Direction, Message, Severity
+from acptrace.model.excerpt import plural, written_id
 
 REQUEST_CANCELLED = -32800
+FAILED_ON_ITS_OWN = frozenset({-32601, -32602})
+"""Errors a cancelled request got for itself, not for the cancel: method not found, invalid
+params (CX-WRONG-CODE leaves them be, rules.md §11)."""
 
 
 @rule("RC-CONCURRENT", Severity.WARNING, "client", 'RFD FAQ "SHOULD NOT"', ConcurrentResume)
 def concurrent_resume(observed: ConcurrentResume) -> Iterator[Verdict]:
-    """A second replaying resume (or load) of a session while one is pending (v1 too)."""
-    request = observed.request
-    what = "session/load" if request.method == "session/load" else "replaying session/resume"
+    """A replay of a session (a load, a replaying resume) sent while another is pending."""
+    request, earlier = observed.request, observed.pending_request
     yield Verdict(
         request.line,
-        f"{what} of {request.session_id} while the one at line "
-        f"{observed.pending_request.line} is pending: both outcomes are ambiguous",
+        f"{_replay(request)} of {request.session_id} sent while the {_replay(earlier)} at line "
+        f"{earlier.line} is pending: an update in the overlap belongs to neither",
         request.session_id,
         request.id,
     )
+
+
+def _replay(request: Message) -> str:
+    """A replaying request as a finding names it: a load says load (rules.md §11)."""
+    return "session/load" if request.method == "session/load" else "replaying session/resume"
 
 
 @rule("LC-PROMPT-INACTIVE", Severity.ERROR, "lifecycle", "ERR; RFD", PromptAnswered)
@@ -46,7 +54,7 @@ def prompt_inactive(observed: PromptAnswered) -> Iterator[Verdict]:
         case PromptState.INACTIVE | PromptState.NEVER_ACTIVATED:
             yield Verdict(observed.response.line, text, request.session_id, request.id)
         case PromptState.RESUME_PENDING:
-            crossing = "the prompt crossed the pending resume"
+            crossing = "the prompt crossed it"
             yield Verdict(
                 observed.response.line,
                 text,
@@ -57,6 +65,25 @@ def prompt_inactive(observed: PromptAnswered) -> Iterator[Verdict]:
             )
         case PromptState.ACTIVE | PromptState.UNSEEN:
             return
+
+
+@rule(
+    "LC-NO-MESSAGE-ID",
+    Severity.ERROR,
+    "lifecycle",
+    'MSGID "every streamed … message chunk MUST include a messageId"; SETUP (replay)',
+    UnidentifiedMessages,
+)
+def no_message_id(observed: UnidentifiedMessages) -> Iterator[Verdict]:
+    """On ACP v2, a user, agent or thought message update (or a chunk of one) without a
+    messageId (once per session, with the count)."""
+    replayed = f"{observed.in_replay} in a replay" if observed.in_replay else "none in a replay"
+    yield Verdict(
+        observed.first_line,
+        f"{plural(observed.count, 'message update')} for {observed.session_id} without a "
+        f"messageId ({replayed}), the first here: on ACP v2 each carries one",
+        observed.session_id,
+    )
 
 
 @rule("LC-ACTIVE-REJECTED", Severity.ERROR, "lifecycle", "ERR", PromptAnswered)
@@ -139,7 +166,8 @@ def cancelled_unanswered(observed: Unanswered) -> Iterator[Verdict]:
 def cancelled_wrong_code(observed: CancelledAnswered) -> Iterator[Verdict]:
     """A cancelled request answered with an error other than -32800."""
     response = observed.response
-    if response.is_error and response.error_code != REQUEST_CANCELLED:
+    code = response.error_code
+    if response.is_error and code != REQUEST_CANCELLED and code not in FAILED_ON_ITS_OWN:
         request = observed.request
         yield Verdict(
             response.line,

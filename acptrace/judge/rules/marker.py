@@ -108,6 +108,30 @@ def cursor_rejected(closed: WindowClosed) -> Iterator[Verdict]:
         )
 
 
+@rule(
+    "RC-REPLAY-WITHOUT-CURSOR",
+    Severity.ERROR,
+    "marker",
+    'SETUP "MUST NOT replay" (v1; v2 without replayFrom or with null)',
+    WindowClosed,
+)
+def replay_without_cursor(closed: WindowClosed) -> Iterator[Verdict]:
+    """A resume that asked for no replay carried user messages while no prompt was pending."""
+    window = closed.window
+    unasked = window.requested.unasked
+    if not window.asks_for_no_replay or unasked is None:
+        return
+    asked = "on ACP v1" if window.request.replay_from is not None else "without replayFrom"
+    yield Verdict(
+        unasked.first_line,
+        f"session/resume of {window.session_id} (line {window.request.line}, {asked}) must not "
+        f"replay, yet {plural(unasked.count, 'user message update')} came while no prompt was "
+        "pending, the first here",
+        window.session_id,
+        window.request.id,
+    )
+
+
 @rule("RC-UNKNOWN-CURSOR", Severity.NOTE, "marker", "SCHEMA ReplayFrom", WindowClosed)
 def unknown_cursor(closed: WindowClosed) -> Iterator[Verdict]:
     """replayFrom.type is not "start": the Agent must reject it with -32602 unless supported."""

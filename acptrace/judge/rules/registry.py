@@ -55,6 +55,16 @@ class Rule(msgspec.Struct, frozen=True):
     """The observation type the check reads."""
     check: Check | None
     """The check itself."""
+    retired: str | None = None
+    """Why and when the rule was retired (rules.md lists it as `retired`): never reported,
+    listed so that a user's `--select` or `--ignore` of its ID still means something."""
+
+    @property
+    def level(self) -> str:
+        """The catalogue's level column: the severity, `retired`, or `—` for an exception."""
+        if self.retired is not None:
+            return "retired"
+        return self.severity.value if self.severity is not None else "—"
 
     def judge(self, observation: Any) -> Iterator[Finding]:
         """The findings this rule makes of one observation."""
@@ -71,7 +81,9 @@ class Rule(msgspec.Struct, frozen=True):
 
 
 REGISTRY: dict[str, Rule] = {}
-"""Every rule by ID, in catalogue order (filled by the rule modules at import)."""
+"""Every rule by ID, in the order registered, which is the catalogue's: the rule modules are
+imported in the order of rules.md's sections (`acptrace.judge.rules.SECTIONS`) and each
+registers its rules in the order its section lists them."""
 
 _O = TypeVar("_O")
 
@@ -97,3 +109,8 @@ def rule(
 def exception(rule_id: str, family: str, source: str, help_line: str) -> None:
     """Register a catalogue entry that is not a check (it changes how other rules judge)."""
     REGISTRY[rule_id] = Rule(rule_id, None, family, source, help_line, None, None)
+
+
+def retired(rule_id: str, family: str, source: str, help_line: str, why: str) -> None:
+    """Register a rule the catalogue keeps as retired: listed, never reported."""
+    REGISTRY[rule_id] = Rule(rule_id, None, family, source, help_line, None, None, why)

@@ -68,6 +68,13 @@ class Test(msgspec.Struct):
     requirements: list[str] = msgspec.field(default_factory=list)
 
 
+def report_version(document: Located) -> int | None:
+    """The `protocol_version` the report states for its tests (an integer), if any."""
+    report = document.value
+    version = report.get("protocol_version") if isinstance(report, dict) else None
+    return version if type(version) is int else None
+
+
 def read_report(document: Located) -> list[Test]:
     """Every test with a transcript, in report order, each once (an `unknown_envelope`-only
     list when the document is not a report)."""
@@ -123,8 +130,8 @@ def _entry(entry: Any, line: int) -> Iterator[Record]:
         return
     message = f"the report cut this payload ({cut.group(1)} byte(s) left out)"
     left = read_cut(raw[: cut.start()])
-    if isinstance(left, dict) and any(key in left for key in _ENVELOPE_KEYS):
-        yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; its start is read")
-        yield Envelope(line, direction, left, None, mono_ns, cut=True)
-    else:
-        yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, message + "; nothing readable is left")
+    readable = isinstance(left, dict) and any(key in left for key in _ENVELOPE_KEYS)
+    said = "its start is read" if readable else "nothing readable is left"
+    yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, f"{message}; {said}")
+    # (the decoder judges what is left, and counts a message it cannot read as lost)
+    yield Envelope(line, direction, left if readable else None, None, mono_ns, cut=True)
