@@ -1,9 +1,45 @@
-"""Real agents recorded by acptrace 0.1.0 (../shared/real-world/agents-2026-12, see its SOURCES.md):
-every view and format runs on every file with the documented exit code, and the verdicts of
-`analyze --format json` are pinned in `tests/golden/agents-2026-12.json` (`pytest --regen`
-rewrites it; read the diff before committing it).
+"""Real agents recorded by acptrace (../shared/real-world/agents-2026-12 and agents-2026-12b, see
+their SOURCES.md): every view and format runs on every file with the documented exit code, and
+the verdicts of `analyze --format json` are pinned per folder in `tests/golden/<folder>.json`
+(`pytest --regen` rewrites them; read the diff before committing it).
 
-The verdicts were checked against the traffic, line by line, before they were pinned:
+The verdicts were checked against the traffic, line by line, before they were pinned.
+
+agents-2026-12b (2026-12-07, the first real v2 Agents; rules.md §7 and §11):
+
+- claude-agent-acp 0.101.0 and codex-acp 2.6.0 negotiate v2 (`capabilities.session`), resume
+  with `replayFrom: start`, send every message update with a `messageId` (no LC-NO-MESSAGE-ID)
+  and never `replay_complete`: each successful replaying resume is `unmarked_success` with
+  RC-MISSING (claude `_v2_reattach` 14 replayed, codex 20; the `_v2_cancelreq` resume, cancelled
+  with `$/cancel_request` at line 5, still succeeds with 18). An unknown cursor
+  (`_fromMessage`) is answered -32602 before any update: `refused`, with RC-UNKNOWN-CURSOR
+  (note); the resume of the unknown session 000…0 is `refused` too (claude -32002, codex
+  -32603). The `session/resume` without `replayFrom` is `no_replay` and replays nothing (no
+  RC-REPLAY-WITHOUT-CURSOR: its held updates are `session_info_update`s and a `state_update`,
+  no user message).
+- claude's `_v2_overlap`: two replaying resumes (lines 6, 7) pending together; every update
+  from line 14 to 63 comes while both are pending and counts in neither row; id 3 is answered
+  first (line 64), the two updates after it (69, 70) are id 2's: rows `ambiguous` with 2 and 0
+  replayed, RC-CONCURRENT once (line 7), no max gap for the row with none of its own.
+- v1 overlapping loads (codex `_v1_overlap`, cline, opencode): the updates that come while both
+  loads are pending count in neither, those after the first answer in the other's row (codex
+  0/10, cline 0/11, opencode 9/0): `ambiguous`, RC-CONCURRENT at the second load. qwen-code
+  answers the second load -32602 ("already active") before any update: nothing came in the
+  overlap, so the rows keep their own outcomes, `loaded` (16 replayed) and `refused`, with
+  RC-CONCURRENT all the same.
+- The TypeScript SDK's dual-version example advertises `capabilities.session` but answers
+  `session/resume` and `session/close` -32601: CAP-NOT-HONOURED once per method (resume: 4
+  times); its replaying resumes are `refused`, the one without `replayFrom` `no_replay`. On v1
+  it answers `session/load` -32601 without `loadSession` (CAP-UNADVERTISED error, `refused`).
+- `claude-agent-acp-0.101.0-drive-v2/`: each replay holds 4 updates, the user message (a
+  `user_message` and its chunk) then `session_info_update` and `state_update`: nothing of the
+  agent's answer, since the drive closed the connection before the v2 turn ran (the bug
+  SOURCES.md names);
+  `codex-acp-2.6.0-drive-v1/`: three `loaded` rows of 8.
+- cline and qwen-code use `session/close` without `sessionCapabilities.close` on v1
+  (CAP-UNADVERTISED, warning); opencode's and the live files have no finding.
+
+agents-2026-12 (2026-12-04):
 
 - isaac-acp 0.4.0 (`isaac-acp-drive/`): `00-new` sends `available_commands_update` for the new
   session (line 5) before the `session/new` response that names it (line 6): LC-UNKNOWN-SESSION
@@ -58,15 +94,14 @@ from tests.shared import REAL_WORLD
 
 pytestmark = pytest.mark.shared
 
-FOLDER = REAL_WORLD / "agents-2026-12"
-FILES = sorted(FOLDER.rglob("*.jsonl"))
-GOLDEN = ROOT / "tests" / "golden" / "agents-2026-12.json"
+FOLDERS = ("agents-2026-12", "agents-2026-12b")
+FILES = sorted(path for folder in FOLDERS for path in (REAL_WORLD / folder).rglob("*.jsonl"))
 ANALYZE_FORMATS = ("rich", "json", "junit", "sarif", "github", "markdown")
 TABLE_FORMATS = ("parquet", "csv", "ndjson", "json")
 
 
 def name(path: Path) -> str:
-    return path.relative_to(FOLDER).as_posix()
+    return path.relative_to(REAL_WORLD).as_posix()
 
 
 def run(*args: str) -> Any:
@@ -102,18 +137,23 @@ def verdicts(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_the_folder_is_there() -> None:
-    assert len(FILES) >= 30, f"expected the recordings of real agents at {FOLDER}"
+@pytest.mark.parametrize(("folder", "at_least"), [("agents-2026-12", 30), ("agents-2026-12b", 24)])
+def test_the_folder_is_there(folder: str, at_least: int) -> None:
+    found = list((REAL_WORLD / folder).rglob("*.jsonl"))
+    assert len(found) >= at_least, f"expected the recordings of real agents at {folder}"
 
 
-def test_the_verdicts_are_the_checked_ones(regen: bool) -> None:
-    found = {name(path): verdicts(analysed(path)) for path in FILES}
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_the_verdicts_are_the_checked_ones(folder: str, regen: bool) -> None:
+    golden = ROOT / "tests" / "golden" / f"{folder}.json"
+    paths = sorted((REAL_WORLD / folder).rglob("*.jsonl"))
+    found = {p.relative_to(REAL_WORLD / folder).as_posix(): verdicts(analysed(p)) for p in paths}
     text = orjson.dumps(found, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
     if regen:
-        GOLDEN.write_text(text, encoding="utf-8")
+        golden.write_text(text, encoding="utf-8")
         return
-    assert orjson.loads(GOLDEN.read_text(encoding="utf-8")) == found, (
-        f"{GOLDEN.name} differs: check the traffic, then run pytest --regen"
+    assert orjson.loads(golden.read_text(encoding="utf-8")) == found, (
+        f"{golden.name} differs: check the traffic, then run pytest --regen"
     )
 
 
@@ -154,9 +194,9 @@ def test_fidelity_runs_on_every_file(path: Path) -> None:
         assert result.exit_code == 0, (output_format, result.output)  # (no --fail-under)
 
 
-def test_a_report_over_the_folder_writes_every_kind(tmp_path: Path) -> None:
+def test_a_report_over_the_folders_writes_every_kind(tmp_path: Path) -> None:
     outputs = [tmp_path / f"report.{suffix}" for suffix in ("json", "md", "html")]
-    args = ["report", str(FOLDER), "-j", "1"]
+    args = ["report", *(str(REAL_WORLD / folder) for folder in FOLDERS), "-j", "1"]
     for output in outputs:
         args += ["-o", str(output)]
     result = run(*args)
