@@ -269,3 +269,15 @@ def test_o_writes_each_format_to_a_file(tmp_path: Path, output_format: str) -> N
     assert result.exit_code == 1
     assert result.stdout == ""
     assert out.read_text() == analyze(sample, "-f", output_format)[1]
+
+
+@pytest.mark.parametrize("output_format", ["rich", "json", "junit", "markdown", "sarif"])
+def test_every_analyze_format_names_a_refused_replay(output_format: str) -> None:
+    # outcome `refused` (outcomes.md, 2026-12-07) everywhere an outcome is shown
+    code, text = analyze("sample_traces/outcome-refused.jsonl", "-f", output_format)
+    assert code == 0
+    if output_format == "sarif":
+        (artifact,) = json.loads(text)["runs"][0]["artifacts"]
+        assert artifact["properties"] == {"protocolVersion": 2, "outcomes": {"refused": 1}}
+    else:
+        assert "refused" in text

@@ -489,3 +489,8 @@ def test_a_long_path_in_the_heading_breaks_after_a_slash(tmp_path: Path) -> None
     assert named > 0  # (wider than the line)
     assert "/codex_acp_resume_close_load.jsonl" in "/" + lines[named]  # (the name whole)
     assert all(line.endswith("/") for line in lines[:named])
+
+
+def test_a_refused_replay_says_so_under_its_request() -> None:
+    text = timeline("sample_traces/outcome-refused.jsonl")
+    assert "refused · 0 replayed, 0 held · →response 12.0 ms" in text

@@ -367,3 +367,10 @@ def test_sorting_on_disk_in_small_batches_gives_the_same_bytes(
     monkeypatch.setattr(spill, "BATCH", 7)
     assert document() == whole
     assert whole.count(b'"ph":"X"') > 7 * 3
+
+
+def test_a_refused_replay_says_so() -> None:
+    # outcome `refused` (outcomes.md, 2026-12-07): the replay's window event names it
+    events = export((ROOT / "sample_traces" / "outcome-refused.jsonl").read_bytes())
+    (window,) = named(events, "replay")
+    assert (window["args"]["outcome"], window["args"]["replayed_updates"]) == ("refused", 0)

@@ -1,13 +1,15 @@
 """`--format sarif`: SARIF 2.1.0, one result per finding, rule metadata from the registry.
 
 One run for all the transcripts analysed; each result's physical location is the transcript
-file and the finding's line. Input issues are tool execution notifications, not results, so
+file and the finding's line; each transcript's artifact says, in its property bag, what its
+replays came to (outcome counts). Input issues are tool execution notifications, not results, so
 results stay one for one with findings. Messages show control characters as escapes (`\\x1b`),
 as the other formats do; results and notifications are written a batch at a time.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -53,7 +55,10 @@ def sarif_chunks(analyses: Sequence[Analysis]) -> Iterator[bytes]:
 
 def _log(analyses: Sequence[Analysis]) -> dict[str, Any]:
     """The log, its results and notifications left to be made and written one by one."""
-    artifacts = [{"location": {"uri": artifact_uri(a.source.path)}} for a in analyses]
+    artifacts = [
+        {"location": {"uri": artifact_uri(a.source.path)}, "properties": _outcomes(a)}
+        for a in analyses
+    ]
     uris = [artifact["location"]["uri"] for artifact in artifacts]
     results = (
         _result(finding, index, uris[index])
@@ -80,6 +85,13 @@ def _log(analyses: Sequence[Analysis]) -> dict[str, Any]:
         "results": Streamed(results),
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _outcomes(analysis: Analysis) -> dict[str, Any]:
+    """What a transcript's replays came to (a property bag: SARIF has no place for them): the
+    count of each outcome (outcomes.md), and the protocol version they were judged for."""
+    counts = Counter(row.outcome.value for row in analysis.resumes)
+    return {"protocolVersion": analysis.connection.protocol_version, "outcomes": dict(counts)}
 
 
 def artifact_uri(path: str) -> str:
