@@ -703,6 +703,26 @@ def test_lc_prompt_inactive_crossing_a_pending_resume_is_a_note() -> None:
     assert findings(t.analyze()) == [("LC-PROMPT-INACTIVE", "note", prompt_response)]
 
 
+def test_a_finding_about_a_load_says_load() -> None:
+    # rules.md §11: "A finding about a session/load says load, never resume".
+    t = started()
+    load(t, id=3)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []}, id=9)
+    t.result(9, {})
+    second = load(t, id=4)
+    t.history()
+    t.result(3)
+    t.result(4)
+    analysis = t.analyze()
+    messages = {f.rule: f.message for f in analysis.findings}
+    assert ("RC-CONCURRENT", "warning", second) in findings(analysis)
+    assert "although its load is still pending" in messages["LC-PROMPT-INACTIVE"]
+    assert messages["RC-CONCURRENT"].startswith(
+        f"session/load of {SESSION} sent while the session/load at line"
+    )
+    assert "resume" not in " ".join(messages.values())
+
+
 def test_lc_prompt_inactive_not_for_an_active_session_or_an_error() -> None:
     t = started()
     t.new_session()
