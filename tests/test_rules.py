@@ -219,6 +219,21 @@ def test_rc_replay_without_cursor_not_for_the_echo_of_a_pending_prompt_or_a_repl
     assert findings(t.analyze()) == []
 
 
+def test_rc_replay_without_cursor_not_while_a_replay_of_the_session_is_pending() -> None:
+    # (the ACP docs' v2 session-setup example assembles a resume without replayFrom and a
+    # replaying one: what is replayed while both are pending is the replaying one's)
+    t = started()
+    t.resume(replay=None, id=2)
+    t.resume(id=3)
+    t.history()
+    t.marker()
+    t.update("state_update")
+    t.result(3)
+    t.update("state_update")
+    t.result(2)
+    assert "RC-REPLAY-WITHOUT-CURSOR" not in rule_ids(t.analyze())
+
+
 def test_rc_replay_without_cursor_counts_a_run_of_plain_updates_as_one_by_one() -> None:
     t = started()
     t.new_session()

@@ -100,14 +100,21 @@ class WindowBook(msgspec.Struct):
         assert session_id is not None
         windows = self.by_session.get(session_id, ())
         overlap = len(windows) > 1 and _overlap(windows)
+        # (user messages while no prompt and no replay of the session is pending were replayed
+        # by a resume that asked for none, RC-REPLAY-WITHOUT-CURSOR; beside a replay, they are
+        # the replay's, as markers are, rules.md §4)
+        unasked = run.users
+        if unasked is not None and (
+            self.prompt_pending(session_id) or any(w.replays for w in windows)
+        ):
+            unasked = None
         for window in windows:
             if overlap and window.replays:
                 window.requested.pass_over(run)  # it belongs to neither (rules.md §10, §11)
                 continue
             window.requested.record_updates(run)
-            unasked = run.users is not None and window.asks_for_no_replay
-            if unasked and run.users is not None and not self.prompt_pending(session_id):
-                window.requested.record_unasked(run.users)
+            if unasked is not None and window.asks_for_no_replay:
+                window.requested.record_unasked(unasked)
         for _, track in self.child_tracks.get(session_id, ()):
             track.record_updates(run)
 
