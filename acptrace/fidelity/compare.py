@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from acptrace.fidelity.align import align
-from acptrace.fidelity.items import HistoryItem, normalised
+from acptrace.fidelity.items import HistoryItem
 from acptrace.fidelity.prompts import cut_user_runs
+from acptrace.fidelity.texts import normalised
 
 DIFF_LINES = 6
 """At most this many lines of a changed item's diff are kept."""

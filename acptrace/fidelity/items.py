@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from acptrace.fidelity.texts import block_text, plan_parts
 from acptrace.model.tags import ANNOUNCE_TAG, TagClass, TagPolicy
 
 
@@ -270,10 +271,9 @@ def _fold(kind: ItemKind, fold: Fold, update: Mapping[str, Any], draft: _Draft, 
                     draft.fields[name] = update[name]
             _fold_content(fold, update, draft, line)
         case ItemKind.PLAN:
-            plan = update.get("plan")
-            entries = plan.get("entries") if isinstance(plan, dict) else update.get("entries")
-            if isinstance(entries, list):
-                draft.parts = [_entry_text(entry) for entry in entries]
+            parts = plan_parts(update)
+            if parts is not None:
+                draft.parts = parts
         case ItemKind.CHILD:
             if isinstance(update.get("title"), str):
                 draft.fields["title"] = update["title"]
@@ -292,29 +292,3 @@ def _fold_content(fold: Fold, update: Mapping[str, Any], draft: _Draft, line: in
     else:
         draft.parts = texts
         draft.part_lines = [line for _ in texts]
-
-
-def block_text(block: Any) -> str:
-    """The text of a content block (tool-call content unwrapped); other blocks as `[type …]`."""
-    if not isinstance(block, dict):
-        return ""
-    kind = block.get("type")
-    if kind == "content":
-        return block_text(block.get("content"))
-    if kind == "text" and isinstance(block.get("text"), str):
-        return str(block["text"])
-    named = next(
-        (str(block[k]) for k in ("path", "uri", "name", "terminalId") if block.get(k)), None
-    )
-    return f"[{kind}]" if named is None else f"[{kind} {named}]"
-
-
-def _entry_text(entry: Any) -> str:
-    if not isinstance(entry, dict):
-        return "- ?\n"
-    return f"- [{entry.get('status', '?')}] {entry.get('content', '')}\n"
-
-
-def normalised(text: str) -> str:
-    """The text compared: runs of white space as one space, none at the ends."""
-    return " ".join(text.split())

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from acptrace.fidelity.items import USER, HistoryItem, ItemKind, normalised, numbered
+from acptrace.fidelity.items import USER, HistoryItem, ItemKind, numbered
+from acptrace.fidelity.texts import normalised
 
 
 def cut_user_runs(
