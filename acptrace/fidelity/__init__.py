@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from acptrace.fidelity.compare import Change, Comparison, Move, compare
 from acptrace.fidelity.items import HistoryItem, ItemKind
-from acptrace.fidelity.replays import FirstSeen, LiveBook, scan
+from acptrace.fidelity.places import Place
+from acptrace.fidelity.replays import FirstSeen, LiveBook, Replay, scan
 from acptrace.model.domain import Issue, Outcome, Role
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import TranscriptInput, label
@@ -28,8 +29,10 @@ class SessionFidelity:
     """The replayed session (the requested one or an announced child)."""
     role: Role
     """`requested` or `child`."""
+    path: str
+    """The file of the replay (the replayed file, with two)."""
     request_line: int
-    """The line of the replaying request (in the replayed file)."""
+    """The line of the replaying request in it."""
     outcome: Outcome
     """The replay's outcome class (a truncated replay is compared all the same)."""
     error_code: int | None
@@ -41,6 +44,9 @@ class SessionFidelity:
     """Where the input first names a session whose start it did not see (picked up with a
     `session/resume`, say): its history before that is not in the input, so an item replayed
     from it counts as extra. None: the input saw the session start."""
+    unfinished: tuple[Place, ...] = ()
+    """The prompts of the live turns the recording ended inside (before the turn's `idle` on
+    v2, its response on v1): their items count, as far as they went."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,19 +102,24 @@ def fidelity(
     for source in (live,) if replayed is None else (live, replayed):
         replays, found = scan(source, options, book, require_transcripts)
         issues += [InputIssue(label(source), issue) for issue in found]
-    sessions = tuple(
-        SessionFidelity(
-            r.row.session_id,
-            r.row.role,
-            r.row.request_line,
-            r.row.outcome,
-            r.row.error_code,
-            compare(r.live, r.replayed),
-            r.first_seen,
-        )
-        for r in replays
-    )
+    sessions = tuple(_compared(r) for r in replays)
     return FidelityReport(sessions, tuple(issues))
+
+
+def _compared(replay: Replay) -> SessionFidelity:
+    """One replay compared with its live history."""
+    row = replay.row
+    return SessionFidelity(
+        row.session_id,
+        row.role,
+        replay.path,
+        row.request_line,
+        row.outcome,
+        row.error_code,
+        compare(replay.live, replay.replayed),
+        replay.first_seen,
+        replay.unfinished,
+    )
 
 
 __all__ = [
@@ -120,6 +131,7 @@ __all__ = [
     "InputIssue",
     "ItemKind",
     "Move",
+    "Place",
     "SessionFidelity",
     "fidelity",
 ]
