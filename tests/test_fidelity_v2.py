@@ -1,5 +1,5 @@
 """`acptrace fidelity` after the decisions of 2026-12-07 (fidelity.md, rules.md §11): v2 turns,
-upserts, text compared white space aside, refused prompts."""
+upserts, plans by id, text compared white space aside, refused prompts."""
 
 from __future__ import annotations
 
@@ -156,6 +156,25 @@ def test_an_upsert_without_content_leaves_the_text() -> None:
     said(t, "agent_message", "a1", "Kept.")
     close_replay(t)
     assert only(t).fidelity == 1.0
+
+
+# -- 3. plans ------------------------------------------------------------------------------------
+
+
+def test_a_v2_plan_is_the_last_content_of_its_plan_id_whatever_its_type() -> None:
+    """Content of another type than `items` replaces the plan's all the same (the schema)."""
+    entries = [{"content": "Read the fixture", "priority": "high", "status": "pending"}]
+    custom = {"type": "_markdown", "planId": "p1", "text": "1. Read the fixture"}
+    t = started()
+    t.update("plan_update", plan={"type": "items", "planId": "p1", "entries": entries})
+    t.update("plan_update", plan=custom)
+    t.update("plan_update", plan={"type": "items", "planId": "p2", "entries": entries})
+    replay(t)
+    t.update("plan_update", plan=custom)
+    t.update("plan_update", plan={"type": "items", "planId": "p2", "entries": entries})
+    close_replay(t)
+    c = only(t)
+    assert (c.live_items, c.missing, c.changed, c.fidelity) == (2, (), (), 1.0)
 
 
 # -- 4. white space ------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 
 def block_text(block: Any) -> str:
     """The text of a content block (tool-call content unwrapped); other blocks as `[type …]`."""
@@ -33,8 +35,14 @@ def normalised(text: str) -> str:
 
 
 def plan_parts(update: Mapping[str, Any]) -> list[str] | None:
-    """A plan's entries, one line each (v1's `plan` update, v2's `plan`); None: the update
-    has none."""
+    """A plan's content: one line per entry (v1's `plan` update, v2's `items` content), or a
+    v2 content of another type as its JSON (it replaces the plan's all the same); None: the
+    update has none."""
     plan = update.get("plan")
-    entries = plan.get("entries") if isinstance(plan, dict) else update.get("entries")
+    if not isinstance(plan, dict):  # (v1: the update is the plan)
+        plan = {"type": "items", "entries": update.get("entries")}
+    entries = plan.get("entries")
+    if plan.get("type", "items") != "items":
+        custom = {k: v for k, v in plan.items() if k not in ("planId", "_meta")}
+        return [orjson.dumps(custom, option=orjson.OPT_SORT_KEYS).decode()]
     return [_entry_text(entry) for entry in entries] if isinstance(entries, list) else None
