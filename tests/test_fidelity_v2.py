@@ -1,5 +1,6 @@
 """`acptrace fidelity` after the decisions of 2026-12-07 (fidelity.md, rules.md §11): v2 turns,
-upserts, plans by id, text compared white space aside, refused prompts."""
+upserts, plans by id, text compared white space aside, refused prompts, live history outside
+every window."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from acptrace.fidelity import fidelity
 from tests.test_fidelity import (
     close_replay,
+    faithful_replay,
+    live_history,
     only,
     prompt_turn,
     replay,
@@ -210,3 +213,34 @@ def test_a_prompt_answered_with_an_error_is_no_live_item_whatever_came_before() 
     replay(t)
     close_replay(t)
     assert only(t).live_items == 0
+
+
+# -- 8. live history ------------------------------------------------------------------------------
+
+
+def test_what_an_agent_replays_in_a_resume_without_cursor_is_not_live_history() -> None:
+    """An Agent that replays on every resume (RC-REPLAY-WITHOUT-CURSOR): its chunks there are
+    not sent a second time live, so a later replay is compared with the history once."""
+    t = started()
+    live_history(t)
+    t.resume(replay=False, id=3)
+    said(t, "user_message", "u1", "Fix the login test")
+    said(t, "agent_message_chunk", "a1", "Looking at the fixture.")
+    t.result(3)
+    replay(t, id=4)
+    faithful_replay(t)
+    close_replay(t, id=4)
+    (entry,) = report(t).sessions
+    assert (entry.comparison.changed, entry.comparison.fidelity) == ((), 1.0)
+
+
+def test_a_live_turn_during_a_resume_without_cursor_is_live_history() -> None:
+    t = v1_started()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": [text("Hi")]}, id=9)
+    t.resume(replay=False, id=3)
+    said(t, "agent_message_chunk", None, "Hello.")
+    t.result(3)
+    t.result(9, {"stopReason": "end_turn"})
+    v1_load(t, ("user_message_chunk", "Hi"), ("agent_message_chunk", "Hello."))
+    c = next(s for s in report(t).sessions if s.outcome.value == "loaded").comparison
+    assert (c.live_items, c.fidelity) == (2, 1.0)

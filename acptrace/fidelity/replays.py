@@ -3,11 +3,12 @@
 Two passes over each file: the analysis finds the replay windows (`ResumeRow`s), then a walk
 with payloads folds every session's updates into history items, each update on one side:
 inside a window before the session's marker (before the response without one) it is replayed,
-anywhere else it is live. A window's live history is what the session's live updates built
-before its request; with two files, the live recording's updates come first. A live turn runs
-from a `session/prompt` to its response (v1) or to the session's next `state_update` `idle`
-(v2, whose response only acknowledges the prompt and names its message); one the recording
-ends inside is unfinished.
+anywhere else it is live, except inside a resume that asked for no replay while no live turn
+runs (an Agent that replays anyway sends its history again there): that is neither. A window's
+live history is what the session's live updates built before its request; with two files, the
+live recording's updates come first. A live turn runs from a `session/prompt` to its response
+(v1) or to the session's next `state_update` `idle` (v2, whose response only acknowledges the
+prompt and names its message); one the recording ends inside is unfinished.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class LiveBook:
 
 @dataclass(slots=True)
 class _Window:
-    """A replay window while the walk goes by."""
+    """A replay window (or a resume's that asked for none) while the walk goes by."""
 
     row: ResumeRow
     end: int
@@ -127,6 +128,12 @@ class _Window:
 
     def holds(self, line: int) -> bool:
         return self.row.request_line < line < self.end
+
+    @property
+    def judged(self) -> bool:
+        """A replay to compare; else a resume that asked for none (what an Agent replays there
+        anyway, while no live turn runs, is not live history either)."""
+        return self.row.replaying and self.row.outcome is not Outcome.NO_REPLAY
 
 
 def scan(
@@ -145,7 +152,7 @@ def scan(
         for info in analysis.sessions:
             book.name(name, info)
         stream.seek(start)
-        windows = [_window(row, options) for row in analysis.resumes if _replays(row)]
+        windows = [_window(row, options) for row in analysis.resumes]
         folder = _Folder(book, name, analysis.connection.protocol_version >= 2)
         for window in windows:
             folder.windows.setdefault(window.row.session_id, []).append(window)
@@ -171,6 +178,7 @@ def scan(
             book.collector(w.row.session_id).unfinished_turns(w.turns),
         )
         for w in windows
+        if w.judged
     )
     return replays, analysis.issues
 
@@ -241,13 +249,14 @@ class _Folder:
             live.end_turn()
         inside = [w for w in self.windows.get(session, ()) if w.holds(place.line)]
         for window in inside:
-            window.replayed.add(tag, update, place)
-        if not inside:
+            if window.judged:
+                window.replayed.add(tag, update, place)
+        if not inside or (live.turn_open and not any(w.judged for w in inside)):
             live.add(tag, update, place)
 
     def _replaying(self, session: str, line: int) -> bool:
         """Whether the line is inside a replay window of the session."""
-        return any(w.holds(line) for w in self.windows.get(session, ()))
+        return any(w.judged and w.holds(line) for w in self.windows.get(session, ()))
 
 
 def _params(payload: Any) -> dict[str, Any]:
@@ -260,11 +269,6 @@ def _permission_tool_call(params: dict[str, Any]) -> dict[str, Any] | None:
     subject = params.get("subject")
     found = subject.get("toolCall") if isinstance(subject, dict) else params.get("toolCall")
     return found if isinstance(found, dict) else None
-
-
-def _replays(row: ResumeRow) -> bool:
-    """A row whose window carried (or should have carried) a replay."""
-    return row.replaying and row.outcome is not Outcome.NO_REPLAY
 
 
 def _window(row: ResumeRow, options: Options) -> _Window:
