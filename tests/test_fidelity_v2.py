@@ -1,6 +1,6 @@
 """`acptrace fidelity` after the decisions of 2026-12-07 (fidelity.md, rules.md §11): v2 turns,
-upserts, plans by id, text compared white space aside, refused prompts, live history outside
-every window."""
+upserts, plans by id, text compared white space aside, injected user text, refused prompts, live
+history outside every window."""
 
 from __future__ import annotations
 
@@ -192,6 +192,56 @@ def test_a_difference_in_white_space_only_is_no_change() -> None:
     t.update("tool_call_update", toolCallId="t1", title="Read a.py", status="completed")
     close_replay(t)
     c = only(t)
+    assert (c.changed, c.fidelity) == ((), 1.0)
+
+
+# -- 5. injected user text -----------------------------------------------------------------------
+
+REMINDER = "<system-reminder>The date is 2026-12-07.</system-reminder>"
+
+
+def test_text_the_agent_adds_to_a_replayed_user_message_is_one_extra_item() -> None:
+    """The live prompt found whole in the replayed message of its id: the prompt is matched
+    (unchanged), what the Agent added before and after it is one extra user message."""
+    t = started()
+    v2_prompt(t, "Fix the login test", "u1")
+    idle(t)
+    replay(t)
+    line = said(t, "user_message", "u1", f"{REMINDER}\nFix the   login test\n(sent from Zed)")
+    close_replay(t)
+    c = only(t)
+    assert (c.changed, c.missing, c.fidelity) == ((), (), 1.0)
+    assert [(i.role, i.keyed, i.text, i.line) for i in c.extra] == [
+        ("user", False, f"{REMINDER}\n\n(sent from Zed)", line)
+    ]
+
+
+def test_a_replayed_user_message_without_the_prompt_whole_is_changed() -> None:
+    """Not found whole (a word of it changed, or found only inside a longer word): changed."""
+    for replayed in ("Fix the signup test", "Fix itself", "Please Fix it"):
+        t = started()
+        v2_prompt(t, "Fix it" if replayed != "Fix the signup test" else "Fix the login test")
+        idle(t)
+        replay(t)
+        said(t, "user_message", "u1", replayed)
+        close_replay(t)
+        c = only(t)
+        if replayed == "Please Fix it":
+            assert ([i.text for i in c.extra], c.changed) == (["Please"], ())
+        else:
+            assert (len(c.changed), c.extra) == (1, ()), replayed
+
+
+def test_a_v1_run_of_user_chunks_is_cut_where_its_chunks_meet() -> None:
+    """Chunks glued without a space (`…</command-name>What is…`) still part the prompt from
+    the command before it: a boundary between chunks is a word boundary."""
+    t = v1_started()
+    prompt_turn(t, "What is in this project?", ("agent_message_chunk", "A demo."))
+    v1_load(t, ("user_message_chunk", "<command-name>/model</command-name>model"),
+            ("user_message_chunk", "What is in this project?"),
+            ("agent_message_chunk", "A demo."))  # fmt: skip
+    c = only(t)
+    assert [i.text for i in c.extra] == ["<command-name>/model</command-name>model"]
     assert (c.changed, c.fidelity) == ((), 1.0)
 
 
