@@ -1,12 +1,17 @@
 """`acptrace fidelity` after the decisions of 2026-12-07 (fidelity.md, rules.md §11): v2 turns,
-upserts, plans by id, text compared white space aside, injected user text, refused prompts, live
-history outside every window."""
+upserts, plans by id, text compared white space aside, injected user text, refused prompts, no
+ratio without a replay, live history outside every window, `--fail-under`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from acptrace.fidelity import fidelity
+import pytest
+from typer.testing import CliRunner
+
+from acptrace.cli import app
+from acptrace.fidelity import FidelityReport, fidelity
+from tests.shared import REAL_WORLD
 from tests.test_fidelity import (
     close_replay,
     faithful_replay,
@@ -23,6 +28,8 @@ from tests.test_fidelity import (
     written,
 )
 from tests.transcript import SESSION, Transcript
+
+runner = CliRunner()
 
 
 def v2_prompt(t: Transcript, words: str, message_id: str | None = "u1", *, id: int = 9) -> int:
@@ -123,6 +130,69 @@ def test_a_finished_turn_and_a_v1_turn_are_not_unfinished() -> None:
     prompt_turn(t, "Fix the login test", ("agent_message_chunk", "Done."))
     v1_load(t, ("user_message_chunk", "Fix the login test"))
     assert report(t).sessions[0].unfinished == ()
+
+
+AGENTS_B = REAL_WORLD / "agents-2026-12b"
+
+
+def real_pair(agent: str) -> FidelityReport:
+    return fidelity(AGENTS_B / f"{agent}_v2_live.jsonl", AGENTS_B / f"{agent}_v2_reattach.jsonl")
+
+
+@pytest.mark.shared
+def test_claude_v2_replays_both_turns_with_their_ids_and_one_tool_output_changed() -> None:
+    """claude-agent-acp 0.101.0 on v2: live, two turns (prompts at lines 17 and 37, each
+    echoed as a `user_message` with the `messageId` the response repeats, ended by `idle` at
+    34 and 46); the reattach replays them at line 4 (no `replay_complete`: the window runs to
+    the response at 37) as `user_message`/`agent_message` upserts with `content: []` followed
+    by one chunk each. Six live items, six replayed, matched by id; the tool call's output
+    comes back with one more line (`3<TAB>`, the README's empty third line), so it alone is
+    changed: 5/6. The two later resumes are refused (-32002 for an unknown session at 51,
+    -32602 for the `_fromMessage` cursor at 65): no ratio, nothing missing. The prompt at 69,
+    answered -32002 after the close, is no live item."""
+    first, unknown, cursor = real_pair("claude-agent-acp-0.101.0").sessions
+    c = first.comparison
+    assert (first.request_line, first.outcome.value) == (4, "unmarked_success")
+    assert (c.live_items, c.replayed_items, c.missing, c.extra, c.reordered) == (6, 6, (), (), ())
+    assert [(ch.live.id, ch.live.line, ch.replayed.line) for ch in c.changed] == [
+        ("toolu_fake_07", 24, 17)
+    ]
+    assert c.changed[0].diff == ("+3\t",)
+    assert c.fidelity == 5 / 6
+    assert first.unfinished == ()
+    assert [(s.request_line, s.no_ratio, s.comparison.missing) for s in (unknown, cursor)] == [
+        (51, "refused: -32002", ()),
+        (65, "refused: -32602", ()),
+    ]
+    assert cursor.comparison.live_items == 8  # (the reattach's own live turn at 38 counts)
+
+
+@pytest.mark.shared
+def test_codex_v2_replays_its_history_whole() -> None:
+    """codex-acp 2.6.0 on v2: live, the prompts are echoed as `user_message_chunk`s (lines 11
+    and 29) before the response names them; each turn ends with `idle` (24, 35). The replay
+    at line 4 carries the two prompts, the thought, the tool call (completed, as it ended
+    live) and both answers as upserts with `content: []` then one chunk: all six unchanged.
+    The warning `notice` before each live turn is never history. Then -32603 (no rollout for
+    an unknown session) and -32602 (the cursor): not judged."""
+    first, unknown, cursor = real_pair("codex-acp-2.6.0").sessions
+    c = first.comparison
+    assert (c.live_items, c.replayed_items, c.missing, c.extra, c.changed) == (6, 6, (), (), ())
+    assert c.fidelity == 1.0
+    assert [(s.request_line, s.no_ratio) for s in (unknown, cursor)] == [
+        (38, "refused: -32603"),
+        (45, "refused: -32602"),
+    ]
+
+
+@pytest.mark.shared
+def test_claude_drive_on_v2_shows_the_unfinished_turn() -> None:
+    """`acptrace drive` closed the connection before the first turn's `idle`: each replay
+    holds only the user message, and the report says the live turn was unfinished."""
+    folder = AGENTS_B / "claude-agent-acp-0.101.0-drive-v2"
+    (entry,) = fidelity(folder / "00-new.jsonl", folder / "01-replay.jsonl").sessions
+    assert [(Path(p.path).name, p.line) for p in entry.unfinished] == [("00-new.jsonl", 12)]
+    assert (entry.comparison.live_items, entry.comparison.fidelity) == (1, 1.0)
 
 
 # -- 2. upserts ----------------------------------------------------------------------------------
@@ -265,6 +335,8 @@ def test_a_prompt_answered_with_an_error_is_no_live_item_whatever_came_before() 
     assert only(t).live_items == 0
 
 
+# -- 7. no replay, no ratio: see test_fidelity.py (refused, ambiguous) ---------------------------
+
 # -- 8. live history ------------------------------------------------------------------------------
 
 
@@ -294,3 +366,43 @@ def test_a_live_turn_during_a_resume_without_cursor_is_live_history() -> None:
     v1_load(t, ("user_message_chunk", "Hi"), ("agent_message_chunk", "Hello."))
     c = next(s for s in report(t).sessions if s.outcome.value == "loaded").comparison
     assert (c.live_items, c.fidelity) == (2, 1.0)
+
+
+# -- 11. --fail-under ----------------------------------------------------------------------------
+
+
+def rated_and_refused(tmp_path: Path, replayed_text: str) -> Path:
+    """A faithful (or not) replay, then a refused one."""
+    t = started()
+    said(t, "agent_message", "a1", "Looking at the fixture.")
+    replay(t, id=3)
+    said(t, "agent_message", "a1", replayed_text)
+    close_replay(t, id=3)
+    t.resume(id=4, replay={"type": "_fromMessage", "messageId": "a1"})
+    t.error(4, -32602)
+    return written(t, tmp_path / "gate.jsonl")
+
+
+def test_fail_under_judges_the_sessions_with_a_ratio_and_names_those_skipped(
+    tmp_path: Path,
+) -> None:
+    path = str(rated_and_refused(tmp_path, "Looking at the fixture."))
+    result = runner.invoke(app, ["fidelity", path, "--fail-under", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "acptrace: --fail-under 1 skips 1 session without a fidelity: line 12 (refused: -32602)"
+    ]
+    quiet = runner.invoke(app, ["fidelity", path, "--fail-under", "1", "-q"])
+    assert (quiet.exit_code, quiet.stderr) == (0, "")
+    path = str(rated_and_refused(tmp_path, "Looking at something else entirely."))
+    assert runner.invoke(app, ["fidelity", path, "--fail-under", "0.5"]).exit_code == 1
+
+
+def test_fail_under_without_any_replay_checks_nothing(tmp_path: Path) -> None:
+    t = started()
+    path = written(t, tmp_path / "no-replay.jsonl")
+    result = runner.invoke(app, ["fidelity", str(path), "--fail-under", "0.9"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "acptrace: error: --fail-under 0.9 checked nothing: no replays to compare"
+    ]

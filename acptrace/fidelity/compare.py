@@ -92,6 +92,12 @@ def compare(live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]) -> Com
     )
 
 
+def not_judged(live: Sequence[HistoryItem]) -> Comparison:
+    """The comparison of a replay that is not judged (refused, or ambiguous): the live items
+    counted, nothing replayed, nothing missing, no ratio."""
+    return Comparison(len(live), 0, (), (), (), (), None)
+
+
 def _by_identity(
     live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]
 ) -> list[tuple[int, int]]:

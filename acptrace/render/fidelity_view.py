@@ -16,7 +16,7 @@ from acptrace.fidelity import (
     HistoryItem,
     SessionFidelity,
 )
-from acptrace.model.domain import Role
+from acptrace.model.domain import Outcome, Role
 from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.summary import OUTCOME_STYLE
@@ -24,7 +24,8 @@ from acptrace.render.text import inert, short_id
 
 TITLE = "Replay fidelity"
 UNKNOWN = "—"
-"""The fidelity shown without live items (None in the JSON)."""
+"""The fidelity shown without a ratio (None in the JSON), and the counts of a replay not
+judged."""
 EXCERPT_CHARS = 60
 """A missing or extra item's text is shown up to this many characters."""
 
@@ -72,6 +73,7 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
             for m in c.reordered
         ],
         "fidelity": None if c.fidelity is None else round(c.fidelity, 4),
+        "fidelity_reason": entry.no_ratio,
     }  # fmt: skip
 
 
@@ -86,24 +88,25 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
     table = FittedTable(_columns(), title=TITLE, title_justify="left")
     for entry in report.sessions:
         c = entry.comparison
+        judged = entry.unjudged is None
+        counts = (c.replayed_items, len(c.missing), len(c.extra), len(c.changed),
+                  len(c.reordered))  # fmt: skip
+        styles = ("", "red", "yellow", "yellow", "yellow")
         table.add_row(
             str(entry.request_line),
             inert(("└ " if entry.role is Role.CHILD else "") + short_id(entry.session_id)),
             Text(_outcome(entry), OUTCOME_STYLE[entry.outcome]),
             str(c.live_items),
-            str(c.replayed_items),
-            _count(len(c.missing), "red"),
-            _count(len(c.extra), "yellow"),
-            _count(len(c.changed), "yellow"),
-            _count(len(c.reordered), "yellow"),
+            *(_count(n, style) if judged else Text(UNKNOWN, "dim")
+              for n, style in zip(counts, styles, strict=True)),
             Text(UNKNOWN if c.fidelity is None else f"{c.fidelity:.2f}", _ratio_style(c)),
-        )
+        )  # fmt: skip
     return Group(table, *(_details(entry) for entry in report.sessions if _differs(entry)))
 
 
 def _outcome(entry: SessionFidelity) -> str:
-    """The outcome, with the error code of a request answered with one (`truncated -32601`:
-    refused, nothing replayed; the ratio alone would read as a replay that lost everything)."""
+    """The outcome, with the error code of a request answered with one (`refused -32601`: the
+    ratio's dash alone would not say why)."""
     code = entry.error_code
     return entry.outcome.value if code is None else f"{entry.outcome.value} {code}"
 
@@ -111,7 +114,7 @@ def _outcome(entry: SessionFidelity) -> str:
 def _columns() -> list[Column]:
     """The table's columns; at narrow widths the counts a row's others imply go first
     (replayed, moved, live), then the outcome, the fidelity last (the line and the session name the
-    row; the outcome says why a ratio is low, a refused request's most of all)."""
+    row; the outcome says why a ratio is low or missing, a refused request's most of all)."""
     right = "right"
     return [
         Column("line", right),
@@ -128,7 +131,7 @@ def _columns() -> list[Column]:
 
 
 def _ratio_style(c: Comparison) -> str:
-    """Dim without live items (nothing was compared), green when whole, else red."""
+    """Dim without a ratio (nothing was compared), green when whole, else red."""
     return "dim" if c.fidelity is None else "green" if c.fidelity == 1 else "red"
 
 
@@ -152,10 +155,7 @@ def _details(entry: SessionFidelity) -> Group:
     if entry.first_seen is not None and c.extra:
         lines.append(Padding(Text(_before_input(entry.first_seen), "dim"), (0, 0, 0, 2)))
     if c.fidelity is None:
-        why = f"fidelity {UNKNOWN}: no live history before the request to compare with"
-        if c.replayed_items:
-            why += f" (all {c.replayed_items} replayed items are extra)"
-        lines.append(Padding(Text(why), (0, 0, 0, 2)))
+        lines.append(Padding(Text(_no_ratio(entry)), (0, 0, 0, 2)))
         return Group(*lines)
     for item in c.missing:
         lines.append(_line("missing", "red", item, [f"(live line {item.line})"]))
@@ -173,6 +173,21 @@ def _details(entry: SessionFidelity) -> Group:
         where = [f"(live #{move.live_index + 1},", f"replayed #{move.replayed_index + 1})"]
         lines.append(_line("reordered", "yellow", move.item, where))
     return Group(*lines)
+
+
+def _no_ratio(entry: SessionFidelity) -> str:
+    """Why the fidelity is `—`: the replay is not judged, or nothing live was there."""
+    if entry.unjudged is None:
+        why = "no live history before the request to compare with"
+        replayed = entry.comparison.replayed_items
+        extra = f" (all {replayed} replayed items are extra)" if replayed else ""
+        return f"fidelity {UNKNOWN}: {why}{extra}"
+    why = (
+        "an error before any update: nothing was replayed"
+        if entry.outcome is Outcome.REFUSED
+        else "it overlaps another replay of the session: no update is surely its own"
+    )
+    return f"fidelity {UNKNOWN}: not judged, {entry.unjudged} ({why})"
 
 
 def _before_input(seen: FirstSeen) -> str:
