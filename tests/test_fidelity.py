@@ -751,21 +751,42 @@ def dropped(tmp_path: Path) -> Path:
 
 
 def test_json_has_the_documented_fields(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["fidelity", str(dropped(tmp_path)), "--format", "json"])
+    path = str(dropped(tmp_path))
+    result = runner.invoke(app, ["fidelity", path, "--format", "json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert set(document) == {"sessions", "issues"}
+    assert set(document) == {"schema_version", "files", "sessions", "issues"}
+    assert (document["schema_version"], document["files"]) == (1, [path])
     (session,) = document["sessions"]
     assert set(session) == {
-        "session_id", "role", "request_line", "outcome", "error_code", "first_seen",
-        "live_items", "replayed_items", "missing", "extra", "changed", "reordered", "fidelity",
-        "fidelity_reason",
+        "session_id", "role", "path", "request_line", "outcome", "error_code", "first_seen",
+        "unfinished_turns", "live_items", "replayed_items", "missing", "extra", "changed",
+        "reordered", "fidelity", "fidelity_reason",
     }  # fmt: skip
-    assert session["missing"] == [{"kind": "tool_call", "id": "t1", "role": None, "line": 9}]
+    assert session["missing"] == [
+        {"kind": "tool_call", "id": "t1", "role": None, "path": path, "line": 9}
+    ]
     assert (session["live_items"], session["replayed_items"], session["fidelity"]) == (4, 3, 0.75)
     assert (session["outcome"], session["error_code"]) == ("complete", None)
-    assert session["fidelity_reason"] is None
+    assert (session["path"], session["fidelity_reason"]) == (path, None)
     assert session["first_seen"] is None  # (session/new: the input saw it start)
+    assert session["unfinished_turns"] == []
+
+
+def test_json_names_a_user_message_and_an_agent_message_by_role(tmp_path: Path) -> None:
+    """Both are `kind: message`; `role` tells them apart (a thought has none)."""
+    t = started()
+    said(t, "user_message", "u1", "Fix the login test")
+    said(t, "agent_message", "a1", "Looking at the fixture.")
+    said(t, "agent_thought", "th1", "Maybe the fixture.")
+    replay(t)
+    close_replay(t)
+    path = written(t, tmp_path / "nothing-replayed.jsonl")
+    document = json.loads(runner.invoke(app, ["fidelity", str(path), "-f", "json"]).stdout)
+    missing = document["sessions"][0]["missing"]
+    assert [(m["kind"], m["role"], m["id"]) for m in missing] == [
+        ("message", "user", "u1"), ("message", "agent", "a1"), ("thought", None, "th1"),
+    ]  # fmt: skip
 
 
 def test_a_request_refused_with_an_error_is_not_judged(tmp_path: Path) -> None:
@@ -990,11 +1011,14 @@ def test_codex_drops_its_live_warning_and_adds_a_tool_call_it_never_sent_live() 
 
 @pytest.mark.shared
 @pytest.mark.parametrize("name", [CLAUDE, CODEX])
-def test_golden_fidelity_of_real_agents(name: str, regen: bool) -> None:
-    """The view at 80 columns and the JSON of each prompt-then-load recording, pinned."""
-    path = AGENTS / name
-    shown = runner.invoke(app, ["fidelity", str(path), "--no-config"], env={"COLUMNS": "80"})
-    as_json = runner.invoke(app, ["fidelity", str(path), "--no-config", "-f", "json"])
+def test_golden_fidelity_of_real_agents(
+    name: str, regen: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view at 80 columns and the JSON of each prompt-then-load recording, pinned (run
+    beside the file: the paths in the JSON are as given, the same on every machine)."""
+    monkeypatch.chdir(AGENTS)
+    shown = runner.invoke(app, ["fidelity", name, "--no-config"], env={"COLUMNS": "80"})
+    as_json = runner.invoke(app, ["fidelity", name, "--no-config", "-f", "json"])
     assert (shown.exit_code, as_json.exit_code) == (0, 0), shown.output + as_json.output
     view = "\n".join(line.rstrip() for line in shown.stdout.splitlines()).strip()
     block = f"```console\n$ acptrace fidelity {name}\n{view}\n```\n\n```json\n{as_json.stdout}```\n"

@@ -1,19 +1,24 @@
 """`acptrace fidelity` after the decisions of 2026-12-07 (fidelity.md, rules.md §11): v2 turns,
 upserts, plans by id, text compared white space aside, injected user text, refused prompts, no
-ratio without a replay, live history outside every window, `--fail-under`."""
+ratio without a replay, live history outside every window, two files, `--fail-under`."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.fidelity import FidelityReport, fidelity
+from acptrace.fidelity import FidelityReport, PlaceNames, fidelity
+from tests.golden import check_block
 from tests.shared import REAL_WORLD
 from tests.test_fidelity import (
+    GOLDEN,
     close_replay,
+    dropped,
     faithful_replay,
     live_history,
     only,
@@ -100,7 +105,7 @@ def test_a_turn_the_recording_ends_inside_is_unfinished_and_its_items_count(
     tmp_path: Path,
 ) -> None:
     """The drive bug's shape: the v2 response comes at once, the connection closes before the
-    turn's `idle`. The prompt and what came count; the turn is known to be unfinished."""
+    turn's `idle`. The prompt and what came count; the report says the turn was unfinished."""
     live = started()
     prompt_line = v2_prompt(live, "Fix the login test", "u1")
     said(live, "agent_message_chunk", "a1", "Looking")
@@ -117,6 +122,16 @@ def test_a_turn_the_recording_ends_inside_is_unfinished_and_its_items_count(
     (entry,) = fidelity(live_path, replay_path).sessions
     assert [(p.path, p.line) for p in entry.unfinished] == [(str(live_path), prompt_line)]
     assert (entry.comparison.live_items, len(entry.comparison.changed)) == (2, 1)
+    document = json.loads(
+        runner.invoke(app, ["fidelity", str(live_path), str(replay_path), "-f", "json"]).stdout
+    )
+    turns = document["sessions"][0]["unfinished_turns"]
+    assert turns == [{"path": str(live_path), "line": prompt_line}]
+    shown = runner.invoke(app, ["fidelity", str(live_path), str(replay_path)]).stdout
+    assert (
+        f"turn unfinished: the recording ends inside the turn of the prompt at live.jsonl:"
+        f"{prompt_line}" in " ".join(shown.split())
+    )
 
 
 def test_a_finished_turn_and_a_v1_turn_are_not_unfinished() -> None:
@@ -193,6 +208,24 @@ def test_claude_drive_on_v2_shows_the_unfinished_turn() -> None:
     (entry,) = fidelity(folder / "00-new.jsonl", folder / "01-replay.jsonl").sessions
     assert [(Path(p.path).name, p.line) for p in entry.unfinished] == [("00-new.jsonl", 12)]
     assert (entry.comparison.live_items, entry.comparison.fidelity) == (1, 1.0)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("agent", ["claude-agent-acp-0.101.0", "codex-acp-2.6.0"])
+def test_golden_fidelity_of_real_v2_agents(
+    agent: str, regen: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view at 80 columns and the JSON of each live recording against its reattach,
+    pinned (run beside the files: the paths are as given, the same on every machine)."""
+    monkeypatch.chdir(AGENTS_B)
+    files = [f"{agent}_v2_live.jsonl", f"{agent}_v2_reattach.jsonl"]
+    shown = runner.invoke(app, ["fidelity", *files, "--no-config"], env={"COLUMNS": "80"})
+    as_json = runner.invoke(app, ["fidelity", *files, "--no-config", "-f", "json"])
+    assert (shown.exit_code, as_json.exit_code) == (0, 0), shown.output + as_json.output
+    view = "\n".join(line.rstrip() for line in shown.stdout.splitlines()).strip()
+    command = f"$ acptrace fidelity {' '.join(files)}"
+    block = f"```console\n{command}\n{view}\n```\n\n```json\n{as_json.stdout}```\n"
+    check_block(GOLDEN, f"{agent}_v2", block, regen)
 
 
 # -- 2. upserts ----------------------------------------------------------------------------------
@@ -366,6 +399,93 @@ def test_a_live_turn_during_a_resume_without_cursor_is_live_history() -> None:
     v1_load(t, ("user_message_chunk", "Hi"), ("agent_message_chunk", "Hello."))
     c = next(s for s in report(t).sessions if s.outcome.value == "loaded").comparison
     assert (c.live_items, c.fidelity) == (2, 1.0)
+
+
+# -- 9. two files --------------------------------------------------------------------------------
+
+
+def two_files(tmp_path: Path) -> tuple[Path, Path]:
+    """`live.jsonl` with the live history; `replay.jsonl` with a live turn of its own, then a
+    replay that drops the tool call of the first and the answer of the second."""
+    live = started()
+    live_history(live)
+    live.close()
+    later = Transcript()
+    later.open()
+    later.initialize()
+    v2_prompt(later, "And the logout test?", "u2", id=20)
+    said(later, "agent_message", "a3", "Also the token.")
+    idle(later)
+    replay(later)
+    said(later, "user_message", "u1", "Fix the login test")
+    said(later, "agent_message", "a1", "Looking at the fixture.")
+    said(later, "agent_message", "a2", "The token expires too early.")
+    said(later, "user_message", "u2", "And the logout test?")
+    said(later, "agent_message", "a9", "Invented.")
+    close_replay(later)
+    return written(live, tmp_path / "live.jsonl"), written(later, tmp_path / "replay.jsonl")
+
+
+def test_with_two_files_every_line_names_its_file(tmp_path: Path) -> None:
+    live, replayed = two_files(tmp_path)
+    shown = runner.invoke(app, ["fidelity", str(live), str(replayed)], env={"COLUMNS": "100"})
+    assert shown.exit_code == 0, shown.output
+    words = " ".join(shown.stdout.split())
+    assert "Replay fidelity of the replays in replay.jsonl" in words
+    assert "(request at replay.jsonl:8, complete)" in words
+    assert "missing tool_call t1 (live at live.jsonl:9)" in words
+    assert "missing agent message a3 (live at replay.jsonl:6)" in words
+    assert "extra agent message a9 (replayed at replay.jsonl:13)" in words
+    assert " line " not in words.split("complete)", 1)[1]  # (no line without its file)
+    document = json.loads(
+        runner.invoke(app, ["fidelity", str(live), str(replayed), "-f", "json"]).stdout
+    )
+    assert document["files"] == [str(live), str(replayed)]
+    (session,) = document["sessions"]
+    assert (session["path"], session["request_line"]) == (str(replayed), 8)
+    assert [(m["id"], m["path"], m["line"]) for m in session["missing"]] == [
+        ("t1", str(live), 9),
+        ("a3", str(replayed), 6),
+    ]
+    assert [(e["id"], e["path"], e["line"]) for e in session["extra"]] == [
+        ("a9", str(replayed), 13)
+    ]
+
+
+def test_one_file_keeps_plain_line_numbers_and_two_alike_names_keep_their_paths() -> None:
+    assert PlaceNames.of(["a.jsonl"]).at("a.jsonl", 7, "live") == "live line 7"
+    two = PlaceNames.of(["x/a.jsonl", "y/b.jsonl"])
+    assert (two.at("x/a.jsonl", 7, "live"), two.at("y/b.jsonl", 3)) == (
+        "live at a.jsonl:7", "b.jsonl:3",
+    )  # fmt: skip
+    alike = PlaceNames.of(["x/run.jsonl", "y/run.jsonl"])
+    assert alike.at("y/run.jsonl", 3) == "y/run.jsonl:3"
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 70, 80, 120])
+def test_two_file_details_fit_and_never_part_a_file_from_its_line(
+    tmp_path: Path, width: int
+) -> None:
+    live, replayed = two_files(tmp_path)
+    shown = runner.invoke(app, ["fidelity", str(live), str(replayed)], env={"COLUMNS": str(width)})
+    details = shown.stdout.split("sess_1  (", 1)[1].splitlines()
+    for line in details:
+        assert len(line) <= width, line
+        assert not re.search(r"\.jsonl:?$|^\s*:?\d", line), line  # (FILE:LINE kept whole)
+        wrapped = line is not details[0] and line and not line.startswith("  ")
+        assert not wrapped or line.endswith(("at", ",")), line
+    assert "live.jsonl:9)" in shown.stdout
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_one_file_details_never_part_a_line_number_from_line(tmp_path: Path, width: int) -> None:
+    path = str(dropped(tmp_path))
+    shown = runner.invoke(app, ["fidelity", path], env={"COLUMNS": str(width)}).stdout
+    details = shown.split("sess_1  (", 1)[1].splitlines()
+    assert "(request at line 15," in shown
+    for line in details:
+        assert len(line) <= width, line
+        assert not re.search(r"\bline$|^\s*\d+[),]", line), line
 
 
 # -- 11. --fail-under ----------------------------------------------------------------------------

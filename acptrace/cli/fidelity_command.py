@@ -29,7 +29,7 @@ from acptrace.cli.settings import (
     NoConfigOption,
     policy_from,
 )
-from acptrace.fidelity import FidelityReport, fidelity
+from acptrace.fidelity import FidelityReport, PlaceNames, fidelity
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.render.text import plural
 
@@ -137,7 +137,9 @@ def _gate(report: FidelityReport, ratio: float, quiet: bool) -> None:
         print_error(f"--fail-under {ratio:g} checked nothing: {none}")
         raise typer.Exit(EXIT_ERROR)
     if skipped and not quiet:
-        named = ", ".join(f"line {entry.request_line} ({entry.no_ratio})" for entry in skipped)
+        lines = PlaceNames.of(report.paths)
+        named = ", ".join(f"{lines.at(entry.path, entry.request_line)} ({entry.no_ratio})"
+                          for entry in skipped)  # fmt: skip
         print_note(f"--fail-under {ratio:g} skips {plural(len(skipped), 'session')} without "
                    f"a fidelity: {named}")  # fmt: skip
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from acptrace.fidelity.compare import Change, Comparison, Move, compare, not_judged
 from acptrace.fidelity.items import HistoryItem, ItemKind
-from acptrace.fidelity.places import Place
+from acptrace.fidelity.places import Place, PlaceNames
 from acptrace.fidelity.replays import FirstSeen, LiveBook, Replay, scan
 from acptrace.model.domain import Issue, Outcome, ResumeRow, Role
 from acptrace.model.options import Options
@@ -84,6 +84,8 @@ class FidelityReport:
     """One entry per replayed session."""
     issues: tuple[InputIssue, ...]
     """Input problems of the files read (lines that were skipped)."""
+    paths: tuple[str, ...] = ()
+    """The files compared, as named (`label`): the one, or the live then the replayed."""
 
     def rated(self) -> tuple[SessionFidelity, ...]:
         """The sessions that have a ratio (what `--fail-under` judges)."""
@@ -115,11 +117,12 @@ def fidelity(
     options = options or Options()
     book = LiveBook(options)
     issues: list[InputIssue] = []
-    for source in (live,) if replayed is None else (live, replayed):
+    sources = (live,) if replayed is None else (live, replayed)
+    for source in sources:
         replays, found = scan(source, options, book, require_transcripts)
         issues += [InputIssue(label(source), issue) for issue in found]
     sessions = tuple(_judged(r) for r in replays)
-    return FidelityReport(sessions, tuple(issues))
+    return FidelityReport(sessions, tuple(issues), tuple(label(s) for s in sources))
 
 
 def _judged(replay: Replay) -> SessionFidelity:
@@ -161,6 +164,7 @@ __all__ = [
     "ItemKind",
     "Move",
     "Place",
+    "PlaceNames",
     "SessionFidelity",
     "fidelity",
 ]
