@@ -599,7 +599,7 @@ def test_a_long_history_changed_throughout_pairs_each_item_with_its_own() -> Non
         prompt_turn(t, f"Question {n}", ("agent_message_chunk", answer))
     t.request("session/load", {"sessionId": SESSION, "cwd": "/", "mcpServers": []}, id=50)
     for n, answer in enumerate(answers):
-        said(t, "user_message_chunk", None, f"Question {n}?")
+        said(t, "user_message_chunk", None, f"Question number {n}")  # (the prompt not whole)
         said(t, "agent_message_chunk", None, answer + " (replayed)")
     t.result(50, None)
     c = only(t)
@@ -751,26 +751,48 @@ def dropped(tmp_path: Path) -> Path:
 
 
 def test_json_has_the_documented_fields(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["fidelity", str(dropped(tmp_path)), "--format", "json"])
+    path = str(dropped(tmp_path))
+    result = runner.invoke(app, ["fidelity", path, "--format", "json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert set(document) == {"sessions", "issues"}
+    assert set(document) == {"schema_version", "files", "sessions", "issues"}
+    assert (document["schema_version"], document["files"]) == (1, [path])
     (session,) = document["sessions"]
     assert set(session) == {
-        "session_id", "role", "request_line", "outcome", "error_code", "first_seen",
-        "live_items", "replayed_items", "missing", "extra", "changed", "reordered", "fidelity",
+        "session_id", "role", "path", "request_line", "outcome", "error_code", "first_seen",
+        "unfinished_turns", "live_items", "replayed_items", "missing", "extra", "changed",
+        "reordered", "fidelity", "fidelity_reason",
     }  # fmt: skip
-    assert session["missing"] == [{"kind": "tool_call", "id": "t1", "role": None, "line": 9}]
+    assert session["missing"] == [
+        {"kind": "tool_call", "id": "t1", "role": None, "path": path, "line": 9}
+    ]
     assert (session["live_items"], session["replayed_items"], session["fidelity"]) == (4, 3, 0.75)
     assert (session["outcome"], session["error_code"]) == ("complete", None)
+    assert (session["path"], session["fidelity_reason"]) == (path, None)
     assert session["first_seen"] is None  # (session/new: the input saw it start)
+    assert session["unfinished_turns"] == []
 
 
-def test_a_request_refused_with_an_error_shows_its_code_beside_its_outcome(
-    tmp_path: Path,
-) -> None:
-    """An Agent without session/load refuses it (-32601) and replays nothing: the row says so
-    in its outcome, kept at 80 columns, not only with a ratio of 0.00."""
+def test_json_names_a_user_message_and_an_agent_message_by_role(tmp_path: Path) -> None:
+    """Both are `kind: message`; `role` tells them apart (a thought has none)."""
+    t = started()
+    said(t, "user_message", "u1", "Fix the login test")
+    said(t, "agent_message", "a1", "Looking at the fixture.")
+    said(t, "agent_thought", "th1", "Maybe the fixture.")
+    replay(t)
+    close_replay(t)
+    path = written(t, tmp_path / "nothing-replayed.jsonl")
+    document = json.loads(runner.invoke(app, ["fidelity", str(path), "-f", "json"]).stdout)
+    missing = document["sessions"][0]["missing"]
+    assert [(m["kind"], m["role"], m["id"]) for m in missing] == [
+        ("message", "user", "u1"), ("message", "agent", "a1"), ("thought", None, "th1"),
+    ]  # fmt: skip
+
+
+def test_a_request_refused_with_an_error_is_not_judged(tmp_path: Path) -> None:
+    """An Agent without session/load refuses it (-32601) and replays nothing: no ratio (not
+    0.00), the error as the reason, nothing listed as missing; the row says so in its outcome,
+    kept at 80 columns."""
     t = started()
     live_history(t)
     replay(t)
@@ -779,13 +801,39 @@ def test_a_request_refused_with_an_error_shows_its_code_beside_its_outcome(
     document = json.loads(runner.invoke(app, ["fidelity", str(path), "-f", "json"]).stdout)
     (session,) = document["sessions"]
     assert (session["outcome"], session["error_code"], session["fidelity"]) == (
-        "refused",
-        -32601,
-        0.0,
-    )
+        "refused", -32601, None,
+    )  # fmt: skip
+    assert session["fidelity_reason"] == "refused: -32601"
+    assert (session["live_items"], session["replayed_items"], session["missing"]) == (4, 0, [])
     shown = runner.invoke(app, ["fidelity", str(path)], env={"COLUMNS": "80"}).stdout
-    assert "refused -32601" in shown.split("Left out")[0]  # (in the table)
-    assert "refused -32601)" in shown.split("Left out")[1]  # (and above its missing items)
+    table, details = shown.split("Left out") if "Left out" in shown else shown.split("\n\n", 1)
+    assert "refused -32601" in table
+    row = next(line for line in table.splitlines() if "refused" in line)
+    assert row.split()[-1] == "—"
+    assert "refused -32601)" in details
+    assert "not judged, refused: -32601 (an error before any update" in " ".join(details.split())
+    assert "missing" not in details
+
+
+def test_overlapping_replays_are_ambiguous_and_not_judged() -> None:
+    """Two replaying resumes of one session pending together: no update can be given to
+    either (rules.md §11), so neither is compared."""
+    t = started()
+    live_history(t)
+    replay(t, id=3)
+    replay(t, id=4)
+    faithful_replay(t)
+    t.marker()
+    t.result(3)
+    t.result(4)
+    sessions = report(t).sessions
+    assert [s.outcome.value for s in sessions] == ["ambiguous", "ambiguous"]
+    for entry in sessions:
+        c = entry.comparison
+        assert (entry.unjudged, entry.no_ratio, c.fidelity) == ("ambiguous", "ambiguous", None)
+        assert (c.live_items, c.replayed_items, c.missing, c.extra, c.changed) == (
+            4, 0, (), (), (),
+        )  # fmt: skip
 
 
 def test_fail_under_exits_1_below_the_ratio_and_0_at_or_above(tmp_path: Path) -> None:
@@ -804,16 +852,26 @@ def no_live_history(tmp_path: Path) -> Path:
     return written(t, tmp_path / "unknown.jsonl")
 
 
-def test_an_unknown_ratio_is_null_a_dash_and_below_any_fail_under(tmp_path: Path) -> None:
-    """Nothing shows that a replay without live history reaches the ratio asked for."""
+def test_an_unknown_ratio_is_null_and_a_dash_and_fail_under_has_nothing_to_judge(
+    tmp_path: Path,
+) -> None:
+    """Without live history there is no ratio: `--fail-under` skips the session, and with no
+    session that has one, it checked nothing: exit 2, one line on stderr."""
     path = str(no_live_history(tmp_path))
     document = json.loads(runner.invoke(app, ["fidelity", path, "-f", "json"]).stdout)
     assert document["sessions"][0]["fidelity"] is None
+    assert document["sessions"][0]["fidelity_reason"] == "no live history"
     shown = runner.invoke(app, ["fidelity", path], env={"COLUMNS": "80"})
     assert shown.exit_code == 0
     assert any(line.split()[-1:] == ["—"] for line in shown.stdout.splitlines())
     assert "fidelity —: no live history before the request" in shown.stdout
-    assert runner.invoke(app, ["fidelity", path, "--fail-under", "0"]).exit_code == 1
+    gated = runner.invoke(app, ["fidelity", path, "--fail-under", "0"])
+    assert gated.exit_code == 2
+    assert gated.stderr.splitlines() == [
+        "acptrace: error: --fail-under 0 checked nothing: none of 1 replayed session has a "
+        "fidelity (no live history)"
+    ]
+    assert "Replay fidelity" in gated.stdout  # (the comparison is shown all the same)
 
 
 def test_fail_on_reorder_exits_1_only_when_an_item_moved(tmp_path: Path) -> None:
@@ -953,11 +1011,14 @@ def test_codex_drops_its_live_warning_and_adds_a_tool_call_it_never_sent_live() 
 
 @pytest.mark.shared
 @pytest.mark.parametrize("name", [CLAUDE, CODEX])
-def test_golden_fidelity_of_real_agents(name: str, regen: bool) -> None:
-    """The view at 80 columns and the JSON of each prompt-then-load recording, pinned."""
-    path = AGENTS / name
-    shown = runner.invoke(app, ["fidelity", str(path), "--no-config"], env={"COLUMNS": "80"})
-    as_json = runner.invoke(app, ["fidelity", str(path), "--no-config", "-f", "json"])
+def test_golden_fidelity_of_real_agents(
+    name: str, regen: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view at 80 columns and the JSON of each prompt-then-load recording, pinned (run
+    beside the file: the paths in the JSON are as given, the same on every machine)."""
+    monkeypatch.chdir(AGENTS)
+    shown = runner.invoke(app, ["fidelity", name, "--no-config"], env={"COLUMNS": "80"})
+    as_json = runner.invoke(app, ["fidelity", name, "--no-config", "-f", "json"])
     assert (shown.exit_code, as_json.exit_code) == (0, 0), shown.output + as_json.output
     view = "\n".join(line.rstrip() for line in shown.stdout.splitlines()).strip()
     block = f"```console\n$ acptrace fidelity {name}\n{view}\n```\n\n```json\n{as_json.stdout}```\n"
@@ -980,8 +1041,9 @@ def test_every_recording_of_real_agents_is_compared_without_error() -> None:
         assert result.exit_code == 0, (argv, result.output)
         assert result.exception is None or isinstance(result.exception, SystemExit)
         for session in json.loads(result.stdout)["sessions"]:
-            ratio = session["fidelity"]
-            assert (ratio is None) == (session["live_items"] == 0), argv
+            unjudged = session["outcome"] in ("refused", "ambiguous")
+            assert (session["fidelity"] is None) == (unjudged or session["live_items"] == 0), argv
+            assert (session["fidelity"] is None) == (session["fidelity_reason"] is not None)
 
 
 def picked_up(tmp_path: Path) -> Path:

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, fail, print_error, rich_bytes
+from acptrace.cli.common import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    fail,
+    print_error,
+    print_note,
+    rich_bytes,
+)
 from acptrace.cli.options import FORMAT, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
@@ -21,7 +29,7 @@ from acptrace.cli.settings import (
     NoConfigOption,
     policy_from,
 )
-from acptrace.fidelity import FidelityReport, fidelity
+from acptrace.fidelity import FidelityReport, PlaceNames, fidelity
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.render.text import plural
 
@@ -64,8 +72,9 @@ def fidelity_command(
             min=0.0,
             max=1.0,
             metavar="RATIO",
-            help="Exit 1 when a replayed session's fidelity is below this ratio (0 to 1), or "
-            "unknown (no live history to compare).",
+            help="Exit 1 when a replayed session's fidelity is below this ratio (0 to 1). "
+            "Sessions without a ratio (not judged, no live history) are skipped, and named on "
+            "stderr; exit 2 when no session has one.",
         ),
     ] = None,
     fail_on_reorder: Annotated[
@@ -89,8 +98,9 @@ def fidelity_command(
     Each replayed session's history against the history as first sent live.
 
     Per session: items live and replayed, missing, extra, changed (with a short diff),
-    reordered, and the fidelity ratio (unknown, `—`, without live history). The result goes to
-    stdout, or to the file -o names.
+    reordered, and the fidelity ratio (`—`, with the reason, for a replay that was refused or
+    is ambiguous, and without live history). The result goes to stdout, or to the file -o
+    names.
     """
     check_output(output)
     options = policy_from(ctx).options
@@ -106,13 +116,36 @@ def fidelity_command(
     if not quiet:
         _warn_issues(report)
     write_output(_render(report, output_format, output), output)
+    if fail_under is not None:
+        _gate(report, fail_under, quiet)
     below = fail_under is not None and bool(report.below(fail_under))
     moved = fail_on_reorder and bool(report.reordered())
     raise typer.Exit(EXIT_FINDINGS if below or moved else EXIT_OK)
 
 
+def _gate(report: FidelityReport, ratio: float, quiet: bool) -> None:
+    """`--fail-under` judges the sessions with a ratio: those without one are named on stderr
+    (unless `quiet`), and with none at all there is nothing to judge: exit 2, one line."""
+    skipped = [entry for entry in report.sessions if entry.no_ratio is not None]
+    if not report.rated():
+        reasons = ", ".join(sorted({entry.no_ratio or "" for entry in skipped}))
+        none = (
+            f"none of {plural(len(skipped), 'replayed session')} has a fidelity ({reasons})"
+            if skipped
+            else "no replays to compare"
+        )
+        print_error(f"--fail-under {ratio:g} checked nothing: {none}")
+        raise typer.Exit(EXIT_ERROR)
+    if skipped and not quiet:
+        lines = PlaceNames.of(report.paths)
+        named = ", ".join(f"{lines.at(entry.path, entry.request_line)} ({entry.no_ratio})"
+                          for entry in skipped)  # fmt: skip
+        print_note(f"--fail-under {ratio:g} skips {plural(len(skipped), 'session')} without "
+                   f"a fidelity: {named}")  # fmt: skip
+
+
 def _render(report: FidelityReport, output_format: FidelityFormat, output: str | None) -> bytes:
-    from acptrace.render import fidelity_view
+    from acptrace.render import fidelity_view  # (rich, only where it is drawn)
 
     match output_format:
         case FidelityFormat.JSON:

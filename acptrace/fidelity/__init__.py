@@ -2,18 +2,20 @@
 
 `fidelity(live)` compares, for each replay in one transcript, the session's live history before
 the request with what the replay carried before its marker; `fidelity(live, replayed)` takes
-the live history from one recording and the replays from a later one. docs/fidelity.md has the
-matching rules.
+the live history from one recording and the replays from a later one. A replay that replayed
+nothing (`refused`) or cannot be told from another (`ambiguous`) is not judged. docs/fidelity.md
+has the matching rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acptrace.fidelity.compare import Change, Comparison, Move, compare
+from acptrace.fidelity.compare import Change, Comparison, Move, compare, not_judged
 from acptrace.fidelity.items import HistoryItem, ItemKind
-from acptrace.fidelity.replays import FirstSeen, LiveBook, scan
-from acptrace.model.domain import Issue, Outcome, Role
+from acptrace.fidelity.places import Place, PlaceNames
+from acptrace.fidelity.replays import FirstSeen, LiveBook, Replay, scan
+from acptrace.model.domain import Issue, Outcome, ResumeRow, Role
 from acptrace.model.options import Options
 from acptrace.pipeline.analysis import TranscriptInput, label
 
@@ -28,8 +30,10 @@ class SessionFidelity:
     """The replayed session (the requested one or an announced child)."""
     role: Role
     """`requested` or `child`."""
+    path: str
+    """The file of the replay (the replayed file, with two)."""
     request_line: int
-    """The line of the replaying request (in the replayed file)."""
+    """The line of the replaying request in it."""
     outcome: Outcome
     """The replay's outcome class (a truncated replay is compared all the same)."""
     error_code: int | None
@@ -41,6 +45,25 @@ class SessionFidelity:
     """Where the input first names a session whose start it did not see (picked up with a
     `session/resume`, say): its history before that is not in the input, so an item replayed
     from it counts as extra. None: the input saw the session start."""
+    unfinished: tuple[Place, ...] = ()
+    """The prompts of the live turns the recording ended inside (before the turn's `idle` on
+    v2, its response on v1): their items count, as far as they went."""
+    unjudged: str | None = None
+    """Why the replay is not judged (`refused: -32602`, `ambiguous`): it has no ratio and
+    lists nothing as missing. None: it is compared."""
+
+    @property
+    def no_ratio(self) -> str | None:
+        """Why the fidelity is None (not judged, or no live history); None when it is a ratio."""
+        if self.comparison.fidelity is not None:
+            return None
+        return self.unjudged or NO_LIVE_HISTORY
+
+
+NO_LIVE_HISTORY = "no live history"
+"""Why a compared replay has no ratio: the input holds no live item of its session."""
+AMBIGUOUS = "ambiguous"
+"""Why a replay that overlaps another of its session is not judged."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,15 +84,16 @@ class FidelityReport:
     """One entry per replayed session."""
     issues: tuple[InputIssue, ...]
     """Input problems of the files read (lines that were skipped)."""
+    paths: tuple[str, ...] = ()
+    """The files compared, as named (`label`): the one, or the live then the replayed."""
+
+    def rated(self) -> tuple[SessionFidelity, ...]:
+        """The sessions that have a ratio (what `--fail-under` judges)."""
+        return tuple(s for s in self.sessions if s.comparison.fidelity is not None)
 
     def below(self, ratio: float) -> tuple[SessionFidelity, ...]:
-        """The sessions whose fidelity is below `ratio`, or unknown (without live items nothing
-        shows that the replay reaches it)."""
-        return tuple(
-            s
-            for s in self.sessions
-            if s.comparison.fidelity is None or s.comparison.fidelity < ratio
-        )
+        """The sessions whose fidelity is below `ratio` (those without one are not judged)."""
+        return tuple(s for s in self.rated() if (s.comparison.fidelity or 0.0) < ratio)
 
     def reordered(self) -> tuple[SessionFidelity, ...]:
         """The sessions whose replay moved an item out of the live order."""
@@ -93,25 +117,44 @@ def fidelity(
     options = options or Options()
     book = LiveBook(options)
     issues: list[InputIssue] = []
-    for source in (live,) if replayed is None else (live, replayed):
+    sources = (live,) if replayed is None else (live, replayed)
+    for source in sources:
         replays, found = scan(source, options, book, require_transcripts)
         issues += [InputIssue(label(source), issue) for issue in found]
-    sessions = tuple(
-        SessionFidelity(
-            r.row.session_id,
-            r.row.role,
-            r.row.request_line,
-            r.row.outcome,
-            r.row.error_code,
-            compare(r.live, r.replayed),
-            r.first_seen,
-        )
-        for r in replays
+    sessions = tuple(_judged(r) for r in replays)
+    return FidelityReport(sessions, tuple(issues), tuple(label(s) for s in sources))
+
+
+def _judged(replay: Replay) -> SessionFidelity:
+    """One replay compared with its live history, unless it is not to be judged."""
+    row = replay.row
+    why = unjudged(row)
+    return SessionFidelity(
+        row.session_id,
+        row.role,
+        replay.path,
+        row.request_line,
+        row.outcome,
+        row.error_code,
+        not_judged(replay.live) if why else compare(replay.live, replay.replayed),
+        replay.first_seen,
+        replay.unfinished,
+        why,
     )
-    return FidelityReport(sessions, tuple(issues))
+
+
+def unjudged(row: ResumeRow) -> str | None:
+    """Why a replay is not judged: refused (an error before any update: nothing replayed,
+    `refused: -32602`), or ambiguous (it overlaps another replay of its session); None: it is
+    judged."""
+    if row.outcome is Outcome.REFUSED:
+        return "refused" if row.error_code is None else f"refused: {row.error_code}"
+    return AMBIGUOUS if row.outcome is Outcome.AMBIGUOUS else None
 
 
 __all__ = [
+    "AMBIGUOUS",
+    "NO_LIVE_HISTORY",
     "Change",
     "Comparison",
     "FidelityReport",
@@ -120,6 +163,8 @@ __all__ = [
     "InputIssue",
     "ItemKind",
     "Move",
+    "Place",
+    "PlaceNames",
     "SessionFidelity",
     "fidelity",
 ]

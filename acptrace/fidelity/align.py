@@ -15,7 +15,8 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from difflib import SequenceMatcher
 
-from acptrace.fidelity.items import HistoryItem, ItemKind, normalised
+from acptrace.fidelity.items import HistoryItem, ItemKind
+from acptrace.fidelity.texts import normalised
 
 MIN_SIMILARITY = 0.5
 """Left-over items pair as one changed item only when their texts are at least this similar

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from acptrace.fidelity.align import align
-from acptrace.fidelity.items import HistoryItem, normalised
+from acptrace.fidelity.items import HistoryItem
 from acptrace.fidelity.prompts import cut_user_runs
+from acptrace.fidelity.texts import normalised
 
 DIFF_LINES = 6
 """At most this many lines of a changed item's diff are kept."""
@@ -89,6 +90,12 @@ def compare(live: Sequence[HistoryItem], replayed: Sequence[HistoryItem]) -> Com
         reordered=_moves(pairs, replayed),
         fidelity=unchanged / len(live) if live else None,
     )
+
+
+def not_judged(live: Sequence[HistoryItem]) -> Comparison:
+    """The comparison of a replay that is not judged (refused, or ambiguous): the live items
+    counted, nothing replayed, nothing missing, no ratio."""
+    return Comparison(len(live), 0, (), (), (), (), None)
 
 
 def _by_identity(

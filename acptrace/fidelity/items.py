@@ -1,11 +1,13 @@
 """History items: what a Client would store of a session, folded from its `session/update`s.
 
 A message is its `messageId` and the text of its content (chunks appended, an upsert's
-`content` replacing it), a tool call its `toolCallId`, title, last status and content, a plan
-its entries, a child the `sessionId` a `subagent_update` announces and its title. Where chunks
-carry no `messageId` (ACP v1), the chunks of one kind inside one turn, uninterrupted by another
-item, are one item, and two turns never merge (docs/fidelity.md). Only the items are kept,
-never the updates they came from.
+`content` replacing it, in the order received), a tool call its `toolCallId`, title, last status
+and content, a plan the last content of its `planId` (v1: the last plan of a turn), a child the
+`sessionId` a `subagent_update` announces and its title. Where chunks carry no `messageId` (ACP
+v1), the chunks of one kind inside one turn, uninterrupted by another item, are one item, and
+two turns never merge (docs/fidelity.md). Live, a turn starts with a `session/prompt`; where it
+ends (the prompt's response on v1, the next `state_update` `idle` on v2) the caller says. Only
+the items are kept, never the updates they came from.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from acptrace.fidelity.places import Place
+from acptrace.fidelity.texts import block_text, plan_parts
 from acptrace.model.tags import ANNOUNCE_TAG, TagClass, TagPolicy
 
 
@@ -92,6 +96,8 @@ class HistoryItem:
     """What is compared: the content's text, and for a tool call its title and status."""
     line: int
     """The line of its first update."""
+    path: str
+    """The file that line is in."""
     parts: tuple[str, ...] = ()
     """A message's pieces as they came (a prompt's blocks, a run's chunks), for cutting a
     replayed user run around the live prompts it holds."""
@@ -115,11 +121,15 @@ class _Draft:
     turn: int
     """The turn it was made in (unkeyed chunks continue an item of their own turn only)."""
     line: int
+    path: str
     parts: list[str] = field(default_factory=list)
     """Message and thought text, tool-call content, a plan's entries."""
     part_lines: list[int] = field(default_factory=list)
     fields: dict[str, str] = field(default_factory=dict)
     """A tool call's title and status, a child's title."""
+    stand_in: bool = False
+    """A live prompt's text as the Client sent it, until the Agent's echo of the message (v2)
+    gives its own: the echo's first content replaces it, a chunk included."""
 
     def text(self) -> str:
         heading = [f"{name}: {value}" for name, value in self.fields.items()]
@@ -129,6 +139,18 @@ class _Draft:
     def empty(self) -> bool:
         """A message or thought with no text: nothing a Client could show."""
         return self.kind in (ItemKind.MESSAGE, ItemKind.THOUGHT) and not self.text().strip()
+
+
+@dataclass(slots=True)
+class _Turn:
+    """A live turn: its prompt, and whether the recording ended inside it."""
+
+    place: Place
+    """The `session/prompt` request."""
+    unfinished: bool = False
+    """The connection ended before the turn did."""
+    refused: bool = False
+    """The prompt was answered with an error: it inserted nothing, so there was no turn."""
 
 
 @dataclass(slots=True)
@@ -146,70 +168,116 @@ class Collector:
     _last: _Draft | None = None
     """The item the previous update went to (unkeyed chunks continue it)."""
     _prompt: _Draft | None = None
-    """The live prompt of the current turn (the Agent's echo of it names it)."""
+    """The live prompt of the open turn (the Agent's echo of it names it)."""
+    _turns: list[_Turn] = field(default_factory=list)
+    """Every live turn so far, in order."""
+    _open: _Turn | None = None
+    """The live turn not yet ended."""
+    _unanswered: dict[int, tuple[_Draft, _Turn]] = field(default_factory=dict)
+    """The prompts waiting for their response, by the request's line."""
 
-    def prompt(self, blocks: Sequence[Any], line: int) -> None:
-        """A `session/prompt` request: a new turn whose user message is its `prompt`."""
+    def prompt(self, blocks: Sequence[Any], place: Place) -> None:
+        """A `session/prompt` request: a new turn whose user message is its `prompt` (until
+        the Agent's echo of the message says otherwise)."""
         self.end_turn()
-        draft = self._new(ItemKind.MESSAGE, USER, None, line)
+        draft = self._new(ItemKind.MESSAGE, USER, None, place)
+        draft.stand_in = True
         for block in blocks:
             draft.parts.append(block_text(block))
-            draft.part_lines.append(line)
+            draft.part_lines.append(place.line)
         self._prompt = draft
+        self._open = _Turn(place)
+        self._turns.append(self._open)
+        self._unanswered[place.line] = (draft, self._open)
 
-    def end_turn(self, refused: bool = False) -> None:
-        """A turn ends (a prompt's response): later chunks never continue its items. A prompt
-        `refused` (an error response) before anything of its turn was sent never became
-        history: its user message goes."""
-        prompt = self._prompt
-        if refused and prompt is not None and self._drafts and self._drafts[-1] is prompt:
-            self._remove(prompt)
-        self._turn += 1
-        self._last = None
-        self._prompt = None
+    def answered(self, request_line: int, *, refused: bool, message_id: str | None) -> None:
+        """The response to the prompt at `request_line`: an error inserted nothing, so its
+        user message goes and its turn never was; a v2 result's `messageId` names it."""
+        found = self._unanswered.pop(request_line, None)
+        if found is None:
+            return
+        draft, turn = found
+        if refused:
+            turn.refused = True
+            if draft in self._drafts:
+                self._remove(draft)
+            if turn is self._open:
+                self._open = self._prompt = None
+                self._next_turn()
+        elif message_id is not None:
+            self._name(draft, message_id)
 
-    def add(self, tag: str, update: Mapping[str, Any], line: int) -> None:
+    def end_turn(self) -> None:
+        """The open live turn ends (v1: the prompt's response; v2: `state_update` `idle`):
+        later chunks never continue its items."""
+        self._open = self._prompt = None
+        self._next_turn()
+
+    def end_connection(self) -> None:
+        """The recording ends: a turn still open is unfinished (its items count all the same)."""
+        if self._open is not None:
+            self._open.unfinished = True
+        self.end_turn()
+        self._unanswered.clear()
+
+    @property
+    def turn_open(self) -> bool:
+        """A live turn has started and not ended."""
+        return self._open is not None
+
+    @property
+    def turns_so_far(self) -> int:
+        """How many live turns have started (a mark for `unfinished_turns`)."""
+        return len(self._turns)
+
+    def unfinished_turns(self, first: int) -> tuple[Place, ...]:
+        """The prompts of the first `first` turns that the recording ended inside."""
+        return tuple(t.place for t in self._turns[:first] if t.unfinished and not t.refused)
+
+    def add(self, tag: str, update: Mapping[str, Any], place: Place) -> None:
         """Fold one `session/update`'s `update` object (tags that make no item are skipped)."""
         known = TAG_ITEMS.get(tag)
         if known is None or self.policy.classify(tag) is TagClass.LIVE:
             return
         kind, role, fold = known
         id = _id_of(kind, update)
-        if role == USER and self._prompt is not None:
-            self._echo(id, fold, update)
-            return
         if fold is Fold.REMOVE:
             self._remove(self._find(kind, role, fold, id))
             return
-        draft = self._find(kind, role, fold, id)
+        draft = self._echoed(role, id) or self._find(kind, role, fold, id)
         if draft is None:
-            if role == USER:
-                self.end_turn()  # a user message starts a turn (a replay's turns)
-            draft = self._new(kind, role, id, line)
+            if role == USER and self._prompt is None:
+                self._next_turn()  # a user message starts a turn (a replay's turns)
+            draft = self._new(kind, role, id, place)
         self._last = draft
-        _fold(kind, fold, update, draft, line)
+        _fold(kind, fold, update, draft, place.line)
 
     def items(self) -> tuple[HistoryItem, ...]:
         """The items so far, in the order of their first update (empty messages left out)."""
         return numbered(
-            HistoryItem(d.kind, d.role, d.id or "", d.id is not None, d.text(), d.line,
+            HistoryItem(d.kind, d.role, d.id or "", d.id is not None, d.text(), d.line, d.path,
                         tuple(d.parts), tuple(d.part_lines))
             for d in self._drafts
             if not d.empty()
         )  # fmt: skip
 
-    def _echo(self, id: str | None, fold: Fold, update: Mapping[str, Any]) -> None:
-        """The Agent's live echo of the turn's prompt names it (v2 `user_message` with a
-        `messageId`); the content of an upsert of that id replaces the prompt's, a chunk adds
-        nothing."""
+    def _echoed(self, role: str | None, id: str | None) -> _Draft | None:
+        """The open turn's prompt, when a user message update is the Agent's echo of it: one
+        without a `messageId`, or with the prompt's (the first id seen names the prompt)."""
         prompt = self._prompt
-        if prompt is None:
-            return
+        if role != USER or prompt is None or (id is not None and prompt.id not in (None, id)):
+            return None
         if id is not None and prompt.id is None:
-            prompt.id = id
-            self._by_id[(prompt.kind, prompt.role, id)] = prompt
-        if fold is Fold.REPLACE and "content" in update and id == prompt.id:
-            _fold_content(fold, update, prompt, prompt.line)
+            self._name(prompt, id)
+        return prompt
+
+    def _name(self, draft: _Draft, id: str) -> None:
+        """Give an item the id the protocol gives it (a v2 prompt's, from its echo or its
+        response: the response's wins)."""
+        if draft.id is not None:
+            self._by_id.pop((draft.kind, draft.role, draft.id), None)
+        draft.id = id
+        self._by_id[(draft.kind, draft.role, id)] = draft
 
     def _find(self, kind: ItemKind, role: str | None, fold: Fold, id: str | None) -> _Draft | None:
         """The item an update goes to, or None for a new one."""
@@ -224,12 +292,17 @@ class Collector:
         same = (last.kind, last.role, last.turn) == (kind, role, self._turn)
         return last if same else None
 
-    def _new(self, kind: ItemKind, role: str | None, id: str | None, line: int) -> _Draft:
-        draft = _Draft(kind, role, id, self._turn, line)
+    def _new(self, kind: ItemKind, role: str | None, id: str | None, place: Place) -> _Draft:
+        draft = _Draft(kind, role, id, self._turn, place.line, place.path)
         self._drafts.append(draft)
         if id is not None:
             self._by_id[(kind, role, id)] = draft
         return draft
+
+    def _next_turn(self) -> None:
+        """Later unkeyed chunks start new items."""
+        self._turn += 1
+        self._last = None
 
     def _remove(self, draft: _Draft | None) -> None:
         if draft is not None:
@@ -270,51 +343,27 @@ def _fold(kind: ItemKind, fold: Fold, update: Mapping[str, Any], draft: _Draft, 
                     draft.fields[name] = update[name]
             _fold_content(fold, update, draft, line)
         case ItemKind.PLAN:
-            plan = update.get("plan")
-            entries = plan.get("entries") if isinstance(plan, dict) else update.get("entries")
-            if isinstance(entries, list):
-                draft.parts = [_entry_text(entry) for entry in entries]
+            parts = plan_parts(update)
+            if parts is not None:
+                draft.parts = parts
         case ItemKind.CHILD:
             if isinstance(update.get("title"), str):
                 draft.fields["title"] = update["title"]
 
 
 def _fold_content(fold: Fold, update: Mapping[str, Any], draft: _Draft, line: int) -> None:
-    """A chunk appends its content; an upsert's `content` (an array, or null) replaces it."""
+    """A chunk appends its content; an upsert's `content` (an array, or null) replaces it; an
+    update without `content` leaves it. The Agent's first content for a live prompt replaces
+    the prompt's text, a chunk included (its echo of the message, not more of it)."""
     if "content" not in update:
         return
     content = update["content"]
     blocks = content if isinstance(content, list) else [] if content is None else [content]
     texts = [block_text(block) for block in blocks]
-    if fold is Fold.APPEND:
+    if fold is Fold.APPEND and not draft.stand_in:
         draft.parts.extend(texts)
         draft.part_lines.extend(line for _ in texts)
     else:
         draft.parts = texts
         draft.part_lines = [line for _ in texts]
-
-
-def block_text(block: Any) -> str:
-    """The text of a content block (tool-call content unwrapped); other blocks as `[type …]`."""
-    if not isinstance(block, dict):
-        return ""
-    kind = block.get("type")
-    if kind == "content":
-        return block_text(block.get("content"))
-    if kind == "text" and isinstance(block.get("text"), str):
-        return str(block["text"])
-    named = next(
-        (str(block[k]) for k in ("path", "uri", "name", "terminalId") if block.get(k)), None
-    )
-    return f"[{kind}]" if named is None else f"[{kind} {named}]"
-
-
-def _entry_text(entry: Any) -> str:
-    if not isinstance(entry, dict):
-        return "- ?\n"
-    return f"- [{entry.get('status', '?')}] {entry.get('content', '')}\n"
-
-
-def normalised(text: str) -> str:
-    """The text compared: runs of white space as one space, none at the ends."""
-    return " ".join(text.split())
+    draft.stand_in = False

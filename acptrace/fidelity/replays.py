@@ -3,8 +3,12 @@
 Two passes over each file: the analysis finds the replay windows (`ResumeRow`s), then a walk
 with payloads folds every session's updates into history items, each update on one side:
 inside a window before the session's marker (before the response without one) it is replayed,
-anywhere else it is live. A window's live history is what the session's live updates built
-before its request; with two files, the live recording's updates come first.
+anywhere else it is live, except inside a resume that asked for no replay while no live turn
+runs (an Agent that replays anyway sends its history again there): that is neither. A window's
+live history is what the session's live updates built before its request; with two files, the
+live recording's updates come first. A live turn runs from a `session/prompt` to its response
+(v1) or to the session's next `state_update` `idle` (v2, whose response only acknowledges the
+prompt and names its message); one the recording ends inside is unfinished.
 """
 
 from __future__ import annotations
@@ -20,15 +24,18 @@ from typing import Any, BinaryIO, cast
 
 from acptrace.correlate.correlator import Step
 from acptrace.fidelity.items import Collector, HistoryItem
+from acptrace.fidelity.places import Place
 from acptrace.model.domain import Issue, MessageKind, Outcome, ResumeRow, SessionInfo
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import TranscriptInput, Walk, analyze_stream, opened
 from acptrace.pipeline.transcripts import require_transcript
 
 PROMPT = "session/prompt"
-"""Its `prompt` is the turn's live user message; its response ends the turn."""
+"""Its `prompt` is the turn's live user message; its response ends the turn on v1."""
 PERMISSION = "session/request_permission"
 """A Client applies the tool call of this request like a `tool_call_update` (RFD)."""
+STATE = "state_update"
+"""On v2, the first one with `state: "idle"` after a prompt ends its turn."""
 
 STARTS = frozenset({"session/new", "session/fork", "subagent_update"})
 """What names a session at its start (`SessionInfo.named_by`); a session first named otherwise
@@ -56,12 +63,16 @@ class Replay:
 
     row: ResumeRow
     """The replay's outcome row (the requested session or an announced child)."""
+    path: str
+    """The file the replay is in."""
     live: tuple[HistoryItem, ...]
     """The session's live history before the request."""
     replayed: tuple[HistoryItem, ...]
     """What the replay carried before the session's marker (before the response without one)."""
     first_seen: FirstSeen | None
     """Where the input first names a session it did not see start (None: it saw the start)."""
+    unfinished: tuple[Place, ...]
+    """The prompts of live turns before the request that the recording ended inside."""
 
 
 @dataclass(slots=True)
@@ -95,10 +106,15 @@ class LiveBook:
         found = self.sessions.get(session_id)
         return found.items() if found is not None else ()
 
+    def end_connection(self) -> None:
+        """A file ends: the turns still open in it are unfinished."""
+        for collector in self.sessions.values():
+            collector.end_connection()
+
 
 @dataclass(slots=True)
 class _Window:
-    """A replay window while the walk goes by."""
+    """A replay window (or a resume's that asked for none) while the walk goes by."""
 
     row: ResumeRow
     end: int
@@ -107,9 +123,17 @@ class _Window:
     """What the replay carried so far."""
     live: tuple[HistoryItem, ...] | None = None
     """The session's live history at the request (None until the walk reaches it)."""
+    turns: int = 0
+    """How many live turns of the session had started at the request."""
 
     def holds(self, line: int) -> bool:
         return self.row.request_line < line < self.end
+
+    @property
+    def judged(self) -> bool:
+        """A replay to compare; else a resume that asked for none (what an Agent replays there
+        anyway, while no live turn runs, is not live history either)."""
+        return self.row.replaying and self.row.outcome is not Outcome.NO_REPLAY
 
 
 def scan(
@@ -128,10 +152,10 @@ def scan(
         for info in analysis.sessions:
             book.name(name, info)
         stream.seek(start)
-        windows = [_window(row, options) for row in analysis.resumes if _replays(row)]
-        by_session: dict[str, list[_Window]] = {}
+        windows = [_window(row, options) for row in analysis.resumes]
+        folder = _Folder(book, name, analysis.connection.protocol_version >= 2)
         for window in windows:
-            by_session.setdefault(window.row.session_id, []).append(window)
+            folder.windows.setdefault(window.row.session_id, []).append(window)
         waiting = sorted(windows, key=lambda w: w.row.request_line, reverse=True)
         payloads = Execution(fast=False)
         for item in Walk(stream, options, name=name, execution=payloads):
@@ -139,50 +163,100 @@ def scan(
                 continue
             line = item.message.line
             while waiting and waiting[-1].row.request_line <= line:
-                window = waiting.pop()
-                window.live = book.items(window.row.session_id)
-            _fold(item, by_session, book)
+                _take_live(waiting.pop(), book)
+            folder.fold(item)
     for window in waiting:
-        window.live = book.items(window.row.session_id)
+        _take_live(window, book)
+    book.end_connection()
     replays = tuple(
-        Replay(w.row, w.live or (), w.replayed.items(), book.named.get(w.row.session_id))
+        Replay(
+            w.row,
+            name,
+            w.live or (),
+            w.replayed.items(),
+            book.named.get(w.row.session_id),
+            book.collector(w.row.session_id).unfinished_turns(w.turns),
+        )
         for w in windows
+        if w.judged
     )
     return replays, analysis.issues
 
 
-def _fold(step: Step, by_session: dict[str, list[_Window]], book: LiveBook) -> None:
-    """One message: a `session/update` goes to the windows replaying its session, else live;
-    a prompt starts a live turn with its user message and its response ends it (an error
-    response before anything of the turn takes the user message back); a live
-    permission request's tool call patches the live history like a `tool_call_update`."""
-    message = step.message
-    request = step.request
-    if request is not None and request.method == PROMPT and request.session_id is not None:
-        book.collector(request.session_id).end_turn(refused=message.is_error)
-        return
-    if message.session_id is None:
-        return
-    if message.method == PROMPT and message.kind is MessageKind.REQUEST:
-        prompt = _params(step.payload).get("prompt")
-        blocks = prompt if isinstance(prompt, list) else []
-        book.collector(message.session_id).prompt(blocks, message.line)
-        return
-    if message.method == PERMISSION and message.kind is MessageKind.REQUEST:
-        tool_call = _permission_tool_call(step.payload)
-        inside = any(w.holds(message.line) for w in by_session.get(message.session_id, ()))
-        if tool_call is not None and not inside:
-            book.collector(message.session_id).add("tool_call_update", tool_call, message.line)
-        return
-    tag = message.update_tag
-    update = _params(step.payload).get("update")
-    if message.method != "session/update" or tag is None or not isinstance(update, dict):
-        return
-    inside_windows = [w for w in by_session.get(message.session_id, ()) if w.holds(message.line)]
-    for window in inside_windows:
-        window.replayed.add(tag, update, message.line)
-    if not inside_windows:
-        book.collector(message.session_id).add(tag, update, message.line)
+def _take_live(window: _Window, book: LiveBook) -> None:
+    """The session's live history as the window's request finds it."""
+    collector = book.collector(window.row.session_id)
+    window.live = collector.items()
+    window.turns = collector.turns_so_far
+
+
+@dataclass(slots=True)
+class _Folder:
+    """Where each message of one file goes: a window's replay, the live history, or nowhere."""
+
+    book: LiveBook
+    path: str
+    """The file being walked."""
+    v2: bool
+    """The connection speaks ACP v2: a turn ends with `state_update` `idle`."""
+    windows: dict[str, list[_Window]] = field(default_factory=dict)
+    """The windows of each session, in request order."""
+
+    def fold(self, step: Step) -> None:
+        """One message: a prompt starts a live turn with its user message, its response names
+        that message (v2) or ends the turn (v1), and an error takes the user message back; a
+        live permission request's tool call patches the live history like a
+        `tool_call_update`; a `session/update` goes to the windows replaying its session, else
+        to the live history (v2's `idle` ends the live turn)."""
+        message = step.message
+        request = step.request
+        if request is not None and request.method == PROMPT and request.session_id is not None:
+            self._answered(step, request.session_id, request.line)
+            return
+        session = message.session_id
+        if session is None:
+            return
+        place = Place(self.path, message.line)
+        params = _params(step.payload)
+        asked = message.kind is MessageKind.REQUEST
+        if asked and message.method == PROMPT:
+            prompt = params.get("prompt")
+            self.book.collector(session).prompt(prompt if isinstance(prompt, list) else [], place)
+        elif asked and message.method == PERMISSION:
+            tool_call = _permission_tool_call(params)
+            if tool_call is not None and not self._replaying(session, message.line):
+                self.book.collector(session).add("tool_call_update", tool_call, place)
+        elif message.method == "session/update":
+            self._update(session, message.update_tag, params.get("update"), place)
+
+    def _answered(self, step: Step, session: str, request_line: int) -> None:
+        result = step.payload.get("result") if isinstance(step.payload, dict) else None
+        message_id = result.get("messageId") if isinstance(result, dict) else None
+        collector = self.book.collector(session)
+        collector.answered(
+            request_line,
+            refused=step.message.is_error,
+            message_id=message_id if isinstance(message_id, str) else None,
+        )
+        if not self.v2:
+            collector.end_turn()
+
+    def _update(self, session: str, tag: str | None, update: Any, place: Place) -> None:
+        if tag is None or not isinstance(update, dict):
+            return
+        live = self.book.collector(session)
+        if tag == STATE and self.v2 and update.get("state") == "idle":
+            live.end_turn()
+        inside = [w for w in self.windows.get(session, ()) if w.holds(place.line)]
+        for window in inside:
+            if window.judged:
+                window.replayed.add(tag, update, place)
+        if not inside or (live.turn_open and not any(w.judged for w in inside)):
+            live.add(tag, update, place)
+
+    def _replaying(self, session: str, line: int) -> bool:
+        """Whether the line is inside a replay window of the session."""
+        return any(w.judged and w.holds(line) for w in self.windows.get(session, ()))
 
 
 def _params(payload: Any) -> dict[str, Any]:
@@ -190,17 +264,11 @@ def _params(payload: Any) -> dict[str, Any]:
     return params if isinstance(params, dict) else {}
 
 
-def _permission_tool_call(payload: Any) -> dict[str, Any] | None:
+def _permission_tool_call(params: dict[str, Any]) -> dict[str, Any] | None:
     """The tool call a permission request is about: `subject.toolCall` (v2), `toolCall` (v1)."""
-    params = _params(payload)
     subject = params.get("subject")
     found = subject.get("toolCall") if isinstance(subject, dict) else params.get("toolCall")
     return found if isinstance(found, dict) else None
-
-
-def _replays(row: ResumeRow) -> bool:
-    """A row whose window carried (or should have carried) a replay."""
-    return row.replaying and row.outcome is not Outcome.NO_REPLAY
 
 
 def _window(row: ResumeRow, options: Options) -> _Window:

@@ -14,24 +14,31 @@ from acptrace.fidelity import (
     FidelityReport,
     FirstSeen,
     HistoryItem,
+    Place,
+    PlaceNames,
     SessionFidelity,
 )
-from acptrace.model.domain import Role
+from acptrace.model.domain import Outcome, Role
 from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.summary import OUTCOME_STYLE
 from acptrace.render.text import inert, short_id
 
+SCHEMA_VERSION = 1
+"""Of the JSON document: fields may be added; none is renamed or removed without bumping it."""
 TITLE = "Replay fidelity"
 UNKNOWN = "—"
-"""The fidelity shown without live items (None in the JSON)."""
+"""The fidelity shown without a ratio (None in the JSON), and the counts of a replay not
+judged."""
 EXCERPT_CHARS = 60
 """A missing or extra item's text is shown up to this many characters."""
 
 
 def fidelity_document(report: FidelityReport) -> dict[str, Any]:
-    """The JSON document: one entry per replayed session, then the input issues."""
+    """The JSON document: the files, one entry per replayed session, then the input issues."""
     return {
+        "schema_version": SCHEMA_VERSION,
+        "files": list(report.paths),
         "sessions": [_session(entry) for entry in report.sessions],
         "issues": [
             {"path": i.path, "line": i.issue.line, "kind": i.issue.kind.value,
@@ -51,6 +58,7 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
     return {
         "session_id": entry.session_id,
         "role": entry.role.value,
+        "path": entry.path,
         "request_line": entry.request_line,
         "outcome": entry.outcome.value,
         "error_code": entry.error_code,
@@ -58,12 +66,14 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
             "path": entry.first_seen.path, "line": entry.first_seen.line,
             "named_by": entry.first_seen.named_by,
         },
+        "unfinished_turns": [{"path": p.path, "line": p.line} for p in entry.unfinished],
         "live_items": c.live_items,
         "replayed_items": c.replayed_items,
-        "missing": [{**_item(i), "line": i.line} for i in c.missing],
-        "extra": [{**_item(i), "line": i.line} for i in c.extra],
+        "missing": [{**_item(i), "path": i.path, "line": i.line} for i in c.missing],
+        "extra": [{**_item(i), "path": i.path, "line": i.line} for i in c.extra],
         "changed": [
-            {**_item(ch.live), "live_line": ch.live.line, "replayed_line": ch.replayed.line,
+            {**_item(ch.live), "live_path": ch.live.path, "live_line": ch.live.line,
+             "replayed_path": ch.replayed.path, "replayed_line": ch.replayed.line,
              "diff": list(ch.diff)}
             for ch in c.changed
         ],
@@ -72,6 +82,7 @@ def _session(entry: SessionFidelity) -> dict[str, Any]:
             for m in c.reordered
         ],
         "fidelity": None if c.fidelity is None else round(c.fidelity, 4),
+        "fidelity_reason": entry.no_ratio,
     }  # fmt: skip
 
 
@@ -83,27 +94,32 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
     """The table (one row per replayed session), then what differs, session by session."""
     if not report.sessions:
         return Text("No replays to compare: no session/resume with replayFrom or session/load.")
-    table = FittedTable(_columns(), title=TITLE, title_justify="left")
+    lines = PlaceNames.of(report.paths)
+    replayed = lines.file(report.paths[-1]) if report.paths else ""
+    title = TITLE if lines.names is None else f"{TITLE} of the replays in {replayed}"
+    table = FittedTable(_columns(), title=title, title_justify="left")
     for entry in report.sessions:
         c = entry.comparison
+        judged = entry.unjudged is None
+        counts = (c.replayed_items, len(c.missing), len(c.extra), len(c.changed),
+                  len(c.reordered))  # fmt: skip
+        styles = ("", "red", "yellow", "yellow", "yellow")
         table.add_row(
             str(entry.request_line),
             inert(("└ " if entry.role is Role.CHILD else "") + short_id(entry.session_id)),
             Text(_outcome(entry), OUTCOME_STYLE[entry.outcome]),
             str(c.live_items),
-            str(c.replayed_items),
-            _count(len(c.missing), "red"),
-            _count(len(c.extra), "yellow"),
-            _count(len(c.changed), "yellow"),
-            _count(len(c.reordered), "yellow"),
+            *(_count(n, style) if judged else Text(UNKNOWN, "dim")
+              for n, style in zip(counts, styles, strict=True)),
             Text(UNKNOWN if c.fidelity is None else f"{c.fidelity:.2f}", _ratio_style(c)),
-        )
-    return Group(table, *(_details(entry) for entry in report.sessions if _differs(entry)))
+        )  # fmt: skip
+    details = (_details(entry, lines) for entry in report.sessions if _differs(entry))
+    return Group(table, *details)
 
 
 def _outcome(entry: SessionFidelity) -> str:
-    """The outcome, with the error code of a request answered with one (`truncated -32601`:
-    refused, nothing replayed; the ratio alone would read as a replay that lost everything)."""
+    """The outcome, with the error code of a request answered with one (`refused -32601`: the
+    ratio's dash alone would not say why)."""
     code = entry.error_code
     return entry.outcome.value if code is None else f"{entry.outcome.value} {code}"
 
@@ -111,7 +127,7 @@ def _outcome(entry: SessionFidelity) -> str:
 def _columns() -> list[Column]:
     """The table's columns; at narrow widths the counts a row's others imply go first
     (replayed, moved, live), then the outcome, the fidelity last (the line and the session name the
-    row; the outcome says why a ratio is low, a refused request's most of all)."""
+    row; the outcome says why a ratio is low or missing, a refused request's most of all)."""
     right = "right"
     return [
         Column("line", right),
@@ -128,7 +144,7 @@ def _columns() -> list[Column]:
 
 
 def _ratio_style(c: Comparison) -> str:
-    """Dim without live items (nothing was compared), green when whole, else red."""
+    """Dim without a ratio (nothing was compared), green when whole, else red."""
     return "dim" if c.fidelity is None else "green" if c.fidelity == 1 else "red"
 
 
@@ -138,49 +154,101 @@ def _count(n: int, style: str) -> Text:
 
 def _differs(entry: SessionFidelity) -> bool:
     c = entry.comparison
-    return bool(c.missing or c.extra or c.changed or c.reordered or c.fidelity is None)
+    return bool(
+        c.missing or c.extra or c.changed or c.reordered or c.fidelity is None or entry.unfinished
+    )
 
 
-def _details(entry: SessionFidelity) -> Group:
+def _details(entry: SessionFidelity, lines: PlaceNames) -> Group:
     """What differs in one session's replay, an item a line (a changed one with its diff); a
     line wraps between its facts (`replayed line 31` stays whole), its excerpt and diff under
     their item."""
     c = entry.comparison
     heading = inert(entry.session_id, "bold").append(" ")
-    where = [f"(request at line {entry.request_line},", f"{_outcome(entry)})"]
-    lines: list[RenderableType] = [Text(), Facts([heading, *_dim(where)], " ", hang=2)]
+    where = _where(_request(entry, lines), [_outcome(entry)])
+    shown: list[RenderableType] = [Text(), Facts([heading, *_dim(where)], " ", hang=2)]
     if entry.first_seen is not None and c.extra:
-        lines.append(Padding(Text(_before_input(entry.first_seen), "dim"), (0, 0, 0, 2)))
+        shown.append(_note(_before_input(entry.first_seen, lines), "dim"))
+    shown += [_note(_unfinished(place, lines), "dim") for place in entry.unfinished]
     if c.fidelity is None:
-        why = f"fidelity {UNKNOWN}: no live history before the request to compare with"
-        if c.replayed_items:
-            why += f" (all {c.replayed_items} replayed items are extra)"
-        lines.append(Padding(Text(why), (0, 0, 0, 2)))
-        return Group(*lines)
+        shown.append(_note(_no_ratio(entry)))
+        return Group(*shown)
     for item in c.missing:
-        lines.append(_line("missing", "red", item, [f"(live line {item.line})"]))
-        lines.extend(_excerpt(item))
+        shown.append(
+            _line("missing", "red", item, _where(lines.words(item.path, item.line, "live")))
+        )
+        shown.extend(_excerpt(item))
     for item in c.extra:
-        lines.append(_line("extra", "yellow", item, [f"(replayed line {item.line})"]))
-        lines.extend(_excerpt(item))
+        where = _where(lines.words(item.path, item.line, "replayed"))
+        shown.append(_line("extra", "yellow", item, where))
+        shown.extend(_excerpt(item))
     for change in c.changed:
-        where = [f"(live line {change.live.line},", f"replayed line {change.replayed.line})"]
-        lines.append(_line("changed", "yellow", change.live, where))
+        where = _where(
+            lines.words(change.live.path, change.live.line, "live"),
+            lines.words(change.replayed.path, change.replayed.line, "replayed"),
+        )
+        shown.append(_line("changed", "yellow", change.live, where))
         for diff in change.diff:
             style = "red" if diff.startswith("-") else "green" if diff.startswith("+") else "dim"
-            lines.append(_under(inert(diff, style)))
+            shown.append(_under(inert(diff, style)))
     for move in c.reordered:
         where = [f"(live #{move.live_index + 1},", f"replayed #{move.replayed_index + 1})"]
-        lines.append(_line("reordered", "yellow", move.item, where))
-    return Group(*lines)
+        shown.append(_line("reordered", "yellow", move.item, where))
+    return Group(*shown)
 
 
-def _before_input(seen: FirstSeen) -> str:
+def _where(*groups: list[str]) -> list[str]:
+    """Facts in parentheses, the groups parted by commas: `(live line 7,`, `replayed line 6)`."""
+    facts: list[str] = []
+    for group in groups:
+        if facts:
+            facts[-1] += ","
+        facts += group
+    facts[0] = "(" + facts[0]
+    facts[-1] += ")"
+    return facts
+
+
+def _request(entry: SessionFidelity, lines: PlaceNames) -> list[str]:
+    """Where the replay's request is: `request at line 4`; `request at`, `replay.jsonl:4`."""
+    words = lines.words(entry.path, entry.request_line)
+    return [f"request at {words[0]}"] if lines.names is None else ["request at", *words]
+
+
+def _no_ratio(entry: SessionFidelity) -> str:
+    """Why the fidelity is `—`: the replay is not judged, or nothing live was there."""
+    if entry.unjudged is None:
+        why = "no live history before the request to compare with"
+        replayed = entry.comparison.replayed_items
+        extra = f" (all {replayed} replayed items are extra)" if replayed else ""
+        return f"fidelity {UNKNOWN}: {why}{extra}"
+    why = (
+        "an error before any update: nothing was replayed"
+        if entry.outcome is Outcome.REFUSED
+        else "it overlaps another replay of the session: no update is surely its own"
+    )
+    return f"fidelity {UNKNOWN}: not judged, {entry.unjudged} ({why})"
+
+
+def _unfinished(place: Place, lines: PlaceNames) -> str:
+    """Why a live turn may hold less than its replay: the recording ended inside it."""
+    return (
+        f"turn unfinished: the recording ends inside the turn of the prompt at "
+        f"{lines.at(place.path, place.line)} (its items count as far as it went)"
+    )
+
+
+def _before_input(seen: FirstSeen, lines: PlaceNames) -> str:
     """Why an extra item may be history after all: the session began before the input."""
     return (
-        f"live history from line {seen.line} ({seen.named_by}) on: what the session held "
-        "before is not in the input, so an extra item may be history from before it"
+        f"live history from {lines.at(seen.path, seen.line)} ({seen.named_by}) on: what the "
+        "session held before is not in the input, so an extra item may be history from before it"
     )
+
+
+def _note(text: str, style: str = "") -> Padding:
+    """A sentence about the whole session, under its heading."""
+    return Padding(Text(text, style), (0, 0, 0, 2))
 
 
 def _excerpt(item: HistoryItem) -> list[RenderableType]:
