@@ -27,7 +27,7 @@ from acptrace.drive.messages import (
     negotiated_version,
     replay_request,
 )
-from acptrace.mock import FaultName
+from acptrace.mock import TURN_FAULTS, FaultName
 from acptrace.model.domain import Outcome
 from tests.golden import ROOT
 from tests.processes import gone, pids_in
@@ -87,15 +87,21 @@ class Row:
         return f"{name}:{ARGUMENTS[placeholder]}" if colon else name
 
 
-def table_rows() -> list[Row]:
+def table_cells(name: str) -> list[list[str]]:
+    """The cells of each row of the doc's table between `<!-- NAME:start/end -->`."""
     text = DOC.read_text()
-    table = text.split("<!-- faults:start -->")[1].split("<!-- faults:end -->")[0]
+    table = text.split(f"<!-- {name}:start -->")[1].split(f"<!-- {name}:end -->")[0]
     rows = []
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) != 5 or not cells[0].startswith("`"):
-            continue
-        fault, _, recording, outcome, findings = cells
+        if len(cells) == 5 and cells[0].startswith("`"):
+            rows.append(cells)
+    return rows
+
+
+def table_rows() -> list[Row]:
+    rows = []
+    for fault, _, recording, outcome, findings in table_cells("faults"):
         rows.append(
             Row(
                 fault=fault.strip("`"),
@@ -111,13 +117,43 @@ def table_rows() -> list[Row]:
     return rows
 
 
+@dataclass(frozen=True)
+class TurnRow:
+    """One row of the documented table of turn faults."""
+
+    fault: str
+    """As written, with its placeholder (`slow-turn:MS`)."""
+    recording: str
+    exit_code: int
+    said: str | None
+    """The line drive writes on stderr, after the recording's name (None: it writes none)."""
+
+    @property
+    def argument(self) -> str:
+        name, colon, placeholder = self.fault.partition(":")
+        return f"{name}:{ARGUMENTS[placeholder]}" if colon else name
+
+
+def turn_table_rows() -> list[TurnRow]:
+    rows = []
+    for fault, _, recording, does, exit_code in table_cells("turn-faults"):
+        said = re.search(r"`…: ([^`]+)`", does)
+        rows.append(
+            TurnRow(fault.strip("`"), recording.strip("`"), int(exit_code), said and said.group(1))
+        )
+    return rows
+
+
 ROWS = table_rows()
+TURN_ROWS = turn_table_rows()
 
 
 def test_the_table_documents_every_fault_once() -> None:
-    names = [row.fault.partition(":")[0] for row in ROWS]
+    faults = [row.fault for row in ROWS] + [row.fault for row in TURN_ROWS]
+    names = [fault.partition(":")[0] for fault in faults]
     assert sorted(names) == sorted(fault.value for fault in FaultName)
     assert all(row.outcomes for row in ROWS)
+    assert {row.fault.partition(":")[0] for row in TURN_ROWS} == set(TURN_FAULTS)
 
 
 @pytest.fixture(scope="module")
