@@ -80,6 +80,33 @@ def prompt_params(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
+def turn_ends_with_idle(protocol: int) -> bool:
+    """Whether a prompt's turn ends with a `state_update` `idle` (v2: the prompt's response
+    only acknowledges the user message) rather than with the prompt's response (v1)."""
+    return protocol >= 2
+
+
+def ends_turn(message: dict[str, Any], session_id: str) -> bool:
+    """Whether `message` is a v2 `state_update` `idle` of this session: the end of its turn
+    (rules.md §11; another session's state says nothing about this one's turn)."""
+    params = message.get("params")
+    if message.get("method") != "session/update" or not isinstance(params, dict):
+        return False
+    update = params.get("update")
+    return (
+        params.get("sessionId") == session_id
+        and isinstance(update, dict)
+        and update.get("sessionUpdate") == "state_update"
+        and update.get("state") == "idle"
+    )
+
+
+def answers(message: dict[str, Any], request_id: int) -> bool:
+    """Whether `message` is the response to the request with this id."""
+    is_response = "method" not in message and ("result" in message or "error" in message)
+    return is_response and message.get("id") == request_id
+
+
 def answer(method: str, params: Any, permission: Permission) -> dict[str, Any]:
     """The result or error member answering an Agent request: `{"result": …}`/`{"error": …}`."""
     if method != "session/request_permission":
