@@ -416,6 +416,21 @@ def test_an_idle_before_the_acknowledgement_ends_the_turn(tmp_path: Path) -> Non
     assert (result.failures, notes) == (0, [])
 
 
+def test_a_v2_turn_answered_as_on_v1_is_unended_and_the_line_says_why(tmp_path: Path) -> None:
+    """An Agent that says v2 but answers the prompt with v1's `stopReason` sends no idle."""
+    answered = {"id": 2, "result": {"stopReason": "x"}}
+    recording = v2_turn_recording(tmp_path / "v1-ish.jsonl", answered)
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=0.3, linger_ms=0)
+    notes: list[str] = []
+    result = drive([*MOCK, str(recording)], tmp_path / "runs", settings, notes.append)
+    assert result.failures == 1
+    assert notes == [
+        f"{tmp_path / 'runs' / '00-new.jsonl'}: the turn of session s1 did not end: no "
+        "state_update idle within 0.3 s of the prompt (--timeout); the recording so far is kept; "
+        "the prompt's response (result {'stopReason': 'x'}) has no messageId, as on v1"
+    ]
+
+
 def test_a_v2_prompt_answered_with_an_error_ran_no_turn_to_wait_for(tmp_path: Path) -> None:
     settings = DriveSettings(replays=0, prompt="hi", timeout_s=3.0, linger_ms=0)
     notes: list[str] = []

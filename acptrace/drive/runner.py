@@ -252,15 +252,25 @@ def _run_turn(
                 raise ConnectionFailed(
                     f"no answer to session/prompt within {settings.timeout_s:g} s"
                 )
-            raise ConnectionFailed(
-                f"the turn of session {session_id} did not end: no state_update idle within "
-                f"{settings.timeout_s:g} s of the prompt (--timeout); the recording so far is kept"
-            )
+            raise ConnectionFailed(_unended(session_id, settings.timeout_s, response))
         if answers(message, prompt_id):
             response = message
         else:
             ended = True
     return response
+
+
+def _unended(session_id: str, timeout_s: float, response: dict[str, Any]) -> str:
+    """Why the connection ended: the v2 turn did not end in time (and, when the prompt's
+    response has no `messageId`, that it looks like a v1 answer: the likely cause)."""
+    why = (
+        f"the turn of session {session_id} did not end: no state_update idle within "
+        f"{timeout_s:g} s of the prompt (--timeout); the recording so far is kept"
+    )
+    result = response.get("result")
+    if isinstance(result, dict) and "messageId" not in result:
+        why += f"; the prompt's response ({_problem(response)}) has no messageId, as on v1"
+    return why
 
 
 def _first_methods(version: int, settings: DriveSettings) -> tuple[str, ...]:
