@@ -24,10 +24,10 @@ from acptrace.drive import DriveRefused, DriveResult, DriveSettings, Permission,
 from acptrace.drive.messages import (
     answer,
     can_load,
-    ends_turn,
     initialize_params,
     negotiated_version,
     replay_request,
+    session_state,
     turn_ends_with_idle,
 )
 from acptrace.mock import TURN_FAULTS, FaultName
@@ -405,8 +405,9 @@ def test_another_sessions_idle_does_not_end_the_turn(tmp_path: Path) -> None:
     assert tags == ["response", "state_update:idle", "agent_message_chunk", "state_update:idle"]
 
 
-def test_an_idle_before_the_acknowledgement_ends_the_turn(tmp_path: Path) -> None:
-    """rules.md §11: the first idle since the prompt was sent, wherever the response falls."""
+def test_an_idle_before_the_acknowledgement_ends_the_turn_once_it_ran(tmp_path: Path) -> None:
+    """rules.md §11: the first idle since the prompt was sent, wherever the response falls
+    (here the turn ran, `running`, then ended before the acknowledgement)."""
     recording = v2_turn_recording(
         tmp_path / "early.jsonl", state("s1", "running"), state("s1", "idle"), ACKNOWLEDGED
     )
@@ -414,6 +415,24 @@ def test_an_idle_before_the_acknowledgement_ends_the_turn(tmp_path: Path) -> Non
     notes: list[str] = []
     result = drive([*MOCK, str(recording)], tmp_path / "runs", settings, notes.append)
     assert (result.failures, notes) == (0, [])
+
+
+def test_an_idle_before_the_turn_began_does_not_end_it(tmp_path: Path) -> None:
+    """An `idle` read before both the acknowledgement and any `running` may have been sent
+    before the Agent read the prompt (a snapshot of the new session): not the turn's end."""
+    recording = v2_turn_recording(
+        tmp_path / "stale.jsonl",
+        state("s1", "idle"),
+        ACKNOWLEDGED,
+        {"method": "session/update", "params": CHUNK},
+        state("s1", "idle"),
+    )
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=10.0, linger_ms=0, exit_grace_s=0.1)
+    agent = [*MOCK, "--fault", "slow-turn:600", str(recording)]
+    result = drive(agent, tmp_path / "runs", settings, print)
+    assert result.failures == 0
+    tags = turn_tags(tmp_path / "runs" / "00-new.jsonl")
+    assert tags == ["state_update:idle", "response", "agent_message_chunk", "state_update:idle"]
 
 
 def test_a_v2_turn_answered_as_on_v1_is_unended_and_the_line_says_why(tmp_path: Path) -> None:
@@ -783,20 +802,21 @@ def test_requests_follow_the_negotiated_version() -> None:
 
 
 @pytest.mark.parametrize(
-    ("message", "ends"),
+    ("message", "expected"),
     [
-        (state("s1", "idle"), True),
-        (state("s2", "idle"), False),
-        (state("s1", "running"), False),
-        (state("s1", "requires_action"), False),
-        ({**state("s1", "idle"), "method": "session/request_permission"}, False),
-        ({"method": "session/update", "params": ["s1"]}, False),
-        ({"method": "session/update", "params": {"sessionId": "s1"}}, False),
-        ({"method": "session/update", "params": {"sessionId": "s1", "update": "idle"}}, False),
+        (state("s1", "idle"), "idle"),
+        (state("s1", "running"), "running"),
+        (state("s1", "requires_action"), "requires_action"),
+        (state("s2", "idle"), None),
+        ({**state("s1", "idle"), "method": "session/request_permission"}, None),
+        ({"method": "session/update", "params": ["s1"]}, None),
+        ({"method": "session/update", "params": {"sessionId": "s1"}}, None),
+        ({"method": "session/update", "params": {"sessionId": "s1", "update": "idle"}}, None),
+        ({"method": "session/update", "params": CHUNK}, None),
     ],
 )
-def test_a_v2_turn_ends_with_its_sessions_idle(message: dict[str, Any], ends: bool) -> None:
-    assert ends_turn(message, "s1") is ends
+def test_the_state_of_a_session(message: dict[str, Any], expected: str | None) -> None:
+    assert session_state(message, "s1") == expected
 
 
 def test_only_v2_turns_end_with_idle() -> None:

@@ -86,19 +86,25 @@ def turn_ends_with_idle(protocol: int) -> bool:
     return protocol >= 2
 
 
-def ends_turn(message: dict[str, Any], session_id: str) -> bool:
-    """Whether `message` is a v2 `state_update` `idle` of this session: the end of its turn
-    (rules.md §11; another session's state says nothing about this one's turn)."""
+IDLE = "idle"
+"""The state that ends a v2 turn."""
+BUSY = ("running", "requires_action")
+"""The states of foreground work: a v2 turn has begun."""
+
+
+def session_state(message: dict[str, Any], session_id: str) -> str | None:
+    """The `state` of a v2 `state_update` of this session (`running`, `requires_action`,
+    `idle`, …), or None for any other message, another session's `state_update` included
+    (rules.md §11: the turn of a session ends with its own `idle`)."""
     params = message.get("params")
     if message.get("method") != "session/update" or not isinstance(params, dict):
-        return False
+        return None
     update = params.get("update")
-    return (
-        params.get("sessionId") == session_id
-        and isinstance(update, dict)
-        and update.get("sessionUpdate") == "state_update"
-        and update.get("state") == "idle"
-    )
+    if params.get("sessionId") != session_id or not isinstance(update, dict):
+        return None
+    state = update.get("state")
+    is_state = update.get("sessionUpdate") == "state_update" and isinstance(state, str)
+    return state if is_state else None
 
 
 def answers(message: dict[str, Any], request_id: int) -> bool:

@@ -25,9 +25,10 @@ from typing import Any
 
 from acptrace.drive.connection import Connection, ConnectionFailed
 from acptrace.drive.messages import (
+    BUSY,
+    IDLE,
     Permission,
     answers,
-    ends_turn,
     initialize_params,
     missing_capability,
     negotiated_version,
@@ -35,6 +36,7 @@ from acptrace.drive.messages import (
     prompt_params,
     replay_method,
     replay_request,
+    session_state,
     turn_ends_with_idle,
 )
 from acptrace.model.errors import AcptraceError
@@ -233,18 +235,22 @@ def _run_turn(
     connection: Connection, version: int, session_id: str, text: str, settings: DriveSettings
 ) -> dict[str, Any]:
     """Send one prompt and wait for its turn to end, within `timeout_s` of sending it; the
-    prompt's response. On v1 the response ends the turn; on v2 it only acknowledges the user
-    message, and the turn ends with the session's first `state_update` `idle` since the
-    prompt (before or after the response). An error response ends the wait: no turn ran.
-    ConnectionFailed when the response or the end does not come in time."""
+    prompt's response. On v1 the response ends the turn. On v2 it only acknowledges the user
+    message, and the turn ends with the session's first `state_update` `idle` once the turn
+    has begun: after the response, or after a `running` or `requires_action` of the session
+    (an `idle` read before either may be a snapshot sent before the Agent read the prompt).
+    An error response ends the wait: no turn ran. ConnectionFailed when the response or the
+    end does not come in time."""
     deadline = time.monotonic() + settings.timeout_s
     prompt_id = connection.send_request("session/prompt", prompt_params(session_id, text))
     awaits_idle = turn_ends_with_idle(version)
     response: dict[str, Any] | None = None
-    ended = not awaits_idle
-    while response is None or not (ended or "error" in response):
+    begun = ended = False
+    while response is None or (awaits_idle and not ended and "error" not in response):
         message = connection.wait_for(
-            lambda m: answers(m, prompt_id) or (awaits_idle and ends_turn(m, session_id)),
+            lambda m: (
+                answers(m, prompt_id) or (awaits_idle and session_state(m, session_id) is not None)
+            ),
             deadline,
         )
         if message is None:
@@ -255,8 +261,10 @@ def _run_turn(
             raise ConnectionFailed(_unended(session_id, settings.timeout_s, response))
         if answers(message, prompt_id):
             response = message
-        else:
-            ended = True
+            continue
+        state = session_state(message, session_id)
+        ended = ended or (state == IDLE and (begun or response is not None))
+        begun = begun or state in BUSY
     return response
 
 
