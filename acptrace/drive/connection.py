@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from acptrace.drive.messages import Permission, answer, answers
+from acptrace.drive.messages import Permission, answer, is_response_to
 from acptrace.model.errors import AcptraceError
 from acptrace.model.excerpt import excerpt
 from acptrace.record import AgentNotStarted, RecordResult, RecordSettings, Stdio, record
@@ -94,7 +94,7 @@ class Connection:
         """Send a request and wait for its response (answering the Agent meanwhile)."""
         request_id = self.send_request(method, params)
         deadline = time.monotonic() + timeout_s
-        response = self.wait_for(lambda message: answers(message, request_id), deadline)
+        response = self.wait_for(lambda message: is_response_to(message, request_id), deadline)
         if response is None:
             raise ConnectionFailed(f"no answer to {method} within {timeout_s:g} s")
         return response

@@ -107,7 +107,7 @@ def session_state(message: dict[str, Any], session_id: str) -> str | None:
     return state if is_state else None
 
 
-def answers(message: dict[str, Any], request_id: int) -> bool:
+def is_response_to(message: dict[str, Any], request_id: int) -> bool:
     """Whether `message` is the response to the request with this id."""
     is_response = "method" not in message and ("result" in message or "error" in message)
     return is_response and message.get("id") == request_id

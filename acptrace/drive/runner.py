@@ -28,8 +28,8 @@ from acptrace.drive.messages import (
     BUSY,
     IDLE,
     Permission,
-    answers,
     initialize_params,
+    is_response_to,
     missing_capability,
     negotiated_version,
     new_session_params,
@@ -246,20 +246,21 @@ def _run_turn(
     awaits_idle = turn_ends_with_idle(version)
     response: dict[str, Any] | None = None
     begun = ended = False
+
+    def wanted(message: dict[str, Any]) -> bool:
+        """The prompt's response, or (v2) a state of the session."""
+        states = awaits_idle and session_state(message, session_id) is not None
+        return states or is_response_to(message, prompt_id)
+
     while response is None or (awaits_idle and not ended and "error" not in response):
-        message = connection.wait_for(
-            lambda m: (
-                answers(m, prompt_id) or (awaits_idle and session_state(m, session_id) is not None)
-            ),
-            deadline,
-        )
+        message = connection.wait_for(wanted, deadline)
         if message is None:
             if response is None:
                 raise ConnectionFailed(
                     f"no answer to session/prompt within {settings.timeout_s:g} s"
                 )
             raise ConnectionFailed(_unended(session_id, settings.timeout_s, response))
-        if answers(message, prompt_id):
+        if is_response_to(message, prompt_id):
             response = message
             continue
         state = session_state(message, session_id)
