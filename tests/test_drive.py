@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,8 +27,10 @@ from acptrace.drive.messages import (
     initialize_params,
     negotiated_version,
     replay_request,
+    session_state,
+    turn_ends_with_idle,
 )
-from acptrace.mock import FaultName
+from acptrace.mock import TURN_FAULTS, FaultName
 from acptrace.model.domain import Outcome
 from tests.golden import ROOT
 from tests.processes import gone, pids_in
@@ -87,15 +90,21 @@ class Row:
         return f"{name}:{ARGUMENTS[placeholder]}" if colon else name
 
 
-def table_rows() -> list[Row]:
+def table_cells(name: str) -> list[list[str]]:
+    """The cells of each row of the doc's table between `<!-- NAME:start/end -->`."""
     text = DOC.read_text()
-    table = text.split("<!-- faults:start -->")[1].split("<!-- faults:end -->")[0]
+    table = text.split(f"<!-- {name}:start -->")[1].split(f"<!-- {name}:end -->")[0]
     rows = []
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) != 5 or not cells[0].startswith("`"):
-            continue
-        fault, _, recording, outcome, findings = cells
+        if len(cells) == 5 and cells[0].startswith("`"):
+            rows.append(cells)
+    return rows
+
+
+def table_rows() -> list[Row]:
+    rows = []
+    for fault, _, recording, outcome, findings in table_cells("faults"):
         rows.append(
             Row(
                 fault=fault.strip("`"),
@@ -111,13 +120,43 @@ def table_rows() -> list[Row]:
     return rows
 
 
+@dataclass(frozen=True)
+class TurnRow:
+    """One row of the documented table of turn faults."""
+
+    fault: str
+    """As written, with its placeholder (`slow-turn:MS`)."""
+    recording: str
+    exit_code: int
+    said: str | None
+    """The line drive writes on stderr, after the recording's name (None: it writes none)."""
+
+    @property
+    def argument(self) -> str:
+        name, colon, placeholder = self.fault.partition(":")
+        return f"{name}:{ARGUMENTS[placeholder]}" if colon else name
+
+
+def turn_table_rows() -> list[TurnRow]:
+    rows = []
+    for fault, _, recording, does, exit_code in table_cells("turn-faults"):
+        said = re.search(r"`…: ([^`]+)`", does)
+        rows.append(
+            TurnRow(fault.strip("`"), recording.strip("`"), int(exit_code), said and said.group(1))
+        )
+    return rows
+
+
 ROWS = table_rows()
+TURN_ROWS = turn_table_rows()
 
 
 def test_the_table_documents_every_fault_once() -> None:
-    names = [row.fault.partition(":")[0] for row in ROWS]
+    faults = [row.fault for row in ROWS] + [row.fault for row in TURN_ROWS]
+    names = [fault.partition(":")[0] for fault in faults]
     assert sorted(names) == sorted(fault.value for fault in FaultName)
     assert all(row.outcomes for row in ROWS)
+    assert {row.fault.partition(":")[0] for row in TURN_ROWS} == set(TURN_FAULTS)
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +272,194 @@ def test_a_real_agent_the_sdk_example(tmp_path: Path) -> None:
     assert replay["connection"]["protocol_version"] == 1
     assert [(r["method"], r["outcome"]) for r in replay["resumes"]] == [("session/load", "loaded")]
     assert replay["findings"] == []
+
+
+# -- v2 turns: the prompt's response acknowledges, state_update idle ends the turn ------------
+
+
+CLEAN = SAMPLES / "clean.jsonl"
+TURN_TAGS = [
+    "state_update:running",
+    "user_message",
+    "response",
+    "tool_call_update",
+    "session/request_permission",
+    "tool_call_update",
+    "agent_message",
+    "state_update:idle",
+]
+"""What the Agent sends in clean.jsonl's recorded v2 turn."""
+
+
+def tag(message: dict[str, Any]) -> str:
+    """A message as its update tag (`state_update:idle`), its method, or `response`."""
+    update = message.get("params", {}).get("update")
+    if isinstance(update, dict):
+        state = f":{update['state']}" if "state" in update else ""
+        return f"{update['sessionUpdate']}{state}"
+    return str(message.get("method", "response"))
+
+
+def turn_tags(path: Path) -> list[str]:
+    """What the Agent sent after `session/new`'s response (id 1), each as its `tag`."""
+    received = sent(path, "a2c")
+    at = next(i for i, m in enumerate(received) if m.get("id") == 1 and "result" in m)
+    return [tag(message) for message in received[at + 1 :]]
+
+
+def read_at_s(path: Path, wanted: Any) -> float:
+    """When the recorder read the first message that is `wanted`, in seconds."""
+    read_ns: int = next(r["mono_ns"] for r in records(path) if "msg" in r and wanted(r["msg"]))
+    return read_ns / 1e9
+
+
+@pytest.mark.parametrize("row", TURN_ROWS, ids=[row.fault for row in TURN_ROWS])
+def test_each_turn_fault_gives_the_documented_exit_and_line(tmp_path: Path, row: TurnRow) -> None:
+    runs = tmp_path / "runs"
+    argv = ["drive", "-n", "0", "--prompt", "hi", "--timeout", "1", "--linger", "50"]
+    agent = [*MOCK, "--fault", row.argument, str(SAMPLES / row.recording)]
+    result = CliRunner().invoke(app, [*argv, "-o", str(runs), "--", *agent])
+    assert result.exit_code == row.exit_code, result.output
+    first = runs / "00-new.jsonl"
+    said = [] if row.said is None else [f"acptrace: {first}: {row.said}"]
+    assert result.stderr.splitlines() == said
+    assert "1 transcript" in result.stdout  # (the report, whatever the turn did)
+    ended = row.exit_code == 0
+    assert turn_tags(first) == (TURN_TAGS if ended else TURN_TAGS[:-1])
+    assert records(first)[-1]["event"] == "close"  # (kept whole when the turn did not end)
+
+
+def test_a_v2_turn_that_runs_on_after_the_response_is_recorded_up_to_idle(
+    tmp_path: Path,
+) -> None:
+    """The Agent acknowledges the prompt at once and streams the turn for 0.8 s more. drive
+    used to close the connection --linger after the acknowledgement (the Agent, still busy,
+    was then stopped: a 0.1 s grace here), and the recording held only the user message."""
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=10.0, linger_ms=0, exit_grace_s=0.1)
+    notes: list[str] = []
+    agent = [*MOCK, "--fault", "slow-turn:800", str(CLEAN)]
+    result = drive(agent, tmp_path, settings, notes.append)
+    assert (result.failures, notes) == (0, [])
+    first = tmp_path / "00-new.jsonl"
+    assert turn_tags(first) == TURN_TAGS
+    answered = [m for m in sent(first, "c2a") if "result" in m]  # (the permission, mid-turn)
+    assert [m["result"]["outcome"]["optionId"] for m in answered] == ["reject-once"]
+    acknowledged = read_at_s(first, lambda m: m.get("id") == 2)
+    ended = read_at_s(first, lambda m: tag(m) == "state_update:idle")
+    assert ended - acknowledged >= 0.8 - JITTER_MS / 1000
+    assert records(first)[-1]["agent_signal"] is None  # (the mock was done: it exited itself)
+
+
+def test_a_turn_that_never_ends_is_named_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The session exists, so it is still replayed; the run exits 1 and says why, once."""
+    runs = tmp_path / "runs"
+    argv = ["drive", "-n", "1", "--prompt", "hi", "--timeout", "0.5", "-o", str(runs), "--"]
+    result = CliRunner().invoke(app, [*argv, *MOCK, "--fault", "no-idle", str(CLEAN)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines() == [
+        f"acptrace: {runs / '00-new.jsonl'}: the turn of session sess_clean did not end: no "
+        "state_update idle within 0.5 s of the prompt (--timeout); the recording so far is kept"
+    ]
+    assert sorted(p.name for p in runs.iterdir()) == ["00-new.jsonl", "01-replay.jsonl"]
+    assert [r["outcome"] for r in analysed(runs / "01-replay.jsonl")["resumes"]] == ["complete"]
+
+
+def state(session: str, value: str) -> dict[str, Any]:
+    update = {"sessionUpdate": "state_update", "state": value}
+    return {"method": "session/update", "params": {"sessionId": session, "update": update}}
+
+
+def v2_turn_recording(path: Path, *turn: dict[str, Any]) -> Path:
+    """A v2 recording (no envelopes) whose session s1 has one prompt turn: these messages."""
+    prompt = {"sessionId": "s1", "prompt": []}
+    path.write_bytes(
+        jsonrpc_lines(
+            {"id": 0, "method": "initialize", "params": {"protocolVersion": 2}},
+            {"id": 0, "result": {"protocolVersion": 2, "capabilities": {"session": {}}}},
+            {"id": 1, "method": "session/new", "params": {"cwd": "/"}},
+            {"id": 1, "result": {"sessionId": "s1"}},
+            {"id": 2, "method": "session/prompt", "params": prompt},
+            *turn,
+        )
+    )
+    return path
+
+
+ACKNOWLEDGED = {"id": 2, "result": {"messageId": "m1"}}
+CHUNK = {"sessionId": "s1", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "a1"}}
+
+
+def test_another_sessions_idle_does_not_end_the_turn(tmp_path: Path) -> None:
+    recording = v2_turn_recording(
+        tmp_path / "other.jsonl",
+        ACKNOWLEDGED,
+        state("s_other", "idle"),
+        {"method": "session/update", "params": CHUNK},
+        state("s1", "idle"),
+    )
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=10.0, linger_ms=0, exit_grace_s=0.1)
+    agent = [*MOCK, "--fault", "slow-turn:600", str(recording)]
+    result = drive(agent, tmp_path / "runs", settings, print)
+    assert result.failures == 0
+    tags = turn_tags(tmp_path / "runs" / "00-new.jsonl")
+    assert tags == ["response", "state_update:idle", "agent_message_chunk", "state_update:idle"]
+
+
+def test_an_idle_before_the_acknowledgement_ends_the_turn_once_it_ran(tmp_path: Path) -> None:
+    """rules.md §11: the first idle since the prompt was sent, wherever the response falls
+    (here the turn ran, `running`, then ended before the acknowledgement)."""
+    recording = v2_turn_recording(
+        tmp_path / "early.jsonl", state("s1", "running"), state("s1", "idle"), ACKNOWLEDGED
+    )
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=3.0, linger_ms=0)
+    notes: list[str] = []
+    result = drive([*MOCK, str(recording)], tmp_path / "runs", settings, notes.append)
+    assert (result.failures, notes) == (0, [])
+
+
+def test_an_idle_before_the_turn_began_does_not_end_it(tmp_path: Path) -> None:
+    """An `idle` read before both the acknowledgement and any `running` may have been sent
+    before the Agent read the prompt (a snapshot of the new session): not the turn's end."""
+    recording = v2_turn_recording(
+        tmp_path / "stale.jsonl",
+        state("s1", "idle"),
+        ACKNOWLEDGED,
+        {"method": "session/update", "params": CHUNK},
+        state("s1", "idle"),
+    )
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=10.0, linger_ms=0, exit_grace_s=0.1)
+    agent = [*MOCK, "--fault", "slow-turn:600", str(recording)]
+    result = drive(agent, tmp_path / "runs", settings, print)
+    assert result.failures == 0
+    tags = turn_tags(tmp_path / "runs" / "00-new.jsonl")
+    assert tags == ["state_update:idle", "response", "agent_message_chunk", "state_update:idle"]
+
+
+def test_a_v2_turn_answered_as_on_v1_is_unended_and_the_line_says_why(tmp_path: Path) -> None:
+    """An Agent that says v2 but answers the prompt with v1's `stopReason` sends no idle."""
+    answered = {"id": 2, "result": {"stopReason": "x"}}
+    recording = v2_turn_recording(tmp_path / "v1-ish.jsonl", answered)
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=0.3, linger_ms=0)
+    notes: list[str] = []
+    result = drive([*MOCK, str(recording)], tmp_path / "runs", settings, notes.append)
+    assert result.failures == 1
+    assert notes == [
+        f"{tmp_path / 'runs' / '00-new.jsonl'}: the turn of session s1 did not end: no "
+        "state_update idle within 0.3 s of the prompt (--timeout); the recording so far is kept; "
+        "the prompt's response (result {'stopReason': 'x'}) has no messageId, as on v1"
+    ]
+
+
+def test_a_v2_prompt_answered_with_an_error_ran_no_turn_to_wait_for(tmp_path: Path) -> None:
+    settings = DriveSettings(replays=0, prompt="hi", timeout_s=3.0, linger_ms=0)
+    notes: list[str] = []
+    started = time.monotonic()
+    agent = [*MOCK, str(SAMPLES / "outcome-complete.jsonl")]  # (it has no turn to play)
+    result = drive(agent, tmp_path, settings, notes.append)
+    assert time.monotonic() - started < settings.timeout_s
+    assert result.failures == 0
+    failed = "session/prompt failed: -32603 acptrace mock has no recording for session/prompt"
+    assert notes == [f"{tmp_path / '00-new.jsonl'}: {failed}"]
 
 
 # -- Agents that fail ---------------------------------------------------------------------
@@ -572,6 +799,29 @@ def test_requests_follow_the_negotiated_version() -> None:
     assert negotiated_version(None, 2) == 2
     assert can_load({"agentCapabilities": {"loadSession": True}})
     assert not can_load({"agentCapabilities": {}})
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (state("s1", "idle"), "idle"),
+        (state("s1", "running"), "running"),
+        (state("s1", "requires_action"), "requires_action"),
+        (state("s2", "idle"), None),
+        ({**state("s1", "idle"), "method": "session/request_permission"}, None),
+        ({"method": "session/update", "params": ["s1"]}, None),
+        ({"method": "session/update", "params": {"sessionId": "s1"}}, None),
+        ({"method": "session/update", "params": {"sessionId": "s1", "update": "idle"}}, None),
+        ({"method": "session/update", "params": CHUNK}, None),
+    ],
+)
+def test_the_state_of_a_session(message: dict[str, Any], expected: str | None) -> None:
+    assert session_state(message, "s1") == expected
+
+
+def test_only_v2_turns_end_with_idle() -> None:
+    assert not turn_ends_with_idle(1)
+    assert turn_ends_with_idle(2)
 
 
 # -- layering --------------------------------------------------------------------------------

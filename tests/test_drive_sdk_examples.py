@@ -6,7 +6,8 @@ it cannot be had (no network, no index), these tests skip and say why. Neither e
 advertises a way to replay a session (`examples/agent.py` answers v1 with `agentCapabilities:
 {}` though it implements `session/load`; `examples/echo_agent.py` answers v2 with no
 `capabilities`), so a replay run is refused before any replay starts, and a run that only
-makes a session and prompts it goes through.
+makes a session and prompts it goes through on v1. On v2 the echo agent's turn is v1's (no
+`state_update` `idle`), which drive says.
 """
 
 from __future__ import annotations
@@ -145,3 +146,29 @@ def test_the_sdk_echo_agent_on_v2_advertises_no_sessions(examples: Path, tmp_pat
     assert result.exit_code == 2, result.output
     assert "v2 Agent does not advertise capabilities.session, which session/new" in result.stderr
     assert sorted(p.name for p in runs.iterdir()) == ["00-new.jsonl"]
+
+
+def test_the_sdk_echo_agent_driven_on_v2_answers_the_prompt_as_on_v1(
+    examples: Path, tmp_path: Path
+) -> None:
+    """It echoes the version asked for, but its turn is v1's: the prompt's response carries
+    `stopReason`, no `messageId`, and no `state_update` `idle` ends the turn. drive waits for
+    the idle, then says the turn did not end, and why it looks so."""
+    runs = tmp_path / "runs"
+    agent = [sys.executable, str(examples / "echo_agent.py")]
+    arguments = ["drive", "-n", "0", "--prompt", "hello", "--ignore-capabilities"]
+    arguments += ["--timeout", "1", "-o", str(runs), "--", *agent]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 1, result.output
+    said = result.stderr.splitlines()
+    assert len(said) == 2  # (the capability it does not advertise, then the turn)
+    assert said[1].startswith(f"acptrace: {runs / '00-new.jsonl'}: the turn of session ")
+    assert said[1].endswith(
+        "did not end: no state_update idle within 1 s of the prompt (--timeout); the recording "
+        "so far is kept; the prompt's response (result {'stopReason': 'end_turn'}) has no "
+        "messageId, as on v1"
+    )
+    recording = records(runs / "00-new.jsonl")
+    received = [r["msg"] for r in recording if r["dir"] == "a2c"]
+    assert received[-1] == {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}
+    assert gone(recording[0]["pid"])

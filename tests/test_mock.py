@@ -1,5 +1,6 @@
-"""`acptrace mock`: what it takes from a recording, how each fault changes the replay, and the
-answers it gives on stdio. In-process and fast; tests/test_drive.py runs it as a real Agent."""
+"""`acptrace mock`: what it takes from a recording, how each fault changes the replay (or a
+prompt turn), and the answers it gives on stdio. In-process and fast; tests/test_drive.py runs
+it as a real Agent."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.mock import (
+    TURN_FAULTS,
     Fault,
     FaultName,
     MockAgent,
     MockSettings,
+    Step,
     StepRole,
     load_recording,
     parse_fault,
     plan,
+    plan_turn,
 )
 from acptrace.model.errors import UsageError
 from tests.golden import ROOT
@@ -143,6 +147,8 @@ def test_a_recording_without_agent_answers_is_refused(tmp_path: Path) -> None:
         ("no-marker", Fault(FaultName.NO_MARKER)),
         ("truncate:3", Fault(FaultName.TRUNCATE, 3)),
         ("delay-marker:250", Fault(FaultName.DELAY_MARKER, 250)),
+        ("slow-turn:1500", Fault(FaultName.SLOW_TURN, 1500)),
+        ("no-idle", Fault(FaultName.NO_IDLE)),
     ],
 )
 def test_parse_fault(text: str, expected: Fault) -> None:
@@ -156,6 +162,8 @@ def test_parse_fault(text: str, expected: Fault) -> None:
         ("truncate", "needs a whole number"),
         ("delay-response:-5", "needs a whole number"),
         ("no-marker:2", "takes no argument"),
+        ("slow-turn", "needs a whole number"),
+        ("no-idle:5", "takes no argument"),
     ],
 )
 def test_bad_faults_are_usage_errors(text: str, problem: str) -> None:
@@ -217,6 +225,9 @@ def test_delays_are_added_unscaled() -> None:
             ["truncate:1", "delay-response:5"],
             "delay-response: the replay has no response",
         ),
+        (COMPLETE, ["no-idle"], "no-idle: the recording has no prompt turn"),
+        (CLEAN, ["no-idle", "no-idle"], "no-idle: no prompt turn of the recording has a state"),
+        (LOADED_V1, ["slow-turn:5"], "slow-turn: the recording has no prompt turn"),
     ],
 )
 def test_a_fault_the_recording_cannot_take_is_refused(
@@ -225,6 +236,83 @@ def test_a_fault_the_recording_cannot_take_is_refused(
     settings = MockSettings(faults=tuple(parse_fault(fault) for fault in faults))
     with pytest.raises(UsageError, match=problem):
         MockAgent(load_recording(path), settings)
+
+
+def turn_tags(steps: tuple[Step, ...] | list[Any]) -> list[str]:
+    """Each message of a turn as its update tag (`state_update:idle`), method or `response`."""
+    out = []
+    for step in steps:
+        message = step.message if isinstance(step, Step) else step
+        update = message.get("params", {}).get("update")
+        if isinstance(update, dict):
+            state = f":{update['state']}" if "state" in update else ""
+            out.append(f"{update['sessionUpdate']}{state}")
+        else:
+            out.append(message.get("method", "response"))
+    return out
+
+
+CLEAN_TURN = [
+    "state_update:running",
+    "user_message",
+    "response",
+    "tool_call_update",
+    "session/request_permission",
+    "tool_call_update",
+    "agent_message",
+    "state_update:idle",
+]
+"""The recorded v2 turn of clean.jsonl: the response acknowledges, the work goes on."""
+
+
+def test_no_idle_leaves_out_the_end_of_each_turn_only() -> None:
+    recording = load_recording(CLEAN)
+    [turn] = recording.turns
+    assert turn_tags(turn.steps) == CLEAN_TURN
+    assert turn_tags(plan_turn(turn, [parse_fault("no-idle")])) == CLEAN_TURN[:-1]
+    assert recording.replay is not None
+    replay = plan(recording.replay, [parse_fault("no-idle")], 1)
+    assert replay.steps == recording.replay.steps  # (a turn fault leaves the replay as it is)
+
+
+def test_slow_turn_spreads_its_delay_over_what_follows_the_response() -> None:
+    [turn] = load_recording(CLEAN).turns
+    planned = plan_turn(turn, [parse_fault("slow-turn:500")])
+    assert turn_tags(planned) == CLEAN_TURN
+    extra = [step.extra_ms for step in planned]
+    assert extra[:3] == [0, 0, 0]  # up to the response: at once, as recorded
+    assert extra[3:] == pytest.approx([100.0] * 5)
+    assert sum(extra) == pytest.approx(500)
+    assert [s.gap_ns for s in planned] == [s.gap_ns for s in turn.steps]  # (still scaled)
+
+
+def test_replay_faults_leave_the_turns_as_they_are() -> None:
+    [turn] = load_recording(CLEAN).turns
+    replay_faults = [parse_fault("no-marker"), parse_fault("delay-response:5")]
+    assert plan_turn(turn, replay_faults) == turn.steps
+    assert {f.name for f in replay_faults}.isdisjoint(TURN_FAULTS)
+
+
+def test_a_turn_that_never_ends_is_served_and_the_mock_goes_on() -> None:
+    params = {"sessionId": "sess_clean", "prompt": [{"type": "text", "text": "hi"}]}
+    prompt = line({"id": 3, "method": "session/prompt", "params": params})
+    new = line({"id": 4, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}})
+    status, out = serve(CLEAN, prompt, new, faults=("no-idle",))
+    assert status == 0
+    assert turn_tags(out) == [*CLEAN_TURN[:-1], "response"]  # then session/new, answered
+    assert out[-1]["id"] == 4
+
+
+def test_slow_turn_needs_something_after_the_response(tmp_path: Path) -> None:
+    v1_turn = tmp_path / "v1-turn.jsonl"
+    params = {"sessionId": "s", "prompt": []}
+    v1_turn.write_bytes(
+        line({"id": 1, "method": "session/prompt", "params": params})
+        + line({"id": 1, "result": {"stopReason": "end_turn"}})
+    )
+    settings = MockSettings(faults=(parse_fault("slow-turn:5"),))
+    with pytest.raises(UsageError, match=r"slow-turn: no prompt turn .* after the prompt's resp"):
+        MockAgent(load_recording(v1_turn), settings)
 
 
 def test_faults_combine_in_order() -> None:
@@ -421,4 +509,5 @@ def test_the_help_names_every_fault_whole(width: int) -> None:
         assert any(word.strip(",.").split(":")[0] == fault.value for word in words), fault
     assert "truncate:N," in words
     assert "delay-marker:MS," in words
+    assert "slow-turn:MS," in words
     assert all(len(line) <= width and line == line.rstrip() for line in result.stdout.splitlines())

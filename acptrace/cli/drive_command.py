@@ -66,14 +66,19 @@ def drive_command(
     ] = 2,
     prompt: Annotated[
         str | None,
-        typer.Option(metavar="TEXT", help="Send one session/prompt on the first connection."),
+        typer.Option(
+            metavar="TEXT",
+            help="Send one session/prompt on the first connection and wait for its turn to "
+            "end (v1: the response; v2: the session's state_update idle).",
+        ),
     ] = None,
     timeout: Annotated[
         float,
         typer.Option(
             min=0.001,
             metavar="SECONDS",
-            help="Seconds to wait for each response.",
+            help="Seconds to wait for each response, and for the --prompt turn to end, "
+            "counted from the request.",
         ),
     ] = DEFAULT_TIMEOUT_S,
     linger: Annotated[
@@ -81,7 +86,8 @@ def drive_command(
         typer.Option(
             min=0.0,
             metavar="MS",
-            help="Milliseconds to keep listening after the replay's response.",
+            help="Milliseconds to keep listening after the replay's response and after the "
+            "--prompt turn.",
         ),
     ] = DEFAULT_LINGER_MS,
     session: Annotated[
@@ -116,11 +122,12 @@ def drive_command(
     acptrace-<UTC time>-<pid> in $ACPTRACE_DIR or the current directory, named on stderr); at
     the end the latency report over them is printed, as `acptrace report DIR` prints it. A
     connection whose Agent dies, hangs past --timeout or sends garbage is named on stderr and
-    the run goes on; acptrace then exits 1. An Agent that does not advertise what a step needs
-    (v2 capabilities.session, v1 loadSession) is a usage error (2), before the replays,
-    unless --ignore-capabilities. An
-    Agent still running 2 s after its stdin closed is stopped (SIGTERM, then SIGKILL, to its
-    process group): not a failure.
+    the run goes on; acptrace then exits 1. The same goes for a v2 --prompt turn that does not
+    end (no state_update idle) within --timeout: its recording so far is kept. An Agent that
+    does not advertise what a step needs (v2 capabilities.session, v1 loadSession) is a usage
+    error (2), before the replays, unless --ignore-capabilities. An Agent still running 2 s
+    after its stdin closed is stopped (SIGTERM, then SIGKILL, to its process group): not a
+    failure.
     """
     if session is not None and prompt is not None:
         fail("--prompt needs the first connection, which --session leaves out")

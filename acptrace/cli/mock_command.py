@@ -10,7 +10,7 @@ import typer
 from acptrace.cli.common import fail
 from acptrace.cli.root import app
 from acptrace.mock import MockAgent, MockSettings, load_recording, parse_fault
-from acptrace.mock.faults import fault_usage
+from acptrace.mock.faults import TURN_FAULTS, FaultName, fault_usage
 from acptrace.model.errors import UnreadableInput, UsageError
 
 
@@ -26,7 +26,8 @@ def mock_command(
             "--fault",
             metavar="NAME[:ARG]",
             help=_unbroken(
-                "Inject this fault into every replay (repeatable; see docs/mock-and-drive.md): "
+                f"Inject this fault into every replay (or, for {_turn_faults()}, every "
+                "prompt turn; repeatable; see docs/mock-and-drive.md): "
                 f"{fault_usage()}."
             ),
         ),
@@ -59,6 +60,11 @@ def mock_command(
     except BrokenPipeError:
         status = 0  # the Client went away: nothing left to answer
     raise typer.Exit(status)
+
+
+def _turn_faults() -> str:
+    """The faults that change prompt turns, as the help names them: `slow-turn and no-idle`."""
+    return " and ".join(fault.value for fault in FaultName if fault in TURN_FAULTS)
 
 
 FAULT_LINE = 34

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from acptrace.drive.messages import Permission, answer
+from acptrace.drive.messages import Permission, answer, is_response_to
 from acptrace.model.errors import AcptraceError
 from acptrace.model.excerpt import excerpt
 from acptrace.record import AgentNotStarted, RecordResult, RecordSettings, Stdio, record
@@ -92,14 +92,29 @@ class Connection:
 
     def request(self, method: str, params: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """Send a request and wait for its response (answering the Agent meanwhile)."""
+        request_id = self.send_request(method, params)
+        deadline = time.monotonic() + timeout_s
+        response = self.wait_for(lambda message: is_response_to(message, request_id), deadline)
+        if response is None:
+            raise ConnectionFailed(f"no answer to {method} within {timeout_s:g} s")
+        return response
+
+    def send_request(self, method: str, params: dict[str, Any]) -> int:
+        """Send a request without waiting for its response; its id."""
         request_id = self._next_id
         self._next_id += 1
         self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        deadline = time.monotonic() + timeout_s
+        return request_id
+
+    def wait_for(
+        self, wanted: Callable[[dict[str, Any]], bool], deadline: float
+    ) -> dict[str, Any] | None:
+        """The Agent's first message that is `wanted`, reading (and answering) the others on
+        the way; None when the deadline (`time.monotonic()`) passes first."""
         for message in self._messages(deadline):
-            if _is_response(message) and message.get("id") == request_id:
+            if wanted(message):
                 return message
-        raise ConnectionFailed(f"no answer to {method} within {timeout_s:g} s")
+        return None
 
     def linger(self, seconds: float) -> None:
         """Keep reading (and answering) for a while, so late messages are recorded too."""
@@ -209,10 +224,6 @@ def _decoded(line: bytes) -> list[dict[str, Any]]:
     if not items or not all(isinstance(item, dict) for item in items):
         raise ConnectionFailed(f"the Agent sent garbage: {excerpt(_text(line))}")
     return items
-
-
-def _is_response(message: dict[str, Any]) -> bool:
-    return "method" not in message and ("result" in message or "error" in message)
 
 
 def _text(line: bytes) -> str:

@@ -80,6 +80,39 @@ def prompt_params(session_id: str, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
+def turn_ends_with_idle(protocol: int) -> bool:
+    """Whether a prompt's turn ends with a `state_update` `idle` (v2: the prompt's response
+    only acknowledges the user message) rather than with the prompt's response (v1)."""
+    return protocol >= 2
+
+
+IDLE = "idle"
+"""The state that ends a v2 turn."""
+BUSY = ("running", "requires_action")
+"""The states of foreground work: a v2 turn has begun."""
+
+
+def session_state(message: dict[str, Any], session_id: str) -> str | None:
+    """The `state` of a v2 `state_update` of this session (`running`, `requires_action`,
+    `idle`, …), or None for any other message, another session's `state_update` included
+    (rules.md §11: the turn of a session ends with its own `idle`)."""
+    params = message.get("params")
+    if message.get("method") != "session/update" or not isinstance(params, dict):
+        return None
+    update = params.get("update")
+    if params.get("sessionId") != session_id or not isinstance(update, dict):
+        return None
+    state = update.get("state")
+    is_state = update.get("sessionUpdate") == "state_update" and isinstance(state, str)
+    return state if is_state else None
+
+
+def is_response_to(message: dict[str, Any], request_id: int) -> bool:
+    """Whether `message` is the response to the request with this id."""
+    is_response = "method" not in message and ("result" in message or "error" in message)
+    return is_response and message.get("id") == request_id
+
+
 def answer(method: str, params: Any, permission: Permission) -> dict[str, Any]:
     """The result or error member answering an Agent request: `{"result": …}`/`{"error": …}`."""
     if method != "session/request_permission":

@@ -3,8 +3,9 @@
 Each connection starts the Agent afresh behind the recorder and writes one transcript into
 the run's folder: `00-new.jsonl` (left out when the session to replay is given), then
 `01-replay.jsonl`, `02-replay.jsonl`, … A connection
-that fails (the Agent dies, hangs past the timeout, sends garbage) is told to `notify` in one
-line and the run goes on; its transcript still goes into the report. A step the Agent's
+that fails (the Agent dies, hangs past the timeout, sends garbage, or its v2 prompt turn does
+not end with a `state_update` `idle` within the timeout) is told to `notify` in one line and
+the run goes on; its transcript still goes into the report. A step the Agent's
 `initialize` result does not allow (no session capability) stops the run before the replays:
 `DriveRefused` (unless `check_capabilities` is off: then it is sent anyway, and said).
 Closing a connection closes the Agent's stdin; an Agent still running `exit_grace_s` later is
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -23,14 +25,19 @@ from typing import Any
 
 from acptrace.drive.connection import Connection, ConnectionFailed
 from acptrace.drive.messages import (
+    BUSY,
+    IDLE,
     Permission,
     initialize_params,
+    is_response_to,
     missing_capability,
     negotiated_version,
     new_session_params,
     prompt_params,
     replay_method,
     replay_request,
+    session_state,
+    turn_ends_with_idle,
 )
 from acptrace.model.errors import AcptraceError
 from acptrace.record import RecordSettings
@@ -67,11 +74,12 @@ class DriveSettings:
     prompt: str | None = None
     """Text of one `session/prompt` on the first connection (None: no prompt)."""
     timeout_s: float = DEFAULT_TIMEOUT_S
-    """How long to wait for each response."""
+    """How long to wait for each response, and for the prompt's turn to end (v1: its
+    response; v2: the session's `state_update` `idle`), counted from the request."""
     exit_grace_s: float = DEFAULT_EXIT_GRACE_S
     """How long the Agent has to exit once its stdin is closed, before it is stopped."""
     linger_ms: float = DEFAULT_LINGER_MS
-    """How long to keep listening after the replay's response."""
+    """How long to keep listening after the replay's response and after the prompt's turn."""
     permission: Permission = Permission.DENY
     """How to answer `session/request_permission`."""
     cwd: str = field(default_factory=os.getcwd)
@@ -188,8 +196,7 @@ def _make_session(
         if session_id is None:
             raise ConnectionFailed(f"session/new gave no session id: {_problem(new)}")
         if settings.prompt is not None:
-            params = prompt_params(session_id, settings.prompt)
-            answered = connection.request("session/prompt", params, settings.timeout_s)
+            answered = _run_turn(connection, version, session_id, settings.prompt, settings)
             if "error" in answered:
                 notify(f"{path}: session/prompt failed: {_problem(answered)}")
             connection.linger(settings.linger_ms / 1000)
@@ -222,6 +229,57 @@ def _replay_session(
     except ConnectionFailed as error:
         failure = str(error)
     return _ended(connection, ConnectionResult(Step.REPLAY, path, failure), notify, refused)
+
+
+def _run_turn(
+    connection: Connection, version: int, session_id: str, text: str, settings: DriveSettings
+) -> dict[str, Any]:
+    """Send one prompt and wait for its turn to end, within `timeout_s` of sending it; the
+    prompt's response. On v1 the response ends the turn. On v2 it only acknowledges the user
+    message, and the turn ends with the session's first `state_update` `idle` once the turn
+    has begun: after the response, or after a `running` or `requires_action` of the session
+    (an `idle` read before either may be a snapshot sent before the Agent read the prompt).
+    An error response ends the wait: no turn ran. ConnectionFailed when the response or the
+    end does not come in time."""
+    deadline = time.monotonic() + settings.timeout_s
+    prompt_id = connection.send_request("session/prompt", prompt_params(session_id, text))
+    awaits_idle = turn_ends_with_idle(version)
+    response: dict[str, Any] | None = None
+    begun = ended = False
+
+    def wanted(message: dict[str, Any]) -> bool:
+        """The prompt's response, or (v2) a state of the session."""
+        states = awaits_idle and session_state(message, session_id) is not None
+        return states or is_response_to(message, prompt_id)
+
+    while response is None or (awaits_idle and not ended and "error" not in response):
+        message = connection.wait_for(wanted, deadline)
+        if message is None:
+            if response is None:
+                raise ConnectionFailed(
+                    f"no answer to session/prompt within {settings.timeout_s:g} s"
+                )
+            raise ConnectionFailed(_unended(session_id, settings.timeout_s, response))
+        if is_response_to(message, prompt_id):
+            response = message
+            continue
+        state = session_state(message, session_id)
+        ended = ended or (state == IDLE and (begun or response is not None))
+        begun = begun or state in BUSY
+    return response
+
+
+def _unended(session_id: str, timeout_s: float, response: dict[str, Any]) -> str:
+    """Why the connection ended: the v2 turn did not end in time (and, when the prompt's
+    response has no `messageId`, that it looks like a v1 answer: the likely cause)."""
+    why = (
+        f"the turn of session {session_id} did not end: no state_update idle within "
+        f"{timeout_s:g} s of the prompt (--timeout); the recording so far is kept"
+    )
+    result = response.get("result")
+    if isinstance(result, dict) and "messageId" not in result:
+        why += f"; the prompt's response ({_problem(response)}) has no messageId, as on v1"
+    return why
 
 
 def _first_methods(version: int, settings: DriveSettings) -> tuple[str, ...]:

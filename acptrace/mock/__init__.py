@@ -6,10 +6,11 @@
 """
 
 from acptrace.mock.agent import MockAgent, MockSettings
-from acptrace.mock.faults import Fault, FaultName, Plan, parse_fault, plan
+from acptrace.mock.faults import TURN_FAULTS, Fault, FaultName, Plan, parse_fault, plan, plan_turn
 from acptrace.mock.recording import Recording, Step, StepRole, Window, load_recording
 
 __all__ = [
+    "TURN_FAULTS",
     "Fault",
     "FaultName",
     "MockAgent",
@@ -22,4 +23,5 @@ __all__ = [
     "load_recording",
     "parse_fault",
     "plan",
+    "plan_turn",
 ]

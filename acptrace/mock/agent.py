@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from acptrace.decode.directions import infer_direction
-from acptrace.mock.faults import Fault, check_faults, plan
+from acptrace.mock.faults import Fault, check_faults, plan, plan_turn
 from acptrace.mock.recording import Recording, Step, StepRole, Window, is_replaying
 from acptrace.model.domain import Direction
 
@@ -43,7 +43,7 @@ class MockAgent:
     def __init__(self, recording: Recording, settings: MockSettings | None = None) -> None:
         self._recording = recording
         self._settings = settings or MockSettings()
-        check_faults(self._settings.faults, recording.replay)
+        check_faults(self._settings.faults, recording)
         self._turns = list(recording.turns)
         self._output: BinaryIO | None = None
 
@@ -97,7 +97,7 @@ class MockAgent:
             return not replay.exit_after
         elif method == "session/prompt" and self._turns:
             turn = self._turns.pop(0)
-            self._send_all(turn.steps, request_id, turn, session)
+            self._send_all(plan_turn(turn, self._settings.faults), request_id, turn, session)
             return turn.answered
         else:
             # (-32601 only for what is no ACP request: an advertised method answered with it

@@ -1,8 +1,10 @@
-"""The faults `acptrace mock` injects into its replay, each a change to the recorded window.
+"""The faults `acptrace mock` injects, each a change to a recorded window: the replay's, or
+each prompt turn's (`TURN_FAULTS`).
 
-A fault is named once (`FaultName`), parsed from `NAME[:ARG]`, and applied to the replay
-window's steps in the order given. docs/mock-and-drive.md says what `acptrace analyze`
-reports for each; tests/test_drive.py checks every row of that table.
+A fault is named once (`FaultName`), parsed from `NAME[:ARG]`, and applied to the window's
+steps in the order given. docs/mock-and-drive.md says what `acptrace analyze` reports for
+each replay fault, and what `acptrace drive --prompt` does with each turn fault;
+tests/test_drive.py checks every row of those tables.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from acptrace.mock.recording import Step, StepRole, Window
+from acptrace.mock.recording import Recording, Step, StepRole, Window
 from acptrace.model.errors import UsageError
 
 CURSOR_REJECTED_CODE = -32602
@@ -45,12 +47,23 @@ class FaultName(StrEnum):
     """Leave out the markers of the child sessions."""
     ERROR_AFTER_MARKER = "error-after-marker"
     """After a complete replay (the marker), answer with an error instead of the rest."""
+    SLOW_TURN = "slow-turn"
+    """`slow-turn:MS`: in each prompt turn, spread MS milliseconds more over the messages
+    after the prompt's response (a v2 turn that runs on after its acknowledgement)."""
+    NO_IDLE = "no-idle"
+    """In each prompt turn, leave out the `state_update` `idle` of the prompt's session (a v2
+    turn that never ends)."""
+
+
+TURN_FAULTS = frozenset({FaultName.SLOW_TURN, FaultName.NO_IDLE})
+"""The faults that change each prompt turn; the others change the replay."""
 
 
 _WITH_ARGUMENT = {
     FaultName.TRUNCATE: "N",
     FaultName.DELAY_MARKER: "MS",
     FaultName.DELAY_RESPONSE: "MS",
+    FaultName.SLOW_TURN: "MS",
 }
 """The faults that take an argument, and what it is called."""
 _NEEDS_MARKER = {
@@ -79,7 +92,8 @@ class Fault:
     name: FaultName
     """Which fault."""
     argument: int = 0
-    """N for `truncate`, milliseconds for the `delay-*` faults; 0 for the others."""
+    """N for `truncate`, milliseconds for the `delay-*` faults and `slow-turn`; 0 for the
+    others."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +123,15 @@ def parse_fault(text: str) -> Fault:
     return Fault(fault, int(argument))
 
 
-def check_faults(faults: Sequence[Fault], window: Window | None) -> None:
-    """UsageError when a fault has nothing to change in the recorded replay, as the faults
-    before it left it (`no-marker` then `double-marker`: no marker to double)."""
+def check_faults(faults: Sequence[Fault], recording: Recording) -> None:
+    """UsageError when a fault has nothing to change in the recorded replay (or, for a turn
+    fault, in any recorded prompt turn), as the faults before it left it (`no-marker` then
+    `double-marker`: no marker to double)."""
+    _check_replay_faults([f for f in faults if f.name not in TURN_FAULTS], recording.replay)
+    _check_turn_faults([f for f in faults if f.name in TURN_FAULTS], recording.turns)
+
+
+def _check_replay_faults(faults: Sequence[Fault], window: Window | None) -> None:
     if not faults:
         return
     if window is None:
@@ -131,8 +151,72 @@ def check_faults(faults: Sequence[Fault], window: Window | None) -> None:
         steps = _apply(fault, steps, None)[0]
 
 
+def _check_turn_faults(faults: Sequence[Fault], turns: Sequence[Window]) -> None:
+    if not faults:
+        return
+    if not turns:
+        raise UsageError(f"--fault {faults[0].name}: the recording has no prompt turn to change")
+    sessions = [turn.session_id for turn in turns]
+    steps = [list(turn.steps) for turn in turns]
+    for fault in faults:
+        if not any(_turn_takes(fault, *turn) for turn in zip(steps, sessions, strict=True)):
+            needed = (
+                "a message after the prompt's response"
+                if fault.name is FaultName.SLOW_TURN
+                else "a state_update idle of its session"
+            )
+            raise UsageError(f"--fault {fault.name}: no prompt turn of the recording has {needed}")
+        steps = [_apply_to_turn(fault, *turn) for turn in zip(steps, sessions, strict=True)]
+
+
+def _turn_takes(fault: Fault, steps: list[Step], session_id: str | None) -> bool:
+    """Whether the turn fault has something to change in these steps of a turn."""
+    if fault.name is FaultName.SLOW_TURN:
+        return bool(_after_response(steps))
+    return any(_ends_turn(step, session_id) for step in steps)
+
+
+def plan_turn(window: Window, faults: Sequence[Fault]) -> tuple[Step, ...]:
+    """The steps to send for a prompt turn, the turn faults applied in order."""
+    steps = list(window.steps)
+    for fault in faults:
+        if fault.name in TURN_FAULTS:
+            steps = _apply_to_turn(fault, steps, window.session_id)
+    return tuple(steps)
+
+
+def _apply_to_turn(fault: Fault, steps: list[Step], session_id: str | None) -> list[Step]:
+    """The steps of a turn with one turn fault applied."""
+    if fault.name is FaultName.NO_IDLE:
+        return [step for step in steps if not _ends_turn(step, session_id)]
+    after = _after_response(steps)
+    if not after:
+        return steps
+    share_ms = fault.argument / len(after)
+    start = len(steps) - len(after)
+    later = [replace(step, extra_ms=step.extra_ms + share_ms) for step in after]
+    return [*steps[:start], *later]
+
+
+def _after_response(steps: list[Step]) -> list[Step]:
+    """The steps after the (first) response; none when there is no response."""
+    at = next((i for i, s in enumerate(steps) if s.role is StepRole.RESPONSE), len(steps))
+    return steps[at + 1 :]
+
+
+def _ends_turn(step: Step, session_id: str | None) -> bool:
+    """Whether the step is a `state_update` `idle` of this session."""
+    update = _update(step.message)
+    return (
+        _session(step.message) == session_id
+        and update.get("sessionUpdate") == "state_update"
+        and update.get("state") == "idle"
+    )
+
+
 def plan(window: Window, faults: Sequence[Fault], request_id: Any) -> Plan:
-    """The steps to send for a replaying request with this id, faults applied in order."""
+    """The steps to send for a replaying request with this id, faults applied in order (the
+    turn faults leave it as it is)."""
     steps = list(window.steps)
     exit_after = not window.answered
     for fault in faults:
@@ -168,6 +252,8 @@ def _apply(fault: Fault, steps: list[Step], request_id: Any) -> tuple[list[Step]
         case FaultName.ERROR_AFTER_MARKER:
             error = {"code": FAILED_CODE, "message": "acptrace mock: failed after the replay"}
             return [*_through_marker(steps), _error_step(request_id, error)], False
+        case FaultName.SLOW_TURN | FaultName.NO_IDLE:
+            return steps, False
 
 
 def _truncated(steps: list[Step], updates: int) -> list[Step]:
