@@ -34,6 +34,7 @@ from acptrace.mock import TURN_FAULTS, FaultName
 from acptrace.model.domain import Outcome
 from tests.golden import ROOT
 from tests.processes import gone, pids_in
+from tests.test_mock import CLEAN_TURN
 from tests.test_timeline_memory import peak_rss_mb
 
 SAMPLES = ROOT / "sample_traces"
@@ -278,17 +279,6 @@ def test_a_real_agent_the_sdk_example(tmp_path: Path) -> None:
 
 
 CLEAN = SAMPLES / "clean.jsonl"
-TURN_TAGS = [
-    "state_update:running",
-    "user_message",
-    "response",
-    "tool_call_update",
-    "session/request_permission",
-    "tool_call_update",
-    "agent_message",
-    "state_update:idle",
-]
-"""What the Agent sends in clean.jsonl's recorded v2 turn."""
 
 
 def tag(message: dict[str, Any]) -> str:
@@ -325,7 +315,7 @@ def test_each_turn_fault_gives_the_documented_exit_and_line(tmp_path: Path, row:
     assert result.stderr.splitlines() == said
     assert "1 transcript" in result.stdout  # (the report, whatever the turn did)
     ended = row.exit_code == 0
-    assert turn_tags(first) == (TURN_TAGS if ended else TURN_TAGS[:-1])
+    assert turn_tags(first) == (CLEAN_TURN if ended else CLEAN_TURN[:-1])
     assert records(first)[-1]["event"] == "close"  # (kept whole when the turn did not end)
 
 
@@ -341,7 +331,7 @@ def test_a_v2_turn_that_runs_on_after_the_response_is_recorded_up_to_idle(
     result = drive(agent, tmp_path, settings, notes.append)
     assert (result.failures, notes) == (0, [])
     first = tmp_path / "00-new.jsonl"
-    assert turn_tags(first) == TURN_TAGS
+    assert turn_tags(first) == CLEAN_TURN
     answered = [m for m in sent(first, "c2a") if "result" in m]  # (the permission, mid-turn)
     assert [m["result"]["outcome"]["optionId"] for m in answered] == ["reject-once"]
     acknowledged = read_at_s(first, lambda m: m.get("id") == 2)
@@ -389,11 +379,22 @@ ACKNOWLEDGED = {"id": 2, "result": {"messageId": "m1"}}
 CHUNK = {"sessionId": "s1", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "a1"}}
 
 
-def test_another_sessions_idle_does_not_end_the_turn(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "before", "tags"),
+    [
+        # another session's idle is not this turn's end
+        ("other", [ACKNOWLEDGED, state("s_other", "idle")], ["response", "state_update:idle"]),
+        # an idle read before both the acknowledgement and any `running` may have been sent
+        # before the Agent read the prompt (a snapshot of the new session): not the turn's end
+        ("stale", [state("s1", "idle"), ACKNOWLEDGED], ["state_update:idle", "response"]),
+    ],
+)
+def test_an_idle_that_is_not_the_turns_does_not_end_it(
+    tmp_path: Path, name: str, before: list[dict[str, Any]], tags: list[str]
+) -> None:
     recording = v2_turn_recording(
-        tmp_path / "other.jsonl",
-        ACKNOWLEDGED,
-        state("s_other", "idle"),
+        tmp_path / f"{name}.jsonl",
+        *before,
         {"method": "session/update", "params": CHUNK},
         state("s1", "idle"),
     )
@@ -401,8 +402,8 @@ def test_another_sessions_idle_does_not_end_the_turn(tmp_path: Path) -> None:
     agent = [*MOCK, "--fault", "slow-turn:600", str(recording)]
     result = drive(agent, tmp_path / "runs", settings, print)
     assert result.failures == 0
-    tags = turn_tags(tmp_path / "runs" / "00-new.jsonl")
-    assert tags == ["response", "state_update:idle", "agent_message_chunk", "state_update:idle"]
+    turn = turn_tags(tmp_path / "runs" / "00-new.jsonl")
+    assert turn == [*tags, "agent_message_chunk", "state_update:idle"]
 
 
 def test_an_idle_before_the_acknowledgement_ends_the_turn_once_it_ran(tmp_path: Path) -> None:
@@ -415,24 +416,6 @@ def test_an_idle_before_the_acknowledgement_ends_the_turn_once_it_ran(tmp_path: 
     notes: list[str] = []
     result = drive([*MOCK, str(recording)], tmp_path / "runs", settings, notes.append)
     assert (result.failures, notes) == (0, [])
-
-
-def test_an_idle_before_the_turn_began_does_not_end_it(tmp_path: Path) -> None:
-    """An `idle` read before both the acknowledgement and any `running` may have been sent
-    before the Agent read the prompt (a snapshot of the new session): not the turn's end."""
-    recording = v2_turn_recording(
-        tmp_path / "stale.jsonl",
-        state("s1", "idle"),
-        ACKNOWLEDGED,
-        {"method": "session/update", "params": CHUNK},
-        state("s1", "idle"),
-    )
-    settings = DriveSettings(replays=0, prompt="hi", timeout_s=10.0, linger_ms=0, exit_grace_s=0.1)
-    agent = [*MOCK, "--fault", "slow-turn:600", str(recording)]
-    result = drive(agent, tmp_path / "runs", settings, print)
-    assert result.failures == 0
-    tags = turn_tags(tmp_path / "runs" / "00-new.jsonl")
-    assert tags == ["state_update:idle", "response", "agent_message_chunk", "state_update:idle"]
 
 
 def test_a_v2_turn_answered_as_on_v1_is_unended_and_the_line_says_why(tmp_path: Path) -> None:

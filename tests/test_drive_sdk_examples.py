@@ -157,14 +157,16 @@ def test_the_sdk_echo_agent_driven_on_v2_answers_the_prompt_as_on_v1(
     runs = tmp_path / "runs"
     agent = [sys.executable, str(examples / "echo_agent.py")]
     arguments = ["drive", "-n", "0", "--prompt", "hello", "--ignore-capabilities"]
-    arguments += ["--timeout", "1", "-o", str(runs), "--", *agent]
+    # (--timeout bounds the answer to initialize too: the example's start-up, importing the
+    # SDK, can take over a second on a loaded machine)
+    arguments += ["--timeout", "3", "-o", str(runs), "--", *agent]
     result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 1, result.output
     said = result.stderr.splitlines()
     assert len(said) == 2  # (the capability it does not advertise, then the turn)
     assert said[1].startswith(f"acptrace: {runs / '00-new.jsonl'}: the turn of session ")
     assert said[1].endswith(
-        "did not end: no state_update idle within 1 s of the prompt (--timeout); the recording "
+        "did not end: no state_update idle within 3 s of the prompt (--timeout); the recording "
         "so far is kept; the prompt's response (result {'stopReason': 'end_turn'}) has no "
         "messageId, as on v1"
     )
