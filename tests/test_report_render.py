@@ -18,7 +18,7 @@ from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
 from acptrace.report.html import NO_CHARTS, POLICY, render_html
 from acptrace.report.markdown_page import escape, render_markdown
-from acptrace.report.summaries import Report
+from acptrace.report.summaries import FileError, Report
 from acptrace.report.terminal import terminal_report
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
 
@@ -53,6 +53,19 @@ def test_html_is_self_contained_and_escaped(hostile: Report) -> None:
         assert "<image" not in svg
         assert "@font-face" not in svg
         assert not re.search(r'href="(?!#)', svg)  # only references inside the SVG itself
+
+
+def test_html_lists_the_skipped_files_and_how_the_numbers_are_made(hostile: Report) -> None:
+    """The navigation links `#errors`: the section it names is on the page, and so is the
+    footer on how the numbers are made (both were lost when the page learnt to hold 35+
+    groups)."""
+    skipped = replace(hostile, errors=(FileError("runs/broken<b>.jsonl.gz", "not gzip"),))
+    page = render_html(skipped).decode()
+    assert '<a href="#errors">Skipped files</a>' in page
+    assert '<section id="errors"><h2>Skipped files</h2>' in page
+    assert "runs/broken&lt;b&gt;.jsonl.gz" in page
+    assert "<h2>How the numbers are made</h2>" in page
+    assert 'id="errors"' not in render_html(hostile).decode()
 
 
 def test_html_without_matplotlib_shows_tables_and_says_why(

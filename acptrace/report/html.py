@@ -141,6 +141,8 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
     for index, group in enumerate(report.groups):
         charted = edges if index < CHARTED_GROUPS else None
         yield from _group(index, group, names[index], headline, charted, len(names) > LINKED_GROUPS)
+    yield from _errors(report)
+    yield _method()
 
 
 def _overview(report: Report, names: Sequence[str], metric: Metric) -> Iterator[str]:
