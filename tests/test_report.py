@@ -366,7 +366,7 @@ def test_an_analysis_that_crashes_is_a_file_error(monkeypatch: pytest.MonkeyPatc
     def explode(path: str, options: Options, **_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("acptrace.report.collect.analyze_file", explode)
+    monkeypatch.setattr("acptrace.report.collect.open_walks", explode)
     assert analyze_one("x.jsonl", Options()) == FileError(
         "x.jsonl", "analysis failed: RuntimeError: boom"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
@@ -95,6 +96,17 @@ def build_group(
     )
 
 
+When = tuple[bool, int, int]
+"""Where a connection stands in time among a group's: (no time, its start, its place in the
+input), so that the connections with a time come first, earliest first, and the others in
+input order."""
+
+
+def _when(summary: FileSummary, index: int) -> When:
+    started = summary.started_us
+    return (started is None, started or 0, index)
+
+
 def is_replaying(row: ResumeRow) -> bool:
     """A resume with `replayFrom`, or a v1 `session/load` (which always replays)."""
     return row.replaying
@@ -137,17 +149,24 @@ def _by_severity(summaries: Sequence[FileSummary]) -> dict[Severity, int]:
 
 def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
     """A count per rule and level (a rule of two levels, as CAP-UNADVERTISED, gets a row for
-    each), the errors first, then the most frequent."""
+    each), the errors first, then the most frequent; each with the first places it was found
+    at, in time order (connections by their start, lines in order within one)."""
     counts: Counter[tuple[str, Severity]] = Counter()
-    first: dict[tuple[str, Severity], list[tuple[str, int]]] = defaultdict(list)
-    for summary in summaries:
+    first: dict[tuple[str, Severity], list[tuple[When, int, str]]] = defaultdict(list)
+    for index, summary in enumerate(summaries):
+        when = _when(summary, index)
         for finding in summary.findings:
             key = (finding.rule, finding.severity)
             counts[key] += 1
-            if len(first[key]) < LOCATIONS_SHOWN:
-                first[key].append((summary.where, finding.line))
+            places = first[key]
+            if len(places) < LOCATIONS_SHOWN or (when, finding.line) < places[-1][:2]:
+                bisect.insort(places, (when, finding.line, summary.where))
+                del places[LOCATIONS_SHOWN:]
     ordered = sorted(counts, key=lambda key: (-key[1].rank, -counts[key], key[0]))
-    return tuple(RuleCount(*key, counts[key], tuple(first[key])) for key in ordered)
+    return tuple(
+        RuleCount(*key, counts[key], tuple((where, line) for _, line, where in first[key]))
+        for key in ordered
+    )
 
 
 def _slowest(rows: Sequence[tuple[str, ResumeRow]]) -> tuple[ResumeRef, ...]:

@@ -102,6 +102,9 @@ class FileSummary:
     connection: str | None = None
     """In a file that holds several connections, the one summarised (each is summarised on its
     own, like a file); None for a file of one connection."""
+    started_us: int | None = None
+    """The wall-clock time of the connection's first request that has one (microseconds since
+    the epoch, as the `requests` table holds it): what orders places in time (`first at`)."""
 
     @property
     def where(self) -> str:
