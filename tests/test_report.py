@@ -152,9 +152,10 @@ def test_percentiles_and_outcomes_of_two_adapters_are_exact(release_1: Path) -> 
     )
     # 2 replayed updates in 100 ms
     assert alpha.metrics[Metric.THROUGHPUT] == Distribution(10, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0)
-    assert [(Path(r.path).name, r.line, r.outcome.value) for r in alpha.incomplete] == [
+    assert [(Path(r.path).name, r.line, r.outcome.value) for r in alpha.cut] == [
         ("alpha-1.jsonl", 34, "truncated")
     ]
+    assert alpha.headline is Metric.MARKER_TO_RESPONSE
     assert [r.marker_to_response_ms for r in alpha.slowest][:3] == [1900.0, 1500.0, 1400.0]
 
     beta = group(report, "beta-acp")
@@ -470,7 +471,10 @@ def test_report_json_holds_the_documented_fields(release_1: Path) -> None:
         "resumes",
         "replaying",
         "expecting_marker",
+        "loads",
+        "headline",
         "outcomes",
+        "load_outcomes",
         "rates",
         "child_outcomes",
         "findings",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePath
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
@@ -12,7 +12,8 @@ from acptrace.model.domain import Outcome, PeerInfo, ResumeRow, Role, Severity
 from acptrace.render.text import shared_folders
 from acptrace.report.stats import DIGITS, describe, log_edges
 from acptrace.report.summaries import (
-    INCOMPLETE,
+    CUT,
+    MARKER_OWED,
     UNKNOWN,
     FileSummary,
     Group,
@@ -23,9 +24,9 @@ from acptrace.report.summaries import (
 )
 
 SLOWEST_SHOWN = 10
-"""Slowest resumes listed per group."""
-INCOMPLETE_SHOWN = 50
-"""Incomplete resumes listed per group (all are counted)."""
+"""Slowest replays listed per group."""
+CUT_SHOWN = 50
+"""Cut replays listed per group (all are counted)."""
 LOCATIONS_SHOWN = 3
 """Locations listed per rule and group."""
 
@@ -70,29 +71,37 @@ def build_group(
     idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
 ) -> Group:
     """Add up one group's files."""
-    located = [(s.where, row) for s in summaries for row in s.resumes]
-    requested = [(path, row) for path, row in located if row.role is Role.REQUESTED]
-    replaying = [(path, row) for path, row in requested if is_replaying(row)]
-    children = [row for _, row in located if row.role is Role.CHILD]
-    samples = {metric: tuple(_values(metric, (row for _, row in replaying))) for metric in Metric}
-    incomplete = [_ref(path, row) for path, row in replaying if row.outcome in INCOMPLETE]
+    located = [
+        (_when(s, index), s.where, row) for index, s in enumerate(summaries) for row in s.resumes
+    ]
+    requested = [(when, path, row) for when, path, row in located if row.role is Role.REQUESTED]
+    replaying = [(when, path, row) for when, path, row in requested if is_replaying(row)]
+    rows = [row for _, _, row in replaying]
+    children = [row for _, _, row in located if row.role is Role.CHILD]
+    samples = {metric: tuple(_values(metric, rows)) for metric in Metric}
+    marker_outcomes = _by_outcome(row for row in rows if owes_marker(row))
+    headline = choose_headline(sum(marker_outcomes.values()) > 0, samples)
+    cut = sorted((item for item in replaying if item[2].outcome in CUT), key=_in_time)
     return Group(
         name=name,
         connections=len(summaries),
         issues=sum(s.issues for s in summaries),
         resumes=len(requested),
         replaying=len(replaying),
-        outcomes=_by_outcome(row for _, row in requested),
-        replay_outcomes=_by_outcome(row for _, row in replaying),
+        outcomes=_by_outcome(row for _, _, row in requested),
+        replay_outcomes=_by_outcome(rows),
+        marker_outcomes=marker_outcomes,
+        load_outcomes=_by_outcome(row for row in rows if is_load(row)),
         child_outcomes=_by_outcome(children),
         findings=_rule_counts(summaries),
         severities=_by_severity(summaries),
         metrics={metric: describe(values) for metric, values in samples.items()},
         samples=samples,
-        slowest=_slowest(replaying),
-        incomplete=tuple(incomplete[:INCOMPLETE_SHOWN]),
-        incomplete_total=len(incomplete),
-        idle_timers=idle_verdicts((row for _, row in located), idle_timeouts_ms),
+        headline=headline,
+        slowest=_slowest(replaying, headline),
+        cut=tuple(_ref(path, row) for _, path, row in cut[:CUT_SHOWN]),
+        cut_total=len(cut),
+        idle_timers=idle_verdicts((row for _, _, row in located), idle_timeouts_ms),
     )
 
 
@@ -107,9 +116,40 @@ def _when(summary: FileSummary, index: int) -> When:
     return (started is None, started or 0, index)
 
 
+def _in_time(item: tuple[When, str, ResumeRow]) -> tuple[When, int]:
+    return item[0], item[2].request_line
+
+
 def is_replaying(row: ResumeRow) -> bool:
-    """A resume with `replayFrom`, or a v1 `session/load` (which always replays)."""
-    return row.replaying
+    """A resume with `replayFrom`, or a `session/load` (which always replays); not a v1 resume
+    whose `replayFrom` was no replay (`no_replay`: v1 has no cursor)."""
+    return row.replaying and row.outcome is not Outcome.NO_REPLAY
+
+
+def is_load(row: ResumeRow) -> bool:
+    """A `session/load` (either version): it owes no marker."""
+    return row.method == "session/load"
+
+
+def owes_marker(row: ResumeRow) -> bool:
+    """Whether a row owes a marker (rules.md §11): a v2 replaying `session/resume` or a child
+    announced in one, neither `ambiguous` (overlapping) nor `refused` (nothing replayed). A v1
+    resume opens no replay (`no_replay`) and a load owes none."""
+    return (
+        row.method == "session/resume"
+        and row.replay_from is not None
+        and row.outcome in MARKER_OWED
+    )
+
+
+def choose_headline(owed: bool, samples: Mapping[Metric, Sequence[float]]) -> Metric:
+    """The latency a group leads with: marker → response, the figure the RFD's marker exists
+    for, where a replay owes a marker and some replay has it; request → response otherwise
+    (no row owes a marker, as for v1 Agents, or none sent one), so that the percentiles, the
+    charts and the slowest list say something instead of a column of dashes."""
+    if owed and samples[Metric.MARKER_TO_RESPONSE]:
+        return Metric.MARKER_TO_RESPONSE
+    return Metric.REQUEST_TO_RESPONSE
 
 
 def metric_value(metric: Metric, row: ResumeRow) -> float | None:
@@ -169,16 +209,15 @@ def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
     )
 
 
-def _slowest(rows: Sequence[tuple[str, ResumeRow]]) -> tuple[ResumeRef, ...]:
+def _slowest(rows: Sequence[tuple[When, str, ResumeRow]], metric: Metric) -> tuple[ResumeRef, ...]:
+    """The rows with the longest value of the metric (measured, not estimated), slowest first."""
     timed = [
-        (path, row)
-        for path, row in rows
-        if row.marker_to_response_ms is not None and not row.approximate
+        (value, when, path, row)
+        for when, path, row in rows
+        if not row.approximate and (value := metric_value(metric, row)) is not None
     ]
-    timed.sort(
-        key=lambda item: (-(item[1].marker_to_response_ms or 0.0), item[0], item[1].request_line)
-    )
-    return tuple(_ref(path, row) for path, row in timed[:SLOWEST_SHOWN])
+    timed.sort(key=lambda item: (-item[0], item[1], item[3].request_line))
+    return tuple(_ref(path, row) for _, _, path, row in timed[:SLOWEST_SHOWN])
 
 
 def _ref(path: str, row: ResumeRow) -> ResumeRef:
@@ -213,11 +252,3 @@ def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[fl
     if not values:
         return None
     return log_edges(min(values), max(values), bins)
-
-
-def headline_metric(groups: Sequence[Group]) -> Metric:
-    """The latency a report leads with: marker → response, the one the RFD's marker exists for;
-    request → response where no replay of any group had a marker (v1 Agents send none)."""
-    marked = any(g.metrics[Metric.MARKER_TO_RESPONSE].count for g in groups)
-    answered = any(g.metrics[Metric.REQUEST_TO_RESPONSE].count for g in groups)
-    return Metric.REQUEST_TO_RESPONSE if answered and not marked else Metric.MARKER_TO_RESPONSE
