@@ -2,13 +2,15 @@
 shared" and "A regression gate that can check nothing fails"): the marker share counts only the
 replays that owe a marker, loads have a line of their own, a group where nothing owes a marker
 leads with request -> response, the cut replays are only the cut ones, "first at" is in time
-order."""
+order, and a gate that can check nothing exits 2 naming the measure that has values."""
 
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -285,6 +287,34 @@ def test_first_at_orders_by_time_not_path(tmp_path: Path) -> None:
     over_tables = build_report([str(exported)], jobs=1)
     assert over_tables.groups[0].findings == group.findings
     assert over_tables.groups[0].cut == group.cut
+
+
+def test_a_gate_on_a_v1_agent_that_checks_nothing_exits_2_naming_request_to_response(
+    mixed: Path, tmp_path: Path
+) -> None:
+    old_report = tmp_path / "old.json"
+    only_v1 = str(mixed / "old.jsonl")
+    assert runner.invoke(app, ["report", only_v1, "-q", "-o", str(old_report)]).exit_code == 0
+    args = ["report", only_v1, "--baseline", str(old_report), "-o", str(tmp_path / "new.json")]
+    failed = runner.invoke(app, [*args, "--max-regression", "p90=20%"])
+    assert failed.exit_code == 2, failed.output
+    assert failed.stderr.splitlines() == [
+        "acptrace: error: --max-regression p90=20% checked nothing: no group has marker → "
+        "response p90 in both reports; request → response p90 has values "
+        "(request_to_response.p90=20% would check it)"
+    ]
+    assert "1 limit checked nothing." in failed.stdout
+    verdict: dict[str, Any] = json.loads((tmp_path / "new.json").read_text())["comparison"]
+    assert (verdict["passed"], verdict["unchecked"]) == (False, ["p90=20%"])
+    share = runner.invoke(app, [*args, "--max-regression", "complete=1pp"])
+    assert share.exit_code == 2
+    assert share.stderr.splitlines() == [
+        "acptrace: error: --max-regression complete=1pp checked nothing: no group has complete "
+        "rate in both reports; loaded rate has values (loaded=1pp would check it)"
+    ]
+    checked = runner.invoke(app, [*args, "--max-regression", "request_to_response.p90=20%"])
+    assert checked.exit_code == 0, checked.output
+    assert "No regression beyond the limits." in checked.stdout
 
 
 @pytest.mark.shared

@@ -116,7 +116,7 @@ def comparison_document(comparison: Comparison) -> dict[str, Any]:
     return {
         "baseline": comparison.baseline,
         "thresholds": [_threshold(t) for t in comparison.thresholds],
-        "passed": not comparison.regressions,
+        "passed": comparison.passed,
         "regressions": len(comparison.regressions),
         "only_new": list(comparison.only_new),
         "only_baseline": list(comparison.only_baseline),

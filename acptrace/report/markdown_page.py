@@ -24,6 +24,7 @@ from acptrace.report.numbers import (
     common_headline,
     complete_text,
     count_text,
+    gate_failures,
     measure_label,
     measure_text,
     measured,
@@ -79,10 +80,8 @@ def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
 def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
     if comparison is None:
         yield "## acptrace latency report"
-    elif comparison.regressions:
-        yield f"## ❌ acptrace: {count_text(len(comparison.regressions), 'regression')}"
-    elif comparison.unchecked:
-        yield f"## ⚠️ acptrace: {count_text(len(comparison.unchecked), 'limit')} checked nothing"
+    elif failures := gate_failures(comparison):
+        yield f"## ❌ acptrace: {', '.join(failures)}"
     else:
         yield "## ✅ acptrace: no regression beyond the limits"
     yield ""
@@ -149,7 +148,7 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
             yield f"{title}: {', '.join(escape(n) for n in names)}."
             yield ""
     for limit in comparison.unchecked:  # (a limit parsed is measure names and numbers only)
-        yield f"⚠️ {printable(comparison.unchecked_note(limit))}."
+        yield f"❌ {printable(comparison.unchecked_note(limit))}."
         yield ""
     yield "| group | measure | baseline | new | change | limit | verdict |"
     yield "|---|---|---:|---:|---:|---|---|"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from acptrace.model.domain import Outcome
-from acptrace.report.baseline import Delta
+from acptrace.report.baseline import Comparison, Delta
+from acptrace.report.baseline import measure_label as measure_label
 from acptrace.report.stats import PERCENTILES, Distribution
 from acptrace.report.summaries import FEW_REPLAYS, Group, Metric, few_samples
 
@@ -69,14 +70,6 @@ def share_text(count: int, whole: int, rate: float | None) -> str:
     return f"{count}/{whole} ({rate_text(rate)})"
 
 
-def measure_label(measure: str) -> str:
-    """`marker → response p90`, `complete rate`."""
-    kind, _, name = measure.partition(".")
-    if kind == "rate":
-        return f"{Outcome(name).value} rate"
-    return f"{Metric(kind).label} {name}"
-
-
 def measure_text(measure: str, value: float | None) -> str:
     """A measure's value with its unit."""
     kind, _, name = measure.partition(".")
@@ -118,6 +111,16 @@ def verdict_text(delta: Delta) -> str:
     if delta.old is None or delta.new is None:
         return "no data"
     return "REGRESSED" if delta.regressed else "ok"
+
+
+def gate_failures(comparison: Comparison) -> list[str]:
+    """What failed the gate: `1 regression`, `2 limits checked nothing` (none when it passed)."""
+    failures = []
+    if comparison.regressions:
+        failures.append(count_text(len(comparison.regressions), "regression"))
+    if comparison.unchecked:
+        failures.append(f"{count_text(len(comparison.unchecked), 'limit')} checked nothing")
+    return failures
 
 
 def count_text(count: int, noun: str) -> str:

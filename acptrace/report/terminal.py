@@ -35,6 +35,7 @@ from acptrace.report.numbers import (
     common_headline,
     complete_text,
     count_text,
+    gate_failures,
     measure_label,
     measure_text,
     measured,
@@ -504,13 +505,14 @@ def _verdict(comparison: Comparison) -> Text:
     text = Text()
     for note in notes:
         text.append(printable(note), style="dim").append("\n")
-    for limit in comparison.unchecked:
-        text.append(printable(comparison.unchecked_note(limit)) + ".", style="yellow").append("\n")
-    regressions = comparison.regressions
-    if regressions:
-        return text.append(
-            f"{count_text(len(regressions), 'regression')} beyond the limits.", style="bold red"
-        )
+    for limit in comparison.unchecked:  # (a gate that checks nothing fails: rules.md §11)
+        note = printable(comparison.unchecked_note(limit))
+        text.append(f"{note}.", style="bold red").append("\n")
+    failures = gate_failures(comparison)
+    if comparison.regressions:  # (`1 regression beyond the limits.`)
+        failures[0] += " beyond the limits"
+    if failures:
+        return text.append(f"{', '.join(failures)}.", style="bold red")
     if comparison.thresholds:
         return text.append("No regression beyond the limits.", style="green")
     return text.append("No limits given (--max-regression): deltas only.", style="dim")
