@@ -306,6 +306,14 @@ def test_a_gate_on_a_v1_agent_that_checks_nothing_exits_2_naming_request_to_resp
     assert "1 limit checked nothing." in failed.stdout
     verdict: dict[str, Any] = json.loads((tmp_path / "new.json").read_text())["comparison"]
     assert (verdict["passed"], verdict["unchecked"]) == (False, ["p90=20%"])
+    # the comparison leaves out what neither side has: no column of dashes for a v1 Agent
+    assert [d["measure"] for d in verdict["deltas"]] == [
+        "marker_to_response_ms.p90",  # (named by the limit: "no data")
+        "request_to_response_ms.p50",
+        "request_to_response_ms.p90",
+        "request_to_response_ms.p99",
+        "rate.loaded",
+    ]
     share = runner.invoke(app, [*args, "--max-regression", "complete=1pp"])
     assert share.exit_code == 2
     assert share.stderr.splitlines() == [

@@ -9,7 +9,8 @@ A limit (`--max-regression`) is `[METRIC.]STAT=N%|Nms|Ns` for latencies and thro
 METRIC defaults to `marker_to_response`) or `OUTCOME=Npp` for rates (percentage points; worse is
 down for `complete` and `loaded`, up for the others). A group regresses when the change in the
 worse direction is strictly more than the limit; a group missing on either side, or a measure
-without data on either side, is shown but never fails.
+without data on either side, is shown but never fails (a measure neither side has is shown only
+when a limit names it).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ LIMITED_STATS = ("min", "p50", "p90", "p99", "max", "mean")
 """Statistics a limit may name."""
 SHOWN_STATS = tuple(f"p{p}" for p in PERCENTILES)
 """Statistics every comparison shows, for every metric."""
-SHOWN_RATES = (Outcome.COMPLETE, Outcome.TRUNCATED)
-"""Outcome rates every comparison shows."""
+SHOWN_RATES = (Outcome.COMPLETE, Outcome.TRUNCATED, Outcome.LOADED)
+"""Outcome rates every comparison shows (where a group has them)."""
 HIGHER_IS_BETTER = frozenset({Outcome.COMPLETE, Outcome.LOADED})
 """Outcomes whose rate regresses downwards."""
 _METRIC_NAMES = {
@@ -370,10 +371,11 @@ def compare(report: Report, baseline: Baseline, thresholds: Iterable[Threshold])
         for group in report.groups
         if group.name in baseline.groups
     ]
-    deltas = [
+    deltas = [  # (a measure neither side has is left out, unless a limit names it)
         _delta(name, measure, old, new, by_measure.get(measure))
         for name, old, new in both
         for measure in measures
+        if measure in by_measure or old.get(measure) is not None or new.get(measure) is not None
     ]
     judged = {
         measure
