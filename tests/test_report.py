@@ -152,9 +152,10 @@ def test_percentiles_and_outcomes_of_two_adapters_are_exact(release_1: Path) -> 
     )
     # 2 replayed updates in 100 ms
     assert alpha.metrics[Metric.THROUGHPUT] == Distribution(10, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0)
-    assert [(Path(r.path).name, r.line, r.outcome.value) for r in alpha.incomplete] == [
+    assert [(Path(r.path).name, r.line, r.outcome.value) for r in alpha.cut] == [
         ("alpha-1.jsonl", 34, "truncated")
     ]
+    assert alpha.headline is Metric.MARKER_TO_RESPONSE
     assert [r.marker_to_response_ms for r in alpha.slowest][:3] == [1900.0, 1500.0, 1400.0]
 
     beta = group(report, "beta-acp")
@@ -275,9 +276,10 @@ def test_cli_exits_1_on_a_regression_and_0_within_the_limits(
     assert "deltas only" in deltas_only.stdout
 
 
-def test_a_limit_that_judged_no_group_says_so_everywhere(tmp_path: Path) -> None:
-    """Replays without a marker (v1 Agents send none) have no marker -> response: a limit on
-    it cannot fail, and every output says it checked nothing instead of passing quietly."""
+def test_a_gate_that_checks_nothing_fails_everywhere(tmp_path: Path) -> None:
+    """rules.md §11: replays without a marker have no marker -> response, so a limit on it
+    checks nothing; the gate then fails (exit 2) with one line naming the limit and the measure
+    that does have values, and every output says it failed instead of passing quietly."""
     unmarked = [[TRUNCATED, TRUNCATED]], [[TRUNCATED]]
     old_runs = write_corpus(tmp_path / "old", *unmarked)
     new_runs = write_corpus(tmp_path / "new", *unmarked)
@@ -286,38 +288,53 @@ def test_a_limit_that_judged_no_group_says_so_everywhere(tmp_path: Path) -> None
     limits = parse_thresholds(["p90=20%", "request_to_response.p90=20%"])
     comparison = compare(build_report([str(new_runs)], jobs=1), load_baseline(str(old)), limits)
     assert [limit.text for limit in comparison.unchecked] == ["p90=20%"]
+    assert not comparison.passed
     assert comparison.unchecked_note(comparison.unchecked[0]) == (
-        "p90=20% checked nothing: no group has marker_to_response_ms.p90 in both reports"
-    )  # (no hint: request_to_response.p90 is limited already)
+        "p90=20% checked nothing: no group has marker → response p90 in both reports; "
+        "request → response p90 has values (request_to_response.p90=20% checks it)"
+    )
     elsewhere = tmp_path / "gamma.jsonl"  # a group the baseline does not have
     elsewhere.write_bytes(transcript("gamma-acp", "1", [TRUNCATED]).text())
     lone = compare(
         build_report([str(elsewhere)], jobs=1),
         load_baseline(str(old)),
-        parse_thresholds(["p90=20%"]),
+        parse_thresholds(["request_to_response.p90=20%"]),
     )
     assert [lone.unchecked_note(limit) for limit in lone.unchecked] == [
-        "p90=20% checked nothing: no group has marker_to_response_ms.p90 in both reports"
-    ]  # (no hint either: request_to_response.p90 could not be checked there)
+        "request_to_response.p90=20% checked nothing: no group is in both reports"
+    ]
 
     outputs = [tmp_path / name for name in ("new.json", "new.md", "new.html")]
     args = ["report", str(new_runs), "--baseline", str(old), "--max-regression", "p90=20%"]
     quiet = runner.invoke(app, [*args, "-q", *(f"-o{path}" for path in outputs)])
-    assert quiet.exit_code == 0, quiet.output
+    assert quiet.exit_code == 2, quiet.output
     assert quiet.stdout == ""
     assert quiet.stderr.splitlines() == [
-        "acptrace: warning: --max-regression p90=20% checked nothing: no group has "
-        "marker_to_response_ms.p90 in both reports (replays without a marker, as from v1 "
-        "Agents, have none: try request_to_response.p90=20%)"
+        "acptrace: error: --max-regression p90=20% checked nothing: no group has marker → "
+        "response p90 in both reports; request → response p90 has values "
+        "(request_to_response.p90=20% would check it)"
     ]
-    assert json.loads(outputs[0].read_text())["comparison"]["unchecked"] == ["p90=20%"]
+    verdict = json.loads(outputs[0].read_text())["comparison"]
+    assert (verdict["unchecked"], verdict["passed"], verdict["regressions"]) == (
+        ["p90=20%"],
+        False,
+        0,
+    )
     markdown = outputs[1].read_text()
-    assert markdown.splitlines()[1] == "## ⚠️ acptrace: 1 limit checked nothing"
-    assert "⚠️ p90=20% checked nothing: no group has" in markdown
-    assert '<p class="verdict warn">⚠ p90=20% checked nothing' in outputs[2].read_text()
+    assert markdown.splitlines()[1] == "## ❌ acptrace: 1 limit checked nothing"
+    assert "❌ p90=20% checked nothing: no group has" in markdown
+    page = outputs[2].read_text()
+    assert '<p class="verdict fail">✗ p90=20% checked nothing' in page
+    assert "verdict pass" not in page
     shown = runner.invoke(app, args, env={"COLUMNS": "200"})
-    assert "p90=20% checked nothing: no group has marker_to_response_ms.p90" in shown.stdout
-    assert "No regression beyond the limits." in shown.stdout
+    assert shown.exit_code == 2
+    assert "p90=20% checked nothing: no group has marker → response p90" in shown.stdout
+    assert "1 limit checked nothing." in shown.stdout
+    assert "No regression beyond the limits." not in shown.stdout
+    # the limit that can be checked passes again
+    fixed = runner.invoke(app, [*args[:-1], "request_to_response.p90=20%", "-q", f"-o{outputs[0]}"])
+    assert fixed.exit_code == 0, fixed.output
+    assert json.loads(outputs[0].read_text())["comparison"]["passed"] is True
 
 
 # -- grouping, errors, parallelism ------------------------------------------------------------
@@ -366,7 +383,7 @@ def test_an_analysis_that_crashes_is_a_file_error(monkeypatch: pytest.MonkeyPatc
     def explode(path: str, options: Options, **_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("acptrace.report.collect.analyze_file", explode)
+    monkeypatch.setattr("acptrace.report.collect.open_walks", explode)
     assert analyze_one("x.jsonl", Options()) == FileError(
         "x.jsonl", "analysis failed: RuntimeError: boom"
     )
@@ -470,7 +487,10 @@ def test_report_json_holds_the_documented_fields(release_1: Path) -> None:
         "resumes",
         "replaying",
         "expecting_marker",
+        "loads",
+        "headline",
         "outcomes",
+        "load_outcomes",
         "rates",
         "child_outcomes",
         "findings",

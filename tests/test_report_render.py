@@ -18,7 +18,7 @@ from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
 from acptrace.report.html import NO_CHARTS, POLICY, render_html
 from acptrace.report.markdown_page import escape, render_markdown
-from acptrace.report.summaries import Report
+from acptrace.report.summaries import FileError, Report
 from acptrace.report.terminal import terminal_report
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
 
@@ -53,6 +53,19 @@ def test_html_is_self_contained_and_escaped(hostile: Report) -> None:
         assert "<image" not in svg
         assert "@font-face" not in svg
         assert not re.search(r'href="(?!#)', svg)  # only references inside the SVG itself
+
+
+def test_html_lists_the_skipped_files_and_how_the_numbers_are_made(hostile: Report) -> None:
+    """The navigation links `#errors`: the section it names is on the page, and so is the
+    footer on how the numbers are made (both were lost when the page learnt to hold 35+
+    groups)."""
+    skipped = replace(hostile, errors=(FileError("runs/broken<b>.jsonl.gz", "not gzip"),))
+    page = render_html(skipped).decode()
+    assert '<a href="#errors">Skipped files</a>' in page
+    assert '<section id="errors"><h2>Skipped files</h2>' in page
+    assert "runs/broken&lt;b&gt;.jsonl.gz" in page
+    assert "<h2>How the numbers are made</h2>" in page
+    assert 'id="errors"' not in render_html(hostile).decode()
 
 
 def test_html_without_matplotlib_shows_tables_and_says_why(
@@ -122,12 +135,11 @@ def test_the_histogram_axis_ends_on_round_steps(value: float, below: float, abov
 def test_the_histogram_labels_both_ends_and_its_legend_covers_no_line(hostile: Report) -> None:
     """Bins up to 1.9 s once ended past the last label (`1 s`), and the legend sat in the upper
     right corner, over the p99 line of a group whose slowest resumes are its slowest bins."""
-    from acptrace.report.groups import headline_metric, shared_edges
+    from acptrace.report.groups import shared_edges
     from acptrace.report.html import BINS
 
-    HEADLINE = headline_metric(hostile.groups)
-
     group = next(g for g in hostile.groups if g.name == "alpha-acp")
+    HEADLINE = group.headline
     edges = shared_edges(hostile.groups, HEADLINE, BINS)
     assert edges is not None
     assert edges[-1] > 1000 * 1.5

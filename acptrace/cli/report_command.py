@@ -18,7 +18,6 @@ from acptrace.cli.common import (
     EXIT_OK,
     fail,
     print_error,
-    print_note,
     rich_bytes,
 )
 from acptrace.cli.options import JobsOption, ReportQuietOption, output_option
@@ -174,12 +173,13 @@ def report_command(
             comparison = compare(report, old, thresholds)
         except BaselineError as error:
             fail(str(error))
-        for limit in comparison.unchecked:
-            print_note(f"warning: --max-regression {comparison.unchecked_note(limit)}")
     for path, kind in zip(output or (), kinds, strict=True):
         write_output(_render(kind, report, comparison), path)
     if not quiet:
         write_output(rich_bytes(*terminal_report(report, comparison)), None)
+    if comparison is not None:
+        for limit in comparison.unchecked:  # (a gate that checks nothing fails)
+            print_error(f"--max-regression {comparison.unchecked_note(limit)}")
     raise typer.Exit(_exit_code(report, comparison))
 
 
@@ -251,8 +251,9 @@ def _render(kind: Kind, report: Report, comparison: Comparison | None) -> bytes:
 
 
 def _exit_code(report: Report, comparison: Comparison | None) -> int:
-    """2 when a file could not be read (the report is still written), else 1 on a regression."""
-    if report.errors:
+    """2 when a file could not be read (the report is still written) or a limit could check
+    nothing (a gate that can check nothing fails: rules.md §11), else 1 on a regression."""
+    if report.errors or (comparison is not None and comparison.unchecked):
         return EXIT_ERROR
     if comparison is not None and comparison.regressions:
         return EXIT_FINDINGS

@@ -9,7 +9,8 @@ A limit (`--max-regression`) is `[METRIC.]STAT=N%|Nms|Ns` for latencies and thro
 METRIC defaults to `marker_to_response`) or `OUTCOME=Npp` for rates (percentage points; worse is
 down for `complete` and `loaded`, up for the others). A group regresses when the change in the
 worse direction is strictly more than the limit; a group missing on either side, or a measure
-without data on either side, is shown but never fails.
+without data on either side, is shown but never fails (a measure neither side has is shown only
+when a limit names it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import orjson
 from acptrace.model.domain import Outcome
 from acptrace.model.errors import AcptraceError
 from acptrace.report.stats import DIGITS, PERCENTILES
-from acptrace.report.summaries import Group, GroupBy, Metric, Report
+from acptrace.report.summaries import MARKER_OWED, Group, GroupBy, Metric, Report
 
 KIND = "acptrace-report"
 """The `kind` field of report.json."""
@@ -37,8 +38,8 @@ LIMITED_STATS = ("min", "p50", "p90", "p99", "max", "mean")
 """Statistics a limit may name."""
 SHOWN_STATS = tuple(f"p{p}" for p in PERCENTILES)
 """Statistics every comparison shows, for every metric."""
-SHOWN_RATES = (Outcome.COMPLETE, Outcome.TRUNCATED)
-"""Outcome rates every comparison shows."""
+SHOWN_RATES = (Outcome.COMPLETE, Outcome.TRUNCATED, Outcome.LOADED)
+"""Outcome rates every comparison shows (where a group has them)."""
 HIGHER_IS_BETTER = frozenset({Outcome.COMPLETE, Outcome.LOADED})
 """Outcomes whose rate regresses downwards."""
 _METRIC_NAMES = {
@@ -116,6 +117,9 @@ class Comparison:
     """Groups the baseline does not have."""
     only_baseline: tuple[str, ...]
     """Groups the baseline has and the new report does not."""
+    judged: frozenset[str] = frozenset()
+    """The measures (every one, shown or not) that some group has a value of in both reports:
+    what a limit can be checked on."""
 
     @property
     def regressions(self) -> tuple[Delta, ...]:
@@ -123,38 +127,76 @@ class Comparison:
         return tuple(delta for delta in self.deltas if delta.regressed)
 
     @property
-    def judged(self) -> frozenset[str]:
-        """The measures some group has in both reports (what a limit can be checked on)."""
-        return frozenset(d.measure for d in self.deltas if d.old is not None and d.new is not None)
-
-    @property
     def unchecked(self) -> tuple[Threshold, ...]:
         """The limits that judged no group: their measure has no value on one side or the
         other in every group both reports have (`p90=20%`, of marker → response, where no
-        replay had a marker, as v1 Agents send none). They cannot fail, and say so."""
+        replay had a marker, as v1 Agents send none). A gate that can check nothing fails
+        (rules.md §11): `report` exits 2 naming each one (`unchecked_note`)."""
         judged = self.judged
         return tuple(limit for limit in self.thresholds if limit.measure not in judged)
 
+    @property
+    def passed(self) -> bool:
+        """No group regressed beyond a limit, and every limit checked some group."""
+        return not self.regressions and not self.unchecked
+
     def unchecked_note(self, limit: Threshold) -> str:
-        """Why a limit checked nothing: `p90=20% checked nothing: no group has
-        marker_to_response_ms.p90 in both reports`, and, for a latency that needs a marker,
-        the request → response limit to give instead where that one can be checked and is
-        not limited already."""
-        note = f"{limit.text.strip()} checked nothing: no group has {limit.measure} in both reports"
-        metric, _, stat = limit.measure.rpartition(".")
-        other = metric_measure(Metric.REQUEST_TO_RESPONSE, stat)
-        limited = {t.measure for t in self.thresholds}
-        if (
-            metric in {Metric.MARKER_TO_RESPONSE, Metric.REQUEST_TO_MARKER}
-            and other in self.judged
-            and other not in limited
-        ):
-            bound = limit.text.partition("=")[2].strip()
-            note += (
-                " (replays without a marker, as from v1 Agents, have none: try "
-                f"request_to_response.{stat}={bound})"
-            )
-        return note
+        """Why a limit checked nothing, in one line, and the measure of its kind that does
+        have values in both reports: `p90=20% checked nothing: no group has marker →
+        response p90 in both reports; request → response p90 has values
+        (request_to_response.p90=20% checks it)`."""
+        note = f"{limit.text.strip()} checked nothing: "
+        if not self.compared:
+            return note + "no group is in both reports"
+        note += f"no group has {measure_label(limit.measure)} in both reports"
+        instead = self.instead(limit)
+        if instead is None:
+            return note
+        given = next((t for t in self.thresholds if t.measure == instead), None)
+        suggested = given.text.strip() if given else f"{_limit_name(instead)}={limit_bound(limit)}"
+        checks = "checks it" if given else "would check it"
+        return f"{note}; {measure_label(instead)} has values ({suggested} {checks})"
+
+    @property
+    def compared(self) -> tuple[str, ...]:
+        """The groups both reports have."""
+        return tuple(dict.fromkeys(d.group for d in self.deltas))
+
+    def instead(self, limit: Threshold) -> str | None:
+        """The measure of the limit's kind that some group has in both reports, for a limit
+        that checked nothing: request → response for a latency that needs a marker (replays
+        without one, as from v1 Agents, have none), the loads' success share for a share of
+        the replays that owe a marker; None when there is none."""
+        kind, _, stat = limit.measure.partition(".")
+        if kind == "rate":
+            candidates = [rate_measure(Outcome.LOADED)] if Outcome(stat) in MARKER_OWED else []
+        else:
+            metrics = [Metric.REQUEST_TO_RESPONSE, Metric.MARKER_TO_RESPONSE]
+            metrics += [Metric.REQUEST_TO_MARKER, Metric.THROUGHPUT]
+            if limit.unit is not Unit.PERCENT:  # (throughput takes % only)
+                metrics.remove(Metric.THROUGHPUT)
+            candidates = [metric_measure(m, stat) for m in metrics]
+        judged = self.judged
+        return next((c for c in candidates if c != limit.measure and c in judged), None)
+
+
+def limit_bound(limit: Threshold) -> str:
+    """The bound of a limit as given (`20%` of `p90=20%`)."""
+    return limit.text.partition("=")[2].strip()
+
+
+def _limit_name(measure: str) -> str:
+    """How a limit names a measure (`request_to_response.p90`, `loaded`)."""
+    kind, _, name = measure.partition(".")
+    return name if kind == "rate" else f"{kind.removesuffix('_ms')}.{name}"
+
+
+def measure_label(measure: str) -> str:
+    """`marker → response p90`, `complete rate`."""
+    kind, _, name = measure.partition(".")
+    if kind == "rate":
+        return f"{Outcome(name).value} rate"
+    return f"{Metric(kind).label} {name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,19 +366,30 @@ def compare(report: Report, baseline: Baseline, thresholds: Iterable[Threshold])
     by_measure = {t.measure: t for t in limits}
     measures = _shown_measures(limits)
     names = [group.name for group in report.groups]
-    deltas = [
-        _delta(group.name, measure, baseline.groups[group.name], new, by_measure.get(measure))
+    both = [
+        (group.name, baseline.groups[group.name], group_figures(group))
         for group in report.groups
         if group.name in baseline.groups
-        for new in (group_figures(group),)
-        for measure in measures
     ]
+    deltas = [  # (a measure neither side has is left out, unless a limit names it)
+        _delta(name, measure, old, new, by_measure.get(measure))
+        for name, old, new in both
+        for measure in measures
+        if measure in by_measure or old.get(measure) is not None or new.get(measure) is not None
+    ]
+    judged = {
+        measure
+        for _, old, new in both
+        for measure, value in new.items()
+        if value is not None and old.get(measure) is not None
+    }
     return Comparison(
         baseline=baseline.path,
         thresholds=limits,
         deltas=tuple(deltas),
         only_new=tuple(name for name in names if name not in baseline.groups),
         only_baseline=tuple(name for name in baseline.groups if name not in names),
+        judged=frozenset(judged),
     )
 
 

@@ -83,12 +83,21 @@ def label(name: str) -> str:
 
 
 def ecdf_chart(
-    groups: Sequence[Group], metric: Metric, names: Sequence[str] | None = None
+    groups: Sequence[Group],
+    metric: Metric,
+    names: Sequence[str] | None = None,
+    only: Sequence[Group] | None = None,
 ) -> str | None:
     """Each group's ECDF of the metric, on one log axis (None when no group has samples);
-    `names` are the groups' names as the page shows them (default: their own)."""
+    `names` are the groups' names as the page shows them (default: their own); `only` the
+    groups to draw (default: all), each in the colour of its place among `groups`."""
     shown = names if names is not None else [g.name for g in groups]
-    indexed = [(i, g) for i, g in enumerate(groups) if any(v > 0 for v in g.samples[metric])]
+    drawn_ids = None if only is None else {id(g) for g in only}
+    indexed = [
+        (i, g)
+        for i, g in enumerate(groups)
+        if (drawn_ids is None or id(g) in drawn_ids) and any(v > 0 for v in g.samples[metric])
+    ]
     drawn = sorted(indexed, key=lambda item: -len(item[1].samples[metric]))[:OVERLAY_GROUPS]
     if not drawn:
         return None

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from acptrace.model.domain import Analysis
+from acptrace.correlate.correlator import Step
+from acptrace.model.domain import Analysis, MessageKind
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Execution, Options
+from acptrace.pipeline.analysis import Walk
 from acptrace.pipeline.pool import each_file
-from acptrace.pipeline.transcripts import analyze_file, require_transcript
+from acptrace.pipeline.transcripts import open_walks, require_transcript
 from acptrace.report.from_tables import is_export, qualify, read_exports
 from acptrace.report.summaries import FileError, FileSummary
 
@@ -49,8 +51,8 @@ class Collection:
     """Files that could not be analysed."""
 
 
-def summarize(path: str, analysis: Analysis) -> FileSummary:
-    """The part of an analysis a report needs."""
+def summarize(path: str, analysis: Analysis, started_us: int | None = None) -> FileSummary:
+    """The part of an analysis a report needs (and when its connection started)."""
     return FileSummary(
         path=path,
         agent=analysis.connection.agent,
@@ -59,16 +61,36 @@ def summarize(path: str, analysis: Analysis) -> FileSummary:
         findings=analysis.findings,
         issues=len(analysis.issues),
         connection=analysis.source.connection,
+        started_us=started_us,
     )
+
+
+def analyze_timed(
+    path: str, options: Options, *, execution: Execution | None = None
+) -> list[tuple[Analysis, int | None]]:
+    """`acptrace.analyze_file`, each analysis with the wall-clock time of its connection's
+    first request that has one (`FileSummary.started_us`), taken as the walk goes by."""
+    with open_walks(path, options, each_message=False, execution=execution) as walks:
+        return [_walked(walk) for walk in walks]
+
+
+def _walked(walk: Walk) -> tuple[Analysis, int | None]:
+    started = None
+    for item in walk:
+        if started is None and isinstance(item, Step):
+            message = item.message
+            if message.kind is MessageKind.REQUEST and message.ts_ns is not None:
+                started = message.ts_ns // 1000  # (microseconds, as the requests table's)
+    return walk.analysis, started
 
 
 def analyze_one(path: str, options: Options, *, execution: Execution | None = None) -> Outcome:
     """Analyse one file; any failure becomes a `FileError` (options that cannot work for any
     file, such as an unknown input format, are the caller's to check first)."""
     try:
-        analyses = analyze_file(path, options, execution=execution)
-        require_transcript(path, analyses)  # (an empty or a binary file is an error)
-        return FileAnalysed(path, tuple(summarize(path, analysis) for analysis in analyses))
+        timed = analyze_timed(path, options, execution=execution)
+        require_transcript(path, [analysis for analysis, _ in timed])  # (empty, binary: errors)
+        return FileAnalysed(path, tuple(summarize(path, *each) for each in timed))
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))
     except Exception as error:

@@ -16,7 +16,14 @@ from acptrace.model.domain import Outcome
 from acptrace.model.version import __version__
 from acptrace.report.baseline import KIND, SCHEMA_VERSION, Comparison, Delta, Threshold
 from acptrace.report.stats import PERCENTILE_METHOD, STATS, Distribution
-from acptrace.report.summaries import Group, Report, ResumeRef, RuleCount, few_samples
+from acptrace.report.summaries import (
+    LOAD_OUTCOMES,
+    Group,
+    Report,
+    ResumeRef,
+    RuleCount,
+    few_samples,
+)
 
 
 def document(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:
@@ -50,7 +57,10 @@ def group_document(group: Group) -> dict[str, Any]:
         "resumes": group.resumes,
         "replaying": group.replaying,
         "expecting_marker": group.expecting_marker,
+        "loads": group.loads,
+        "headline": group.headline.value,
         "outcomes": {o.value: n for o, n in group.outcomes.items()},
+        "load_outcomes": {o.value: group.load_outcomes[o] for o in LOAD_OUTCOMES},
         "rates": {o.value: group.rate(o) for o in Outcome if o is not Outcome.NO_REPLAY},
         "child_outcomes": {o.value: n for o, n in group.child_outcomes.items()},
         "findings": _by_rule(group.findings),
@@ -58,8 +68,8 @@ def group_document(group: Group) -> dict[str, Any]:
         "findings_detail": [_rule_count(count) for count in group.findings],
         "metrics": {m.value: _distribution(d) for m, d in group.metrics.items()},
         "slowest": [_resume(ref) for ref in group.slowest],
-        "incomplete": [_resume(ref) for ref in group.incomplete],
-        "incomplete_total": group.incomplete_total,
+        "incomplete": [_resume(ref) for ref in group.cut],  # (the cut replays: `CUT`)
+        "incomplete_total": group.cut_total,
         "idle_timers": [verdict_fields(verdict) for verdict in group.idle_timers],
     }
 
@@ -106,7 +116,7 @@ def comparison_document(comparison: Comparison) -> dict[str, Any]:
     return {
         "baseline": comparison.baseline,
         "thresholds": [_threshold(t) for t in comparison.thresholds],
-        "passed": not comparison.regressions,
+        "passed": comparison.passed,
         "regressions": len(comparison.regressions),
         "only_new": list(comparison.only_new),
         "only_baseline": list(comparison.only_baseline),

@@ -37,10 +37,11 @@ from acptrace.model.domain import (
     WindowEnd,
 )
 from acptrace.report.summaries import FileError, FileSummary
-from acptrace.tables.builder import CONNECTIONS, FINDINGS, RESUMES, TABLES, Table
+from acptrace.tables.builder import CONNECTIONS, FINDINGS, REQUESTS, RESUMES, TABLES, Table
 
-NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS)
-"""The tables a report reads from an export directory."""
+NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS, REQUESTS)
+"""The tables a report reads from an export directory (of `requests`, only when each
+connection started: `FileSummary.started_us`)."""
 
 CHUNK = 200
 """Export directories read by one scan (a directory that spoils a scan is read on its own)."""
@@ -137,8 +138,8 @@ def _missing(directory: str, suffix: str) -> str | None:
     absent = [t.name + suffix for t in NEEDED if t.name + suffix not in present]
     if absent:
         return (
-            f"exported tables without {', '.join(absent)} (a report reads connections, resumes "
-            "and findings: export the transcripts again with this acptrace)"
+            f"exported tables without {', '.join(absent)} (a report reads connections, resumes, "
+            "findings and requests: export the transcripts again with this acptrace)"
         )
     return _other_schema(directory) if suffix == ".ndjson" else None
 
@@ -212,6 +213,7 @@ def _read_together(directories: Sequence[str], suffix: str) -> dict[str, Read]:
     connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS, suffix)
     resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS), suffix)
     findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS), suffix)
+    started = _starts(directories, suffix)
     rows_of: dict[_Where, list[ResumeRow]] = defaultdict(list)
     for where, row in zip(_wheres(resumes), _resumes(resumes), strict=True):
         rows_of[where].append(row)
@@ -238,6 +240,7 @@ def _read_together(directories: Sequence[str], suffix: str) -> dict[str, Read]:
                 findings=found,
                 issues=issues,
                 connection=where[2],
+                started_us=started.get(where),
             )
         )
     return {d: tuple(found) for d, found in summaries.items()}
@@ -270,6 +273,33 @@ def _scan(table: Table, directories: Sequence[str], names: Sequence[str], suffix
     columns: Columns = frame.to_dict(as_series=False)
     columns[_SOURCE] = [by_path[path] for path in columns[_SOURCE]]
     return columns
+
+
+def _starts(directories: Sequence[str], suffix: str) -> dict[_Where, int]:
+    """When each connection started: the time of its first request (by line) that has one, in
+    microseconds (`collect.analyze_timed` takes the same from the walk)."""
+    by_path = {str(Path(d) / (REQUESTS.name + suffix)): d for d in directories}
+    schema = REQUESTS.schema
+    paths = list(by_path)
+    scanned = (
+        pl.scan_parquet(paths, include_file_paths=_SOURCE)
+        if suffix == ".parquet"
+        else pl.scan_ndjson(paths, schema=schema, include_file_paths=_SOURCE)
+    )
+    keys = ("file", "connection", "request_line", "ts")
+    frame = (
+        scanned.select(*(pl.col(name).cast(schema[name], strict=True) for name in keys), _SOURCE)
+        .filter(pl.col("ts").is_not_null())
+        .group_by(_SOURCE, "file", "connection")
+        .agg(pl.col("ts").sort_by("request_line").first().dt.epoch("us"))
+        .collect()
+    )
+    return {
+        (by_path[source], file, connection): started
+        for source, file, connection, started in frame.select(
+            _SOURCE, "file", "connection", "ts"
+        ).iter_rows()
+    }
 
 
 def _wheres(columns: Columns) -> Iterator[_Where]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePath
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
@@ -11,7 +12,8 @@ from acptrace.model.domain import Outcome, PeerInfo, ResumeRow, Role, Severity
 from acptrace.render.text import shared_folders
 from acptrace.report.stats import DIGITS, describe, log_edges
 from acptrace.report.summaries import (
-    INCOMPLETE,
+    CUT,
+    MARKER_OWED,
     UNKNOWN,
     FileSummary,
     Group,
@@ -22,9 +24,9 @@ from acptrace.report.summaries import (
 )
 
 SLOWEST_SHOWN = 10
-"""Slowest resumes listed per group."""
-INCOMPLETE_SHOWN = 50
-"""Incomplete resumes listed per group (all are counted)."""
+"""Slowest replays listed per group."""
+CUT_SHOWN = 50
+"""Cut replays listed per group (all are counted)."""
 LOCATIONS_SHOWN = 3
 """Locations listed per rule and group."""
 
@@ -69,35 +71,85 @@ def build_group(
     idle_timeouts_ms: Sequence[float] = DEFAULT_IDLE_TIMEOUTS_MS,
 ) -> Group:
     """Add up one group's files."""
-    located = [(s.where, row) for s in summaries for row in s.resumes]
-    requested = [(path, row) for path, row in located if row.role is Role.REQUESTED]
-    replaying = [(path, row) for path, row in requested if is_replaying(row)]
-    children = [row for _, row in located if row.role is Role.CHILD]
-    samples = {metric: tuple(_values(metric, (row for _, row in replaying))) for metric in Metric}
-    incomplete = [_ref(path, row) for path, row in replaying if row.outcome in INCOMPLETE]
+    located = [
+        (_when(s, index), s.where, row) for index, s in enumerate(summaries) for row in s.resumes
+    ]
+    requested = [(when, path, row) for when, path, row in located if row.role is Role.REQUESTED]
+    replaying = [(when, path, row) for when, path, row in requested if is_replaying(row)]
+    rows = [row for _, _, row in replaying]
+    children = [row for _, _, row in located if row.role is Role.CHILD]
+    samples = {metric: tuple(_values(metric, rows)) for metric in Metric}
+    marker_outcomes = _by_outcome(row for row in rows if owes_marker(row))
+    headline = choose_headline(sum(marker_outcomes.values()) > 0, samples)
+    cut = sorted((item for item in replaying if item[2].outcome in CUT), key=_in_time)
     return Group(
         name=name,
         connections=len(summaries),
         issues=sum(s.issues for s in summaries),
         resumes=len(requested),
         replaying=len(replaying),
-        outcomes=_by_outcome(row for _, row in requested),
-        replay_outcomes=_by_outcome(row for _, row in replaying),
+        outcomes=_by_outcome(row for _, _, row in requested),
+        replay_outcomes=_by_outcome(rows),
+        marker_outcomes=marker_outcomes,
+        load_outcomes=_by_outcome(row for row in rows if is_load(row)),
         child_outcomes=_by_outcome(children),
         findings=_rule_counts(summaries),
         severities=_by_severity(summaries),
         metrics={metric: describe(values) for metric, values in samples.items()},
         samples=samples,
-        slowest=_slowest(replaying),
-        incomplete=tuple(incomplete[:INCOMPLETE_SHOWN]),
-        incomplete_total=len(incomplete),
-        idle_timers=idle_verdicts((row for _, row in located), idle_timeouts_ms),
+        headline=headline,
+        slowest=_slowest(replaying, headline),
+        cut=tuple(_ref(path, row) for _, path, row in cut[:CUT_SHOWN]),
+        cut_total=len(cut),
+        idle_timers=idle_verdicts((row for _, _, row in located), idle_timeouts_ms),
     )
 
 
+When = tuple[bool, int, int]
+"""Where a connection stands in time among a group's: (no time, its start, its place in the
+input), so that the connections with a time come first, earliest first, and the others in
+input order."""
+
+
+def _when(summary: FileSummary, index: int) -> When:
+    started = summary.started_us
+    return (started is None, started or 0, index)
+
+
+def _in_time(item: tuple[When, str, ResumeRow]) -> tuple[When, int]:
+    return item[0], item[2].request_line
+
+
 def is_replaying(row: ResumeRow) -> bool:
-    """A resume with `replayFrom`, or a v1 `session/load` (which always replays)."""
-    return row.replaying
+    """A resume with `replayFrom`, or a `session/load` (which always replays); not a v1 resume
+    whose `replayFrom` was no replay (`no_replay`: v1 has no cursor)."""
+    return row.replaying and row.outcome is not Outcome.NO_REPLAY
+
+
+def is_load(row: ResumeRow) -> bool:
+    """A `session/load` (either version): it owes no marker."""
+    return row.method == "session/load"
+
+
+def owes_marker(row: ResumeRow) -> bool:
+    """Whether a row owes a marker (rules.md §11): a v2 replaying `session/resume` or a child
+    announced in one, neither `ambiguous` (overlapping) nor `refused` (nothing replayed). A v1
+    resume opens no replay (`no_replay`) and a load owes none."""
+    return (
+        row.method == "session/resume"
+        and row.replay_from is not None
+        and row.outcome in MARKER_OWED
+    )
+
+
+def choose_headline(owed: bool, samples: Mapping[Metric, Sequence[float]]) -> Metric:
+    """The latency a group leads with: marker → response, the figure the RFD's marker exists
+    for, where a replay owes a marker and some replay has it; request → response otherwise
+    (no row owes a marker, as for v1 Agents, or none sent one), so that the percentiles, the
+    charts and the slowest list say something instead of a column of dashes."""
+    if owed and samples[Metric.MARKER_TO_RESPONSE]:
+        return Metric.MARKER_TO_RESPONSE
+    return Metric.REQUEST_TO_RESPONSE
 
 
 def metric_value(metric: Metric, row: ResumeRow) -> float | None:
@@ -137,29 +189,35 @@ def _by_severity(summaries: Sequence[FileSummary]) -> dict[Severity, int]:
 
 def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
     """A count per rule and level (a rule of two levels, as CAP-UNADVERTISED, gets a row for
-    each), the errors first, then the most frequent."""
+    each), the errors first, then the most frequent; each with the first places it was found
+    at, in time order (connections by their start, lines in order within one)."""
     counts: Counter[tuple[str, Severity]] = Counter()
-    first: dict[tuple[str, Severity], list[tuple[str, int]]] = defaultdict(list)
-    for summary in summaries:
+    first: dict[tuple[str, Severity], list[tuple[When, int, str]]] = defaultdict(list)
+    for index, summary in enumerate(summaries):
+        when = _when(summary, index)
         for finding in summary.findings:
             key = (finding.rule, finding.severity)
             counts[key] += 1
-            if len(first[key]) < LOCATIONS_SHOWN:
-                first[key].append((summary.where, finding.line))
+            places = first[key]
+            if len(places) < LOCATIONS_SHOWN or (when, finding.line) < places[-1][:2]:
+                bisect.insort(places, (when, finding.line, summary.where))
+                del places[LOCATIONS_SHOWN:]
     ordered = sorted(counts, key=lambda key: (-key[1].rank, -counts[key], key[0]))
-    return tuple(RuleCount(*key, counts[key], tuple(first[key])) for key in ordered)
-
-
-def _slowest(rows: Sequence[tuple[str, ResumeRow]]) -> tuple[ResumeRef, ...]:
-    timed = [
-        (path, row)
-        for path, row in rows
-        if row.marker_to_response_ms is not None and not row.approximate
-    ]
-    timed.sort(
-        key=lambda item: (-(item[1].marker_to_response_ms or 0.0), item[0], item[1].request_line)
+    return tuple(
+        RuleCount(*key, counts[key], tuple((where, line) for _, line, where in first[key]))
+        for key in ordered
     )
-    return tuple(_ref(path, row) for path, row in timed[:SLOWEST_SHOWN])
+
+
+def _slowest(rows: Sequence[tuple[When, str, ResumeRow]], metric: Metric) -> tuple[ResumeRef, ...]:
+    """The rows with the longest value of the metric (measured, not estimated), slowest first."""
+    timed = [
+        (value, when, path, row)
+        for when, path, row in rows
+        if not row.approximate and (value := metric_value(metric, row)) is not None
+    ]
+    timed.sort(key=lambda item: (-item[0], item[1], item[3].request_line))
+    return tuple(_ref(path, row) for _, _, path, row in timed[:SLOWEST_SHOWN])
 
 
 def _ref(path: str, row: ResumeRow) -> ResumeRef:
@@ -194,11 +252,3 @@ def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[fl
     if not values:
         return None
     return log_edges(min(values), max(values), bins)
-
-
-def headline_metric(groups: Sequence[Group]) -> Metric:
-    """The latency a report leads with: marker → response, the one the RFD's marker exists for;
-    request → response where no replay of any group had a marker (v1 Agents send none)."""
-    marked = any(g.metrics[Metric.MARKER_TO_RESPONSE].count for g in groups)
-    answered = any(g.metrics[Metric.REQUEST_TO_RESPONSE].count for g in groups)
-    return Metric.REQUEST_TO_RESPONSE if answered and not marked else Metric.MARKER_TO_RESPONSE

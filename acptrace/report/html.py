@@ -19,23 +19,27 @@ from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
-from acptrace.report.groups import headline_metric, shared_edges, shared_folder
+from acptrace.report.groups import shared_edges, shared_folder
 from acptrace.report.numbers import (
     FEW_LEGEND,
     FEW_MARK,
+    SHORT_LABELS,
+    UNMEASURED_NOTE,
     change_text,
+    common_headline,
+    complete_text,
     count_text,
     measure_label,
     measure_text,
+    measured,
     ms_text,
     rate_text,
-    share_text,
     shows_few,
     stat_text,
     verdict_text,
 )
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
-from acptrace.report.summaries import FEW_REPLAYS, INCOMPLETE, Group, Metric, Report, ResumeRef
+from acptrace.report.summaries import CUT, FEW_REPLAYS, Group, Metric, Report, ResumeRef
 
 BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
@@ -65,7 +69,7 @@ h2 { font-size: 19px; margin: 32px 0 8px; padding-top: 8px; border-top: 1px soli
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.meta, figcaption, .muted { color: var(--muted); }
 nav a { margin-right: 12px; }
-td.name { min-width: 16em; max-width: 30em; overflow-wrap: anywhere; }
+td.name { min-width: 13em; max-width: 30em; overflow-wrap: anywhere; }
 td.name .swatch { float: left; margin-top: 5px; }
 .nowrap { white-space: nowrap; }
 a.up { font-size: 13px; font-weight: normal; margin-left: 10px; }
@@ -133,79 +137,95 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield f"<nav>{' '.join(links)}</nav></header>"
     if comparison is not None:
         yield _verdict(comparison)
-    headline = headline_metric(report.groups)
-    yield from _overview(report, names, headline)
+    yield from _overview(report, names)
     if comparison is not None:
         yield from _comparison(comparison)
-    edges = shared_edges(report.groups, headline, BINS) if charts.available() else None
+    charted = report.groups[:CHARTED_GROUPS] if charts.available() else ()
+    edges = {  # (bins shared by the groups of one headline latency, so that they compare)
+        metric: shared_edges([g for g in charted if g.headline is metric], metric, BINS)
+        for metric in Metric
+    }
     for index, group in enumerate(report.groups):
-        charted = edges if index < CHARTED_GROUPS else None
-        yield from _group(index, group, names[index], headline, charted, len(names) > LINKED_GROUPS)
+        bins = edges[group.headline] if index < len(charted) else None
+        yield from _group(index, group, names[index], bins, len(names) > LINKED_GROUPS)
+    yield from _errors(report)
+    yield _method()
 
 
-def _overview(report: Report, names: Sequence[str], metric: Metric) -> Iterator[str]:
+def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
     yield '<section id="overview"><h2>Overview</h2>'
+    common = common_headline(report.groups)
     head: list[Cell] = ["group"]
-    head += [_num(name) for name in ("connections", "resumes", "complete", "truncated", "other")]
-    head.append(_num("loaded"))
-    head += ["findings", *(_num(name) for name in ("p50", "p90", "p99", "throughput"))]
+    head += [_num(name) for name in ("conn.", "resumes", "complete", "unmarked", "cut")]
+    head += [_num(name) for name in ("refused", "ambig.", "loaded")]
+    head += ["findings", *([] if common else ["latency"])]
+    head += [_num(name) for name in ("p50", "p90", "p99", "throughput")]
     rows: list[list[Cell]] = []
     for index, group in enumerate(report.groups):
-        headline = group.metrics[metric]
-        other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
+        counts = group.replay_outcomes
+        headline = group.metrics[group.headline]
         swatch = f'<span class="swatch" style="background:{charts.group_colour(index)}"></span>'
         rows.append(
             [
                 _Name(f'{swatch}<a href="#group-{index}">{_breakable(names[index])}</a>'),
                 _num(group.connections),
                 _num(group.resumes),
-                _num(
-                    share_text(
-                        group.replay_outcomes[Outcome.COMPLETE],
-                        group.expecting_marker,
-                        group.rate(Outcome.COMPLETE),
-                    )
-                ),
-                _num(group.replay_outcomes[Outcome.TRUNCATED]),
-                _num(other),
+                _num(complete_text(group)),
+                _num(counts[Outcome.UNMARKED_SUCCESS]),
+                _num(sum(counts[o] for o in CUT)),
+                _num(counts[Outcome.REFUSED]),
+                _num(counts[Outcome.AMBIGUOUS]),
                 _num(group.loaded),
                 _severity_counts(group),
-                *(_num(stat_text(metric, headline, s)) for s in ("p50", "p90", "p99")),
+                *([] if common else [_e(SHORT_LABELS.get(group.headline, group.headline.label))]),
+                *(_num(stat_text(group.headline, headline, s)) for s in ("p50", "p90", "p99")),
                 _num(stat_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50")),
             ]
         )
+    named = (
+        f"p50, p90, p99: {_e(common.label)}"
+        if common
+        else "p50, p90, p99: each group's headline latency (latency), marker → response where "
+        "replays owe a marker and sent one, request → response elsewhere"
+    )
     yield (
-        f'<p class="muted">Complete, truncated and other (failed, unmarked, …) count the replaying '
-        "resumes that expect a marker (the complete share is of those); v1 loads answered with "
-        "success (<code>loaded</code>: no marker expected) are counted apart, a v1 load that "
-        "failed is counted with the others. "
-        f"p50, p90, p99: {_e(metric.label)}; throughput: p50 of replayed updates "
-        "per second.</p>"
+        '<p class="muted">Complete: the share of the replaying resumes that owe a marker (v2 '
+        "resumes with <code>replayFrom</code>, neither refused nor ambiguous; — where none does, "
+        "as with v1 Agents). The counts beside it add up to the replays: unmarked (answered "
+        "without a marker: RC-MISSING), cut (truncated, failed or pending at the end), refused "
+        "(an error before any update: nothing replayed), ambiguous (overlapping replays of one "
+        "session), loaded (loads answered with success: a load owes no marker). "
+        f"{named}; throughput: p50 of replayed updates per second.</p>"
     )
     yield _table(head, rows)
-    overview = (metric, Metric.THROUGHPUT)
-    if any(shows_few(g.metrics[m]) for g in report.groups for m in overview):
+    shown = [(g, m) for g in report.groups for m in (g.headline, Metric.THROUGHPUT)]
+    if any(shows_few(g.metrics[m]) for g, m in shown):
         yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
     if not charts.available():
         yield f'<p class="note">{NO_CHARTS}</p>'
     else:
-        yield from _overview_charts(report, names, metric)
+        yield from _overview_charts(report, names)
     yield "</section>"
 
 
-def _overview_charts(report: Report, names: Sequence[str], headline: Metric) -> Iterator[str]:
-    ecdf = charts.ecdf_chart(report.groups, headline, names)
-    if ecdf is not None:
+def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
+    for metric in Metric:  # (one chart per headline latency the groups have)
+        alike = [(g, n) for g, n in zip(report.groups, names, strict=True) if g.headline is metric]
+        if not alike:
+            continue
+        ecdf = charts.ecdf_chart(report.groups, metric, names, only=[g for g, _ in alike])
+        if ecdf is None:
+            continue
         figure = (
             "the RFD's headline figure"
-            if headline is Metric.MARKER_TO_RESPONSE
-            else "no replay had a marker"
+            if metric is Metric.MARKER_TO_RESPONSE
+            else "the headline of the groups where no replay owes a marker or none sent one"
         )
         yield _figure(
             ecdf,
-            f"ECDF of {headline.label} per group",
-            f"{headline.label} ({figure}): share of replaying resumes that "
-            f"answered within a time, per group (up to {charts.OVERLAY_GROUPS} groups).",
+            f"ECDF of {metric.label} per group",
+            f"{metric.label} ({figure}): share of replaying resumes that answered within a "
+            f"time, per group (up to {charts.OVERLAY_GROUPS} groups).",
         )
     bars = charts.outcome_chart(report.groups, names)
     if bars is not None:
@@ -220,10 +240,10 @@ def _group(
     index: int,
     group: Group,
     name: str,
-    headline: Metric,
     edges: tuple[float, ...] | None,
     back: bool,
 ) -> Iterator[str]:
+    headline = group.headline
     up = '<a class="up" href="#overview">↑ overview</a>' if back else ""
     yield f'<section class="group" id="group-{index}"><h2>{_e(name)}{up}</h2>'
     yield (
@@ -246,19 +266,22 @@ def _group(
             _e(f"{metric.label} ({metric.unit})"),
             *(_num(stat_text(metric, group.metrics[metric], s)) for s in STATS),
         ]
-        for metric in Metric
+        for metric in measured(group)
     ]
     yield _table(head, rows)
     if any(shows_few(group.metrics[metric]) for metric in Metric):
         yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
+    if len(measured(group)) < len(Metric):
+        yield f'<p class="muted">{_e(UNMEASURED_NOTE)}</p>'
     yield from _idle_timers(group)
     yield from _outcomes(group)
+    yield from _loads(group)
     yield from _findings(group)
     yield from _resumes(
-        "Slowest resumes (marker → response)", group.slowest, len(group.slowest), "none timed"
+        f"Slowest replays ({headline.label})", group.slowest, len(group.slowest), "none timed"
     )
     yield from _resumes(
-        "Truncated and failed resumes", group.incomplete, group.incomplete_total, "none"
+        "Cut replays (truncated, complete_failed, unknown)", group.cut, group.cut_total, "none"
     )
     yield "</section>"
 
@@ -297,9 +320,12 @@ def _outcomes(group: Group) -> Iterator[str]:
             rows.append([swatch + outcome.value, _num(count), _num(share), _num(children)])
     if rows:
         yield (
-            '<p class="muted">Share: of the replaying resumes that expect a marker (every one '
-            "but the v1 loads answered with success); for <code>loaded</code>, of every replaying "
-            "resume.</p>"
+            '<p class="muted">Share: of what owes the outcome. For <code>complete</code>, '
+            "<code>complete_failed</code>, <code>truncated</code>, <code>unmarked_success</code> "
+            "and <code>unknown</code>: of the replays that owe a marker (v2 resumes with "
+            "<code>replayFrom</code>, neither refused nor ambiguous; — where none does); for "
+            "<code>loaded</code>: of the loads; for <code>refused</code> and "
+            "<code>ambiguous</code>: of every replaying resume.</p>"
         )
         head: list[Cell] = [
             "outcome",
@@ -310,6 +336,19 @@ def _outcomes(group: Group) -> Iterator[str]:
         yield _table(head, rows)
     else:
         yield '<p class="muted">No resumes.</p>'
+
+
+def _loads(group: Group) -> Iterator[str]:
+    """The group's loads on a line of their own: they owe no marker."""
+    if not group.loads:
+        return
+    counts = group.load_outcomes
+    yield (
+        f"<p>Loads (<code>session/load</code>, no marker owed): {group.loads}: "
+        f"{group.loaded} answered with success, {counts[Outcome.REFUSED]} refused, "
+        f"{counts[Outcome.TRUNCATED]} truncated, {counts[Outcome.UNKNOWN]} unknown, "
+        f"{counts[Outcome.AMBIGUOUS]} ambiguous.</p>"
+    )
 
 
 def _findings(group: Group) -> Iterator[str]:
@@ -356,19 +395,18 @@ def _resumes(title: str, refs: Sequence[ResumeRef], total: int, empty: str) -> I
 def _verdict(comparison: Comparison) -> str:
     regressions = comparison.regressions
     limits = ", ".join(t.text for t in comparison.thresholds) or "none"
+    against = f"against {_e(comparison.baseline)}"
+    verdicts = []
     if regressions:
         text = f"{count_text(len(regressions), 'regression')} beyond the limits ({limits})"
-        verdict = f'<p class="verdict fail">✗ {_e(text)} against {_e(comparison.baseline)}</p>'
-        return verdict + _unchecked(comparison)
-    text = f"No regression beyond the limits ({limits})"
-    verdict = f'<p class="verdict pass">✓ {_e(text)} against {_e(comparison.baseline)}</p>'
-    return verdict + _unchecked(comparison)
-
-
-def _unchecked(comparison: Comparison) -> str:
-    """A warning per limit that checked nothing (after the verdict, whichever it is)."""
-    notes = (comparison.unchecked_note(limit) for limit in comparison.unchecked)
-    return "".join(f'\n<p class="verdict warn">⚠ {_e(note)}.</p>' for note in notes)
+        verdicts.append(f'<p class="verdict fail">✗ {_e(text)} {against}</p>')
+    for limit in comparison.unchecked:  # (a gate that checks nothing fails: rules.md §11)
+        note = comparison.unchecked_note(limit)
+        verdicts.append(f'<p class="verdict fail">✗ {_e(note)} {against}</p>')
+    if not verdicts:
+        text = f"No regression beyond the limits ({limits})"
+        verdicts.append(f'<p class="verdict pass">✓ {_e(text)} {against}</p>')
+    return "\n".join(verdicts)
 
 
 def _comparison(comparison: Comparison) -> Iterator[str]:
@@ -414,11 +452,14 @@ def _method() -> str:
         '<footer><h2>How the numbers are made</h2><p class="muted">'
         "Latencies come from the replaying resumes (<code>replayFrom</code> given, or a v1 "
         "<code>session/load</code>) of the requested sessions, where the transcript has both "
-        "ends; child sessions are counted apart. Percentiles interpolate linearly between the "
+        "ends; child sessions are counted apart. Each group leads with marker → response "
+        "where its replays owe a marker and sent one, with request → response elsewhere. "
+        "Percentiles interpolate linearly between the "
         f"nearest ranks (<code>{PERCENTILE_METHOD}</code>, numpy's default). Replay throughput "
         "is replayed updates ÷ (request → marker in seconds), for resumes with a marker. "
-        "Rates are shares of the replaying resumes that expect a marker: a v1 "
-        "<code>session/load</code> (<code>loaded</code>) expects none and is counted apart. "
+        "Marker shares are of the replays that owe a marker (v2 resumes with "
+        "<code>replayFrom</code>, neither refused nor ambiguous); a <code>session/load</code> "
+        "owes none and is counted apart. "
         f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}.</p></footer>"
     )
 

@@ -15,29 +15,33 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
-from acptrace.report.groups import headline_metric
 from acptrace.report.numbers import (
     FEW_LEGEND,
     FEW_MARK,
+    SHORT_LABELS,
+    UNMEASURED_NOTE,
     change_text,
+    common_headline,
+    complete_text,
     count_text,
+    gate_failures,
     measure_label,
     measure_text,
+    measured,
     ms_text,
-    share_text,
     shows_few,
     stat_text,
     verdict_text,
 )
 from acptrace.report.stats import STATS, Distribution
-from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report
+from acptrace.report.summaries import CUT, Group, Metric, Report
 
 TEXT_CHARS = 120
 """Longer untrusted text is shortened (`…`)."""
 SLOWEST_SHOWN = 5
-"""Slowest resumes listed per group."""
-INCOMPLETE_SHOWN = 10
-"""Truncated and failed resumes listed per group."""
+"""Slowest replays listed per group."""
+CUT_SHOWN = 10
+"""Cut replays listed per group."""
 _PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
 
 
@@ -76,10 +80,8 @@ def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
 def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
     if comparison is None:
         yield "## acptrace latency report"
-    elif comparison.regressions:
-        yield f"## ❌ acptrace: {count_text(len(comparison.regressions), 'regression')}"
-    elif comparison.unchecked:
-        yield f"## ⚠️ acptrace: {count_text(len(comparison.unchecked), 'limit')} checked nothing"
+    elif failures := gate_failures(comparison):
+        yield f"## ❌ acptrace: {', '.join(failures)}"
     else:
         yield "## ✅ acptrace: no regression beyond the limits"
     yield ""
@@ -88,34 +90,41 @@ def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
 
 
 def _overview(report: Report) -> Iterator[str]:
-    metric = headline_metric(report.groups)
+    common = common_headline(report.groups)
+    latency = f"{common.label.replace(' ', '')} p50" if common else "latency | p50"
     yield (
-        "| group | connections | resumes | complete | truncated | other | loaded | errors "
-        f"| warnings | {metric.label.replace(' ', '')} p50 | p90 | p99 | throughput p50 |"
+        "| group | connections | resumes | complete | unmarked | cut | refused | ambiguous "
+        f"| loaded | errors | warnings | {latency} | p90 | p99 | throughput p50 |"
     )
-    yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    yield "|---|" + "---:|" * (14 if common else 13) + ("" if common else "---|---:|")
     for group in report.groups:
-        other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
-        headline = group.metrics[metric]
+        counts = group.replay_outcomes
+        headline = group.metrics[group.headline]
         cells = [
             escape(group.name),
             str(group.connections),
             str(group.resumes),
-            share_text(
-                group.replay_outcomes[Outcome.COMPLETE],
-                group.expecting_marker,
-                group.rate(Outcome.COMPLETE),
-            ),
-            str(group.replay_outcomes[Outcome.TRUNCATED]),
-            str(other),
+            complete_text(group),
+            str(counts[Outcome.UNMARKED_SUCCESS]),
+            str(sum(counts[o] for o in CUT)),
+            str(counts[Outcome.REFUSED]),
+            str(counts[Outcome.AMBIGUOUS]),
             str(group.loaded),
             str(group.severities[Severity.ERROR]),
             str(group.severities[Severity.WARNING]),
-            *(_stat(metric, headline, s) for s in ("p50", "p90", "p99")),
+            *([] if common else [SHORT_LABELS.get(group.headline, group.headline.label)]),
+            *(_stat(group.headline, headline, s) for s in ("p50", "p90", "p99")),
             _stat(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
         ]
         yield "| " + " | ".join(cells) + " |"
-    if any(shows_few(g.metrics[m]) for g in report.groups for m in (metric, Metric.THROUGHPUT)):
+    yield ""
+    yield (
+        "complete: of the replays that owe a marker (v2 resumes with replayFrom, neither refused "
+        "nor ambiguous; — where none does) · unmarked: answered without a marker (RC-MISSING) "
+        "· cut: truncated, failed or pending at the end · loaded: loads answered with success."
+    )
+    shown = [(g, m) for g in report.groups for m in (g.headline, Metric.THROUGHPUT)]
+    if any(shows_few(g.metrics[m]) for g, m in shown):
         yield ""
         yield _FEW_LEGEND
 
@@ -139,7 +148,7 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
             yield f"{title}: {', '.join(escape(n) for n in names)}."
             yield ""
     for limit in comparison.unchecked:  # (a limit parsed is measure names and numbers only)
-        yield f"⚠️ {printable(comparison.unchecked_note(limit))}."
+        yield f"❌ {printable(comparison.unchecked_note(limit))}."
         yield ""
     yield "| group | measure | baseline | new | change | limit | verdict |"
     yield "|---|---|---:|---:|---:|---|---|"
@@ -161,16 +170,19 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
 def _details(group: Group) -> Iterator[str]:
     yield f"#### {escape(group.name)}"
     yield ""
-    yield "<details><summary>Latencies, findings, slowest and failed resumes</summary>"
+    yield "<details><summary>Latencies, loads, findings, slowest and cut replays</summary>"
     yield ""
     yield "| metric | " + " | ".join(STATS) + " |"
     yield "|---|" + "---:|" * len(STATS)
-    for metric in Metric:
+    for metric in measured(group):
         cells = [_stat(metric, group.metrics[metric], stat) for stat in STATS]
         yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
     if any(shows_few(group.metrics[metric]) for metric in Metric):
         yield ""
         yield _FEW_LEGEND
+    if len(measured(group)) < len(Metric):
+        yield ""
+        yield UNMEASURED_NOTE
     if any(verdict.replays for verdict in group.idle_timers):
         yield ""
         yield "| idle timer | replays cut short | updates lost |"
@@ -190,9 +202,19 @@ def _details(group: Group) -> Iterator[str]:
                 f"| {escape(count.rule)} | {count.severity.value} | {count.count} "
                 f"| {escape(path)}:{line} |"
             )
+    if group.loads:
+        counts = group.load_outcomes
+        yield ""
+        yield (
+            f"Loads (session/load, no marker owed): {group.loads}: {group.loaded} answered with "
+            f"success, {counts[Outcome.REFUSED]} refused, {counts[Outcome.TRUNCATED]} "
+            f"truncated, {counts[Outcome.UNKNOWN]} unknown, {counts[Outcome.AMBIGUOUS]} ambiguous."
+        )
     refs = [("slowest", ref) for ref in group.slowest[:SLOWEST_SHOWN]]
-    refs += [("incomplete", ref) for ref in group.incomplete[:INCOMPLETE_SHOWN]]
+    refs += [("cut", ref) for ref in group.cut[:CUT_SHOWN]]
     if refs:
+        yield ""
+        yield f"Slowest by {group.headline.label}."
         yield ""
         yield "| list | file:line | outcome | marker→response | total |"
         yield "|---|---|---|---:|---:|"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from acptrace.model.domain import Outcome
-from acptrace.report.baseline import Delta
+from acptrace.report.baseline import Comparison, Delta
+from acptrace.report.baseline import measure_label as measure_label
 from acptrace.report.stats import PERCENTILES, Distribution
-from acptrace.report.summaries import FEW_REPLAYS, Metric, few_samples
+from acptrace.report.summaries import FEW_REPLAYS, Group, Metric, few_samples
 
 NONE = "—"
 """Shown for a missing value."""
@@ -67,14 +70,6 @@ def share_text(count: int, whole: int, rate: float | None) -> str:
     return f"{count}/{whole} ({rate_text(rate)})"
 
 
-def measure_label(measure: str) -> str:
-    """`marker → response p90`, `complete rate`."""
-    kind, _, name = measure.partition(".")
-    if kind == "rate":
-        return f"{Outcome(name).value} rate"
-    return f"{Metric(kind).label} {name}"
-
-
 def measure_text(measure: str, value: float | None) -> str:
     """A measure's value with its unit."""
     kind, _, name = measure.partition(".")
@@ -118,6 +113,51 @@ def verdict_text(delta: Delta) -> str:
     return "REGRESSED" if delta.regressed else "ok"
 
 
+def gate_failures(comparison: Comparison) -> list[str]:
+    """What failed the gate: `1 regression`, `2 limits checked nothing` (none when it passed)."""
+    failures = []
+    if comparison.regressions:
+        failures.append(count_text(len(comparison.regressions), "regression"))
+    if comparison.unchecked:
+        failures.append(f"{count_text(len(comparison.unchecked), 'limit')} checked nothing")
+    return failures
+
+
 def count_text(count: int, noun: str) -> str:
     """`1 file`, `3 files`."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+SHORT_LABELS = {
+    Metric.MARKER_TO_RESPONSE: "marker→resp",
+    Metric.REQUEST_TO_RESPONSE: "request→resp",
+}
+"""A headline latency named in a table cell."""
+
+
+def common_headline(groups: Sequence[Group]) -> Metric | None:
+    """The headline latency every group has, or None when they differ."""
+    headlines = {g.headline for g in groups}
+    return headlines.pop() if len(headlines) == 1 else None
+
+
+def complete_text(group: Group) -> str:
+    """`9/21 (42.9%)`: complete replays of those that owe a marker (`COMPLETE_NOTE`); `—` where
+    none does (never `0/N` for replays that owe none)."""
+    if not group.owes_marker:
+        return NONE
+    complete = group.replay_outcomes[Outcome.COMPLETE]
+    return share_text(complete, group.expecting_marker, group.rate(Outcome.COMPLETE))
+
+
+UNMEASURED_NOTE = (
+    "A metric no replay of a group has is left out (marker → response, request → marker and "
+    "replay throughput need a marker)."
+)
+"""Under the latency table, when it left a metric out."""
+
+
+def measured(group: Group) -> list[Metric]:
+    """The metrics the group has values of (its headline when it has none at all): a v1 Agent's
+    group is one line of request → response, not three of dashes."""
+    return [m for m in Metric if group.metrics[m].count] or [group.headline]

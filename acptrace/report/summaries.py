@@ -73,14 +73,31 @@ def few_samples(distribution: Distribution) -> bool:
 UNKNOWN = "unknown"
 """The group of a file whose `initialize` does not name what the grouping asks for."""
 
-INCOMPLETE = (
-    Outcome.TRUNCATED,
+CUT = (Outcome.TRUNCATED, Outcome.COMPLETE_FAILED, Outcome.UNKNOWN)
+"""Outcomes of a replay cut short: an error or the connection's end before it was whole
+(`complete_failed`: after its marker), or a request still pending where the file stops. The
+other replays that did not end certified have counts of their own: `unmarked_success` (all of
+it, no marker: RC-MISSING), `refused` (nothing replayed) and `ambiguous` (overlapping)."""
+
+MARKER_OWED = (
+    Outcome.COMPLETE,
     Outcome.COMPLETE_FAILED,
+    Outcome.TRUNCATED,
     Outcome.UNMARKED_SUCCESS,
-    Outcome.AMBIGUOUS,
     Outcome.UNKNOWN,
 )
-"""Outcomes of a replaying resume that did not end with a certified, successful replay."""
+"""The outcomes of a replay that owes a marker (rules.md §11): the shares of these are of such
+replays only (`Group.rate`)."""
+
+LOAD_OUTCOMES = (
+    Outcome.LOADED,
+    Outcome.REFUSED,
+    Outcome.TRUNCATED,
+    Outcome.UNKNOWN,
+    Outcome.AMBIGUOUS,
+)
+"""The outcomes of a `session/load` (which owes no marker): answered with success, refused,
+cut, pending at the end, overlapping another replay."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +119,9 @@ class FileSummary:
     connection: str | None = None
     """In a file that holds several connections, the one summarised (each is summarised on its
     own, like a file); None for a file of one connection."""
+    started_us: int | None = None
+    """The wall-clock time of the connection's first request that has one (microseconds since
+    the epoch, as the `requests` table holds it): what orders places in time (`first at`)."""
 
     @property
     def where(self) -> str:
@@ -121,7 +141,7 @@ class FileError:
 
 @dataclass(frozen=True, slots=True)
 class ResumeRef:
-    """One resume, pointed at by file and line, for the slowest and incomplete lists."""
+    """One resume, pointed at by file and line, for the lists of slowest and cut replays."""
 
     path: str
     """The transcript."""
@@ -170,47 +190,84 @@ class Group:
     resumes: int
     """Rows for requested sessions (children are counted apart)."""
     replaying: int
-    """Of those, the replaying ones (`replayFrom` given, or a v1 `session/load`)."""
+    """Of those, the replaying ones (`replayFrom` given, or a `session/load`)."""
     outcomes: dict[Outcome, int]
     """Requested rows by outcome, every outcome present (0 when none)."""
     replay_outcomes: dict[Outcome, int]
-    """Replaying requested rows by outcome: what the rates are shares of (`rate`)."""
+    """Replaying requested rows by outcome."""
+    marker_outcomes: dict[Outcome, int]
+    """The replaying requested rows that owe a marker (`owes_marker`: v2 replaying resumes,
+    neither `ambiguous` nor `refused`) by outcome: what the marker shares are of (`rate`)."""
+    load_outcomes: dict[Outcome, int]
+    """Requested `session/load` rows by outcome (no marker owed: counted on their own line)."""
     child_outcomes: dict[Outcome, int]
     """Rows for announced child sessions by outcome."""
     findings: tuple[RuleCount, ...]
-    """Findings by rule ID, most frequent first."""
+    """Findings by rule ID, errors first, then the most frequent."""
     severities: dict[Severity, int]
     """Findings by level."""
     metrics: dict[Metric, Distribution]
     """The distribution of each metric over the replaying requested rows that have it."""
     samples: dict[Metric, tuple[float, ...]]
     """The values behind each distribution (for charts; not written to report.json)."""
+    headline: Metric
+    """The latency the group is summed up by: marker → response where a replay owes a marker
+    and some replay has that latency; request → response otherwise (v1 Agents, loads only, v2
+    Agents that send no marker), so that its percentiles, charts and slowest list have values."""
     slowest: tuple[ResumeRef, ...]
-    """The replaying resumes with the longest marker -> response, slowest first."""
-    incomplete: tuple[ResumeRef, ...]
-    """The first replaying resumes with an outcome in `INCOMPLETE`, in file and line order."""
-    incomplete_total: int
+    """The replaying resumes with the longest `headline` latency, slowest first."""
+    cut: tuple[ResumeRef, ...]
+    """The first replaying resumes (in time order) with an outcome in `CUT`."""
+    cut_total: int
     """How many there are in all."""
     idle_timers: tuple[IdleVerdict, ...] = ()
     """For each idle timeout judged, the replays (requested and children) it would have cut."""
 
     @property
+    def incomplete(self) -> tuple[ResumeRef, ...]:
+        """`cut`, by the name report.json gives it (`incomplete`)."""
+        return self.cut
+
+    @property
+    def incomplete_total(self) -> int:
+        """`cut_total`, by the name report.json gives it."""
+        return self.cut_total
+
+    @property
+    def loads(self) -> int:
+        """Requested `session/load` rows (they owe no marker)."""
+        return sum(self.load_outcomes.values())
+
+    @property
     def loaded(self) -> int:
-        """Replaying resumes that were v1 loads (`loaded`: no marker expected)."""
-        return self.replay_outcomes[Outcome.LOADED]
+        """Loads answered with success (outcome `loaded`)."""
+        return self.load_outcomes[Outcome.LOADED]
 
     @property
     def expecting_marker(self) -> int:
-        """Replaying resumes that should end with a marker: all but the v1 loads."""
-        return self.replaying - self.loaded
+        """Replaying resumes that owe a marker (`marker_outcomes`); 0 for v1 Agents."""
+        return sum(self.marker_outcomes.values())
+
+    @property
+    def owes_marker(self) -> bool:
+        """Whether any replay of the group owes a marker (else no marker share applies)."""
+        return self.expecting_marker > 0
 
     def rate(self, outcome: Outcome) -> float | None:
-        """The share of this outcome among the replays that expect a marker (a v1 load is no
-        marker missing), or for `loaded` among every replay; None when there are none."""
-        whole = self.replaying if outcome is Outcome.LOADED else self.expecting_marker
-        if not whole:
-            return None
-        return self.replay_outcomes[outcome] / whole
+        """The share of an outcome among what owes it (rules.md §11): of the replays that owe
+        a marker for the outcomes of such replays (`MARKER_OWED`); of the loads for `loaded`;
+        of every replay for `refused` and `ambiguous`. None when there are none (and for
+        `no_replay`, which is no replay)."""
+        match outcome:
+            case Outcome.LOADED:
+                count, whole = self.loaded, self.loads
+            case Outcome.REFUSED | Outcome.AMBIGUOUS:
+                count, whole = self.replay_outcomes[outcome], self.replaying
+            case Outcome.NO_REPLAY:
+                return None
+            case _:
+                count, whole = self.marker_outcomes[outcome], self.expecting_marker
+        return count / whole if whole else None
 
 
 @dataclass(frozen=True, slots=True)

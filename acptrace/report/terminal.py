@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import string
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Final
 
@@ -25,23 +26,27 @@ from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import cut_names, printable
 from acptrace.report.baseline import Comparison
-from acptrace.report.groups import headline_metric, shared_edges
+from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
     FEW_LEGEND,
+    SHORT_LABELS,
+    UNMEASURED_NOTE,
     change_parts,
+    common_headline,
+    complete_text,
     count_text,
+    gate_failures,
     measure_label,
     measure_text,
+    measured,
     ms_text,
-    share_text,
     shows_few,
     stat_text,
     verdict_text,
 )
 from acptrace.report.stats import STATS, histogram
-from acptrace.report.summaries import INCOMPLETE, Group, Metric, Report, ResumeRef
+from acptrace.report.summaries import CUT, Group, Metric, Report, ResumeRef
 
-"""The metric of the bar chart and of the overview's percentiles."""
 BAR_BINS = 8
 """Bins of each group's bar chart: log-spaced, shared by every group so that they compare."""
 BAR_GROUPS = 6
@@ -56,15 +61,17 @@ PATH_CHARS = 16
 """`file:line` cells are never shortened below this (leading directories first; the line number
 is always kept)."""
 SLOWEST_SHOWN = 3
-"""Slowest resumes listed per group."""
-INCOMPLETE_SHOWN = 5
-"""Truncated and failed resumes listed per group."""
+"""Slowest replays listed per group."""
+CUT_SHOWN = 5
+"""Cut replays listed per group."""
 RIGHT: Final = "right"
 COMPLETE_NOTE = (
-    "complete: share of the replays that expect a marker"
-    " (not counted: resumes without replayFrom, and v1 loads answered with success)"
+    "complete: share of the replays that owe a marker (v2 resumes with replayFrom, neither"
+    " refused nor ambiguous; — where none does, as with v1 Agents) · unmarked: answered without"
+    " a marker (RC-MISSING) · cut: truncated, failed or pending at the end · loaded: loads"
+    " answered with success"
 )
-"""Under the overview: what the complete share is a share of."""
+"""Under the overview: what the complete share is a share of, and what the counts count."""
 
 
 def terminal_report(
@@ -80,18 +87,21 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         return
     overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
     yield _with_legend(overview, _few_in_overview(report.groups))
-    bars = latency_bars(report.groups)
-    if bars is not None:
-        yield bars
-    yield _with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
+    if any(g.loads for g in report.groups):
+        yield _loads(report.groups)
+    yield from latency_bars(report.groups)
+    latencies = _with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
+    if any(len(measured(g)) < len(Metric) for g in report.groups):
+        latencies = Lines(latencies, Text(UNMEASURED_NOTE, style="dim"))
+    yield latencies
     if any(v.replays for g in report.groups for v in g.idle_timers):
         yield idle_table([(printable(g.name), g.idle_timers) for g in report.groups])
     if any(g.findings for g in report.groups):
         yield _findings(report.groups)
     if any(g.slowest for g in report.groups):
         yield _slowest(report.groups)
-    if any(g.incomplete for g in report.groups):
-        yield _incomplete(report.groups)
+    if any(g.cut for g in report.groups):
+        yield _cut(report.groups)
     if comparison is not None:
         yield Lines(_comparison(comparison), _verdict(comparison))
 
@@ -118,8 +128,20 @@ def place(path: str, line: int) -> Text:
 
 
 def short_places(places: Sequence[str], width: int) -> list[str]:
-    """Each `path:line` in `width` characters (`short_place`)."""
-    return [short_place(place, width) for place in places]
+    """Each `path:line` in `width` characters (`short_place`); two that would then read alike
+    (`…/01-replay.jsonl:4` of two folders) keep the end of their folders instead, cut before a
+    number rather than inside one (`…-drive-v2/01-replay.jsonl:4`)."""
+    short = [short_place(place, width) for place in places]
+    seen = Counter(short)
+    return [
+        _left_cut(place, width) if seen[cut] > 1 and len(place) > width else cut
+        for place, cut in zip(places, short, strict=True)
+    ]
+
+
+def _left_cut(text: str, width: int) -> str:
+    """The end of `text` in `width` characters, after a `…` (no number cut at its start)."""
+    return "…" + text[len(text) - width + 1 :].lstrip(string.digits + ".")
 
 
 def short_place(text: str, width: int) -> str:
@@ -161,8 +183,7 @@ def _with_legend(table: RenderableType, few: bool) -> RenderableType:
 
 
 def _few_in_overview(groups: Sequence[Group]) -> bool:
-    headline = headline_metric(groups)
-    return any(shows_few(g.metrics[headline]) for g in groups)
+    return any(shows_few(g.metrics[g.headline]) for g in groups)
 
 
 def _few_in_latencies(groups: Sequence[Group]) -> bool:
@@ -170,45 +191,79 @@ def _few_in_latencies(groups: Sequence[Group]) -> bool:
 
 
 def _groups(groups: Sequence[Group]) -> FittedTable:
-    """Resumes by outcome and the headline percentiles; v1 loads (no marker expected) apart
-    from the complete share, which is of the replays that expect a marker."""
-    loads = any(g.loaded for g in groups)
+    """Resumes by outcome and the headline percentiles: the complete share is of the replays
+    that owe a marker; the counts beside it add up to the replays (`COMPLETE_NOTE`)."""
+    loads = any(g.loads for g in groups)
+    common = common_headline(groups)
     columns = [
         group_column(),
         Column("conn", RIGHT, drop=1),
         Column("resumes", RIGHT, drop=2),
-        Column("complete", RIGHT, drop=10),
-        Column("trunc", RIGHT, drop=6),
-        Column("other", RIGHT, drop=5),
-        *([Column("loaded", RIGHT, drop=9)] if loads else []),
+        Column("complete", RIGHT, drop=13, idle_first=True),
+        Column("unmarked", RIGHT, drop=7),
+        Column("cut", RIGHT, drop=8),
+        Column("refused", RIGHT, drop=6),
+        Column("ambig", RIGHT, drop=5),
+        *([Column("loaded", RIGHT, drop=11)] if loads else []),
         Column("errors", RIGHT, drop=4),
         Column("warn", RIGHT, drop=3),
-        *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 11), ("p90", 8), ("p99", 7))),
+        *([] if common else [Column("latency")]),
+        *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 14), ("p90", 10), ("p99", 9))),
     ]
-    metric = headline_metric(groups)
-    table = _fitted(f"Resumes by group (p50, p90, p99: {metric.label})", columns, minor=6)
+    named = f": {common.label}" if common else " of each group's latency"
+    table = _fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4)
     for group in groups:
-        other = sum(group.replay_outcomes[o] for o in INCOMPLETE if o is not Outcome.TRUNCATED)
-        headline = group.metrics[metric]
+        counts = group.replay_outcomes
+        cut = sum(counts[o] for o in CUT)
         table.add_row(
             group_name(group.name),
             str(group.connections),
             str(group.resumes),
-            _complete(group),
-            _count(group.replay_outcomes[Outcome.TRUNCATED], OUTCOME_STYLE[Outcome.TRUNCATED]),
-            _count(other, "yellow"),
+            complete_text(group),
+            _count(counts[Outcome.UNMARKED_SUCCESS], OUTCOME_STYLE[Outcome.UNMARKED_SUCCESS]),
+            _count(cut, OUTCOME_STYLE[Outcome.TRUNCATED]),
+            _count(counts[Outcome.REFUSED], OUTCOME_STYLE[Outcome.REFUSED]),
+            _count(counts[Outcome.AMBIGUOUS], OUTCOME_STYLE[Outcome.AMBIGUOUS]),
             *([_count(group.loaded, OUTCOME_STYLE[Outcome.LOADED])] if loads else []),
             _count(group.severities[Severity.ERROR], SEVERITY_STYLE[Severity.ERROR]),
             _count(group.severities[Severity.WARNING], SEVERITY_STYLE[Severity.WARNING]),
-            *(stat_text(metric, headline, stat) for stat in ("p50", "p90", "p99")),
+            *([] if common else [SHORT_LABELS.get(group.headline, group.headline.label)]),
+            *(
+                stat_text(group.headline, group.metrics[group.headline], s)
+                for s in PERCENTILE_STATS
+            ),
         )
     return table
 
 
-def _complete(group: Group) -> str:
-    """`9/21 (42.9%)`: complete replays of those that expect a marker (`COMPLETE_NOTE`)."""
-    complete = group.replay_outcomes[Outcome.COMPLETE]
-    return share_text(complete, group.expecting_marker, group.rate(Outcome.COMPLETE))
+PERCENTILE_STATS = ("p50", "p90", "p99")
+"""The percentiles the overview shows."""
+
+
+def _loads(groups: Sequence[Group]) -> FittedTable:
+    """The loads of each group that has any, by how they ended (`loaded`: answered with
+    success): they owe no marker, so they are counted here rather than in a marker share."""
+    shown = (Outcome.LOADED, Outcome.REFUSED, Outcome.TRUNCATED, Outcome.UNKNOWN)
+    columns = [
+        group_column(),
+        Column("loads", RIGHT),
+        *(
+            Column(o.value, RIGHT, drop=drop)
+            for o, drop in zip(shown, (None, 4, 2, 1), strict=True)
+        ),
+        Column("ambig", RIGHT, drop=3),
+    ]
+    table = _fitted("Loads (session/load: no marker owed)", columns, minor=2)
+    for group in groups:
+        if not group.loads:
+            continue
+        counts = group.load_outcomes
+        table.add_row(
+            group_name(group.name),
+            str(group.loads),
+            *(_count(counts[o], OUTCOME_STYLE[o]) for o in (*shown, Outcome.AMBIGUOUS)),
+        )
+    return table
 
 
 def _count(count: int, style: str) -> Text:
@@ -272,16 +327,16 @@ def _latency(value: float, extra: int) -> str:
     return f"{value:.{1 + extra}f} ms"
 
 
-def latency_bars(groups: Sequence[Group]) -> LatencyBars | None:
-    """The bar charts of the groups with most samples of the headline latency, in group order
-    (None when no group has any)."""
-    metric = headline_metric(groups)
-    sampled = [g for g in groups if _positive(g, metric)]
-    chosen = sorted(sampled, key=lambda g: -len(_positive(g, metric)))[:BAR_GROUPS]
-    edges = shared_edges(chosen, metric, BAR_BINS)
-    if edges is None:
-        return None
-    return LatencyBars([g for g in groups if g in chosen], metric, edges)
+def latency_bars(groups: Sequence[Group]) -> Iterator[LatencyBars]:
+    """The bar charts of the groups with most samples of their headline latency, in group
+    order: one chart per headline latency, its bins shared by the groups it shows."""
+    sampled = [g for g in groups if _positive(g, g.headline)]
+    chosen = sorted(sampled, key=lambda g: -len(_positive(g, g.headline)))[:BAR_GROUPS]
+    for metric in Metric:
+        alike = [g for g in groups if g in chosen and g.headline is metric]
+        edges = shared_edges(alike, metric, BAR_BINS)
+        if edges is not None:
+            yield LatencyBars(alike, metric, edges)
 
 
 def bar(count: int, top: int, width: int) -> str:
@@ -304,7 +359,7 @@ def _latencies(groups: Sequence[Group]) -> FittedTable:
     columns += [Column(stat, RIGHT, drop=drops.get(stat)) for stat in STATS]
     table = _fitted("Latency and throughput", columns, minor=4)
     for group in groups:
-        for index, metric in enumerate(Metric):
+        for index, metric in enumerate(measured(group)):
             distribution = group.metrics[metric]
             name = group_name(group.name) if index == 0 else Text("")
             table.add_row(
@@ -341,10 +396,13 @@ def _slowest(groups: Sequence[Group]) -> FittedTable:
         place_column(),
         Column("outcome", drop=1),
         Column("replayed", RIGHT, drop=2),
-        Column("marker→resp", RIGHT, drop=4),
+        Column("marker→resp", RIGHT, drop=4, idle_first=True),
         Column("total", RIGHT, drop=3),
     ]
-    table = _fitted(f"Slowest resumes (top {SLOWEST_SHOWN} per group)", columns, minor=2)
+    common = common_headline(groups)
+    by = common.label if common else "each group's headline latency"
+    title = f"Slowest replays (top {SLOWEST_SHOWN} per group, by {by})"
+    table = _fitted(title, columns, minor=0)  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.slowest[:SLOWEST_SHOWN]):
             table.add_row(
@@ -362,7 +420,12 @@ def _outcome(ref: ResumeRef) -> Text:
     return Text(ref.outcome.value, style=OUTCOME_STYLE[ref.outcome])
 
 
-def _incomplete(groups: Sequence[Group]) -> FittedTable:
+CUT_TITLE = "Cut replays (truncated, complete_failed, unknown)"
+"""The title of the table of cut replays (the other uncertified ones have counts of their own in
+the overview)."""
+
+
+def _cut(groups: Sequence[Group]) -> FittedTable:
     columns = [
         group_column(),
         place_column(),
@@ -371,9 +434,9 @@ def _incomplete(groups: Sequence[Group]) -> FittedTable:
         Column("replayed", RIGHT, drop=2),
         Column("total", RIGHT, drop=3),
     ]
-    table = _fitted("Truncated and failed resumes", columns, minor=2)
+    table = _fitted(CUT_TITLE, columns, minor=0)  # (paths shortened before a column goes)
     for group in groups:
-        for index, ref in enumerate(group.incomplete[:INCOMPLETE_SHOWN]):
+        for index, ref in enumerate(group.cut[:CUT_SHOWN]):
             end = ref.end.value if ref.error_code is None else f"{ref.end.value} {ref.error_code}"
             table.add_row(
                 group_name(group.name) if index == 0 else Text(""),
@@ -383,7 +446,7 @@ def _incomplete(groups: Sequence[Group]) -> FittedTable:
                 str(ref.replayed_updates),
                 ms_text(ref.request_to_response_ms),
             )
-        more = group.incomplete_total - min(len(group.incomplete), INCOMPLETE_SHOWN)
+        more = group.cut_total - min(len(group.cut), CUT_SHOWN)
         if more:
             table.add_row(Text(f"… and {more} more", style="dim"), "", "", "", "", "")
     return table
@@ -442,13 +505,14 @@ def _verdict(comparison: Comparison) -> Text:
     text = Text()
     for note in notes:
         text.append(printable(note), style="dim").append("\n")
-    for limit in comparison.unchecked:
-        text.append(printable(comparison.unchecked_note(limit)) + ".", style="yellow").append("\n")
-    regressions = comparison.regressions
-    if regressions:
-        return text.append(
-            f"{count_text(len(regressions), 'regression')} beyond the limits.", style="bold red"
-        )
+    for limit in comparison.unchecked:  # (a gate that checks nothing fails: rules.md §11)
+        note = printable(comparison.unchecked_note(limit))
+        text.append(f"{note}.", style="bold red").append("\n")
+    failures = gate_failures(comparison)
+    if comparison.regressions:  # (`1 regression beyond the limits.`)
+        failures[0] += " beyond the limits"
+    if failures:
+        return text.append(f"{', '.join(failures)}.", style="bold red")
     if comparison.thresholds:
         return text.append("No regression beyond the limits.", style="green")
     return text.append("No limits given (--max-regression): deltas only.", style="dim")
