@@ -447,6 +447,27 @@ def test_a_baseline_grouped_otherwise_is_refused(release_1: Path, tmp_path: Path
     assert "groups by file, this report by agent: use --by file" in result.stderr
 
 
+def test_a_baseline_of_schema_version_1_is_read_and_said_to_count_shares_otherwise(
+    release_1: Path, tmp_path: Path
+) -> None:
+    old = tmp_path / "old.json"
+    runner.invoke(app, ["report", str(release_1), "-o", str(old), "-q"])
+    data = json.loads(old.read_text())
+    data["schema_version"] = 1
+    old.write_text(json.dumps(data))
+    new = tmp_path / "new.json"
+    args = ["report", str(release_1), "--baseline", str(old), "-q", "-o", str(new)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"acptrace: baseline {old} is report.json schema_version 1: its shares were counted "
+        "over every replay, not over what owes them (rules.md §11); make it again with this "
+        "acptrace to compare shares"
+    ]
+    same = runner.invoke(app, ["report", str(release_1), "--baseline", str(old.with_name("x"))])
+    assert same.exit_code == 2  # (a baseline that cannot be read is still an error)
+
+
 # -- outputs ----------------------------------------------------------------------------------
 
 
@@ -459,7 +480,7 @@ def test_outputs_by_suffix_and_the_terminal_summary(release_1: Path, tmp_path: P
     assert "alpha-acp" in result.stdout
     data = json.loads(outs[0].read_text())
     assert data["kind"] == "acptrace-report"
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2  # (rules.md §11: shares over what owes them, `refused`)
     assert outs[1].read_text().splitlines()[1] == "## acptrace latency report"
     assert outs[2].read_text().startswith("<!DOCTYPE html>")
     quiet = runner.invoke(app, ["report", str(release_1), "-q"])

@@ -18,6 +18,7 @@ from acptrace.cli.common import (
     EXIT_OK,
     fail,
     print_error,
+    print_note,
     rich_bytes,
 )
 from acptrace.cli.options import JobsOption, ReportQuietOption, output_option
@@ -200,6 +201,8 @@ def _baseline(path: str | None, by: GroupBy, limits: list[str]) -> Baseline | No
         check_grouping(old, by)
     except BaselineError as error:
         fail(str(error))
+    if old.note is not None:
+        print_note(old.note)
     return old
 
 

@@ -31,7 +31,7 @@ from acptrace.report.summaries import MARKER_OWED, Group, GroupBy, Metric, Repor
 
 KIND = "acptrace-report"
 """The `kind` field of report.json."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The report.json schema this version writes and reads."""
 
 LIMITED_STATS = ("min", "p50", "p90", "p99", "max", "mean")
@@ -209,6 +209,20 @@ class Baseline:
     """How it grouped its files."""
     groups: dict[str, Figures]
     """Each group's measures."""
+    schema_version: int = SCHEMA_VERSION
+    """The report.json's `schema_version` (1: its shares were over every replaying request,
+    before rules.md §11 made them over what owes the thing shared)."""
+
+    @property
+    def note(self) -> str | None:
+        """What a user should know before reading the comparison, if anything."""
+        if self.schema_version >= SCHEMA_VERSION:
+            return None
+        return (
+            f"baseline {self.path} is report.json schema_version {self.schema_version}: its "
+            "shares were counted over every replay, not over what owes them (rules.md §11); "
+            "make it again with this acptrace to compare shares"
+        )
 
 
 # -- measures ---------------------------------------------------------------------------------
@@ -344,6 +358,7 @@ def load_baseline(path: str) -> Baseline:
         path=path,
         group_by=str(data.get("group_by")),
         groups={g["name"]: document_figures(g) for g in named},
+        schema_version=version,
     )
 
 

@@ -1,6 +1,6 @@
 """report.json: the versioned, documented form of a report (and of its comparison).
 
-`schema_version` 1; fields may be added, none is renamed or removed without bumping it. The
+`schema_version` 2; fields may be added, none is renamed or removed without bumping it. The
 report.json section of docs/report.md documents every field.
 """
 
