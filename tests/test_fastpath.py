@@ -16,12 +16,13 @@ import acptrace
 from acptrace.decode import runs
 from acptrace.decode.fastpath import canonical_read
 from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
-from acptrace.decode.stream import DETECTION_SAMPLE, ReadStats, read_records
+from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Issue, UpdateRun
 from acptrace.model.options import Execution
 from acptrace.model.tags import TagPolicy
 from acptrace.read.clocks import Clock
 from acptrace.read.formats import ReadSettings
+from acptrace.read.records import DETECTION_SAMPLE
 from acptrace.read.source import iter_blocks
 from tests.golden import ROOT
 from tests.shared import REAL_WORLD

@@ -17,10 +17,11 @@ from rich.text import Span
 
 from acptrace.cli.common import strip_trailing_spaces
 from acptrace.correlate.correlator import Step
-from acptrace.decode.fastpath import KeptPayload, shown_payload
-from acptrace.decode.stream import DETECTION_SAMPLE
+from acptrace.decode.fastpath import KeptPayload
+from acptrace.decode.views import shown_payload
 from acptrace.model.options import Execution
 from acptrace.pipeline.transcripts import analyze, open_walk
+from acptrace.read.records import DETECTION_SAMPLE
 from acptrace.render.cells import Cell
 from acptrace.render.entries import TimelineBuilder, View
 from acptrace.render.timeline import Rows, TimelineStream

@@ -10,7 +10,8 @@ import io
 import pytest
 from rich.console import Console
 
-from acptrace.decode.fastpath import run_updates
+from acptrace.decode.classify import Found
+from acptrace.decode.views import run_updates
 from acptrace.model.domain import UpdateRun
 from acptrace.model.options import Execution
 from acptrace.pipeline.transcripts import analyze, open_walk
@@ -129,7 +130,7 @@ def test_runs_read_whole_hold_lines_read_straight_and_lines_read_as_steps(name: 
         for item in walk:
             if isinstance(item, UpdateRun):
                 kinds.update(type(update).__name__ for update in run_updates(item))
-    assert "tuple" in kinds  # (straight from the line: no `Message`)
+    assert "PlainRow" in kinds  # (straight from the line: no `Message`)
     assert "Found" in kinds  # (each run's first update, as the general path finds it)
 
 
@@ -140,9 +141,7 @@ def test_a_line_the_run_took_on_the_general_path_comes_as_found() -> None:
         walk.runs_whole = True
         for item in walk:
             if isinstance(item, UpdateRun) and item.count > 1:
-                found_lines += [
-                    u.message.line for u in run_updates(item) if not isinstance(u, tuple)
-                ]
+                found_lines += [u.message.line for u in run_updates(item) if isinstance(u, Found)]
     assert len(found_lines) == 2  # (the run's first update, and the line it took)
 
 

@@ -15,22 +15,18 @@ parsed only when the view shows it, as the general path would have parsed it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice, repeat
 from typing import Any
 
 import msgspec
 
 from acptrace.decode.classify import Found
 from acptrace.decode.directions import TRAFFIC, infer_direction
-from acptrace.decode.message import message_of, plain_update_of, problems
+from acptrace.decode.message import message_of, problems
 from acptrace.decode.runs import Run, all_utf8, is_utf8, notes, plain_update
 from acptrace.decode.shapes import (
-    DECODE_PLAIN,
     NOT_DECODED,
     UNSET,
     CanonicalLine,
-    PlainDecode,
-    PlainLine,
     WireMessage,
     decode_line,
     decode_message,
@@ -41,8 +37,6 @@ from acptrace.read.clocks import Clock
 from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
 from acptrace.read.timestamps import (
-    checked_usual_ns,
-    second_start_ns,
     utc_microseconds_ns,
     wall_ns,
 )
@@ -207,108 +201,3 @@ def kept_value(data: bytes, canonical: bool) -> Any:
     """The JSON object of a message kept in its line (`KeptPayload.value`)."""
     record = loads(data)
     return record["msg"] if canonical else record
-
-
-KeptUpdate = tuple[int, int, int | None, str, str | None, bytes]
-"""A plain update of a run as the run loop decoded it, without a `Message`: its line, wall and
-monotonic times (nanoseconds), tag, the session its update names (`Message.update_session_id`)
-and the bytes of its line (a canonical record: `kept_value` parses it)."""
-
-
-def run_found(run: UpdateRun, format_name: str) -> Iterator[Found]:
-    """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
-    hot path finds a message one by one (each line of a run is one it takes): the first is the
-    run's own; the others, plain updates the run loop checked (UTF-8 among them), read in the
-    narrowed shape it read them in (`shapes.DECODE_PLAIN`), and a line that does not fit it
-    (one the run took on the general path) as the hot path reads any line."""
-    canonical = format_name == CANONICAL
-    first, lines = run.first, run.lines
-    direction = first.direction
-    yield Found(first, KeptPayload(lines[0], canonical))
-    number = first.line
-    decoded = islice(run.plain, 1, None) if run.plain else repeat(None)
-    for data, plain in zip(islice(lines, 1, None), decoded, strict=False):
-        number += 1
-        if plain is not None:  # (decoded by the run loop: not a second time)
-            message = _kept_message(plain, number, direction)
-            if message is not None:
-                yield Found(message, KeptPayload(data, canonical))
-                continue
-        yield _line_found(data, number, direction, canonical)
-
-
-def run_updates(run: UpdateRun) -> Iterator[Found | KeptUpdate]:
-    """Each update of a run with its lines, as `run_found` reads them, but each line the run
-    loop decoded (`UpdateRun.plain`) as a `KeptUpdate`, not made a `Message`: a view that shows
-    such an update needs only that (the timeline's rows). The first update, and a line the run
-    took on the general path (kept as None), come `Found` as `run_found` reads them."""
-    first, lines, plain = run.first, run.lines, run.plain
-    if not plain:  # (nothing kept: a run of the general path's lines, or not canonical)
-        yield from run_found(run, CANONICAL if run.canonical else "")
-        return
-    yield Found(first, KeptPayload(lines[0], True))
-    direction = first.direction
-    number = first.line
-    second, base = "", 0
-    for data, line in zip(islice(lines, 1, None), islice(plain, 1, None), strict=True):
-        number += 1
-        if line is None:  # (taken by `Run.takes`: read as the hot path reads any line)
-            yield _line_found(data, number, direction, True)
-            continue
-        ts = line.ts
-        if ts[:19] != second:  # (the loop checked its text: a usual time, its second cached)
-            second = ts[:19]
-            start = second_start_ns(second)
-            assert start is not None, "a run's line has a usual time"
-            base = start
-        update = line.msg.params.update
-        named = update.sessionId
-        yield (
-            number,
-            base + int(ts[20:26]) * 1000,
-            line.mono_ns,
-            update.sessionUpdate,
-            named if type(named) is str else None,
-            data,
-        )
-
-
-def _line_found(data: bytes, number: int, direction: Direction, canonical: bool) -> Found:
-    """A line of a run the run loop did not decode, `Found` as the hot path finds it: in the
-    narrowed shape when it fits, else as any line."""
-    narrow = DECODE_PLAIN.get(direction) if canonical else None
-    message = _plain_read(narrow, data, number, direction) if narrow is not None else None
-    if message is not None:
-        return Found(message, KeptPayload(data, canonical))
-    found = FastDecoder(CANONICAL if canonical else "", payloads=True).message(data, number)
-    assert isinstance(found, Found), "a line of a run is a plain update"
-    return found
-
-
-def _plain_read(
-    decode: PlainDecode, data: bytes, number: int, direction: Direction
-) -> Message | None:
-    """The message of a line of a run that fits the narrowed shape with a usual time; None for
-    a line that does not (the general shapes then read it)."""
-    try:
-        line = decode(data)
-    except NOT_DECODED:
-        return None
-    return _plain_message(line, number, direction)
-
-
-def _kept_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
-    """`_plain_message` of a line the run loop took: its time is a usual one (the loop checked
-    its text), read without checking it again."""
-    return plain_update_of(line, number, direction, checked_usual_ns(line.ts))
-
-
-def _plain_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
-    """The message of a line read in the narrowed shape; None unless its time is a usual one."""
-    ts_ns = utc_microseconds_ns(line.ts)
-    return None if ts_ns is None else plain_update_of(line, number, direction, ts_ns)
-
-
-def shown_payload(payload: Any) -> Any:
-    """A step's payload as a parsed JSON value (a `KeptPayload` parsed now)."""
-    return payload.value() if type(payload) is KeptPayload else payload

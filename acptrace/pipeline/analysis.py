@@ -11,14 +11,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, cast
 
-import msgspec
-
 from acptrace.correlate.correlator import Correlator, Step
 from acptrace.correlate.observations import Observation, WindowClosed
-from acptrace.decode.classify import Classifier, Found
-from acptrace.decode.fastpath import run_found
+from acptrace.decode.classify import Found
 from acptrace.decode.malformed import Batch, LostMessage
-from acptrace.decode.stream import Read, ReadStats, read_records
+from acptrace.decode.stream import Decoded, Read, ReadStats, decoded, read_records
+from acptrace.decode.views import run_found
 from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
 from acptrace.judge.outcomes import rows_for
@@ -28,7 +26,6 @@ from acptrace.model.domain import (
     Connection,
     ConnectionEnd,
     Issue,
-    IssueKind,
     Message,
     ResumeRow,
     Role,
@@ -37,8 +34,7 @@ from acptrace.model.domain import (
 )
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
-from acptrace.read.connections import Part
-from acptrace.read.envelopes import Envelope, RecorderEvent
+from acptrace.read.envelopes import Part, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
 from acptrace.read.source import iter_blocks, open_input
 
@@ -63,34 +59,70 @@ def label(source: TranscriptInput, name: str | None = None) -> str:
     return os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
-class _Run(msgspec.Struct):
-    """What one analysis accumulates while the transcript streams by."""
+class _Run:
+    """What one analysis follows and accumulates while the transcript streams by: the
+    correlator and the judge, the outcome rows, the issues, the counts."""
 
-    options: Options
-    judge: Judge
-    rows: list[ResumeRow] = msgspec.field(default_factory=list)
-    issues: list[Issue] = msgspec.field(default_factory=list)
-    messages: int = 0
-    events: int = 0
-    closed: bool = False
-    lost: LostInput = msgspec.field(default_factory=LostInput)
-    """Whether the input lost messages (rules.md §9)."""
+    __slots__ = (
+        "closed", "correlator", "events", "issues", "judge", "lost", "messages", "rows",
+        "unanswered",
+    )  # fmt: skip
+
+    def __init__(self, options: Options, sink: FindingSink | None, report_version: int | None):
+        rules = [r for r in RULES if options.wants(r.id, r.family)]
+        self.judge = Judge(rules, sink=sink)
+        self.rows: list[ResumeRow] = []
+        self.issues: list[Issue] = []
+        self.messages = self.events = 0
+        self.closed = False
+        self.unanswered: tuple[Message, ...] = ()
+        """Requests still pending at the recorded end of the connection."""
+        self.lost = LostInput()
+        """Whether the input lost messages (rules.md §9)."""
+        self.correlator = Correlator(
+            options.tag_policy(), self.observe, options.protocol, options.child_rules,
+            report_version,
+        )  # fmt: skip
+
+    def take(self, item: Decoded, runs_whole: bool) -> Iterator[Item]:
+        """Follow one decoded item; yield what a view of every message sees of it."""
+        if isinstance(item, Found | Message):
+            self.messages += 1
+            message, payload = (
+                (item.message, item.payload) if isinstance(item, Found) else (item, None)
+            )
+            yield self.correlator.on_message(message, payload)
+        elif isinstance(item, UpdateRun):
+            self.messages += item.count
+            self.correlator.on_run(item)
+            if item.lines and runs_whole:  # (the view reads its lines)
+                yield item
+            elif item.lines:  # (payloads kept: a step for each, as `on_message` gives)
+                yield from (Step(found.message, payload=found.payload) for found in run_found(item))
+        elif isinstance(item, RecorderEvent | Issue):
+            self.record(item)
+            yield item
+        elif isinstance(item, Batch):
+            self.correlator.on_batch(item)
+        elif isinstance(item, LostMessage):
+            self.lost.on_lost(item.line)
+        else:
+            self.observe(item)
+
+    def record(self, item: RecorderEvent | Issue) -> None:
+        """An input issue, or a recorder event (the first close ends the connection)."""
+        if isinstance(item, Issue):
+            self.issue(item)
+            return
+        self.events += 1
+        if item.is_close and not self.closed:
+            self.closed = True  # the connection ends here, whatever follows
+            self.unanswered = self.correlator.finish(ConnectionEnd.RECORDED)
 
     def issue(self, issue: Issue) -> None:
         """Keep an input issue."""
         self.issues.append(issue)
         self.lost.on_issue(issue)
-
-    def after_close(self, record: Message | Found | Envelope | UpdateRun) -> Iterator[Issue]:
-        """Traffic after the recorded end of the connection: reported, not analysed."""
-        first = record.first.line if isinstance(record, UpdateRun) else record.line
-        count = record.count if isinstance(record, UpdateRun) else 1
-        for line in range(first, first + count):
-            issue = Issue(
-                line, IssueKind.AFTER_CLOSE, "a message after the recorded end of the connection"
-            )
-            self.issues.append(issue)
-            yield issue
 
     def observe(self, observation: Observation) -> None:
         self.judge.observe(observation)
@@ -120,7 +152,7 @@ class Walk:
     is still only what is open. A walk for the analysis alone (`each_message=False`) takes
     runs of plain updates together (`UpdateRun`) and yields no step for them, unless it keeps
     payloads (`Execution.payloads`, the timeline): then the analysis follows each run as one,
-    and a step for each of its updates follows (`decode.fastpath.run_found`).
+    and a step for each of its updates follows (`decode.views.run_found`).
     """
 
     def __init__(
@@ -146,7 +178,7 @@ class Walk:
         self.runs_whole = False
         """Set before a walk that keeps payloads, each run of plain updates is yielded as its
         `UpdateRun` (with its lines), not a step for each update: for a view that reads the
-        lines itself (the timeline's rows, `decode.fastpath.run_updates`)."""
+        lines itself (the timeline's rows, `decode.views.run_updates`)."""
 
     @property
     def connection(self) -> str | None:
@@ -166,78 +198,31 @@ class Walk:
         return self._unanswered
 
     def __iter__(self) -> Iterator[Item]:
-        options = self.options
-        rules = [r for r in RULES if options.wants(r.id, r.family)]
-        run = _Run(options, Judge(rules, sink=self.findings_sink))
         part = self._stream if isinstance(self._stream, Part) else None
-        correlator = Correlator(
-            options.tag_policy(),
-            run.observe,
-            options.protocol,
-            options.child_rules,
-            part.protocol_version if part is not None else None,
-        )
-        classifier = Classifier()
+        run = _Run(self.options, self.findings_sink, part.protocol_version if part else None)
         stats = ReadStats()
-        runs_for = None if self.each_message else options.tag_policy()
         if part is None:
-            records = _records(
-                cast(BinaryIO, self._stream), options, self.execution, stats, runs_for
-            )
+            reads = _records(cast(BinaryIO, self._stream), self.options, self.execution, stats,
+                             None if self.each_message else self.options.tag_policy())  # fmt: skip
         else:
-            records = iter(part.records)
-            stats.format, stats.lines = part.format, part.lines
-        for record in records:
-            if run.closed and isinstance(record, Message | Found | Envelope | UpdateRun):
-                yield from run.after_close(record)
-            elif isinstance(record, Found):  # (the hot path, keeping payloads)
-                run.messages += 1
-                yield correlator.on_message(record.message, record.payload)
-            elif isinstance(record, UpdateRun):
-                run.messages += record.count
-                correlator.on_run(record)
-                if record.lines and self.runs_whole:  # (the view reads its lines)
-                    yield record
-                elif record.lines:  # (payloads kept: a step for each, as `on_message` gives)
-                    for found in run_found(record, stats.format):
-                        yield Step(found.message, payload=found.payload)
-            elif isinstance(record, Message):
-                run.messages += 1
-                yield correlator.on_message(record)
-            elif isinstance(record, Envelope):
-                for item in classifier.classify(record):
-                    if isinstance(item, Found):
-                        run.messages += 1
-                        yield correlator.on_message(item.message, item.payload)
-                    elif isinstance(item, Issue):
-                        run.issue(item)
-                        yield item
-                    elif isinstance(item, Batch):
-                        correlator.on_batch(item)
-                    elif isinstance(item, LostMessage):
-                        run.lost.on_lost(item.line)
-                    else:
-                        run.observe(item)
-            else:
-                if isinstance(record, RecorderEvent):
-                    run.events += 1
-                    if record.is_close and not run.closed:
-                        run.closed = True  # the connection ends here, whatever follows
-                        self._unanswered = correlator.finish(ConnectionEnd.RECORDED)
-                else:
-                    run.issue(record)
-                yield record
+            reads, stats.format, stats.lines = iter(part.records), part.format, part.lines
+        for item in decoded(reads):
+            yield from run.take(item, self.runs_whole)
+        self._analysis = self._finished(run, stats, part)
+
+    def _finished(self, run: _Run, stats: ReadStats, part: Part | None) -> Analysis:
+        """The analysis, once the transcript is read: the connection judged to its end."""
+        options, correlator = self.options, run.correlator
         end = _connection_end(run.closed, options.assume_closed)
-        if not run.closed:
-            self._unanswered = correlator.finish(end)
+        self._unanswered = run.unanswered if run.closed else correlator.finish(end)
         protocol = correlator.protocol(options.protocol)
-        version = protocol.version
         version_issue = correlator.version_issue(options.protocol)
         if version_issue is not None:
             run.issue(version_issue)
+        lost = run.lost.reason()
         if self.findings_sink is not None:
-            self.findings_sink.finish(Finishing(version, run.lost.reason(), protocol.shown))
-        self._analysis = Analysis(
+            self.findings_sink.finish(Finishing(protocol.version, lost, protocol.shown))
+        return Analysis(
             source=Source(
                 self.name,
                 stats.format,
@@ -251,7 +236,7 @@ class Walk:
                 test_status=None if part is None else part.test_status,
             ),
             connection=Connection(
-                version,
+                protocol.version,
                 protocol.source,
                 correlator.agent,
                 correlator.client,
@@ -260,7 +245,7 @@ class Walk:
             ),
             resumes=tuple(sorted(run.rows, key=_row_order)),
             findings=demote_for_lost_input(
-                run.judge.verdict(version, protocol.shown), run.lost.reason()
+                run.judge.verdict(protocol.version, protocol.shown), lost
             ),
             issues=tuple(sorted(run.issues, key=lambda i: i.line)),
             sessions=tuple(correlator.sessions.infos()),

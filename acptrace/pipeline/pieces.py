@@ -44,14 +44,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import msgspec
 
 from acptrace.decode.classify import Found
-from acptrace.decode.stream import (
-    FAST_FORMATS,
-    LaterLines,
-    NeedsOrder,
-    Read,
-    ReadStats,
-    detect_format,
-)
+from acptrace.decode.stream import HotPath, Read
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
@@ -60,6 +53,7 @@ from acptrace.read.envelopes import Record
 from acptrace.read.formats import TranscriptFormat, format_named
 from acptrace.read.formats.base import ReadSettings
 from acptrace.read.probes import TimeProbe
+from acptrace.read.records import FAST_FORMATS, LaterLines, NeedsOrder, ReadStats, detect_format
 from acptrace.read.source import (
     READ_BLOCK,
     BlankLines,
@@ -429,6 +423,7 @@ class _PieceReader:
         self._plan, self._file = plan, file
         chosen = format_named(plan.format)
         self._read = LaterLines(chosen, plan.settings, plan.strict, stateless_only)
+        self._hot = HotPath(chosen.name, plan.settings, self._read.line_records, self._read.fast)
         self._formats: set[str] = set()
         """The other formats whose `mixed_format` issue has passed here (to name the next)."""
 
@@ -441,7 +436,7 @@ class _PieceReader:
         others: list[tuple[int, Other]] = []
         lines = self._file.lines(piece, self._plan.max_line_bytes)
         try:
-            for record in self._read.records(lines, clock):
+            for record in self._hot.read(self._read.items(lines), clock):
                 if isinstance(record, Message):
                     messages.append(record)
                 else:

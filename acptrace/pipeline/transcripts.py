@@ -16,7 +16,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import NotATranscript, SeveralConnections
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.analysis import TranscriptInput, Walk, label, opened
-from acptrace.pipeline.connections import read_parts
+from acptrace.read.connections import read_parts
 
 
 @contextmanager
@@ -35,7 +35,7 @@ def open_walks(
     """
     options, execution = options or Options(), execution or Execution()
     with opened(source, name) as (stream, label):
-        parts = read_parts(stream, options, execution.max_line_bytes)
+        parts = read_parts(stream, options.input_format, execution.max_line_bytes)
         walked = [stream] if parts is None else parts
         yield [
             Walk(one, options, name=label, each_message=each_message, execution=execution)

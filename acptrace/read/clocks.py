@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -55,6 +56,17 @@ class Clock(msgspec.Struct, gc=False):
             self.last_mono_ns = later.last_mono_ns
         if later.last_ts_ns is not None:
             self.last_ts_ns = later.last_ts_ns
+
+
+def clocked(records: Iterable[Record]) -> Iterator[Record]:
+    """Each record, followed by a `time_went_back` issue where its time goes back (for the
+    formats that read a whole input: their records are checked as the hot path's are)."""
+    clock = Clock()
+    for record in records:
+        yield record
+        issue = clock.check(record)
+        if issue is not None:
+            yield issue
 
 
 def _went_back(

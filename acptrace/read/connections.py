@@ -1,43 +1,36 @@
-"""Files that hold several connections: what each one is, and telling such a file by its head.
+"""Files that hold several connections: telling such a file by its head, and cutting it into
+one `Part` per connection, each then walked on its own like a file of its own.
 
 An acp-tck report holds one connection per test transcript; an `acp-inspector-trace` export
-one per `connection` value. Each connection is analysed on its own, exactly like a file of its
-own (outcomes.md: "Several analyses in one output").
+one per `connection` value (outcomes.md: "Several analyses in one output"). Each format reads
+its connections itself (`acp_tck.connections`, `inspector_trace.connections`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import BinaryIO
 
-import msgspec
-
-from acptrace.read.envelopes import Record
+from acptrace.read.envelopes import Part
 from acptrace.read.formats import acp_tck, inspector_trace
 from acptrace.read.jsontext import JSONDecodeError, loads
+from acptrace.read.source import BOM, peek_head, read_whole
 
-BOM = b"\xef\xbb\xbf"
 MULTI_CONNECTION_FORMATS = (acp_tck.NAME, inspector_trace.NAME)
 """Formats whose files are read as a sequence of connections."""
 
 
-class Part(msgspec.Struct, frozen=True):
-    """One connection of a file that holds several: its records, in order."""
-
-    name: str
-    """The connection's name within its file (`source.connection`)."""
-    format: str
-    """The file's format."""
-    lines: int
-    """Every line of the file."""
-    records: Sequence[Record]
-    """Its envelopes, recorder events and issues, in line order; a `close` event ends a
-    connection whose end the file records."""
-    requirements: tuple[str, ...] | None = None
-    """For an acp-tck test: the requirements it is listed under."""
-    test_status: str | None = None
-    """For an acp-tck test: its status."""
-    protocol_version: int | None = None
-    """For an acp-tck test: the `protocol_version` its report states (rules.md §7)."""
+def read_parts(stream: BinaryIO, forced: str | None, max_line_bytes: int) -> list[Part] | None:
+    """The connections of a multi-connection file, in file order; None for any other file
+    (`forced`: the input format the user named, if any)."""
+    if forced is not None:
+        chosen = forced if forced in MULTI_CONNECTION_FORMATS else None
+    else:
+        chosen = multi_connection_format(peek_head(stream))
+    if chosen == acp_tck.NAME:
+        return acp_tck.connections(read_whole(stream))
+    if chosen == inspector_trace.NAME:
+        return inspector_trace.connections(stream, max_line_bytes)
+    return None
 
 
 def multi_connection_format(head: bytes) -> str | None:

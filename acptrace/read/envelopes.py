@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,13 @@ class Envelope(msgspec.Struct, frozen=True):
     """The input cut the payload (issue `truncated_payload`): `payload` is what is left of it."""
 
 
+TIME_KEYS = ("ts", "timestamp", "time")
+"""The members a record's time may be in."""
+DIRECTION_KEYS = ("dir", "direction", "source", "origin", "_direction", "from")
+"""The members a record's direction may be in."""
+_ENVELOPE_KEYS = frozenset({*TIME_KEYS, *DIRECTION_KEYS, "mono_ns", "t_rel", "event"})
+
+
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class RecorderEvent(FrozenRecord):
     """Something the recorder noted that is not protocol traffic (`meta` or `stderr`)."""
@@ -52,6 +60,31 @@ class RecorderEvent(FrozenRecord):
         """Whether this is the recorded end of the connection."""
         return self.kind == "close"
 
+    def said(self) -> dict[str, Any]:
+        """What the event says beyond its time, direction and name (its `detail` without the
+        envelope's members, or nulls): what a view shows of it."""
+        return {k: v for k, v in self.detail.items() if v is not None and k not in _ENVELOPE_KEYS}
+
 
 Record = Envelope | RecorderEvent | Issue
 """Everything the reader yields: traffic, recorder events and input issues."""
+
+
+class Part(msgspec.Struct, frozen=True):
+    """One connection of a file that holds several: its records, in order."""
+
+    name: str
+    """The connection's name within its file (`source.connection`)."""
+    format: str
+    """The file's format."""
+    lines: int
+    """Every line of the file."""
+    records: Sequence[Record]
+    """Its envelopes, recorder events and issues, in line order; a `close` event ends a
+    connection whose end the file records."""
+    requirements: tuple[str, ...] | None = None
+    """For an acp-tck test: the requirements it is listed under."""
+    test_status: str | None = None
+    """For an acp-tck test: its status."""
+    protocol_version: int | None = None
+    """For an acp-tck test: the `protocol_version` its report states (rules.md §7)."""

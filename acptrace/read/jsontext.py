@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from acptrace.model.domain import Issue, IssueKind
+
 JSONDecodeError = orjson.JSONDecodeError
 MAX_DEPTH = 1024
 """How deeply JSON may nest to be read (orjson's limit)."""
@@ -19,6 +21,13 @@ MAX_DEPTH = 1024
 def too_deep(error: JSONDecodeError) -> bool:
     """The text was refused for nesting deeper than `MAX_DEPTH`, not for its syntax."""
     return "depth limit" in str(error)
+
+
+def too_deep_issue(line: int) -> Issue:
+    """JSON nested too deeply to be read: it is JSON, but it is not read."""
+    return Issue(
+        line, IssueKind.TOO_DEEP, f"JSON nested deeper than {MAX_DEPTH:,} levels: not read"
+    )
 
 
 def loads(data: bytes | str) -> Any:

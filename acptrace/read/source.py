@@ -26,7 +26,8 @@ from acptrace.model.options import DEFAULT_MAX_LINE_BYTES
 """Lines longer than this are reported as `line_too_long` and skipped, never held in memory."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark, skipped where an input starts with one."""
 _SKIP_CHUNK = 1024 * 1024
 
 
@@ -395,8 +396,8 @@ def _reads(stream: BinaryIO, skip_bom: bool) -> Iterator[bytes]:
     """The stream in blocks; a UTF-8 byte-order mark at its very start is skipped (RFC 8259
     allows one there; anywhere else it is data)."""
     block = stream.read(READ_BLOCK)
-    if skip_bom and block.startswith(_BOM):
-        block = block[len(_BOM) :] or stream.read(READ_BLOCK)
+    if skip_bom and block.startswith(BOM):
+        block = block[len(BOM) :] or stream.read(READ_BLOCK)
         if not block:
             yield b""  # (a mark alone: one empty line, as its bytes count)
             return

@@ -17,7 +17,7 @@ import msgspec
 
 from acptrace.correlate.correlator import Step
 from acptrace.decode.classify import Found
-from acptrace.decode.fastpath import kept_value, run_updates, shown_payload
+from acptrace.decode.views import run_updates, shown_payload
 from acptrace.model.domain import (
     Direction,
     Issue,
@@ -31,15 +31,12 @@ from acptrace.model.domain import (
 from acptrace.model.excerpt import json_text
 from acptrace.model.tags import ANNOUNCE_TAG, MARKER_TAG
 from acptrace.read.envelopes import RecorderEvent
-from acptrace.read.formats.envelope_fields import DIRECTION_KEYS, TIME_KEYS
 
 PAYLOAD_CHARS = 72
 """Payloads and other transcript text longer than this are cut (`…`) unless `full`."""
 DEFAULT_CONTEXT = 10
 """Lines shown either side of `--around LINE`."""
 
-_ENVELOPE = frozenset({*TIME_KEYS, *DIRECTION_KEYS, "mono_ns", "t_rel", "event"})
-"""Recorder-event fields the row already shows (time, direction, event name)."""
 _COLOURS = re.compile("\x1b\\[[0-9;]*m")
 """Terminal colour codes (SGR) in a line an Agent wrote to stderr for a terminal (codex-acp's
 logs): left out of the row, where each would show as `\\x1b[…m` and fill it; any other control
@@ -240,15 +237,17 @@ class TimelineBuilder:
         entries, cut, marker_tag, whole = self.entries, self._cut, self.marker_tag, self._whole
         update_row = self.update_row
         for update in run_updates(run):
-            if type(update) is Found:
+            if isinstance(update, Found):
                 self.add(Step(update.message, payload=update.payload))
                 continue
-            line, ts_ns, mono_ns, tag, named, data = update  # type: ignore[misc]
-            if not whole and not (view.in_lines(line) and self._shows(session, named)):
+            line, ts_ns, mono_ns, tag = update.line, update.ts_ns, update.mono_ns, update.tag
+            if not whole and not (
+                view.in_lines(line) and self._shows(session, update.update_session_id)
+            ):
                 continue
             if self.origin is None:
                 self._note_time(Stamp(line, ts_ns, mono_ns))
-            text = _update_text(kept_value(data, True)["params"]["update"])
+            text = _update_text(update.update())
             # (`_cut` called only for what it cuts: most tags and many payloads are short)
             label = tag if len(tag) <= PAYLOAD_CHARS else cut(tag)
             detail = text if len(text) <= PAYLOAD_CHARS else cut(text)
@@ -301,7 +300,7 @@ class TimelineBuilder:
         self.entries.append(entry)
 
     def _event(self, event: RecorderEvent) -> str:
-        detail = {k: v for k, v in event.detail.items() if v is not None and k not in _ENVELOPE}
+        detail = event.said()
         if not detail:
             return ""
         text = detail.pop("text", None)

@@ -19,11 +19,13 @@ import msgspec
 
 from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
+from acptrace.read.clocks import clocked
 from acptrace.read.cutjson import read_cut
-from acptrace.read.envelopes import Envelope, Record, RecorderEvent
+from acptrace.read.envelopes import Envelope, Part, Record, RecorderEvent
 from acptrace.read.formats.base import Stateless
 from acptrace.read.formats.envelope_fields import decode_payload
-from acptrace.read.positions import Located
+from acptrace.read.positions import Located, load_located
+from acptrace.read.source import BOM
 from acptrace.read.timestamps import seconds_ns
 
 NAME = "acp-tck"
@@ -135,3 +137,33 @@ def _entry(entry: Any, line: int) -> Iterator[Record]:
     yield Issue(line, IssueKind.TRUNCATED_PAYLOAD, f"{message}; {said}")
     # (the decoder judges what is left, and counts a message it cannot read as lost)
     yield Envelope(line, direction, left if readable else None, None, mono_ns, cut=True)
+
+
+def connections(data: bytes) -> list[Part]:
+    """One part per test transcript of an acp-tck report."""
+    data = data.removeprefix(BOM)
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    try:
+        document = load_located(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        issue = Issue(
+            data.count(b"\n", 0, error.start) + 1, IssueKind.NOT_UTF8, "report is not UTF-8"
+        )
+        return [Part("report", NAME, lines, [issue])]
+    except (ValueError, RecursionError) as error:
+        line = getattr(error, "lineno", 1)
+        issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {error}")
+        return [Part("report", NAME, lines, [issue])]
+    version = report_version(document)
+    return [
+        Part(
+            test.nodeid,
+            NAME,
+            lines,
+            list(clocked(test.records)),
+            tuple(test.requirements),
+            test.status,
+            version,
+        )
+        for test in read_report(document)
+    ]

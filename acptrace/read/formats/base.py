@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar, Protocol
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import msgspec
 
+from acptrace.model.domain import Issue
 from acptrace.model.tags import TagPolicy
 from acptrace.read.envelopes import Record
+from acptrace.read.source import RawLine
+
+Parsed = tuple[int, Any] | Issue
+"""A line (or element) parsed: its line and JSON value, or the issue that says why it is not."""
 
 
 class ReadSettings(msgspec.Struct, frozen=True):
@@ -67,6 +72,26 @@ class TranscriptFormat(Protocol):
 
     def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> Decoder:
         """A decoder for one input, set up from its first records."""
+        ...
+
+
+@runtime_checkable
+class OwnsBytes(TranscriptFormat, Protocol):
+    """A format that reads its input itself, not one JSON record a line (a multi-line JSON
+    array, S-expressions): it claims an input by its first line that is not blank, then gets
+    every line from that one on."""
+
+    def claims(self, first: RawLine) -> bool:
+        """Whether an input whose first line (not blank) is this one is in this format."""
+        ...
+
+    def read(
+        self,
+        lines: Iterator[RawLine | Issue],
+        decode: Callable[[Iterable[Parsed]], Iterator[Record]],
+    ) -> Iterator[Record]:
+        """The input's records: its own, or JSON values it parsed, handed to `decode` (which
+        reads them as the line formats' records)."""
         ...
 
 

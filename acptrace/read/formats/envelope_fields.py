@@ -13,13 +13,11 @@ from typing import Any
 
 from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
-from acptrace.read.envelopes import Envelope, Record, RecorderEvent
+from acptrace.read.envelopes import DIRECTION_KEYS, TIME_KEYS, Envelope, Record, RecorderEvent
 from acptrace.read.formats.base import Stateless
 from acptrace.read.jsontext import JSONDecodeError, loads
 from acptrace.read.timestamps import integer_ns, seconds_ns, wall_ns
 
-TIME_KEYS = ("ts", "timestamp", "time")
-DIRECTION_KEYS = ("dir", "direction", "source", "origin", "_direction", "from")
 PAYLOAD_KEYS = ("msg", "message", "raw", "json", "payload")
 
 STDERR, META = "stderr", "meta"

@@ -11,13 +11,15 @@ envelopes say which (`Envelope.connection`), and the pipeline analyses each on i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
-from acptrace.read.envelopes import Record, RecorderEvent
-from acptrace.read.formats.base import Stateless
+from acptrace.read.clocks import clocked
+from acptrace.read.envelopes import Envelope, Part, Record, RecorderEvent
+from acptrace.read.formats.base import ReadSettings, Stateless
 from acptrace.read.formats.envelope_fields import SIDES, decode_payload
+from acptrace.read.source import iter_blocks
 from acptrace.read.timestamps import seconds_ns
 
 NAME = "acp-inspector-trace"
@@ -102,3 +104,85 @@ def _epoch_ms_ns(value: Any) -> int | None:
 
 
 FORMAT = InspectorTrace()
+
+
+def connections(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
+    """One part per `connection` value of an acp-inspector-trace export, in order of first
+    frame; what comes before the first frame (the header) belongs to each."""
+    from acptrace.read.records import Reader, ReadStats  # (the registry imports this module)
+
+    stats = ReadStats()
+    reader = Reader(iter_blocks(stream, max_line_bytes), stats, FORMAT, ReadSettings(fast=False))
+    split = _Split()
+    for record in clocked(reader.records()):
+        split.add(record)
+    split.flush()
+    return [
+        Part(name, NAME, stats.lines, [*split.preamble, *records])
+        for name, records in split.ended().items()
+    ]
+
+
+class _Split:
+    """Records sorted into connections as they come (issues go with their frame's line)."""
+
+    def __init__(self) -> None:
+        self.preamble: list[Record] = []
+        self.connections: dict[str, list[Record]] = {}
+        self.frames: list[str] = []
+        self.last: dict[str, int] = {}
+        self.current: str | None = None
+        self.pending: list[Record] = []
+
+    def add(self, record: Record) -> None:
+        if not isinstance(record, Envelope) or record.connection is None:
+            self.pending.append(record)
+            return
+        for held in self.pending:
+            self._keep(record.connection if held.line == record.line else self.current, held)
+        self.pending.clear()
+        self.current = record.connection
+        self.last[record.connection] = len(self.frames)
+        self.frames.append(record.connection)
+        self._keep(record.connection, record)
+
+    def flush(self) -> None:
+        for held in self.pending:
+            self._keep(self.current, held)
+        self.pending.clear()
+
+    def _keep(self, connection: str | None, record: Record) -> None:
+        if connection is None:
+            self.preamble.append(record)
+        else:
+            self.connections.setdefault(connection, []).append(record)
+
+    def ended(self) -> dict[str, list[Record]]:
+        """The connections, each closed when a frame of a higher connection number follows
+        its last frame (input-formats.md)."""
+        later = _later_highest(self.frames)
+        for name, records in self.connections.items():
+            number, after = _number(name), later[self.last[name]]
+            if number is not None and after is not None and after > number:
+                line = records[-1].line
+                records.append(RecorderEvent(line, "close", detail={"reason": "next_connection"}))
+        return self.connections
+
+
+def _later_highest(frames: list[str]) -> list[int | None]:
+    """For each frame, the highest connection number among the frames after it."""
+    highest: int | None = None
+    result: list[int | None] = [None] * len(frames)
+    for index in range(len(frames) - 1, -1, -1):
+        result[index] = highest
+        number = _number(frames[index])
+        if number is not None and (highest is None or number > highest):
+            highest = number
+    return result
+
+
+def _number(name: str) -> int | None:
+    try:
+        return int(name)
+    except ValueError:
+        return None

@@ -20,19 +20,24 @@ A date elsewhere in a line (`… cached since 2025-01-01T00:00:00Z`) is not an a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
-from acptrace.model.domain import Direction
+from acptrace.model.domain import Direction, Issue, IssueKind
+from acptrace.model.excerpt import excerpt
+from acptrace.read.arrays import split_array
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
-from acptrace.read.formats.base import ReadSettings
+from acptrace.read.formats.base import Parsed, ReadSettings
+from acptrace.read.jsontext import JSONDecodeError, loads, too_deep, too_deep_issue
+from acptrace.read.source import RawLine
 
 _DIRECTIONS = {"outgoing": Direction.C2A, "incoming": Direction.A2C}
 _TYPES = ("request", "response", "notification")
 _STDERR = "stderr"
+_BLANK = b" \t\r\n\f\v"
 _LEADING_TIME = re.compile(
     r"(?:\x1b\[[0-9;]*m|\s)*\[?(?:\x1b\[[0-9;]*m)*"  # ANSI colours, blanks, an opening [
     r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?"
@@ -82,7 +87,8 @@ def leading_time_ns(text: Any) -> int | None:
 
 
 class Zed(msgspec.Struct, frozen=True):
-    """Zed's copied ACP log (the reader splits the array into its elements)."""
+    """Zed's copied ACP log: it owns its bytes (`OwnsBytes`), a JSON array spread over many
+    lines (several, pasted one after another), read element by element."""
 
     name: str = "zed"
     summary: str = "Zed 'Copy All Messages': a pretty-printed JSON array, _direction/_type"
@@ -101,6 +107,42 @@ class Zed(msgspec.Struct, frozen=True):
     def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> ZedDecoder:
         """A decoder that follows the times of the stderr lines."""
         return ZedDecoder()
+
+    def claims(self, first: RawLine) -> bool:
+        """An input whose first line opens a JSON array that does not end on it (any array
+        spread over lines is read element by element; its elements tell their format)."""
+        if first.too_long or not first.data.lstrip(_BLANK).startswith(b"["):
+            return False
+        try:
+            loads(first.data)
+        except JSONDecodeError:
+            return True
+        return False
+
+    def read(
+        self,
+        lines: Iterator[RawLine | Issue],
+        decode: Callable[[Iterable[Parsed]], Iterator[Record]],
+    ) -> Iterator[Record]:
+        """Each element of the arrays, parsed, at the line where it starts, then decoded."""
+        return decode(_elements(lines))
+
+
+def _elements(lines: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
+    """Each element of the arrays, parsed (or the issue that says why it is not)."""
+    for item in split_array(lines):
+        if isinstance(item, Issue):
+            yield item
+            continue
+        number, data = item
+        try:
+            yield number, loads(data)
+        except JSONDecodeError as error:
+            if too_deep(error):
+                yield too_deep_issue(number)
+                continue
+            text = excerpt(data.decode("utf-8", errors="replace"))
+            yield Issue(number, IssueKind.NOT_JSON, f"array element is not JSON: {text}")
 
 
 class ZedDecoder(msgspec.Struct):
