@@ -15,7 +15,7 @@ from itertools import filterfalse
 from typing import Any
 
 from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, UNSET, PlainDecode, PlainLine
-from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun, add_tally
+from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
 from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 from acptrace.read.clocks import Clock
 from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
@@ -60,6 +60,9 @@ _SECONDS = frozenset(f"{second:02d}" for second in range(60))
 _NEVER = "\U0010ffff"
 """Later than any timestamp as text: no update is taken on the quick path after it."""
 _NS = 1_000_000_000
+_NOT_LATER = -1
+"""`_later_second` of a time that is not a usual time later than the one before (no second
+starts at -1 ns: they are whole seconds)."""
 
 LIVE, USER, MESSAGE, EVIDENCE = 1, 2, 4, 8
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
@@ -113,7 +116,9 @@ class Run:
         "snapshot",
         "stale",
         "unidentified",
+        "unidentified_at",
         "users",
+        "users_at",
         "widest",
     )
 
@@ -141,10 +146,10 @@ class Run:
         self.live: list[tuple[int, str]] = []
         self.evidence: dict[str, int] = {}
         """The first line of each tag of one protocol version only (`EVIDENCE`)."""
-        self.users: Tally | None = None
-        """Its user's messages so far."""
-        self.unidentified: Tally | None = None
-        """Its message updates without a string `messageId` so far."""
+        self.users = self.users_at = 0
+        """How many of its updates are the user's messages, and the first one's line."""
+        self.unidentified = self.unidentified_at = 0
+        """How many of its message updates have no string `messageId`, and the first's line."""
         self.stale = False
         """The clock is behind the run's last update (the quick path moves the run only)."""
         self.last: Stamp | None = None
@@ -162,36 +167,34 @@ class Run:
     def grow(self, lines: list[bytes], start: int, first: int, utf8: bool = False) -> int:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
         `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8, else each is
-        checked); the index of the first line not taken. The clock is then stale.
-
-        The loop most lines of a big transcript go through, in locals and without a `Message`
-        per line. A line is taken when it has the shape `acptrace.decode.fastpath` would make a
-        plain update of, with nothing the general path would report: msgspec checks its shape
-        (`PlainLine`: a line that does not fit it is left to the caller), this loop the rest
-        (another session, a marker, an unusual time, a clock going back end it). A usual time's
-        text is checked against the one before as text, which orders such times as they are;
-        without `mono_ns`, the gap between two lines is worked out from the text too.
-        """
+        checked); the index of the first line not taken. The clock is then stale."""
         decode = DECODE_PLAIN.get(self.direction)  # (msgspec checks it, and `ts`'s length)
         if decode is None:
             return start
         kept = self.kept
         if kept is not None:
             decode = _keeping(decode, kept.append)
-        session, breaks, live, pauses, evidence = (
-            self.session, self.breaks, self.live, self.pauses, self.evidence
-        )  # fmt: skip
-        noted, unusual = self.noted.bits, self.noted.unusual
+        index = self._loop(decode, lines, start, first, utf8)
+        if kept is not None:  # (the line that ended the run was decoded too: not the run's)
+            del kept[self.count + index - start :]
+        if index > start:
+            self.count += index - start
+            self.stale = True
+            self.last = Stamp(first + index - 1, utc_microseconds_ns(self.last_ts), self.own_mono)
+        return index
+
+    def _loop(
+        self, decode: PlainDecode, lines: list[bytes], start: int, first: int, utf8: bool
+    ) -> int:
+        """The loop most lines of a big transcript go through (`grow`): in locals, without a
+        `Message` a line; what msgspec reads in the narrowed shape (`PlainLine`) is taken unless
+        it is what the general path would report (times: `_later_second`)."""
+        session, breaks, pauses = self.session, self.breaks, self.pauses
+        noted, unusual, note = self.noted.bits, self.noted.unusual, self._note
         last_ts, last_mono, own_mono, widest = (
             self.last_ts, self.last_mono, self.own_mono, self.widest
         )  # fmt: skip
-        # Every usual time in the second of `last_ts` sorts from that second's start to
-        # `second_end` (a `.` comes next): a time that sorts from `last_ts` to it is in that
-        # second, and only its fraction is left to check. `second_ns`: that second's start.
-        second_end = last_ts[:19] + "/"
-        second_ns: int | None = None  # (worked out where a gap is taken from `ts`)
-        snapshot = False
-        users = unidentified = first_user = first_unidentified = 0
+        second_end, second_ns = last_ts[:19] + "/", None  # (`_later_second`)
         index = start
         for index in range(start, len(lines)):
             data = lines[index]
@@ -201,22 +204,15 @@ class Run:
                 line = decode(data)
             except NOT_DECODED:
                 break
-            ts = line.ts
-            params = line.msg.params
+            ts, params = line.ts, line.msg.params
             tag = params.update.sessionUpdate
             if params.sessionId != session or tag in breaks:
                 break
             line_second_ns = second_ns
             if not last_ts <= ts < second_end:  # not in the second of the last one
-                if ts < last_ts or ts[19] != ".":
+                line_second_ns = _later_second(ts, last_ts, second_ns)
+                if line_second_ns == _NOT_LATER:
                     break
-                if ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS:  # a later second
-                    if second_ns is not None:
-                        line_second_ns = second_ns + (int(ts[17:19]) - int(last_ts[17:19])) * _NS
-                else:
-                    line_second_ns = second_start_ns(ts[:19])  # (is it a time?)
-                    if line_second_ns is None:
-                        break
                 second_end = ts[:19] + "/"
             # a known second: six ASCII digits and a Z must follow (27 characters in all)
             if ts[26] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
@@ -229,50 +225,40 @@ class Run:
             else:
                 if mono is not None and (last_mono is None or mono < last_mono):
                     break
-                if second_ns is None:  # (both are usual times: they have seconds)
-                    second_ns = second_start_ns(last_ts[:19])
-                    line_second_ns = second_start_ns(ts[:19])
-                    if second_ns is None or line_second_ns is None:
-                        break
-                assert line_second_ns is not None
+                if second_ns is None or line_second_ns is None:  # (both are usual times)
+                    second_ns, line_second_ns = _seconds(last_ts, ts)
                 gap = line_second_ns - second_ns + (int(ts[20:26]) - int(last_ts[20:26])) * 1000
             if mono is not None:
                 last_mono = mono
             if gap > widest:
                 widest = gap
                 pauses.append((first + index, gap))
-            own_mono = mono
-            last_ts, second_ns = ts, line_second_ns
-            # (most lines: an agent's message chunk, its `messageId` there, nothing to note)
-            no_id = params.update.messageId is UNSET
-            if (no_id or tag in unusual) and tag in noted:
-                note = noted[tag]
-                if note & LIVE:
-                    live.append((first + index, tag))
-                    snapshot = snapshot or tag == SNAPSHOT_TAG
-                if note & USER:
-                    users += 1
-                    first_user = first_user or first + index
-                if note & MESSAGE and no_id:
-                    unidentified += 1
-                    first_unidentified = first_unidentified or first + index
-                if note & EVIDENCE and tag not in evidence:
-                    evidence[tag] = first + index
+            own_mono, last_ts, second_ns = mono, ts, line_second_ns
+            no_id = params.update.messageId is UNSET  # (most lines: an agent's message chunk,
+            if (no_id or tag in unusual) and tag in noted:  # its id there: nothing to note)
+                note(tag, first + index, no_id)
         else:
             index = len(lines)
-        if kept is not None:  # (the line that ended the run was decoded too: not the run's)
-            del kept[self.count + index - start :]
-        self.own_mono, self.widest, self.snapshot = own_mono, widest, self.snapshot or snapshot
-        if users:
-            self.users = add_tally(self.users, Tally(first_user, users))
-        if unidentified:
-            more = Tally(first_unidentified, unidentified)
-            self.unidentified = add_tally(self.unidentified, more)
-        if index > start:
-            self.count += index - start
-            self.last_ts, self.last_mono, self.stale = last_ts, last_mono, True
-            self.last = Stamp(first + index - 1, utc_microseconds_ns(last_ts), own_mono)
+        self.last_ts, self.last_mono, self.own_mono, self.widest = (
+            last_ts, last_mono, own_mono, widest
+        )  # fmt: skip
         return index
+
+    def _note(self, tag: str, line: int, no_id: bool) -> None:
+        """An update whose tag says more than a count (`notes`): never history, the user's
+        message, a message update without an id, a tag of one protocol version only."""
+        note = self.noted.bits.get(tag, 0)
+        if note & LIVE:
+            self.live.append((line, tag))
+            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
+        if note & USER:
+            self.users += 1
+            self.users_at = self.users_at or line
+        if note & MESSAGE and no_id:
+            self.unidentified += 1
+            self.unidentified_at = self.unidentified_at or line
+        if note & EVIDENCE and tag not in self.evidence:
+            self.evidence[tag] = line
 
     def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
@@ -296,16 +282,7 @@ class Run:
                 self.widest = gap
                 self.pauses.append((message.line, gap))
         self.last, self.own_mono = stamp, message.mono_ns
-        note = self.noted.bits.get(tag, 0)
-        if note & LIVE:
-            self.live.append((message.line, tag))
-            self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
-        if note & USER:
-            self.users = add_tally(self.users, Tally(message.line, 1))
-        if note & MESSAGE and message.message_id is None:
-            self.unidentified = add_tally(self.unidentified, Tally(message.line, 1))
-        if note & EVIDENCE and tag not in self.evidence:
-            self.evidence[tag] = message.line
+        self._note(tag, message.line, message.message_id is None)
         if usual is not None and message.ts_ns is not None:  # (it is the clock's last time)
             self.last_ts = usual
         else:
@@ -333,8 +310,10 @@ class Run:
             tuple(self.live),
             tuple(self.pauses),
             last,
-            users=self.users,
-            unidentified=self.unidentified,
+            users=Tally(self.users_at, self.users) if self.users else None,
+            unidentified=Tally(self.unidentified_at, self.unidentified)
+            if self.unidentified
+            else None,
             evidence=tuple((line, tag) for tag, line in self.evidence.items()),
         )
 
@@ -348,3 +327,27 @@ def _keeping(decode: PlainDecode, keep: Callable[[PlainLine[Any] | None], None])
         return line
 
     return decode_kept
+
+
+def _later_second(ts: str, last_ts: str, second_ns: int | None) -> int | None:
+    """Where the second of `ts` starts (nanoseconds), `ts` being out of the second of
+    `last_ts` (which starts at `second_ns`, where it is known): None where that is not known,
+    `_NOT_LATER` when `ts` is no usual time later than `last_ts`.
+
+    The run loop compares usual times as text, which orders them as they are: every usual
+    time in the second of `last_ts` sorts from it to `second_end` (its second, then a `/`,
+    which sorts after the `.` that comes next), so a time that sorts there is in that second,
+    and only its fraction is left to check; a time out of it comes here."""
+    if ts < last_ts or ts[19] != ".":
+        return _NOT_LATER
+    if ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS:  # a later second of the same minute
+        return (
+            None if second_ns is None else second_ns + (int(ts[17:19]) - int(last_ts[17:19])) * _NS
+        )
+    start = second_start_ns(ts[:19])  # (is it a time?)
+    return _NOT_LATER if start is None else start
+
+
+def _seconds(last_ts: str, ts: str) -> tuple[int, int]:
+    """Where the seconds of two usual times start, in nanoseconds."""
+    return second_start_ns(last_ts[:19]) or 0, second_start_ns(ts[:19]) or 0

@@ -103,24 +103,20 @@ decode_message = msgspec.json.Decoder(WireMessage).decode
 
 class PlainUpdate(msgspec.Struct, gc=False):
     """`WireUpdate`, narrowed: a tag that is a string, and a `messageId` that is a string or
-    absent (the run loop then only asks whether it is there)."""
+    absent (the run loop then only asks whether it is there). (`capabilities` is read only of
+    a `subagent_update`, which never joins a run: `UNREAD_IN_A_RUN`.)"""
 
     sessionUpdate: str
     sessionId: Any = UNSET
-    capabilities: Any = UNSET
     messageId: str | UnsetType = UNSET
 
 
 class PlainParams(msgspec.Struct, gc=False):
-    """`WireParams`, narrowed: a session that is a string, and an update object."""
+    """`WireParams`, narrowed: a session that is a string, and an update object (the members
+    other methods' params have are no plain update's: `UNREAD_IN_A_RUN`)."""
 
     sessionId: str
     update: PlainUpdate
-    replayFrom: Any = UNSET
-    requestId: Any = UNSET
-    protocolVersion: Any = UNSET
-    info: Any = UNSET
-    clientInfo: Any = UNSET
 
 
 class PlainMessage(msgspec.Struct, gc=False):
@@ -133,6 +129,15 @@ class PlainMessage(msgspec.Struct, gc=False):
     result: UnsetType = UNSET
     error: UnsetType = UNSET
 
+
+UNREAD_IN_A_RUN = {
+    "WireParams": frozenset({"replayFrom", "requestId", "protocolVersion", "info", "clientInfo"}),
+    "WireUpdate": frozenset({"capabilities"}),
+}
+"""Members of the general shapes that `message.plain_update_of` never reads (of a resume, a
+cancel, an `initialize`, an announcement): left out of the narrowed shapes, so that msgspec
+neither fills them in nor frees them on every line of a run (they hold any value: nothing of
+them is validated either way)."""
 
 Traffic = TypeVar("Traffic")
 """The direction a `PlainLine` must have (a run reads one direction: msgspec checks it)."""
