@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from itertools import filterfalse
 from typing import Any
 
+import msgspec
+
 from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, UNSET, PlainDecode, PlainLine
 from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
 from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
@@ -174,7 +176,9 @@ class Run:
         kept = self.kept
         if kept is not None:
             decode = _keeping(decode, kept.append)
-        index = self._loop(decode, lines, start, first, utf8)
+        if not utf8:  # (msgspec does not check the UTF-8 of what it skips)
+            decode = _utf8_only(decode)
+        index = self._loop(decode, lines, start, first)
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -183,9 +187,7 @@ class Run:
             self.last = Stamp(first + index - 1, utc_microseconds_ns(self.last_ts), self.own_mono)
         return index
 
-    def _loop(
-        self, decode: PlainDecode, lines: list[bytes], start: int, first: int, utf8: bool
-    ) -> int:
+    def _loop(self, decode: PlainDecode, lines: list[bytes], start: int, first: int) -> int:
         """The loop most lines of a big transcript go through (`grow`): in locals, without a
         `Message` a line; what msgspec reads in the narrowed shape (`PlainLine`) is taken unless
         it is what the general path would report (times: `_later_second`)."""
@@ -194,14 +196,11 @@ class Run:
         last_ts, last_mono, own_mono, widest = (
             self.last_ts, self.last_mono, self.own_mono, self.widest
         )  # fmt: skip
-        second_end, second_ns = last_ts[:19] + "/", None  # (`_later_second`)
+        second_end, second_ns, last_us = last_ts[:19] + "/", None, None  # (`_later_second`)
         index = start
         for index in range(start, len(lines)):
-            data = lines[index]
-            if not utf8 and not is_utf8(data):
-                break
             try:
-                line = decode(data)
+                line = decode(lines[index])
             except NOT_DECODED:
                 break
             ts, params = line.ts, line.msg.params
@@ -221,13 +220,15 @@ class Run:
             if mono is not None and own_mono is not None:  # (the usual case)
                 if last_mono is None or mono < last_mono:
                     break
-                gap = mono - own_mono
+                gap, last_us = mono - own_mono, None
             else:
                 if mono is not None and (last_mono is None or mono < last_mono):
                     break
-                if second_ns is None or line_second_ns is None:  # (both are usual times)
-                    second_ns, line_second_ns = _seconds(last_ts, ts)
-                gap = line_second_ns - second_ns + (int(ts[20:26]) - int(last_ts[20:26])) * 1000
+                if second_ns is None or line_second_ns is None or last_us is None:
+                    second_ns, line_second_ns = _seconds(last_ts, ts)  # (both usual times)
+                    last_us = int(last_ts[20:26])
+                us = int(ts[20:26])
+                gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
             if mono is not None:
                 last_mono = mono
             if gap > widest:
@@ -316,6 +317,17 @@ class Run:
             else None,
             evidence=tuple((line, tag) for tag, line in self.evidence.items()),
         )
+
+
+def _utf8_only(decode: PlainDecode) -> PlainDecode:
+    """`decode`, refusing a line that is not UTF-8 as it refuses one of another shape."""
+
+    def decode_utf8(data: bytes) -> PlainLine[Any]:
+        if not is_utf8(data):
+            raise msgspec.DecodeError("not UTF-8")
+        return decode(data)
+
+    return decode_utf8
 
 
 def _keeping(decode: PlainDecode, keep: Callable[[PlainLine[Any] | None], None]) -> PlainDecode:
