@@ -204,6 +204,7 @@ def _progress(total: int, quiet: bool) -> Iterator[OnDone]:
         task = bar.add_task("analysing", total=total)
 
         def on_done(path: str, error: FileError | None) -> None:
+            del path  # (`OnDone`'s signature: the error names its file)
             if error is not None:  # above the bar, not through it
                 bar.console.print(inert(f"acptrace: error: {error.path}: {error.message}"))
             bar.advance(task)
