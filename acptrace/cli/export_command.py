@@ -1,6 +1,7 @@
 """`acptrace export`: the analysis of many transcripts as tables (parquet, csv, ndjson, json)."""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from enum import StrEnum
 from functools import partial

@@ -1,6 +1,7 @@
 """`acptrace fidelity`: did each replay carry the history as it was first sent live?"""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from enum import StrEnum
 from typing import Annotated

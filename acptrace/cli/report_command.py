@@ -1,6 +1,7 @@
 """`acptrace report`: latency, outcome and finding statistics over many transcripts."""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from collections.abc import Iterator
 from contextlib import contextmanager

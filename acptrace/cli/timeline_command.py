@@ -6,7 +6,8 @@ back in line order). A file is first analysed (a cheap pass) so that every row c
 replay window, outcome and findings; stdin or a pipe is read once (see docs/timeline.md).
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 import os
 import stat
