@@ -13,6 +13,7 @@ from typer.core import TyperGroup, TyperOption
 from typer.testing import CliRunner
 
 from acptrace.cli import MODULES, app
+from acptrace.cli.settings import ANALYSIS_OPTIONS, AnalysisFlags, analysis_options
 
 CLI = Path(__file__).resolve().parent.parent / "acptrace" / "cli"
 
@@ -150,3 +151,101 @@ PRINTING = ("analyze", "timeline", "fidelity", "report", "export", "record", "re
 @pytest.mark.parametrize("command", PRINTING)
 def test_every_printing_command_takes_q(command: str) -> None:
     assert "-q, --quiet" in {n for c, n, _ in help_records() if c == command}
+
+
+# -- the analysis options: one declared group ---------------------------------------------------
+
+ANALYSING = {
+    "analyze": (),
+    "timeline": ("strict", "idle_timeouts"),
+    "export": ("fail_on", "strict", "idle_timeouts"),
+    "report": ("fail_on", "strict"),
+    "fidelity": (
+        "fail_on",
+        "strict",
+        "assume_closed",
+        "protocol",
+        "child_rules",
+        "select",
+        "ignore",
+        "idle_timeouts",
+    ),
+}
+"""Each command that analyses, and the options of the group it does not take (as before the
+group was declared once: a command's set is pinned here, so that changing it is deliberate)."""
+
+
+def described(param: click.Parameter) -> tuple[object, ...]:
+    """What `--help` and the parsing of one option depend on."""
+    assert isinstance(param, TyperOption)
+    return (
+        *(param.name, param.opts, param.secondary_opts, param.help, param.metavar),
+        *(
+            param.default,
+            param.multiple,
+            param.is_flag,
+            param.show_default,
+            type(param.type),
+            vars(param.type),
+        ),
+    )
+
+
+def group_options() -> list[click.Parameter]:
+    """The group's options as typer makes them, from their one declaration (`AnalysisFlags`)."""
+    probe = typer.Typer(add_completion=False)
+
+    @probe.command()
+    @analysis_options()
+    def every(*, flags: AnalysisFlags) -> None:
+        del flags  # (never run: only its options are read)
+
+    return typer.main.get_command(probe).params
+
+
+def test_the_group_is_the_analysis_flags_in_order() -> None:
+    names = [param.name for param in group_options()]
+    assert names == [option.name for option in ANALYSIS_OPTIONS]
+    assert names == list(AnalysisFlags.__struct_fields__)
+
+
+@pytest.mark.parametrize("command", sorted(ANALYSING))
+def test_every_analysing_command_takes_the_options_of_the_one_group(command: str) -> None:
+    """The same options, help, placeholders and defaults as the group declares them, in its
+    order and side by side, but those the command leaves out."""
+    group = typer.main.get_command(app)
+    assert isinstance(group, TyperGroup)
+    names = {option.name for option in ANALYSIS_OPTIONS}
+    params = group.commands[command].params
+    taken = [i for i, param in enumerate(params) if param.name in names]
+    assert taken == list(range(taken[0], taken[0] + len(taken)))  # (one block, as declared)
+    expected = [p for p in group_options() if p.name not in ANALYSING[command]]
+    assert [described(params[i]) for i in taken] == [described(p) for p in expected]
+
+
+def test_no_other_command_takes_an_analysis_option() -> None:
+    """`drive` reads the config file but takes no analysis option (its `--protocol` is the
+    version it asks for: `OWN_MEANING`)."""
+    group = typer.main.get_command(app)
+    assert isinstance(group, TyperGroup)
+    names = {option.name for option in ANALYSIS_OPTIONS}
+    opts = {name for param in group_options() for name in (*param.opts, *param.secondary_opts)}
+    for command_name, command in group.commands.items():
+        if command_name in ANALYSING:
+            continue
+        for param in command.params:
+            assert param.name not in names, (command_name, param.name)
+            if isinstance(param, TyperOption):
+                shared = set(param.opts) & opts
+                assert all((command_name, n) in OWN_MEANING for n in shared), (command_name, param)
+
+
+def test_a_command_states_where_the_group_goes() -> None:
+    with pytest.raises(TypeError, match=r"\*, flags: AnalysisFlags"):
+
+        @analysis_options()
+        def no_place(quiet: bool = False) -> None:
+            del quiet
+
+    with pytest.raises(ValueError, match="not analysis options: stric"):
+        analysis_options(omit=("stric",))

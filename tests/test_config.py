@@ -6,10 +6,19 @@ import json
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.judge.policy import FailOn, Settings, find_config, load_config, settings_from_table
+from acptrace.cli.settings import AnalysisFlags
+from acptrace.judge.policy import (
+    FailOn,
+    Policy,
+    Settings,
+    find_config,
+    load_config,
+    settings_from_table,
+)
 from acptrace.model.domain import Severity
 from acptrace.model.errors import UsageError
 from tests.transcript import Transcript
@@ -209,3 +218,82 @@ def test_cli_config_option_and_errors(tmp_path: Path, monkeypatch: pytest.Monkey
     unknown = runner.invoke(app, ["timeline", path])
     assert unknown.exit_code == 2
     assert "acptrace.toml: select: 'NOPE' matches no rule" in unknown.stderr  # (names the file)
+
+
+# -- through the analysis options' one declaration ----------------------------------------------
+
+
+def test_flags_over_the_file_over_defaults_through_analysis_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`AnalysisFlags.policy`: a flag replaces the file's value (a list too), the file's value
+    stays where no flag is given, the defaults where neither says; `--config` names another
+    file, `--no-config` reads none."""
+    (tmp_path / "acptrace.toml").write_text(
+        'select = ["RC-"]\nfail-on = "note"\nassume-closed = true\nmarker-tag = "done"\n'
+    )
+    other = tmp_path / "other.toml"
+    other.write_text('fail-on = "never"\n')
+    monkeypatch.chdir(tmp_path)
+
+    policy = AnalysisFlags(select=["JR-"], assume_closed=False, strict=True).policy()
+    options = policy.options
+    assert (options.select, options.assume_closed, policy.strict) == (("JR-",), False, True)
+    assert (policy.fail_on, options.marker_tag) == (FailOn.NOTE, "done")  # (the file's)
+    assert (options.child_rules, options.ignore) == (True, ())  # (the defaults)
+
+    named = AnalysisFlags(config=other, select=["JR-"]).policy()
+    assert (named.fail_on, named.options.select, named.options.marker_tag) == (
+        FailOn.NEVER,
+        ("JR-",),
+        "replay_complete",
+    )
+    unread = AnalysisFlags(no_config=True).policy()
+    assert (unread.fail_on, unread.options.select, unread.options.assume_closed) == (
+        FailOn.ERROR,
+        (),
+        False,
+    )
+
+
+@pytest.mark.parametrize("command", ["analyze", "timeline", "export", "report", "fidelity"])
+def test_a_flag_and_the_config_file_reach_every_analysing_command(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the command line to the policy: the file found upward and a flag, combined."""
+    (tmp_path / "acptrace.toml").write_text('marker-tag = "done"\nlive-tags = ["mine"]\n')
+    work = tmp_path / "ci"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    seen: list[Policy] = []
+    policy = AnalysisFlags.policy
+
+    def stop_at_the_policy(flags: AnalysisFlags) -> Policy:
+        seen.append(policy(flags))
+        raise typer.Exit(0)
+
+    monkeypatch.setattr(AnalysisFlags, "policy", stop_at_the_policy)
+    result = runner.invoke(app, [command, "run.jsonl", "--live-tag", "other", "--link", "agent"])
+    assert result.exit_code == 0, result.output
+    [options] = [found.options for found in seen]
+    assert (options.marker_tag, options.live_tags, options.link) == ("done", ("other",), "agent")
+
+    seen.clear()
+    runner.invoke(app, [command, "run.jsonl", "--no-config", "--marker-tag", "end"])
+    [options] = [found.options for found in seen]
+    assert (options.marker_tag, options.live_tags, options.link) == ("end", (), None)
+
+
+def test_the_config_file_and_a_flag_set_the_exit_code_of_timeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `analyze` (above): the file's fail-on and ignore list, and flags that replace them."""
+    path = unmarked(tmp_path)
+    (tmp_path / "acptrace.toml").write_text('ignore = ["RC-MISSING"]\nfail-on = "warning"\n')
+    monkeypatch.chdir(tmp_path)
+    timeline = ["timeline", path]
+    assert runner.invoke(app, [*timeline, "--fail-on", "error"]).exit_code == 0  # (file: ignore)
+    assert runner.invoke(app, [*timeline, "--ignore", "RC-MISSING"]).exit_code == 1  # (fail-on)
+    assert runner.invoke(app, [*timeline, "--ignore", "RC-MISSING", "--no-config"]).exit_code == 0
+    replaced = runner.invoke(app, [*timeline, "--fail-on", "error", "--ignore", "RC-NO-SNAPSHOT"])
+    assert replaced.exit_code == 1  # (the flag replaced the file's list: RC-MISSING is back)

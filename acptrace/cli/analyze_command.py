@@ -21,25 +21,7 @@ from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption,
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import file_progress
 from acptrace.cli.root import app
-from acptrace.cli.settings import (
-    AssumeClosedOption,
-    ChildRulesOption,
-    ConfigOption,
-    FailOnOption,
-    HistoryTagOption,
-    IdleTimeoutsOption,
-    IgnoreOption,
-    InputFormatOption,
-    LinkOption,
-    LiveTagOption,
-    MarkerTagOption,
-    NoConfigOption,
-    ProtocolOption,
-    SelectOption,
-    StrictOption,
-    idle_timeouts_from,
-    policy_from,
-)
+from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
@@ -60,29 +42,16 @@ class AnalyzeFormat(StrEnum):
 
 
 @app.command("analyze")
+@analysis_options()
 def analyze_command(
-    ctx: typer.Context,
     files: FilesArgument,
     output_format: Annotated[AnalyzeFormat, FORMAT] = AnalyzeFormat.RICH,
     output: Annotated[
         str | None,
         output_option("Write the result, in --format, to this file instead of stdout."),
     ] = None,
-    fail_on: FailOnOption = None,
-    strict: StrictOption = None,
-    assume_closed: AssumeClosedOption = None,
-    protocol: ProtocolOption = None,
-    child_rules: ChildRulesOption = None,
-    marker_tag: MarkerTagOption = None,
-    history_tag: HistoryTagOption = None,
-    live_tag: LiveTagOption = None,
-    select: SelectOption = None,
-    ignore: IgnoreOption = None,
-    input_format: InputFormatOption = None,
-    link: LinkOption = None,
-    config: ConfigOption = None,
-    no_config: NoConfigOption = False,
-    idle_timeouts: IdleTimeoutsOption = None,
+    *,
+    flags: AnalysisFlags,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -93,8 +62,8 @@ def analyze_command(
     The result goes to stdout, or to the file -o names.
     """
     check_output(output)
-    policy = policy_from(ctx)
-    timeouts = idle_timeouts_from(idle_timeouts)
+    policy = flags.policy()
+    timeouts = flags.idle_timeouts_ms()
     analyses: list[Analysis] = []
     read_any = False
     exit_code = EXIT_OK

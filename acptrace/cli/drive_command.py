@@ -15,7 +15,7 @@ from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_b
 from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.output import check_output_folder, write_output
 from acptrace.cli.root import app
-from acptrace.cli.settings import policy_from
+from acptrace.cli.settings import AnalysisFlags
 from acptrace.drive import (
     DEFAULT_LINGER_MS,
     DEFAULT_TIMEOUT_S,
@@ -34,7 +34,6 @@ from acptrace.report.terminal import terminal_report
     context_settings={"allow_interspersed_args": False},
 )
 def drive_command(
-    ctx: typer.Context,
     agent: Annotated[
         list[str],
         typer.Argument(
@@ -149,7 +148,7 @@ def drive_command(
         redact=redact,
         check_capabilities=not ignore_capabilities,
     )
-    options = policy_from(ctx).options
+    options = AnalysisFlags().policy().options  # (no analysis flags: the config file's)
     try:
         with _signals_interrupt():
             result = drive(agent, directory, settings, print_note)  # (failures: never quiet)

@@ -1,6 +1,7 @@
 """`acptrace export`: the analysis of many transcripts as tables (parquet, csv, ndjson, json)."""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from enum import StrEnum
 from functools import partial
@@ -12,21 +13,7 @@ from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
-from acptrace.cli.settings import (
-    AssumeClosedOption,
-    ChildRulesOption,
-    ConfigOption,
-    HistoryTagOption,
-    IgnoreOption,
-    InputFormatOption,
-    LinkOption,
-    LiveTagOption,
-    MarkerTagOption,
-    NoConfigOption,
-    ProtocolOption,
-    SelectOption,
-    policy_from,
-)
+from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
@@ -51,8 +38,9 @@ class ExportChoice(StrEnum):
 
 
 @app.command("export")
+# (no exit code from findings, no idle-timer verdicts in the tables)
+@analysis_options(omit=("fail_on", "strict", "idle_timeouts"))
 def export_command(
-    ctx: typer.Context,
     files: FilesArgument,
     output: Annotated[
         str | None,
@@ -65,18 +53,8 @@ def export_command(
     output_format: Annotated[ExportChoice, FORMAT] = ExportChoice.PARQUET,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
-    assume_closed: AssumeClosedOption = None,
-    protocol: ProtocolOption = None,
-    child_rules: ChildRulesOption = None,
-    marker_tag: MarkerTagOption = None,
-    history_tag: HistoryTagOption = None,
-    live_tag: LiveTagOption = None,
-    select: SelectOption = None,
-    ignore: IgnoreOption = None,
-    input_format: InputFormatOption = None,
-    link: LinkOption = None,
-    config: ConfigOption = None,
-    no_config: NoConfigOption = False,
+    *,
+    flags: AnalysisFlags,
 ) -> None:
     """Export the analysis as tables, or as a trace timeline.
 
@@ -91,7 +69,7 @@ def export_command(
     `--format trace-event` writes one Chrome Trace Event timeline instead (to open in
     ui.perfetto.dev), to the file -o names or stdout.
     """
-    options = policy_from(ctx).options
+    options = flags.policy().options
     paths: list[str] = []
     for path in expand(files):
         if isinstance(path, Unmatched):

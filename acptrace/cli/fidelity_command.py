@@ -1,6 +1,7 @@
 """`acptrace fidelity`: did each replay carry the history as it was first sent live?"""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from enum import StrEnum
 from typing import Annotated
@@ -19,16 +20,7 @@ from acptrace.cli.common import (
 from acptrace.cli.options import FORMAT, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
-from acptrace.cli.settings import (
-    ConfigOption,
-    HistoryTagOption,
-    InputFormatOption,
-    LinkOption,
-    LiveTagOption,
-    MarkerTagOption,
-    NoConfigOption,
-    policy_from,
-)
+from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.fidelity import FidelityReport, PlaceNames, fidelity
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.render.text import plural
@@ -45,8 +37,20 @@ class FidelityFormat(StrEnum):
 
 
 @app.command("fidelity")
+# (no rules judged, its own exit code: only the options of reading the input and its history)
+@analysis_options(
+    omit=(
+        "fail_on",
+        "strict",
+        "assume_closed",
+        "protocol",
+        "child_rules",
+        "select",
+        "ignore",
+        "idle_timeouts",
+    )
+)
 def fidelity_command(
-    ctx: typer.Context,
     live: Annotated[
         str,
         typer.Argument(
@@ -84,13 +88,8 @@ def fidelity_command(
             help="Exit 1 when a replay moved an item out of the live order.",
         ),
     ] = False,
-    marker_tag: MarkerTagOption = None,
-    history_tag: HistoryTagOption = None,
-    live_tag: LiveTagOption = None,
-    input_format: InputFormatOption = None,
-    link: LinkOption = None,
-    config: ConfigOption = None,
-    no_config: NoConfigOption = False,
+    *,
+    flags: AnalysisFlags,
     quiet: QuietOption = False,
 ) -> None:
     """Compare each replay's history with the live one.
@@ -103,7 +102,7 @@ def fidelity_command(
     names.
     """
     check_output(output)
-    options = policy_from(ctx).options
+    options = flags.policy().options
     if live == "-" and replayed == "-":
         fail("only one of the files can be stdin (`-`)")
     try:

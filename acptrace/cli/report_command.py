@@ -1,6 +1,7 @@
 """`acptrace report`: latency, outcome and finding statistics over many transcripts."""
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,23 +25,7 @@ from acptrace.cli.common import (
 from acptrace.cli.options import JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
-from acptrace.cli.settings import (
-    AssumeClosedOption,
-    ChildRulesOption,
-    ConfigOption,
-    HistoryTagOption,
-    IdleTimeoutsOption,
-    IgnoreOption,
-    InputFormatOption,
-    LinkOption,
-    LiveTagOption,
-    MarkerTagOption,
-    NoConfigOption,
-    ProtocolOption,
-    SelectOption,
-    idle_timeouts_from,
-    policy_from,
-)
+from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.model.errors import UsageError
 from acptrace.read.formats import format_named
 from acptrace.render.text import inert
@@ -84,8 +69,9 @@ SUFFIXES = {
 
 
 @app.command("report")
+# (its exit code is of unread files and --max-regression, not of findings)
+@analysis_options(omit=("fail_on", "strict"))
 def report_command(
-    ctx: typer.Context,
     paths: Annotated[
         list[str],
         typer.Argument(
@@ -117,19 +103,8 @@ def report_command(
     ] = None,
     jobs: JobsOption = None,
     quiet: ReportQuietOption = False,
-    assume_closed: AssumeClosedOption = None,
-    protocol: ProtocolOption = None,
-    child_rules: ChildRulesOption = None,
-    marker_tag: MarkerTagOption = None,
-    history_tag: HistoryTagOption = None,
-    live_tag: LiveTagOption = None,
-    select: SelectOption = None,
-    ignore: IgnoreOption = None,
-    input_format: InputFormatOption = None,
-    link: LinkOption = None,
-    config: ConfigOption = None,
-    no_config: NoConfigOption = False,
-    idle_timeouts: IdleTimeoutsOption = None,
+    *,
+    flags: AnalysisFlags,
 ) -> None:
     """Latency report over many transcripts, by group.
 
@@ -146,11 +121,11 @@ def report_command(
         check_output(path)
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])
-    timeouts = idle_timeouts_from(idle_timeouts)
-    options = policy_from(ctx).options
-    if input_format is not None:
+    timeouts = flags.idle_timeouts_ms()
+    options = flags.policy().options
+    if flags.input_format is not None:
         try:
-            format_named(input_format)
+            format_named(flags.input_format)
         except UsageError as error:
             fail(str(error))
     files, unmatched = gather(paths)
@@ -230,6 +205,7 @@ def _progress(total: int, quiet: bool) -> Iterator[OnDone]:
         task = bar.add_task("analysing", total=total)
 
         def on_done(path: str, error: FileError | None) -> None:
+            del path  # (`OnDone`'s signature: the error names its file)
             if error is not None:  # above the bar, not through it
                 bar.console.print(inert(f"acptrace: error: {error.path}: {error.message}"))
             bar.advance(task)

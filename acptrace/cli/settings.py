@@ -1,14 +1,27 @@
-"""The analysis options `analyze`, `timeline` and `export` share, merged with the config file.
+"""The analysis options, declared once: what to judge, how to read the input, which config file.
 
-Each option is defined once here. Flags default to None ("not given") so that a value from
-`acptrace.toml` / `[tool.acptrace]` applies unless the command line says otherwise.
+`AnalysisFlags` is the group, as data: one field per option, its typer option in its annotation,
+in the order `--help` lists them. `analysis_options` puts the group into a command's signature
+where the command has its one parameter annotated `AnalysisFlags` (as sqlite-utils stacks its
+`output_options`), and hands the command the values as that one `AnalysisFlags`: a command
+declares no option it does not use, and nothing reads an option back by its name. A command that
+does not take an option says so (`omit`); the option then stays "not given".
+
+Flags default to None ("not given") so that a value from `acptrace.toml` / `[tool.acptrace]`
+applies unless the command line says otherwise (`AnalysisFlags.policy`).
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation, which
+# for these is the field's; as text it would be evaluated again on every run. A msgspec Struct,
+# not a dataclass: a dataclass compiles its methods anew on every run, ~1 ms for these fields)
 
+import functools
+import inspect
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
+import msgspec
 import typer
 
 from acptrace.cli.common import fail
@@ -16,129 +29,181 @@ from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, parse_idle_time
 from acptrace.judge.policy import FailOn, Policy, Settings, find_config, load_config
 from acptrace.model.errors import UsageError
 
-AssumeClosedOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--assume-closed/--no-assume-closed",
-        help="Treat a transcript that just stops as a recorded disconnect.",
-        show_default=False,
-    ),
-]
-ProtocolOption = Annotated[
-    int | None, typer.Option(min=1, max=2, metavar="1|2", help="Apply the rules of ACP v1 or v2.")
-]
-ChildRulesOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--child-rules/--no-child-rules", help="Judge the RC-CHILD-* rules.", show_default=False
-    ),
-]
-MarkerTagOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="TAG",
-        help="The sessionUpdate tag that marks the end of a replay (replay_complete).",
-    ),
-]
-HistoryTagOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        metavar="TAG", help="Treat a by-default never-history tag as history (repeatable)."
-    ),
-]
-LiveTagOption = Annotated[
-    list[str] | None,
-    typer.Option(metavar="TAG", help="Treat another tag as never history (repeatable)."),
-]
-SelectOption = Annotated[
-    list[str] | None,
-    typer.Option(metavar="RULE", help="Report only these rule IDs or prefixes (repeatable)."),
-]
-IgnoreOption = Annotated[
-    list[str] | None,
-    typer.Option(metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."),
-]
-InputFormatOption = Annotated[
-    str | None,
-    typer.Option(metavar="NAME", help="Read the input as this format (see `acptrace formats`)."),
-]
-LinkOption = Annotated[
-    str | None,
-    typer.Option(
-        metavar="LINK", help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."
-    ),
-]
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        metavar="FILE",
-        help="Read settings from this file instead of the acptrace.toml / pyproject.toml "
-        "found upward from the current directory.",
-        dir_okay=False,
-    ),
-]
-NoConfigOption = Annotated[
-    bool, typer.Option("--no-config", help="Ignore acptrace.toml and pyproject.toml.")
-]
-FailOnOption = Annotated[
-    FailOn | None,
-    typer.Option(help="Exit 1 when a finding is at or above this level (default: error)."),
-]
-StrictOption = Annotated[
-    bool | None,
-    typer.Option("--strict/--no-strict", help="Exit 1 when the input has any issue."),
-]
-IdleTimeoutsOption = Annotated[
-    str | None,
-    typer.Option(
-        "--idle-timeouts",
-        metavar="LIST",
-        help="Idle timers to judge replays against, e.g. 50ms,1s "
-        "(default: 50ms,100ms,250ms,1s,5s,30s).",
-    ),
-]
+_R = TypeVar("_R")
 
 
-def idle_timeouts_from(text: str | None) -> tuple[float, ...]:
-    """`--idle-timeouts` in milliseconds (the defaults when not given); a usage error if bad."""
-    if text is None:
-        return DEFAULT_IDLE_TIMEOUTS_MS
-    try:
-        return parse_idle_timeouts(text)
-    except ValueError as error:
-        fail(f"--idle-timeouts: {error}")
+class AnalysisFlags(msgspec.Struct, frozen=True):
+    """The analysis options of one run as the command line gives them: None (for `--no-config`,
+    False) where it does not, so that the config file's value applies."""
+
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(help="Exit 1 when a finding is at or above this level (default: error)."),
+    ] = None
+    strict: Annotated[
+        bool | None,
+        typer.Option("--strict/--no-strict", help="Exit 1 when the input has any issue."),
+    ] = None
+    assume_closed: Annotated[
+        bool | None,
+        typer.Option(
+            "--assume-closed/--no-assume-closed",
+            help="Treat a transcript that just stops as a recorded disconnect.",
+            show_default=False,
+        ),
+    ] = None
+    protocol: Annotated[
+        int | None,
+        typer.Option(min=1, max=2, metavar="1|2", help="Apply the rules of ACP v1 or v2."),
+    ] = None
+    child_rules: Annotated[
+        bool | None,
+        typer.Option(
+            "--child-rules/--no-child-rules", help="Judge the RC-CHILD-* rules.", show_default=False
+        ),
+    ] = None
+    marker_tag: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TAG",
+            help="The sessionUpdate tag that marks the end of a replay (replay_complete).",
+        ),
+    ] = None
+    history_tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="TAG", help="Treat a by-default never-history tag as history (repeatable)."
+        ),
+    ] = None
+    live_tag: Annotated[
+        list[str] | None,
+        typer.Option(metavar="TAG", help="Treat another tag as never history (repeatable)."),
+    ] = None
+    select: Annotated[
+        list[str] | None,
+        typer.Option(metavar="RULE", help="Report only these rule IDs or prefixes (repeatable)."),
+    ] = None
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."),
+    ] = None
+    input_format: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME", help="Read the input as this format (see `acptrace formats`)."
+        ),
+    ] = None
+    link: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LINK", help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."
+        ),
+    ] = None
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Read settings from this file instead of the acptrace.toml / pyproject.toml "
+            "found upward from the current directory.",
+            dir_okay=False,
+        ),
+    ] = None
+    no_config: Annotated[
+        bool, typer.Option("--no-config", help="Ignore acptrace.toml and pyproject.toml.")
+    ] = False
+    idle_timeouts: Annotated[
+        str | None,
+        typer.Option(
+            "--idle-timeouts",
+            metavar="LIST",
+            help="Idle timers to judge replays against, e.g. 50ms,1s "
+            "(default: 50ms,100ms,250ms,1s,5s,30s).",
+        ),
+    ] = None
+
+    def policy(self) -> Policy:
+        """The policy of this run: these flags over the config file's settings over defaults.
+
+        A bad config file or rule ID is a usage error (exit 2).
+        """
+        try:
+            base = _file_settings(self.config, self.no_config)
+            flags = Settings(
+                select=_tuple(self.select),
+                ignore=_tuple(self.ignore),
+                fail_on=self.fail_on,
+                strict=self.strict,
+                assume_closed=self.assume_closed,
+                child_rules=self.child_rules,
+                protocol=self.protocol,
+                marker_tag=self.marker_tag,
+                history_tags=_tuple(self.history_tag),
+                live_tags=_tuple(self.live_tag),
+            )
+            return flags.over(base).policy(input_format=self.input_format, link=self.link)
+        except UsageError as error:
+            fail(str(error))
+
+    def idle_timeouts_ms(self) -> tuple[float, ...]:
+        """`--idle-timeouts` in milliseconds (the defaults when not given); a usage error if bad."""
+        if self.idle_timeouts is None:
+            return DEFAULT_IDLE_TIMEOUTS_MS
+        try:
+            return parse_idle_timeouts(self.idle_timeouts)
+        except ValueError as error:
+            fail(f"--idle-timeouts: {error}")
 
 
-def policy_from(ctx: typer.Context) -> Policy:
-    """The policy of this command: its flags over the config file's settings over defaults.
+_NOT_GIVEN = AnalysisFlags()
+ANALYSIS_OPTIONS = tuple(
+    inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=getattr(_NOT_GIVEN, name), annotation=option
+    )
+    for name, option in inspect.get_annotations(AnalysisFlags).items()
+)
+"""The group as the parameters typer reads, in the order `--help` lists them."""
 
-    Reads the options above by name from the command's parameters (a command that does not
-    declare one leaves it unset). A bad config file or rule ID is a usage error (exit 2).
-    """
-    params: dict[str, Any] = ctx.params
-    try:
-        config = params.get("config")  # (typer before 0.29 leaves the path's text here)
-        base = _file_settings(
-            None if config is None else Path(config), bool(params.get("no_config"))
-        )
-        flags = Settings(
-            select=_tuple(params.get("select")),
-            ignore=_tuple(params.get("ignore")),
-            fail_on=_fail_on(params.get("fail_on")),
-            strict=params.get("strict"),
-            assume_closed=params.get("assume_closed"),
-            child_rules=params.get("child_rules"),
-            protocol=params.get("protocol"),
-            marker_tag=params.get("marker_tag"),
-            history_tags=_tuple(params.get("history_tag")),
-            live_tags=_tuple(params.get("live_tag")),
-        )
-        return flags.over(base).policy(
-            input_format=params.get("input_format"), link=params.get("link")
-        )
-    except UsageError as error:
-        fail(str(error))
+
+def analysis_options(
+    *, omit: Collection[str] = ()
+) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """Give a command the analysis options, but those it `omit`s (field names of
+    `AnalysisFlags`), in the place of its parameter annotated `AnalysisFlags` (keyword-only:
+    after `*`); that parameter then receives their values as one `AnalysisFlags` (an omitted
+    option: not given)."""
+    unknown = set(omit) - {option.name for option in ANALYSIS_OPTIONS}
+    if unknown:
+        raise ValueError(f"not analysis options: {', '.join(sorted(unknown))}")
+    taken = [option for option in ANALYSIS_OPTIONS if option.name not in omit]
+
+    def decorate(command: Callable[..., _R]) -> Callable[..., _R]:
+        signature = inspect.signature(command, eval_str=True)
+        own = list(signature.parameters.values())
+        slots = [i for i, p in enumerate(own) if p.annotation is AnalysisFlags]
+        if len(slots) != 1 or own[slots[0]].kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise TypeError(f"{command.__name__}: needs one `*, flags: AnalysisFlags` parameter")
+        [slot] = slots
+        flags_name = own[slot].name
+
+        @functools.wraps(command)
+        def run(**values: Any) -> _R:
+            flags = AnalysisFlags(**{o.name: values.pop(o.name, o.default) for o in taken})
+            return command(**values, **{flags_name: flags})
+
+        # what typer reads: the command's parameters with the group in the place of its flags,
+        # their annotations evaluated (once, here: typer would evaluate text on every run)
+        wrapped = signature.replace(parameters=[*own[:slot], *taken, *own[slot + 1 :]])
+        wrapper: Any = run  # (a function's attributes, which mypy does not know)
+        wrapper.__signature__ = wrapped
+        wrapper.__annotations__ = {
+            p.name: p.annotation for p in wrapped.parameters.values() if p.annotation is not p.empty
+        }
+        if wrapped.return_annotation is not wrapped.empty:
+            wrapper.__annotations__["return"] = wrapped.return_annotation
+        return run
+
+    return decorate
 
 
 def _file_settings(path: Path | None, no_config: bool) -> Settings:
@@ -146,11 +211,6 @@ def _file_settings(path: Path | None, no_config: bool) -> Settings:
         return load_config(path)
     found = None if no_config else find_config(Path.cwd())
     return load_config(found) if found is not None else Settings()
-
-
-def _fail_on(value: FailOn | str | None) -> FailOn | None:
-    """`--fail-on` as given (typer before 0.29 leaves the choice's text in the parameters)."""
-    return None if value is None else FailOn(value)
 
 
 def _tuple(values: list[str] | None) -> tuple[str, ...] | None:

@@ -6,7 +6,8 @@ back in line order). A file is first analysed (a cheap pass) so that every row c
 replay window, outcome and findings; stdin or a pipe is read once (see docs/timeline.md).
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: typer reads each option from its annotation,
+# and would evaluate the annotations' text again on every run)
 
 import os
 import stat
@@ -33,22 +34,7 @@ from acptrace.cli.common import (
 from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.output import Write, check_output, output_stream
 from acptrace.cli.root import app
-from acptrace.cli.settings import (
-    AssumeClosedOption,
-    ChildRulesOption,
-    ConfigOption,
-    FailOnOption,
-    HistoryTagOption,
-    IgnoreOption,
-    InputFormatOption,
-    LinkOption,
-    LiveTagOption,
-    MarkerTagOption,
-    NoConfigOption,
-    ProtocolOption,
-    SelectOption,
-    policy_from,
-)
+from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.correlate.correlator import Step
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis, UpdateRun
@@ -72,8 +58,9 @@ EVERY_RULE = ("",)
 
 
 @app.command("timeline")
+# (its view shows no idle-timer verdicts; it exits 1 on --fail-on, and took no --strict)
+@analysis_options(omit=("strict", "idle_timeouts"))
 def timeline_command(
-    ctx: typer.Context,
     file: Annotated[str, typer.Argument(metavar="FILE", help="The transcript (`-` for stdin).")],
     session: Annotated[
         str | None,
@@ -106,19 +93,8 @@ def timeline_command(
         str | None, output_option("Write the view to this file instead of stdout.")
     ] = None,
     quiet: QuietOption = False,
-    fail_on: FailOnOption = None,
-    assume_closed: AssumeClosedOption = None,
-    protocol: ProtocolOption = None,
-    child_rules: ChildRulesOption = None,
-    marker_tag: MarkerTagOption = None,
-    history_tag: HistoryTagOption = None,
-    live_tag: LiveTagOption = None,
-    select: SelectOption = None,
-    ignore: IgnoreOption = None,
-    input_format: InputFormatOption = None,
-    link: LinkOption = None,
-    config: ConfigOption = None,
-    no_config: NoConfigOption = False,
+    *,
+    flags: AnalysisFlags,
 ) -> None:
     """Show one connection as it unfolded, line by line.
 
@@ -129,7 +105,7 @@ def timeline_command(
     """
     del quiet  # (a timeline prints nothing beside the view but errors: -q is for scripts)
     check_output(output)
-    policy = policy_from(ctx)
+    policy = flags.policy()
     view = View(session, request, around, context, full, _line_range(lines))
     try:
         # a session's view needs its tree ahead (children that speak before their

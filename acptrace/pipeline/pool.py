@@ -285,7 +285,7 @@ class _Run(Generic[T]):
         for _ in range(idle):
             self._give_pool()
 
-    def _give_pool(self, done: Future[T] | None = None) -> None:
+    def _give_pool(self, done: Future[T] | None = None) -> None:  # noqa: ARG002 (a done-callback)
         """Hand the pool the next file, if it is one for the pool (not stdin, not too far
         ahead of the one due)."""
         with self.lock:

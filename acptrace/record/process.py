@@ -128,7 +128,7 @@ class SignalForwarder:
             self._send(number)
         self._early.clear()
 
-    def _handle(self, number: int, frame: FrameType | None) -> None:
+    def _handle(self, number: int, frame: FrameType | None) -> None:  # noqa: ARG002 (a signal handler)
         if self.received is None:
             self.received = number
         self._on_signal(number)

@@ -53,7 +53,7 @@ class AcpTck(Stateless, frozen=True):
         """A whole report (read on one line)."""
         return isinstance(record, dict) and "tck_version" in record and "requirements" in record
 
-    def decode(self, record: Any, line: int) -> Iterator[Record]:
+    def decode(self, record: Any, line: int) -> Iterator[Record]:  # noqa: ARG002 (the Decoder protocol)
         """Never asked for its connections here: a report met among other records is an issue."""
         yield Issue(line, IssueKind.UNKNOWN_ENVELOPE, "an acp-tck report inside another transcript")
 

@@ -100,6 +100,6 @@ class Stateless(msgspec.Struct, frozen=True):
 
     note: ClassVar[str | None] = None
 
-    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> Decoder:
+    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> Decoder:  # noqa: ARG002 (the TranscriptFormat protocol)
         """This format itself."""
         return self  # type: ignore[return-value]

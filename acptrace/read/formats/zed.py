@@ -104,7 +104,7 @@ class Zed(msgspec.Struct, frozen=True):
             return bool(record) and all(_is_entry(entry) for entry in record)
         return _is_entry(record)
 
-    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> ZedDecoder:
+    def decoder(self, sample: Sequence[Any], settings: ReadSettings) -> ZedDecoder:  # noqa: ARG002 (the TranscriptFormat protocol)
         """A decoder that follows the times of the stderr lines."""
         return ZedDecoder()
 
