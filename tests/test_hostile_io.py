@@ -314,7 +314,7 @@ def test_a_table_that_meets_a_full_disk_is_one_line_and_exit_2(
     the format fails as polars does on a full disk."""
     import polars as pl
 
-    def full(*args: object, **kwargs: object) -> None:
+    def full(*_args: object, **_kwargs: object) -> None:
         raise OSError("No space left on device (os error 28)")
 
     for method in WRITERS[table_format]:
@@ -674,7 +674,7 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
 
 
 @covers("in-stdin-device")
-def test_stdin_from_a_character_device_is_refused(tmp_path: Path) -> None:
+def test_stdin_from_a_character_device_is_refused() -> None:
     with open(char_device("/dev/zero"), "rb") as zero:
         done = run([*ACPTRACE, "analyze", "-"], stdin=zero)
     assert done.returncode == 2, done.stderr

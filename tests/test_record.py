@@ -898,7 +898,7 @@ def test_a_record_that_cannot_be_encoded_is_reported_and_the_rest_kept(
 def test_a_writer_that_stops_still_forwards_and_says_why(
     transcript: Path, monkeypatch: pytest.MonkeyPatch, target: str, error: Exception, expected: str
 ) -> None:
-    def broken(*args: Any) -> None:
+    def broken(*_args: Any) -> None:
         raise error
 
     monkeypatch.setattr(target, broken)
@@ -978,7 +978,7 @@ def test_a_file_size_limit_mid_recording_leaves_whole_lines_and_says_so(transcri
     )
 
 
-def test_a_device_that_takes_nothing_still_forwards_everything(tmp_path: Path) -> None:
+def test_a_device_that_takes_nothing_still_forwards_everything() -> None:
     sent = b'{"jsonrpc":"2.0","method":"n"}\n' * 50
     args = [*RECORD, "-o", "/dev/full", "--", *FAKE, "echo"]
     result = subprocess.run(args, input=sent, capture_output=True, timeout=TIMEOUT_S, check=False)
@@ -1007,7 +1007,7 @@ def test_an_incomplete_transcript_fails_the_command(
     expected: int,
     says: list[str],
 ) -> None:
-    def incomplete(*args: Any) -> RecordResult:
+    def incomplete(*_args: Any) -> RecordResult:
         return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, dropped, error)
 
     monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)

@@ -326,7 +326,7 @@ def test_a_gate_on_a_v1_agent_that_checks_nothing_exits_2_naming_request_to_resp
 
 
 @pytest.mark.shared
-def test_a_report_over_real_agents_leads_each_with_numbers(tmp_path: Path) -> None:
+def test_a_report_over_real_agents_leads_each_with_numbers() -> None:
     """The recordings of real Agents (v1, and v2 without a marker yet): per Agent,
     request -> response percentiles and slowest replays, and no `0/N complete` for a group
     that owes no marker."""

@@ -153,7 +153,7 @@ def test_every_real_world_recording_exports_a_valid_timeline(path: Path) -> None
     assert shown == {(f.rule, f.line) for f in analysis.findings}
 
 
-def test_export_writes_to_stdout_without_o(tmp_path: Path) -> None:
+def test_export_writes_to_stdout_without_o() -> None:
     result = runner.invoke(app, ["export", str(SAMPLES[0]), "--format", "trace-event"])
     assert result.exit_code == 0, result.output
     check_trace_format(json.loads(result.stdout))
