@@ -30,9 +30,10 @@ from acptrace.model.excerpt import EXCERPT_CHARS, printable
 from acptrace.read.jsontext import MAX_DEPTH
 
 MAX_NESTING = 2 * MAX_DEPTH + 8
-"""How deeply lists, vectors and quote prefixes may nest: a JSON object costs two levels (the
-alist and its entry), and the entry list, its `:object` pair and the file's list a few more, so
-that every message within acptrace's JSON limit reads."""
+"""How deeply lists, vectors and quote prefixes may nest: JSON costs at most 1.5 levels of Lisp
+per level (an object in an array: the vector, the alist and its entry for two levels), and the
+file's list, the entry and its `:object` pair a few more, so that every message within
+acptrace's JSON limit reads."""
 EXPANSION_FLOOR = 1_000_000
 """What `#N#` references may stand for in any text, counted in data (atoms and containers)."""
 EXPANSION_PER_CHAR = 4
