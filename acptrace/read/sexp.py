@@ -89,7 +89,7 @@ class SexpError(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
-        """The 1-based line the problem is at (for a list never closed: where it opens)."""
+        """The 1-based line the problem is at (the last line when the text ends too soon)."""
         self.message = message
         """A short sentence, without the line."""
 
@@ -120,17 +120,16 @@ def cdr(pair: SList) -> Datum:
 # -- the reader ------------------------------------------------------------------------------
 
 _NOT_ATOM = "\\x00-\\x20\\xa0\"';()\\[\\]#`,\\\\"
-_TOKEN = re.compile(
-    r"(?P<space>(?:[ \t\n\r\f]+|;[^\n]*)+)"
-    r"|(?P<open>\()|(?P<close>\))|(?P<vopen>\[)|(?P<vclose>\])"
+_SPACE = re.compile(r"(?:[ \t\n\r\f]+|;[^\n]*)*")
+_TOKEN = re.compile(  # (after any space, never given back: one match per token)
+    rf"(?>{_SPACE.pattern})(?:(?P<open>\()|(?P<close>\))|(?P<vopen>\[)|(?P<vclose>\])"
     r'|(?P<string>")'
     r"|(?P<quote>'|`|,@|,)"
     r"|(?P<hash>\#)"
     r"|(?P<char>\?)"
     rf"|(?P<atom>(?:[^{_NOT_ATOM}]|\\[\s\S])+)"
-    r"|(?P<other>[\s\S])"
+    r"|(?P<other>[\s\S]))"
 )
-_SPACE = re.compile(r"(?:[ \t\n\r\f]+|;[^\n]*)*")
 _UNESCAPE = re.compile(r"\\([\s\S])")
 _INTEGER = re.compile(r"[+-]?[0-9]+\.?")
 _EXPONENT = r"[eE](?:[+-]?[0-9]+|\+INF|\+NaN)"
@@ -225,7 +224,7 @@ class Reader:
         while True:
             at = self._skip_space()
             if at >= len(text):
-                raise SexpError(top.line, "the list opened here is never closed")
+                raise self._end_error(1)
             if text[at] == ")":
                 self._pos = at + 1
                 self._stack.pop()
@@ -263,77 +262,74 @@ class Reader:
         text = self._text
         stack = self._stack
         match = _TOKEN.match
-        pos = self._pos
         while True:
-            token = match(text, pos)
+            token = match(text, self._pos)
             if token is None:
-                raise self._end_error(floor, pos)
+                raise self._end_error(floor)
             kind = token.lastgroup
-            end = token.end()
-            if kind == "space":
-                pos = end
-                continue
+            assert kind is not None
+            pos, end = token.span(kind)
+            self._pos = end
             top = stack[-1] if len(stack) > floor else None
             if top is not None and top.dot == 2 and kind not in ("close", "vclose"):
                 raise SexpError(self._line_at(pos), "more than one datum after a dot")
-            datum: Datum
-            size = 1
-            if kind == "atom":
-                raw = token.group()
-                if raw == ".":
-                    if top is None or top.kind != _LIST or not top.items or top.dot:
-                        raise SexpError(self._line_at(pos), "a dot out of place")
-                    top.dot = 1
-                    pos = end
-                    continue
-                datum = self._atom(raw, pos)
-            elif kind == "string":
-                datum, end = self._string(pos)
-            elif kind == "open" or kind == "vopen":
-                self._push(_LIST if kind == "open" else _VECTOR, pos, token.group())
-                pos = end
-                continue
-            elif kind == "close" or kind == "vclose":
-                datum, size = self._close(stack[-1] if stack else None, token.group(), pos)
+            found = self._token(kind, pos, end, top)
+            if found is not None:
+                done = self._deliver(*found, floor)
+                if done is not None:
+                    return done
+
+    def _token(self, kind: str, pos: int, end: int, top: _Frame | None) -> tuple[Datum, int] | None:
+        """The datum (and its size) a token completes, or None when it opened something."""
+        raw = self._text[pos:end]
+        if kind == "atom":
+            if raw != ".":
+                return self._atom(raw, pos), 1
+            if top is None or top.kind != _LIST or not top.items or top.dot:
+                raise SexpError(self._line_at(pos), "a dot out of place")
+            top.dot = 1
+            return None
+        if kind == "string":
+            text, self._pos = self._string(pos)
+            return text, 1
+        if kind == "open" or kind == "vopen":
+            self._push(_LIST if kind == "open" else _VECTOR, pos, raw)
+            return None
+        if kind == "close" or kind == "vclose":
+            closed = self._close(self._stack[-1] if self._stack else None, raw, pos)
+            self._stack.pop()
+            return closed
+        if kind == "quote":
+            self._push(_PREFIX, pos, raw).symbol = self._intern(_QUOTES[raw])
+            return None
+        if kind == "hash":
+            return self._hash(pos)
+        if kind == "char":
+            raise SexpError(self._line_at(pos), "a character literal (?x) is not data here")
+        raise SexpError(self._line_at(pos), _unexpected(raw))
+
+    def _deliver(self, datum: Datum, size: int, floor: int) -> Datum | None:
+        """Hand a datum to the frame waiting for it (through prefixes and labels); the datum
+        itself when it completes depth `floor`, else None."""
+        stack = self._stack
+        while len(stack) > floor:
+            frame = stack[-1]
+            if frame.kind == _PREFIX:
                 stack.pop()
-            elif kind == "quote":
-                self._push(_PREFIX, pos, token.group()).symbol = self._intern(
-                    _QUOTES[token.group()]
-                )
-                pos = end
-                continue
-            elif kind == "hash":
-                found = self._hash(pos)
-                if found is None:  # (a prefix or container was opened)
-                    pos = self._pos
-                    continue
-                datum, size, end = found
-            elif kind == "char":
-                raise SexpError(self._line_at(pos), "a character literal (?x) is not data here")
+                size += 2
+                datum = SList(frame.line, (frame.symbol, datum), NIL, size)
+            elif frame.kind == _LABEL:
+                stack.pop()
+                self._labels[frame.label] = (datum, size)
             else:
-                raise SexpError(self._line_at(pos), _unexpected(token.group()))
-            pos = end
-            while True:  # deliver the datum to the frame that waits for it
-                if len(stack) == floor:
-                    self._pos = pos
-                    return datum
-                frame = stack[-1]
-                if frame.kind == _PREFIX:
-                    stack.pop()
-                    size += 2
-                    datum = SList(frame.line, (frame.symbol, datum), NIL, size)
-                    continue
-                if frame.kind == _LABEL:
-                    stack.pop()
-                    self._labels[frame.label] = (datum, size)
-                    continue
                 if frame.dot == 1:
                     frame.tail = datum
                     frame.dot = 2
                 else:
                     frame.items.append(datum)
                 frame.size += size
-                break
+                return None
+        return datum
 
     def _push(self, kind: int, pos: int, opener: str) -> _Frame:
         if len(self._stack) >= self._max_nesting:
@@ -371,16 +367,19 @@ class Reader:
             tail = tail.tail
         return SList(top.line, tuple(items), tail, top.size), top.size
 
-    def _end_error(self, floor: int, pos: int) -> SexpError:
+    def _end_error(self, floor: int) -> SexpError:
+        """The text ends inside something: said at its last line (later than anything read),
+        naming the line where the innermost thing left open opened."""
+        end = self._line_at(max(0, len(self._text) - 1))  # (a final newline starts no line)
         open_frames = [f for f in self._stack if f.kind in (_LIST, _VECTOR, _PROPS)]
         if open_frames:
             frame = open_frames[-1]
             what = "vector" if frame.kind == _VECTOR else "list"
-            return SexpError(frame.line, f"the {what} opened here is never closed")
+            return SexpError(end, f"the text ends inside the {what} opened at line {frame.line}")
         if len(self._stack) > floor:
             frame = self._stack[-1]
-            return SexpError(frame.line, f"nothing after {frame.opener}: the text ends")
-        return SexpError(self._line_at(pos), "no data: the text ends")
+            return SexpError(end, f"nothing after the {frame.opener} of line {frame.line}")
+        return SexpError(end, "no data: the text ends")
 
     # -- atoms -------------------------------------------------------------------------------
 
@@ -401,9 +400,9 @@ class Reader:
                 return number
         return self._intern(raw)
 
-    def _hash(self, pos: int) -> tuple[Datum, int, int] | None:
-        """A `#` syntax: a datum it stands for (with its size and end), or None when it opened
-        a prefix or a container."""
+    def _hash(self, pos: int) -> tuple[Datum, int] | None:
+        """A `#` syntax: the datum it stands for (with its size), or None when it opened a
+        prefix or a container."""
         found = _HASH.match(self._text, pos)
         if found is None:
             shown = printable(self._text[pos : pos + 2])
@@ -420,9 +419,9 @@ class Reader:
                 self._labels[label] = _IN_PROGRESS
                 self._push(_LABEL, pos, f"#{label}=").label = label
                 return None
-            return (*self._reference(label, pos), found.end())
+            return self._reference(label, pos)
         if empty is not None:
-            return self._intern(""), 1, found.end()
+            return self._intern(""), 1
         if function is not None:
             self._push(_PREFIX, pos, "#'").symbol = self._intern("function")
             return None
