@@ -82,6 +82,8 @@ def _open(
             return True, None
         if datum.name in _SYMBOL_VALUES:
             return _SYMBOL_VALUES[datum.name], None
+        if datum.name == "...":
+            raise NotJson(line, "... is not JSON: print-length or print-level cut the data")
         raise NotJson(line, f"the symbol {show(datum)} is not JSON")
     if depth > MAX_DEPTH:
         raise NotJson(line, f"nested deeper than {MAX_DEPTH:,} levels of JSON", too_deep=True)
