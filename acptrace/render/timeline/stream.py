@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import heapq
 import io
-import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Protocol
 
 import msgspec
 from rich.align import AlignMethod
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
@@ -42,6 +41,16 @@ from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.facts import Facts
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert, plural, short_id
+from acptrace.render.timeline.fitting import (
+    GLUE,
+    ONE_CELL,
+    cell_width,
+    cropped,
+    ellipsized,
+    unglued,
+    unit_glued,
+    wrapped_lines,
+)
 
 ARROW = {Direction.C2A: "→", Direction.A2C: "←", Direction.UNKNOWN: "?"}
 LEGEND = (
@@ -438,7 +447,7 @@ class _Legend:
         kept = [i.replace(" ", GLUE) if cell_len(i) <= width else i for i in items]
         glued = Text("  ".join(kept), self.style)
         for line in glued.wrap(console, width, overflow="fold"):
-            yield _unglued(line)
+            yield unglued(line)
 
 
 class _Row(msgspec.Struct, gc=False):
@@ -515,7 +524,7 @@ class Rows:
         when given."""
         widths = self.widths
         line_width, time_width, gutter_width = widths.line, widths.time, widths.gutter
-        one_cell = _ONE_CELL.match
+        one_cell = ONE_CELL.match
         for row in self.rows:
             fixed = (
                 f"{row.number.rjust(line_width)} {row.time.plain.rjust(time_width)} "
@@ -529,12 +538,12 @@ class Rows:
                     cut = (
                         event
                         if len(event) <= width_open
-                        else _ellipsized(event, width_open, row.event.whole)
+                        else ellipsized(event, width_open, row.event.whole)
                     )
                     yield (fixed + cut)[:crop]
                     continue
-                line = fixed + _ellipsized(event, width_open, row.event.whole)
-                yield line if crop is None else _cropped(line, crop)
+                line = fixed + ellipsized(event, width_open, row.event.whole)
+                yield line if crop is None else cropped(line, crop)
                 continue
             width = _beside(row.link, width_open)
             for first, event in self._plain_events(row, console, width, width_open):
@@ -547,7 +556,7 @@ class Rows:
                 if first and row.link:
                     link = " " * (width - cell_width(event) + 1) + row.link.plain
                 line = fixed + event + link
-                yield line if crop is None else _cropped(line, crop)
+                yield line if crop is None else cropped(line, crop)
 
     @staticmethod
     def _plain_events(
@@ -558,7 +567,7 @@ class Rows:
             for first, event in Rows._events(row, console, width, rest):
                 yield first, event.plain
         else:
-            yield True, _ellipsized(row.event.plain, width, row.event.whole)
+            yield True, ellipsized(row.event.plain, width, row.event.whole)
 
     @staticmethod
     def _events(row: _Row, console: Console, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
@@ -570,27 +579,15 @@ class Rows:
             hang = _hang(text.plain)
             if hang > width // 2:
                 hang = 0
-            wrapped = _wrapped(unit_glued(text[hang:]), console, width - hang, rest - hang)
+            wrapped = wrapped_lines(unit_glued(text[hang:]), console, width - hang, rest - hang)
             starts = [text[:hang], *[Text(" " * hang)] * (len(wrapped) - 1)]
-            lines = [start + _unglued(line) for start, line in zip(starts, wrapped, strict=True)]
+            lines = [start + unglued(line) for start, line in zip(starts, wrapped, strict=True)]
         else:
             cut = row.event.text()
-            cut.plain = _ellipsized(cut.plain, width, row.event.whole)  # (as `Text.truncate`)
+            cut.plain = ellipsized(cut.plain, width, row.event.whole)  # (as `Text.truncate`)
             lines = [cut]
         for index, event in enumerate(lines):
             yield index == 0, event
-
-
-def _wrapped(text: Text, console: Console, first: int, rest: int) -> list[Text]:
-    """The text wrapped (folding what has no space to break at): its first line `first` cells
-    wide, the others `rest` (wider where the first line shares its width with a link)."""
-    lines = list(text.wrap(console, first, overflow="fold"))
-    if rest <= first or len(lines) < 2 or not text.plain.startswith(lines[0].plain):
-        return lines
-    after = len(lines[0].plain)
-    following = text.plain[after:]  # (the break: a newline, or the spaces wrap dropped)
-    after += 1 if following.startswith("\n") else len(following) - len(following.lstrip(" "))
-    return [lines[0], *text[after:].wrap(console, rest, overflow="fold")]
 
 
 def _hang(plain: str) -> int:
@@ -610,47 +607,6 @@ def _beside(link: Cell, width_open: int) -> int:
     if not link.plain:
         return width_open
     return max(_EVENT_CELLS, width_open - len(link.plain) - 1)
-
-
-_ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│·▲]*\Z")
-"""Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
-
-
-def cell_width(text: str) -> int:
-    """How many cells the text takes, as rich counts them (quickly when each is one cell)."""
-    return len(text) if _ONE_CELL.match(text) else cell_len(text)
-
-
-def _ellipsized(text: str, width: int, whole: int = 0) -> str:
-    """The text cut to `width` cells with `…` at the end, as `Text.truncate` cuts it; a cut
-    within the first `whole` characters (a row's label and session) falls between words."""
-    if _ONE_CELL.match(text):  # (`cell_width`, its text matched once)
-        if len(text) <= width:
-            return text
-        kept = text[: width - 1]
-    elif cell_len(text) <= width:
-        return text
-    else:
-        kept = set_cell_size(text, width - 1)
-    return _between_words(kept, whole) + "…"
-
-
-def _between_words(kept: str, whole: int) -> str:
-    """The start `kept` of a cut text, ending after a space when the cut falls within the
-    text's first `whole` characters: an id (`c09edff1…0751`) is shown whole or not at all,
-    never as `c09edff1…07…` (nor as `c09edff1…0751…`, which reads as cut). A label cut in its
-    first word stays as it is."""
-    at = len(kept)
-    if at > whole or kept.endswith(" "):
-        return kept
-    space = kept.rfind(" ")
-    indent = at - len(kept.lstrip(" "))
-    return kept[: space + 1] if space >= indent else kept
-
-
-def _cropped(line: str, width: int) -> str:
-    """The line cut to `width` cells, as a console prints it."""
-    return line if cell_width(line) <= width else set_cell_size(line, width)
 
 
 @lru_cache(maxsize=4)
@@ -1022,30 +978,6 @@ def _link(entry: Entry, never_answered: Cell | None) -> Cell:
         timed = f" · {mark}{ms_text(duration)}" if duration is not None else ""
         return Cell(f"⇠ {entry.request.line}{timed}", "dim")
     return NONE
-
-
-GLUE = "\ue000"
-"""Stands for the space between a number and its unit, or a latency's label and its value,
-while a line is wrapped (one cell wide, no space to rich, from Unicode's private use area)."""
-_NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:ms|s|/s)\b)|(?<=marker|sponse) (?=~?[\d—])")
-"""`775.0 ms`, and `→marker 1.51 s` / `marker→response 790.0 ms` (a label left at the end
-of one line and its value on the next read as two facts)."""
-
-
-def unit_glued(text: Text) -> Text:
-    """The text with each space between a number and its unit (`775.0 ms`), or a latency's
-    label and its value, as `GLUE`, so that wrapping never parts them."""
-    return Text(
-        _NUMBER_UNIT.sub(GLUE, text.plain),
-        style=text.style,
-        justify=text.justify,
-        end=text.end,
-        spans=list(text.spans),
-    )
-
-
-def _unglued(text: Text) -> Text:
-    return Text(text.plain.replace(GLUE, " "), style=text.style, end=text.end, spans=text.spans)
 
 
 def _row_note(row: ResumeRow, prefix: str, view: View) -> Text:
