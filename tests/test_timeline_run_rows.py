@@ -165,5 +165,5 @@ def test_a_plain_update_is_made_its_row_as_it_is_read_only_when_known_ahead_and_
             stream.add(item)
         kept = {type(entry).__name__ for entry in stream.waiting}
     made_ahead = ahead and not shown.full
-    assert ("_Row" in kept) == made_ahead
+    assert ("Row" in kept) == made_ahead
     assert "Entry" in kept  # (requests, responses, each run's first update)

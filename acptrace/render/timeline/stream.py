@@ -4,19 +4,13 @@ in batches of rows."""
 from __future__ import annotations
 
 import heapq
-import io
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import attrgetter
 from typing import Protocol
 
-import msgspec
-from rich.align import AlignMethod
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.segment import Segment
 from rich.text import Text
 
 from acptrace.correlate.correlator import Step
@@ -43,14 +37,9 @@ from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert, plural, short_id
 from acptrace.render.timeline.fitting import (
     GLUE,
-    ONE_CELL,
-    cell_width,
-    cropped,
-    ellipsized,
     unglued,
-    unit_glued,
-    wrapped_lines,
 )
+from acptrace.render.timeline.rows import NONE, Row, Rows, Widths
 
 ARROW = {Direction.C2A: "→", Direction.A2C: "←", Direction.UNKNOWN: "?"}
 LEGEND = (
@@ -74,8 +63,6 @@ class _Window:
         return float("inf") if response is None else response
 
 
-NONE = Cell()
-"""An empty cell."""
 LOOKAHEAD_ROWS = 1000
 """Entries held back before they are written: a request answered within them shows `⇢ N`, and
 a transcript that ends within them is laid out as if read whole."""
@@ -83,41 +70,6 @@ LOOKAHEAD_CHARS = 4_000_000
 """…unless their payloads (`--full`) pass this many characters."""
 BATCH_ROWS = 200
 """Entries written at a time once the look-ahead is full."""
-
-
-@dataclass(frozen=True, slots=True)
-class Widths:
-    """The widths of the fixed columns: they only grow as the rows stream by."""
-
-    line: int = 0
-    """The line number."""
-    time: int = 0
-    """The relative time."""
-    gutter: int = 0
-    """The replay-window gutter (one cell per lane)."""
-
-    def over(self, rows: Sequence[_Row]) -> Widths:
-        """These widths, widened to fit the rows."""
-        # (len, not cell_len: these cells hold digits, arrows and box lines, one cell each;
-        # each column's texts taken in C, not by a generator over the rows)
-        return Widths(
-            max(map(len, map(_LINE, rows)), default=self.line),
-            max(map(len, map(_TIME, rows)), default=self.time),
-            max(map(len, map(_GUTTER, rows)), default=self.gutter),
-        ).widest(self)
-
-    def widest(self, other: Widths) -> Widths:
-        """The wider of two widths, column by column."""
-        return Widths(
-            max(self.line, other.line),
-            max(self.time, other.time),
-            max(self.gutter, other.gutter),
-        )
-
-
-_LINE, _TIME = attrgetter("number"), attrgetter("time.plain")
-_GUTTER = attrgetter("gutter.plain")
-"""The texts of a row's fixed columns (`Widths.over`)."""
 
 
 class FindingsInOrder(Protocol):
@@ -172,7 +124,7 @@ class TimelineStream:
         findings: FindingsInOrder | None = None,
     ) -> None:
         self.builder, self.view, self.lookahead = builder, builder.view, lookahead
-        self.waiting: deque[Entry | _Row] = deque()
+        self.waiting: deque[Entry | Row] = deque()
         self.waiting_chars = 0
         self.widths = Widths()
         self.written_to = 0
@@ -230,7 +182,7 @@ class TimelineStream:
         yield Group(*self._footer(analysis))
 
     def _batch(self, count: int, *, finished: bool) -> Rows:
-        rows: list[_Row] = []
+        rows: list[Row] = []
         waiting, known, entry_rows = self.waiting, self.known, self._entry
         findings = known.findings if known is not None else None
         approximate, chars = self.approximate, 0
@@ -240,7 +192,7 @@ class TimelineStream:
             if findings is not None and findings.next_line < line:
                 rows.extend(self._loose_before(line))
             last = not waiting or waiting[0].line != line
-            if type(entry) is _Row:  # (a plain update's row, made as it was read)
+            if type(entry) is Row:  # (a plain update's row, made as it was read)
                 gutter, continuation = self.gutters.at(line, _PLAIN_UPDATE)
                 entry.gutter, entry.continuation = gutter, continuation
                 rows.append(entry)
@@ -262,7 +214,7 @@ class TimelineStream:
         self.widths = self.widths.over(rows)
         return Rows(rows, self.widths)
 
-    def _loose_before(self, line: int | None) -> Iterator[_Row]:
+    def _loose_before(self, line: int | None) -> Iterator[Row]:
         """Rows for the findings before this line (all left, for None) on lines without one."""
         known = self.known
         if known is None:
@@ -274,12 +226,12 @@ class TimelineStream:
                 self.findings_written += 1
                 yield self._loose(finding)
 
-    def _entry(self, entry: Entry, rows: list[_Row], last: bool, finished: bool) -> None:
+    def _entry(self, entry: Entry, rows: list[Row], last: bool, finished: bool) -> None:
         """The entry's row, and the rows of what is said under it, appended to `rows`."""
         view = self.view
         gutter, continuation = self.gutters.at(entry.line, entry)
         rows.append(
-            _Row(
+            Row(
                 str(entry.line),
                 _time(self.builder.origin, entry.stamp),
                 _direction(entry),
@@ -302,7 +254,7 @@ class TimelineStream:
         session_id: str | None,
         detail: str,
         marker: bool,
-    ) -> _Row | None:
+    ) -> Row | None:
         """The row of a plain update read straight from its run's line, made as it is read
         (the analysis is known ahead, the view cut; `TimelineBuilder.update_row`): what
         `_entry` makes of its entry but the gutter, set when its batch is written. None (make
@@ -317,7 +269,7 @@ class TimelineStream:
                 self.update_heads.clear()
             label_at = _update_label(marker, label, session_id, self.view)
             head = self.update_heads[key] = _head(label_at, self._depth(session_id))
-        return _Row(
+        return Row(
             str(line),
             _time_at(origin, ts_ns, mono_ns, False),
             _ARROWS[direction or Direction.UNKNOWN],
@@ -340,7 +292,7 @@ class TimelineStream:
         return depth
 
     def _under(
-        self, line: int, entry: Entry | None, last: bool, continuation: Cell, rows: list[_Row]
+        self, line: int, entry: Entry | None, last: bool, continuation: Cell, rows: list[Row]
     ) -> None:
         """The rows of what is said under a row at this line (its entry's notes, and with the
         line's `last` row its findings), appended to `rows` (a plain update's row: no entry,
@@ -357,11 +309,11 @@ class TimelineStream:
                 under.append(_finding(finding))
                 self.findings_written += 1
         for text in under:
-            rows.append(_Row("", NONE, NONE, continuation, continuation, Cell.of(text), NONE, True))
+            rows.append(Row("", NONE, NONE, continuation, continuation, Cell.of(text), NONE, True))
 
-    def _loose(self, finding: Finding) -> _Row:
+    def _loose(self, finding: Finding) -> Row:
         gutter, _ = self.gutters.at(finding.line, None)
-        return _Row(
+        return Row(
             str(finding.line),
             NONE,
             _ISSUE_MARK,
@@ -448,177 +400,6 @@ class _Legend:
         glued = Text("  ".join(kept), self.style)
         for line in glued.wrap(console, width, overflow="fold"):
             yield unglued(line)
-
-
-class _Row(msgspec.Struct, gc=False):
-    """One row: fixed cells, then the event cell (cut to one line, or wrapped), then the link.
-    A plain update's row is made when its line is read (`TimelineStream._update_row`), its
-    gutter set when its batch is written (not frozen for that)."""
-
-    number: str
-    """The line number shown ("" under a line)."""
-    time: Cell
-    direction: Cell
-    gutter: Cell
-    continuation: Cell
-    """The gutter of the lines an event wraps onto."""
-    event: Cell
-    link: Cell
-    wrap: bool
-    line: int = 0
-    """The input line of a row made ahead of its batch (`_update_row`), as an entry's."""
-
-
-class Rows:
-    """Rows laid out in columns at the console's width (a table without a table's cost)."""
-
-    def __init__(self, rows: list[_Row], widths: Widths) -> None:
-        self.rows, self.widths = rows, widths
-
-    def plain_text(self, width: int) -> str:
-        """The rows as rich prints them without colour on a console `width` wide (each line cut
-        to the width, without spaces at its end; no rows: one empty line), with no console:
-        what a file or a pipe gets (a rich print per batch costs more than the rows)."""
-        lines = self._plain(_plain_console(width), self._event_width(width), width)
-        return "\n".join([line.rstrip(" ") for line in lines]) + "\n"
-
-    def _event_width(self, max_width: int) -> int:
-        """The event cell's width in a row without a link (most rows: updates, notes,
-        findings): to the end of the line. A row with a link gives it what the link leaves
-        (`_beside`): links are right-aligned at the end of the line."""
-        widths = self.widths
-        fixed = widths.line + widths.time + 1 + widths.gutter + 4
-        return max(_EVENT_CELLS, max_width - fixed)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        widths = self.widths
-        width_open = self._event_width(options.max_width)
-        if console.no_color or console.color_system is None:
-            joined = "\n".join(self._plain(console, width_open))
-            yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
-            yield Segment.line()
-            return
-        for row in self.rows:
-            width = _beside(row.link, width_open)
-            for first, event in self._events(row, console, width, width_open):
-                text = Text.assemble(
-                    row.number.rjust(widths.line) if first else " " * widths.line,
-                    " ",
-                    _aligned(row.time if first else NONE, widths.time, "right"),
-                    " ",
-                    _aligned(row.direction if first else NONE, 1, "left"),
-                    " ",
-                    _aligned(row.gutter if first else row.continuation, widths.gutter, "left"),
-                    " ",
-                )
-                text.append_text(event)
-                if first and row.link:
-                    text.append(" " * (width - event.cell_len + 1))
-                    text.append_text(row.link.text())
-                yield from text.render(console)
-                yield Segment.line()
-
-    def _plain(self, console: Console, width_open: int, crop: int | None = None) -> Iterator[str]:
-        """The lines as plain text (the same characters as the styled ones), the event
-        `width_open` wide without a link; each line cut to `crop` cells, as a console cuts it,
-        when given."""
-        widths = self.widths
-        line_width, time_width, gutter_width = widths.line, widths.time, widths.gutter
-        one_cell = ONE_CELL.match
-        for row in self.rows:
-            fixed = (
-                f"{row.number.rjust(line_width)} {row.time.plain.rjust(time_width)} "
-                f"{row.direction.plain.ljust(1)} {row.gutter.plain.ljust(gutter_width)} "
-            )
-            if not row.wrap and not row.link.plain:  # (most rows: one line, no link, no
-                # generator; the link's text asked, not its `len`: a Python call a row)
-                event = row.event.plain
-                if crop is not None and one_cell(event):  # (`fixed`: one cell a character,
-                    # as `Widths.over` counts it) a cell a character: its length is its width
-                    cut = (
-                        event
-                        if len(event) <= width_open
-                        else ellipsized(event, width_open, row.event.whole)
-                    )
-                    yield (fixed + cut)[:crop]
-                    continue
-                line = fixed + ellipsized(event, width_open, row.event.whole)
-                yield line if crop is None else cropped(line, crop)
-                continue
-            width = _beside(row.link, width_open)
-            for first, event in self._plain_events(row, console, width, width_open):
-                if not first:
-                    fixed = (
-                        f"{' ' * (line_width + time_width + 4)}"
-                        f"{row.continuation.plain.ljust(gutter_width)} "
-                    )
-                link = ""
-                if first and row.link:
-                    link = " " * (width - cell_width(event) + 1) + row.link.plain
-                line = fixed + event + link
-                yield line if crop is None else cropped(line, crop)
-
-    @staticmethod
-    def _plain_events(
-        row: _Row, console: Console, width: int, rest: int
-    ) -> Iterator[tuple[bool, str]]:
-        """`_events` as plain text (a cut line is cut without a rich Text)."""
-        if row.wrap:
-            for first, event in Rows._events(row, console, width, rest):
-                yield first, event.plain
-        else:
-            yield True, ellipsized(row.event.plain, width, row.event.whole)
-
-    @staticmethod
-    def _events(row: _Row, console: Console, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
-        """The event cell's lines (one, cut, unless the row wraps), each with whether it is
-        the row's first: the first `width` cells wide, the others (under a link, which only
-        the first line has) `rest`."""
-        if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
-            text = row.event.text()
-            hang = _hang(text.plain)
-            if hang > width // 2:
-                hang = 0
-            wrapped = wrapped_lines(unit_glued(text[hang:]), console, width - hang, rest - hang)
-            starts = [text[:hang], *[Text(" " * hang)] * (len(wrapped) - 1)]
-            lines = [start + unglued(line) for start, line in zip(starts, wrapped, strict=True)]
-        else:
-            cut = row.event.text()
-            cut.plain = ellipsized(cut.plain, width, row.event.whole)  # (as `Text.truncate`)
-            lines = [cut]
-        for index, event in enumerate(lines):
-            yield index == 0, event
-
-
-def _hang(plain: str) -> int:
-    """How far a wrapped event's other lines are indented: past its first line's indent and a
-    finding's mark (`▲ `), so that the text's left edge stays straight."""
-    indent = len(plain) - len(plain.lstrip(" "))
-    return indent + 2 if plain.startswith("▲ ", indent) else indent
-
-
-_EVENT_CELLS = 16
-"""The narrowest an event cell gets, however narrow the console (a line is cut at its end)."""
-
-
-def _beside(link: Cell, width_open: int) -> int:
-    """The event cell's width in a row with this link (one cell a character: arrows, digits)
-    after it, one space between them; `width_open` without one."""
-    if not link.plain:
-        return width_open
-    return max(_EVENT_CELLS, width_open - len(link.plain) - 1)
-
-
-@lru_cache(maxsize=4)
-def _plain_console(width: int) -> Console:
-    """A console without colour, `width` wide, for the rows that wrap (rich's wrapping)."""
-    return Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
-
-
-def _aligned(cell: Cell, width: int, align: AlignMethod) -> Text:
-    copy = cell.text()
-    copy.align(align, width)
-    return copy
 
 
 @dataclass(frozen=True, slots=True)
