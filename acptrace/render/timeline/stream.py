@@ -3,9 +3,8 @@ in batches of rows."""
 
 from __future__ import annotations
 
-import heapq
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -30,7 +29,7 @@ from acptrace.model.domain import (
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.read.envelopes import RecorderEvent
 from acptrace.render.cells import Cell, Part, inert_part
-from acptrace.render.ci import id_text, ms_text, same_id
+from acptrace.render.ci import id_text, ms_text
 from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.facts import Facts
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
@@ -39,6 +38,14 @@ from acptrace.render.timeline.fitting import (
     GLUE,
     unglued,
 )
+from acptrace.render.timeline.gutters import (
+    PLAIN_UPDATE,
+    Gutters,
+    Window,
+    is_request_of,
+    windows_in_lanes,
+)
+from acptrace.render.timeline.kinds import NOTIFICATION, REQUEST, RESPONSE
 from acptrace.render.timeline.rows import NONE, Row, Rows, Widths
 
 ARROW = {Direction.C2A: "→", Direction.A2C: "←", Direction.UNKNOWN: "?"}
@@ -47,20 +54,6 @@ LEGEND = (
     "⇢ answered at  ⇠ answers"
 )
 APPROXIMATE_LEGEND = "~ estimated from the Agent's stderr times (Zed dump), not measured"
-
-
-@dataclass(frozen=True, slots=True)
-class _Window:
-    """A replay window drawn in one gutter lane."""
-
-    row: ResumeRow
-    lane: int
-
-    @property
-    def end(self) -> float:
-        """The last line of the window (infinite while it is open at the end)."""
-        response = self.row.response_line
-        return float("inf") if response is None else response
 
 
 LOOKAHEAD_ROWS = 1000
@@ -133,7 +126,7 @@ class TimelineStream:
         self.findings_written = 0
         self.findings = findings
         self.known = _Known.of(ahead, self.view, findings) if ahead is not None else None
-        self.gutters = _Gutters(self.known.windows if self.known is not None else ())
+        self.gutters = Gutters(self.known.windows if self.known is not None else ())
         self.depths: dict[str | None, int] = {}
         """The depth of each session in the tree `known` tells, once worked out."""
         self.approximate = False
@@ -172,7 +165,7 @@ class TimelineStream:
         if self.known is None:
             self.findings = findings
             self.known = _Known.of(analysis, self.view, findings)
-            self.gutters = _Gutters(self.known.windows)
+            self.gutters = Gutters(self.known.windows)
             late = list(self._late(self.known))
         if analysis.source.connection_end is ConnectionEnd.UNKNOWN:  # (the file stopped)
             self.never_answered = _PENDING_AT_END
@@ -193,7 +186,7 @@ class TimelineStream:
                 rows.extend(self._loose_before(line))
             last = not waiting or waiting[0].line != line
             if type(entry) is Row:  # (a plain update's row, made as it was read)
-                gutter, continuation = self.gutters.at(line, _PLAIN_UPDATE)
+                gutter, continuation = self.gutters.at(line, PLAIN_UPDATE)
                 entry.gutter, entry.continuation = gutter, continuation
                 rows.append(entry)
                 if last and findings is not None and findings.next_line == line:
@@ -406,7 +399,7 @@ class _Legend:
 class _Known:
     """What an analysis tells the rows: windows, outcomes, findings, the tree of sessions."""
 
-    windows: list[_Window]
+    windows: list[Window]
     """The replay windows of requests, each in its gutter lane."""
     requested: dict[int, ResumeRow]
     """The row of each replaying request, by its line."""
@@ -429,7 +422,7 @@ class _Known:
             if row.role is Role.CHILD and row.announce_line is not None:
                 children.setdefault(row.announce_line, []).append(row)
         return cls(
-            _lanes([r for r in analysis.resumes if r.role is Role.REQUESTED]),
+            windows_in_lanes([r for r in analysis.resumes if r.role is Role.REQUESTED]),
             {r.request_line: r for r in analysis.resumes if r.role is Role.REQUESTED},
             children,
             _Findings((findings or HeldFindings(analysis)).in_line_order()),
@@ -448,7 +441,7 @@ class _Known:
         if message is None:
             return
         row = self.requested.get(entry.line)
-        if row is not None and _is_request_of(message, row):
+        if row is not None and is_request_of(message, row):
             yield _row_note(row, "", self.view)
         for child in self.children.get(entry.line, ()):
             if message.update_session_id == child.session_id:
@@ -486,110 +479,6 @@ class _Findings:
         return following
 
 
-def _lanes(rows: Sequence[ResumeRow]) -> list[_Window]:
-    """Give each window the lowest gutter lane free when its request was sent."""
-    windows: list[_Window] = []
-    free: list[int] = []
-    busy: list[tuple[float, int]] = []
-    for row in sorted(rows, key=lambda r: r.request_line):
-        while busy and busy[0][0] < row.request_line:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        lane = heapq.heappop(free) if free else len(busy)
-        window = _Window(row, lane)
-        heapq.heappush(busy, (window.end, lane))
-        windows.append(window)
-    return windows
-
-
-class _Gutters:
-    """The gutter of each line, asked for in line order: the windows open there, one per lane."""
-
-    def __init__(self, windows: Sequence[_Window]) -> None:
-        self.waiting = sorted(windows, key=lambda w: w.row.request_line, reverse=True)
-        self.open: list[_Window] = []
-        self.closing = float("inf")
-        """The first line after which an open window is over (none is: infinity)."""
-        self.width = max((w.lane + 1 for w in windows), default=0)
-        self.cells: dict[str, Cell] = {}
-        """Each gutter made so far (a handful: most rows have one of the same few)."""
-        blank = Cell(" " * self.width, "blue")
-        self.blank = (blank, blank)
-        self.through = self.blank
-        """The gutter of a row that is no window's request, marker or response: │ in each
-        lane open (most rows), made again only when the windows open change."""
-        self.markers: frozenset[int] = frozenset()
-        """The marker lines of the windows open."""
-
-    def at(self, line: int, entry: Entry | None) -> tuple[Cell, Cell]:
-        """The gutter of a row at this line, and of the lines under it.
-
-        ┌ at the resume request, ├ at its marker, └ at its response, │ in between.
-        """
-        waiting = self.waiting
-        if (waiting and waiting[-1].row.request_line <= line) or line > self.closing:
-            self._move(line)
-        if not self.open:
-            return self.blank
-        if line not in self.markers and (
-            entry is None or entry.message is None or entry.kind == _NOTIFICATION
-        ):  # (no window's request, marker or response: `_cells` says │ in every lane)
-            return self.through
-        cells, under = [" "] * self.width, [" "] * self.width
-        for window in self.open:
-            cells[window.lane], under[window.lane] = _cells(window.row, line, entry)
-        return self._cell("".join(cells)), self._cell("".join(under))
-
-    def _move(self, line: int) -> None:
-        """Open the windows that start by this line, drop those that ended before it."""
-        waiting = self.waiting
-        while waiting and waiting[-1].row.request_line <= line:
-            self.open.append(waiting.pop())
-            self.closing = min(self.closing, self.open[-1].end)
-        if line > self.closing:  # (windows end: the rest stay open)
-            self.open = [w for w in self.open if w.end >= line]
-            self.closing = min((w.end for w in self.open), default=float("inf"))
-        self.markers = frozenset(w.row.marker_line for w in self.open if w.row.marker_line)
-        through = [" "] * self.width
-        for window in self.open:
-            through[window.lane] = "│"
-        cell = self._cell("".join(through))
-        self.through = (cell, cell)
-
-    def _cell(self, text: str) -> Cell:
-        cell = self.cells.get(text)
-        if cell is None:
-            cell = self.cells[text] = Cell(text, "blue")
-        return cell
-
-
-def _cells(row: ResumeRow, line: int, entry: Entry | None) -> tuple[str, str]:
-    message = entry.message if entry is not None else None
-    if entry is None or (message is None and entry.kind != _NOTIFICATION):  # (event, issue)
-        return "│", "│"
-    if message is not None and _is_request_of(message, row):
-        return "┌", "│"
-    if _is_response_of(entry, row):
-        return "└", " "
-    return ("├" if line == row.marker_line else "│"), "│"
-
-
-def _is_request_of(message: Message, row: ResumeRow) -> bool:
-    return (
-        message.kind is MessageKind.REQUEST
-        and message.line == row.request_line
-        and same_id(message.id, row.request_id)
-    )
-
-
-def _is_response_of(entry: Entry, row: ResumeRow) -> bool:
-    return (
-        entry.kind == _RESPONSE
-        and entry.line == row.response_line
-        and entry.request is not None
-        and _is_request_of(entry.request, row)
-    )
-
-
 def _time(origin: Stamp | None, stamp: Stamp | None) -> Cell:
     if origin is None or stamp is None:
         return NONE
@@ -605,12 +494,6 @@ def _time_at(origin: Stamp, ts_ns: int | None, mono_ns: int | None, approximate:
 
 _ARROWS = {direction: Cell(arrow) for direction, arrow in ARROW.items()}
 _EVENT_MARK, _ISSUE_MARK = Cell("·", "dim"), Cell("!", "bold yellow")
-_REQUEST, _RESPONSE = MessageKind.REQUEST.value, MessageKind.RESPONSE.value
-_NOTIFICATION = MessageKind.NOTIFICATION.value
-"""(An enum's `value` is a property: looked up once, not for every row.)"""
-_PLAIN_UPDATE = Entry(0, _NOTIFICATION, "")
-"""What the gutter asks of a plain update whose row was made without an entry (its kind; it
-has no message, no request)."""
 
 
 def _direction(entry: Entry) -> Cell:
@@ -627,7 +510,7 @@ def _event(entry: Entry, depth: int, view: View) -> Cell:
     label: tuple[Part, ...]
     if message is not None:  # (a message's entry: never an issue or an event)
         label, plain = _message_label(entry, message, view)
-    elif entry.kind == _NOTIFICATION:  # (a plain update read straight from its run's line)
+    elif entry.kind == NOTIFICATION:  # (a plain update read straight from its run's line)
         label, plain = _update_label(entry.marker, entry.label, entry.session_id, view)
     elif entry.kind == "issue" or entry.kind == "event":
         part = inert_part(entry.label, "yellow" if entry.kind == "issue" else "dim")
@@ -745,12 +628,12 @@ def _link(entry: Entry, never_answered: Cell | None) -> Cell:
     """⇢ N on a request (answered at line N; `never_answered` when the input is read to its
     end without an answer, `⇢ later` before, when its answer, if any, comes after the
     look-ahead), ⇠ N · duration on a response."""
-    if entry.kind == _REQUEST and entry.message is not None:
+    if entry.kind == REQUEST and entry.message is not None:
         answer = entry.answered_by
         if answer is not None:
             return Cell(f"⇢ {answer.line}", "dim")
         return never_answered or _LATER
-    if entry.kind == _RESPONSE:
+    if entry.kind == RESPONSE:
         if entry.request is None:
             return Cell("⇠ no request", "red")
         sent = Stamp.of(entry.request)
