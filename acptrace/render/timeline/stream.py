@@ -19,21 +19,26 @@ from acptrace.model.domain import (
     Direction,
     Finding,
     Issue,
-    Message,
-    MessageKind,
     ResumeRow,
     Role,
-    Stamp,
     UpdateRun,
 )
-from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.read.envelopes import RecorderEvent
-from acptrace.render.cells import Cell, Part, inert_part
+from acptrace.render.cells import Cell
 from acptrace.render.ci import id_text, ms_text
 from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.facts import Facts
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
-from acptrace.render.text import inert, plural, short_id
+from acptrace.render.text import inert, plural
+from acptrace.render.timeline.event_cell import (
+    LABELS_KEPT,
+    Label,
+    event_cell,
+    indented,
+    session_text,
+    update_label,
+    with_detail,
+)
 from acptrace.render.timeline.fitting import (
     GLUE,
     unglued,
@@ -45,10 +50,18 @@ from acptrace.render.timeline.gutters import (
     is_request_of,
     windows_in_lanes,
 )
-from acptrace.render.timeline.kinds import NOTIFICATION, REQUEST, RESPONSE
+from acptrace.render.timeline.row_cells import (
+    ARROWS,
+    ISSUE_MARK,
+    PENDING_AT_END,
+    UNANSWERED,
+    direction_cell,
+    link_cell,
+    time_cell,
+    time_cell_at,
+)
 from acptrace.render.timeline.rows import NONE, Row, Rows, Widths
 
-ARROW = {Direction.C2A: "→", Direction.A2C: "←", Direction.UNKNOWN: "?"}
 LEGEND = (
     "→ to agent  ← to client  ┌ ├ └ replay window: resume, marker, response  "
     "⇢ answered at  ⇠ answers"
@@ -131,11 +144,11 @@ class TimelineStream:
         """The depth of each session in the tree `known` tells, once worked out."""
         self.approximate = False
         """A row written showed a time estimated from a Zed dump's stderr times."""
-        self.never_answered = _UNANSWERED
+        self.never_answered = UNANSWERED
         """The link of a request never answered (`finish` says which, by how the input ends)."""
         self.update_heads: dict[tuple[bool, str, str | None], Label] = {}
         """The start of a plain update's event cell (indent and label) by marker, label and
-        session (`_update_row`; emptied when it holds `_LABELS_KEPT`)."""
+        session (`_update_row`; emptied when it holds `LABELS_KEPT`)."""
         if self.known is not None and not self.view.full:
             builder.update_row = self._update_row  # (its row made as its line is read)
 
@@ -168,7 +181,7 @@ class TimelineStream:
             self.gutters = Gutters(self.known.windows)
             late = list(self._late(self.known))
         if analysis.source.connection_end is ConnectionEnd.UNKNOWN:  # (the file stopped)
-            self.never_answered = _PENDING_AT_END
+            self.never_answered = PENDING_AT_END
         yield self._batch(len(self.waiting), finished=True)
         if late:
             yield Group(Text("Found after the lines above were written:", "dim"), *late)
@@ -226,12 +239,12 @@ class TimelineStream:
         rows.append(
             Row(
                 str(entry.line),
-                _time(self.builder.origin, entry.stamp),
-                _direction(entry),
+                time_cell(self.builder.origin, entry.stamp),
+                direction_cell(entry),
                 gutter,
                 continuation,
-                _event(entry, self._depth(entry.session_id), view),
-                _link(entry, self.never_answered if finished else None),
+                event_cell(entry, self._depth(entry.session_id), view),
+                link_cell(entry, self.never_answered if finished else None),
                 wrap=view.full,
             )
         )
@@ -258,17 +271,17 @@ class TimelineStream:
         key = (marker, label, session_id)
         head = self.update_heads.get(key)
         if head is None:  # (its label at its session's depth, made once)
-            if len(self.update_heads) >= _LABELS_KEPT:
+            if len(self.update_heads) >= LABELS_KEPT:
                 self.update_heads.clear()
-            label_at = _update_label(marker, label, session_id, self.view)
-            head = self.update_heads[key] = _head(label_at, self._depth(session_id))
+            label_at = update_label(marker, label, session_id, self.view)
+            head = self.update_heads[key] = indented(label_at, self._depth(session_id))
         return Row(
             str(line),
-            _time_at(origin, ts_ns, mono_ns, False),
-            _ARROWS[direction or Direction.UNKNOWN],
+            time_cell_at(origin, ts_ns, mono_ns, False),
+            ARROWS[direction or Direction.UNKNOWN],
             NONE,
             NONE,
-            _event_cell(head, detail),
+            with_detail(head, detail),
             NONE,
             False,
             line,
@@ -309,7 +322,7 @@ class TimelineStream:
         return Row(
             str(finding.line),
             NONE,
-            _ISSUE_MARK,
+            ISSUE_MARK,
             gutter,
             gutter,
             Cell.of(_finding(finding)),
@@ -479,176 +492,11 @@ class _Findings:
         return following
 
 
-def _time(origin: Stamp | None, stamp: Stamp | None) -> Cell:
-    if origin is None or stamp is None:
-        return NONE
-    return _time_at(origin, stamp.ts_ns, stamp.mono_ns, stamp.approximate)
-
-
-def _time_at(origin: Stamp, ts_ns: int | None, mono_ns: int | None, approximate: bool) -> Cell:
-    """The time since `origin` of a stamp with these times (`_time`, without the stamp)."""
-    ms = origin.ms_to(ts_ns, mono_ns)
-    mark = "~" if origin.approximate or approximate else ""
-    return Cell("" if ms is None else f"{mark}+{ms / 1000:.3f}s", "dim")
-
-
-_ARROWS = {direction: Cell(arrow) for direction, arrow in ARROW.items()}
-_EVENT_MARK, _ISSUE_MARK = Cell("·", "dim"), Cell("!", "bold yellow")
-
-
-def _direction(entry: Entry) -> Cell:
-    if entry.kind == "event":
-        return _EVENT_MARK
-    if entry.kind == "issue":
-        return _ISSUE_MARK
-    return _ARROWS[entry.direction or Direction.UNKNOWN]
-
-
-def _event(entry: Entry, depth: int, view: View) -> Cell:
-    """The row's main cell: label, ids, session and payload."""
-    message = entry.message
-    label: tuple[Part, ...]
-    if message is not None:  # (a message's entry: never an issue or an event)
-        label, plain = _message_label(entry, message, view)
-    elif entry.kind == NOTIFICATION:  # (a plain update read straight from its run's line)
-        label, plain = _update_label(entry.marker, entry.label, entry.session_id, view)
-    elif entry.kind == "issue" or entry.kind == "event":
-        part = inert_part(entry.label, "yellow" if entry.kind == "issue" else "dim")
-        label, plain = (part,), part[0]
-    else:
-        label, plain = (), ""
-    return _event_cell(_head((label, plain), depth), entry.detail)
-
-
-def _head(label: Label, depth: int) -> Label:
-    """The start of an event cell: the indent of its session's depth, then its label."""
-    indent = _INDENTS[depth]
-    parts, plain = label
-    return (indent, *parts), indent[0] + plain
-
-
-def _event_cell(head: Label, detail: str) -> Cell:
-    """The event cell of a row: its start (`_head`: indent and label), then its detail (the
-    parts joined here, as `Cell.joined` joins them)."""
-    parts, plain = head
-    if detail:
-        shown = inert_part(detail, "dim")
-        return Cell(f"{plain} {shown[0]}", parts=(*parts, _SPACE, shown), whole=len(plain))
-    return Cell(plain, parts=parts, whole=len(plain))
-
-
-class _Indents(dict[int, Part]):
-    """The indent part of a row at each depth of the tree of sessions, made once."""
-
-    def __missing__(self, depth: int) -> Part:
-        part = self[depth] = ("  " * depth, "")
-        return part
-
-
-_INDENTS = _Indents()
-_SPACE: Part = (" ", "")
-
-
-Label = tuple[tuple[Part, ...], str]
-"""A message's label: its parts, and their text joined."""
-_UPDATE_LABELS: dict[tuple[bool, str, str, bool], Label] = {}
-"""The label of an update that announces nothing, by marker, label, session and view (most
-rows of a transcript: a few sessions, a few tags); emptied when it holds `_LABELS_KEPT`."""
-_LABELS_KEPT = 1024
-
-
-def _message_label(entry: Entry, message: Message, view: View) -> Label:
-    session_id = message.session_id
-    if (
-        message.kind is MessageKind.NOTIFICATION
-        and session_id is not None
-        and message.update_tag != ANNOUNCE_TAG
-    ):
-        return _update_label(entry.marker, entry.label, entry.session_id, view)
-    return _joined(_labelled(entry, message, view))
-
-
-def _update_label(marker: bool, tag: str, session_id: str | None, view: View) -> Label:
-    """The label of an update of a session that announces nothing (its entry's session is its
-    own), made once per marker, label (its tag, cut), session and view."""
-    assert session_id is not None
-    key = (marker, tag, session_id, view.full)
-    label = _UPDATE_LABELS.get(key)
-    if label is None:
-        if len(_UPDATE_LABELS) >= _LABELS_KEPT:
-            _UPDATE_LABELS.clear()
-        label = _UPDATE_LABELS[key] = _joined(_update_parts(marker, tag, session_id, view))
-    return label
-
-
-def _update_parts(marker: bool, tag: str, session_id: str | None, view: View) -> list[Part]:
-    """An update's label, then its session (when it has one)."""
-    parts = [inert_part(("◆ " if marker else "") + tag, "cyan")]
-    if session_id is not None:
-        parts.append((" ", ""))
-        parts.append(inert_part(_session(session_id, view), "magenta"))
-    return parts
-
-
-def _joined(parts: list[Part]) -> Label:
-    return tuple(parts), "".join([part for part, _ in parts])
-
-
-def _labelled(entry: Entry, message: Message, view: View) -> list[Part]:
-    match message.kind:
-        case MessageKind.RESPONSE:
-            status = (
-                (f"error {message.error_code}", "red") if message.is_error else ("result", "green")
-            )
-            return [("↩ ", ""), status, inert_part(f" #{id_text(message.id)}", "bold")]
-        case MessageKind.REQUEST:
-            parts = [inert_part(f"{entry.label} #{id_text(message.id)}", "bold")]
-            if message.session_id is not None:
-                parts.append((" ", ""))
-                parts.append(inert_part(_session(message.session_id, view), "magenta"))
-        case MessageKind.NOTIFICATION:
-            parts = _update_parts(entry.marker, entry.label, message.session_id, view)
-    if message.update_tag == ANNOUNCE_TAG and message.update_session_id is not None:
-        parts.append((" announces ", ""))
-        parts.append(inert_part(_session(message.update_session_id, view), "magenta"))
-    return parts
-
-
-def _session(session_id: str, view: View) -> str:
-    return session_id if view.full else short_id(session_id)
-
-
-_UNANSWERED, _PENDING_AT_END = Cell("⇢ unanswered", "dim"), Cell("⇢ pending at end", "dim")
-"""A request never answered before the recorded (or assumed) end of the connection, and one
-still waiting where the file stops (not judged unanswered: rules.md's JR-UNANSWERED)."""
-_LATER = Cell("⇢ later", "dim")
-
-
-def _link(entry: Entry, never_answered: Cell | None) -> Cell:
-    """⇢ N on a request (answered at line N; `never_answered` when the input is read to its
-    end without an answer, `⇢ later` before, when its answer, if any, comes after the
-    look-ahead), ⇠ N · duration on a response."""
-    if entry.kind == REQUEST and entry.message is not None:
-        answer = entry.answered_by
-        if answer is not None:
-            return Cell(f"⇢ {answer.line}", "dim")
-        return never_answered or _LATER
-    if entry.kind == RESPONSE:
-        if entry.request is None:
-            return Cell("⇠ no request", "red")
-        sent = Stamp.of(entry.request)
-        duration = sent.ms_until(entry.stamp)
-        mark = "~" if sent.approximate or (entry.stamp and entry.stamp.approximate) else ""
-        timed = f" · {mark}{ms_text(duration)}" if duration is not None else ""
-        return Cell(f"⇠ {entry.request.line}{timed}", "dim")
-    return NONE
-
-
 def _row_note(row: ResumeRow, prefix: str, view: View) -> Text:
     text = Text("  ")
     if prefix:
         text.append(prefix)
-        text.append_text(inert(_session(row.session_id, view), "magenta"))
+        text.append_text(inert(session_text(row.session_id, view), "magenta"))
         text.append(": ")
     text.append(row.outcome.value, OUTCOME_STYLE[row.outcome])
     mark = "~" if row.approximate else ""
