@@ -4,9 +4,7 @@ in batches of rows."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Iterator
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -19,26 +17,24 @@ from acptrace.model.domain import (
     Direction,
     Finding,
     Issue,
-    ResumeRow,
     Role,
     UpdateRun,
 )
 from acptrace.read.envelopes import RecorderEvent
 from acptrace.render.cells import Cell
-from acptrace.render.ci import id_text, ms_text
+from acptrace.render.ci import id_text
 from acptrace.render.entries import Entry, TimelineBuilder, View, session_depth
 from acptrace.render.facts import Facts
-from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import inert, plural
 from acptrace.render.timeline.event_cell import (
     LABELS_KEPT,
     Label,
     event_cell,
     indented,
-    session_text,
     update_label,
     with_detail,
 )
+from acptrace.render.timeline.findings import FindingsInOrder, finding_note
 from acptrace.render.timeline.fitting import (
     GLUE,
     unglued,
@@ -46,10 +42,8 @@ from acptrace.render.timeline.fitting import (
 from acptrace.render.timeline.gutters import (
     PLAIN_UPDATE,
     Gutters,
-    Window,
-    is_request_of,
-    windows_in_lanes,
 )
+from acptrace.render.timeline.known import Known, outcome_note
 from acptrace.render.timeline.row_cells import (
     ARROWS,
     ISSUE_MARK,
@@ -76,33 +70,6 @@ LOOKAHEAD_CHARS = 4_000_000
 """…unless their payloads (`--full`) pass this many characters."""
 BATCH_ROWS = 200
 """Entries written at a time once the look-ahead is full."""
-
-
-class FindingsInOrder(Protocol):
-    """An analysis's findings, read in line order (from disk, say: `ParkedFindings`)."""
-
-    @property
-    def count(self) -> int:
-        """How many there are."""
-
-    def in_line_order(self) -> Iterator[Finding]:
-        """Each in line order, as `Analysis.findings` holds them."""
-
-
-class HeldFindings:
-    """The findings an analysis holds, as `FindingsInOrder`."""
-
-    def __init__(self, analysis: Analysis) -> None:
-        self.findings = analysis.findings
-
-    @property
-    def count(self) -> int:
-        """How many there are."""
-        return len(self.findings)
-
-    def in_line_order(self) -> Iterator[Finding]:
-        """Each in line order."""
-        return iter(self.findings)
 
 
 class TimelineStream:
@@ -138,7 +105,7 @@ class TimelineStream:
         self.rows_written = 0
         self.findings_written = 0
         self.findings = findings
-        self.known = _Known.of(ahead, self.view, findings) if ahead is not None else None
+        self.known = Known.of(ahead, self.view, findings) if ahead is not None else None
         self.gutters = Gutters(self.known.windows if self.known is not None else ())
         self.depths: dict[str | None, int] = {}
         """The depth of each session in the tree `known` tells, once worked out."""
@@ -177,7 +144,7 @@ class TimelineStream:
         late: list[Text] = []
         if self.known is None:
             self.findings = findings
-            self.known = _Known.of(analysis, self.view, findings)
+            self.known = Known.of(analysis, self.view, findings)
             self.gutters = Gutters(self.known.windows)
             late = list(self._late(self.known))
         if analysis.source.connection_end is ConnectionEnd.UNKNOWN:  # (the file stopped)
@@ -312,7 +279,7 @@ class TimelineStream:
         under = [*known.notes(entry)] if entry is not None and noted else []
         if last:
             while (finding := known.findings.next_at(line)) is not None:
-                under.append(_finding(finding))
+                under.append(finding_note(finding))
                 self.findings_written += 1
         for text in under:
             rows.append(Row("", NONE, NONE, continuation, continuation, Cell.of(text), NONE, True))
@@ -325,12 +292,12 @@ class TimelineStream:
             ISSUE_MARK,
             gutter,
             gutter,
-            Cell.of(_finding(finding)),
+            Cell.of(finding_note(finding)),
             NONE,
             True,
         )
 
-    def _late(self, known: _Known) -> Iterator[Text]:
+    def _late(self, known: Known) -> Iterator[Text]:
         """What the analysis tells about lines already written, in line order: the outcomes of
         replay windows and children, and the findings (in a session or request view, those
         about a session in view)."""
@@ -341,11 +308,11 @@ class TimelineStream:
             if line is not None and line <= written and self._in_view(line, row.session_id):
                 requested = row.role is Role.REQUESTED
                 prefix = f"{inert(row.method).plain} " if requested else "child "  # (escaped)
-                late.append((line, Text.assemble(f"{line}", _row_note(row, prefix, view))))
+                late.append((line, Text.assemble(f"{line}", outcome_note(row, prefix, view))))
         while (finding := known.findings.next_before(written + 1)) is not None:
             if self._in_view(finding.line, finding.session_id):
                 self.findings_written += 1
-                late.append((finding.line, Text.assemble(f"{finding.line}", _finding(finding))))
+                late.append((finding.line, Text.assemble(f"{finding.line}", finding_note(finding))))
         for _, text in sorted(late, key=lambda pair: pair[0]):
             yield text
 
@@ -406,114 +373,3 @@ class _Legend:
         glued = Text("  ".join(kept), self.style)
         for line in glued.wrap(console, width, overflow="fold"):
             yield unglued(line)
-
-
-@dataclass(frozen=True, slots=True)
-class _Known:
-    """What an analysis tells the rows: windows, outcomes, findings, the tree of sessions."""
-
-    windows: list[Window]
-    """The replay windows of requests, each in its gutter lane."""
-    requested: dict[int, ResumeRow]
-    """The row of each replaying request, by its line."""
-    children: dict[int, list[ResumeRow]]
-    """The rows of child sessions, by the line that announced them."""
-    findings: _Findings
-    """Every finding, in line order, taken as the rows pass their lines."""
-    parents: dict[str, str | None]
-    """Each session's parent."""
-    rows: tuple[ResumeRow, ...]
-    """Every resume row, in line order."""
-    view: View
-    """What the timeline shows (whole or cut identifiers)."""
-
-    @classmethod
-    def of(cls, analysis: Analysis, view: View, findings: FindingsInOrder | None) -> _Known:
-        """What this analysis tells (its findings from `findings` when given)."""
-        children: dict[int, list[ResumeRow]] = {}
-        for row in analysis.resumes:
-            if row.role is Role.CHILD and row.announce_line is not None:
-                children.setdefault(row.announce_line, []).append(row)
-        return cls(
-            windows_in_lanes([r for r in analysis.resumes if r.role is Role.REQUESTED]),
-            {r.request_line: r for r in analysis.resumes if r.role is Role.REQUESTED},
-            children,
-            _Findings((findings or HeldFindings(analysis)).in_line_order()),
-            {s.session_id: s.parent_session_id for s in analysis.sessions},
-            analysis.resumes,
-            view,
-        )
-
-    def has_notes(self, line: int) -> bool:
-        """Whether `notes` may have something to say under this line (most have not)."""
-        return line in self.requested or line in self.children
-
-    def notes(self, entry: Entry) -> Iterator[Text]:
-        """Under a replaying request: its outcome; under an announcement: the child's."""
-        message = entry.message
-        if message is None:
-            return
-        row = self.requested.get(entry.line)
-        if row is not None and is_request_of(message, row):
-            yield _row_note(row, "", self.view)
-        for child in self.children.get(entry.line, ()):
-            if message.update_session_id == child.session_id:
-                yield _row_note(child, "child ", self.view)
-
-
-class _Findings:
-    """Findings in line order, taken one at a time (only the next one is held)."""
-
-    def __init__(self, findings: Iterable[Finding]) -> None:
-        self._findings = iter(findings)
-        self._next: Finding | None = None
-        self.next_line: float = float("inf")
-        """The line of the next finding (infinity: none is left), read for every row."""
-        self._take()
-
-    def _take(self) -> None:
-        following = self._next = next(self._findings, None)
-        self.next_line = float("inf") if following is None else following.line
-
-    def next_before(self, line: int | None) -> Finding | None:
-        """The next finding, taken, when it is on a line before `line` (any, for None)."""
-        following = self._next
-        if following is None or (line is not None and following.line >= line):
-            return None
-        self._take()
-        return following
-
-    def next_at(self, line: int) -> Finding | None:
-        """The next finding, taken, when it is on this line."""
-        following = self._next
-        if following is None or following.line != line:
-            return None
-        self._take()
-        return following
-
-
-def _row_note(row: ResumeRow, prefix: str, view: View) -> Text:
-    text = Text("  ")
-    if prefix:
-        text.append(prefix)
-        text.append_text(inert(session_text(row.session_id, view), "magenta"))
-        text.append(": ")
-    text.append(row.outcome.value, OUTCOME_STYLE[row.outcome])
-    mark = "~" if row.approximate else ""
-    if row.marker_count:
-        latencies = (
-            f" · →marker {mark}{ms_text(row.request_to_marker_ms)}"
-            f" · marker→response {mark}{ms_text(row.marker_to_response_ms)}"
-        )
-    else:  # (no marker to time: a v1 load, a resume without replayFrom, a replay cut short)
-        latencies = f" · →response {mark}{ms_text(row.request_to_response_ms)}"
-    text.append(f" · {row.replayed_updates} replayed, {row.held_updates} held{latencies}", "dim")
-    return text
-
-
-def _finding(finding: Finding) -> Text:
-    text = Text("  ▲ ", SEVERITY_STYLE[finding.severity])
-    text.append(f"{finding.severity.value} {finding.rule}", SEVERITY_STYLE[finding.severity])
-    text.append(": ")
-    text.append_text(inert(finding.message))
-    return text
