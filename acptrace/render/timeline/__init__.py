@@ -6,7 +6,8 @@ line they concern, and requests and responses point at each other (⇢ answered 
 with the duration). Transcript text goes through `inert`: never markup, never control codes.
 """
 
+from acptrace.render.timeline.frame import timeline_heading
 from acptrace.render.timeline.rows import Rows
-from acptrace.render.timeline.stream import BATCH_ROWS, TimelineStream, timeline_heading
+from acptrace.render.timeline.stream import BATCH_ROWS, TimelineStream
 
 __all__ = ["BATCH_ROWS", "Rows", "TimelineStream", "timeline_heading"]

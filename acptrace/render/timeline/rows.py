@@ -33,7 +33,7 @@ NONE = Cell()
 
 class Row(msgspec.Struct, gc=False):
     """One row: fixed cells, then the event cell (cut to one line, or wrapped), then the link.
-    A plain update's row is made when its line is read (`TimelineStream._update_row`), its
+    A plain update's row is made when its line is read (`EntryRows.update_row`), its
     gutter set when its batch is written (not frozen for that)."""
 
     number: str
@@ -47,7 +47,7 @@ class Row(msgspec.Struct, gc=False):
     link: Cell
     wrap: bool
     line: int = 0
-    """The input line of a row made ahead of its batch (`_update_row`), as an entry's."""
+    """The input line of a row made ahead of its batch (`EntryRows.update_row`), as an entry's."""
 
 
 @dataclass(frozen=True, slots=True)
