@@ -9,10 +9,9 @@ from collections.abc import Iterator
 
 from rich.text import Text
 
-from acptrace.model.domain import Direction, Finding, ResumeRow, Role
+from acptrace.model.domain import Direction, Finding, ResumeRow
 from acptrace.render.cells import Cell
 from acptrace.render.entries import Entry, TimelineBuilder, session_depth
-from acptrace.render.text import inert
 from acptrace.render.timeline.event_cell import (
     LABELS_KEPT,
     Label,
@@ -23,7 +22,7 @@ from acptrace.render.timeline.event_cell import (
 )
 from acptrace.render.timeline.findings import finding_note
 from acptrace.render.timeline.gutters import PLAIN_UPDATE, Gutters
-from acptrace.render.timeline.known import Known, outcome_note
+from acptrace.render.timeline.known import Known
 from acptrace.render.timeline.row_cells import (
     ARROWS,
     ISSUE_MARK,
@@ -195,32 +194,12 @@ class EntryRows:
         )
 
     def late(self) -> list[Text]:
-        """What the analysis tells about lines already written, in line order: the outcomes of
-        replay windows and children, and the findings (in a session or request view, those
-        about a session in view)."""
-        known = self.known
-        if known is None:
+        """What the analysis tells about lines already written, in line order (`Known.late`)."""
+        if self.known is None:
             return []
-        written, view = self.written_to, self.view
-        late: list[tuple[int, Text]] = []
-        for row in known.rows:
-            line = row.request_line if row.role is Role.REQUESTED else row.announce_line
-            if line is not None and line <= written and self._in_view(line, row.session_id):
-                requested = row.role is Role.REQUESTED
-                prefix = f"{inert(row.method).plain} " if requested else "child "  # (escaped)
-                late.append((line, Text.assemble(f"{line}", outcome_note(row, prefix, view))))
-        while (finding := known.findings.next_before(written + 1)) is not None:
-            if self._in_view(finding.line, finding.session_id):
-                self.findings_written += 1
-                late.append((finding.line, Text.assemble(f"{finding.line}", finding_note(finding))))
-        return [text for _, text in sorted(late, key=lambda pair: pair[0])]
-
-    def _in_view(self, line: int, session_id: str | None) -> bool:
-        """Whether the view showed this line (of this session)."""
-        view = self.view
-        if view.focused and (view.session is None or session_id not in self.builder.focus):
-            return False  # (a request view: which lines it showed is not kept)
-        return view.in_lines(line)
+        told, findings = self.known.late(self.written_to, self.builder.focus)
+        self.findings_written += findings
+        return told
 
     def open_at_end(self) -> Iterator[ResumeRow]:
         """The replay windows still open at the end whose request was written."""

@@ -1,6 +1,7 @@
 """What an analysis tells the timeline's rows: the replay windows in their lanes, the notes
-under replaying requests and announcements (outcome, counts, latencies), the findings, and
-the tree of sessions."""
+under replaying requests and announcements (outcome, counts, latencies), the findings, the tree
+of sessions; and, for an analysis known only at the end, what it tells about lines already
+written."""
 
 from __future__ import annotations
 
@@ -15,7 +16,12 @@ from acptrace.render.entries import Entry, View
 from acptrace.render.summary import OUTCOME_STYLE
 from acptrace.render.text import inert
 from acptrace.render.timeline.event_cell import session_text
-from acptrace.render.timeline.findings import FindingQueue, FindingsInOrder, HeldFindings
+from acptrace.render.timeline.findings import (
+    FindingQueue,
+    FindingsInOrder,
+    HeldFindings,
+    finding_note,
+)
 from acptrace.render.timeline.gutters import Window, is_request_of, windows_in_lanes
 
 
@@ -70,6 +76,31 @@ class Known:
         for child in self.children.get(entry.line, ()):
             if message.update_session_id == child.session_id:
                 yield outcome_note(child, "child ", self.view)
+
+    def late(self, written_to: int, focus: set[str]) -> tuple[list[Text], int]:
+        """What this tells about lines up to `written_to`, already written, in line order: the
+        outcomes of replay windows and children, and the findings (in a session or request
+        view, those about a session in `focus`); and how many of them are findings."""
+        told: list[tuple[int, Text]] = []
+        for row in self.rows:
+            line = row.request_line if row.role is Role.REQUESTED else row.announce_line
+            if line is not None and line <= written_to and self._shown(line, row.session_id, focus):
+                requested = row.role is Role.REQUESTED
+                prefix = f"{inert(row.method).plain} " if requested else "child "  # (escaped)
+                told.append((line, Text.assemble(f"{line}", outcome_note(row, prefix, self.view))))
+        findings = 0
+        while (finding := self.findings.next_before(written_to + 1)) is not None:
+            if self._shown(finding.line, finding.session_id, focus):
+                findings += 1
+                told.append((finding.line, Text.assemble(f"{finding.line}", finding_note(finding))))
+        return [text for _, text in sorted(told, key=lambda pair: pair[0])], findings
+
+    def _shown(self, line: int, session_id: str | None, focus: set[str]) -> bool:
+        """Whether the view showed this line (of this session; `focus`: the sessions in view)."""
+        view = self.view
+        if view.focused and (view.session is None or session_id not in focus):
+            return False  # (a request view: which lines it showed is not kept)
+        return view.in_lines(line)
 
 
 def outcome_note(row: ResumeRow, prefix: str, view: View) -> Text:
