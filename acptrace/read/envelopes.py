@@ -73,8 +73,10 @@ Record = Envelope | RecorderEvent | Issue
 class Part(msgspec.Struct, frozen=True):
     """One connection of a file that holds several: its records, in order."""
 
-    name: str
-    """The connection's name within its file (`source.connection`)."""
+    name: str | None
+    """The connection's name within its file (`source.connection`); None where the file does
+    not say (an acp-inspector-trace none of whose frames could be read: its header and issues
+    are analysed as one connection, as a file of one is)."""
     format: str
     """The file's format."""
     lines: int
