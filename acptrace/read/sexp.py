@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 import msgspec
@@ -40,9 +39,9 @@ EXPANSION_PER_CHAR = 4
 """What references may stand for beyond the floor, per character of text."""
 
 
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """A Lisp symbol; a keyword is a symbol whose name starts with `:`."""
+class Symbol(msgspec.Struct, frozen=True, gc=False):
+    """A Lisp symbol; a keyword is a symbol whose name starts with `:` (a Struct: made in C,
+    where a dataclass compiles its methods at import)."""
 
     name: str
     """The name, escapes removed (`a\\ b` is `a b`)."""

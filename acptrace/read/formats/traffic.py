@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -20,7 +20,9 @@ from acptrace.model.domain import Issue, IssueKind
 from acptrace.read.envelopes import Envelope, Record
 from acptrace.read.formats.base import Parsed, ReadSettings
 from acptrace.read.source import RawLine
-from acptrace.read.traffic import TrafficEntry, read_traffic
+
+if TYPE_CHECKING:
+    from acptrace.read.traffic import TrafficEntry
 
 _BLANK = b" \t\r\n\f\v"
 
@@ -60,6 +62,8 @@ class Traffic(msgspec.Struct, frozen=True):
         decode: Callable[[Iterable[Parsed]], Iterator[Record]],  # noqa: ARG002 (OwnsBytes)
     ) -> Iterator[Record]:
         """Each entry as the envelope of its message, or the issue that says why it is not."""
+        from acptrace.read.traffic import read_traffic  # (a Lisp reader: only for .traffic)
+
         issues: list[Issue] = []  # (the reader's own: CRLF, lines too long)
         entries = read_traffic(_text(lines, issues))
         for entry in heapq.merge(issues, entries, key=_line):
