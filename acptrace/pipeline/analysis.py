@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, cast
 
@@ -203,7 +203,8 @@ class Walk:
         stats = ReadStats()
         if part is None:
             reads = _records(cast(BinaryIO, self._stream), self.options, self.execution, stats,
-                             None if self.each_message else self.options.tag_policy())  # fmt: skip
+                             None if self.each_message else self.options.tag_policy(),
+                             run.correlator.turns.watch)  # fmt: skip
         else:
             reads, stats.format, stats.lines = iter(part.records), part.format, part.lines
         for item in decoded(reads):
@@ -249,6 +250,9 @@ class Walk:
             ),
             issues=tuple(sorted(run.issues, key=lambda i: i.line)),
             sessions=tuple(correlator.sessions.infos()),
+            turns=tuple(correlator.turns.turn_rows),
+            tool_calls=tuple(correlator.turns.tool_call_rows),
+            permissions=tuple(correlator.turns.permission_rows),
         )
 
 
@@ -258,9 +262,11 @@ def _records(
     execution: Execution,
     stats: ReadStats,
     runs_for: TagPolicy | None,
+    watch: Callable[[str], int],
 ) -> Iterator[Read]:
     """The input's records: decoded by several processes when the execution asks for it and
-    the input is a big plain file (`acptrace.pipeline.pieces`), else in this one."""
+    the input is a big plain file (`acptrace.pipeline.pieces`), else in this one (asking
+    `watch` what the analysis needs of each run of updates: `FastDecoder`)."""
     if _may_split(stream, execution):
         from acptrace.pipeline.pieces import split_records  # (most inputs never are split)
 
@@ -272,7 +278,7 @@ def _records(
     settings = ReadSettings(
         link=options.link, fast=execution.fast, runs_for=runs_for, payloads=execution.payloads
     )
-    return read_records(lines, stats, forced, settings)
+    return read_records(lines, stats, forced, settings, watch)
 
 
 def _may_split(stream: BinaryIO, execution: Execution) -> bool:
