@@ -23,7 +23,7 @@ from acptrace.report.document import document
 from acptrace.report.html import render_html
 from acptrace.report.markdown_page import escape, render_markdown
 from acptrace.report.numbers import stat_text
-from acptrace.report.summaries import Group, Report
+from acptrace.report.summaries import REPLAY_METRICS, Group, Report
 from acptrace.report.terminal import CUT_TITLE, terminal_report
 from tests.shared import REAL_WORLD
 from tests.test_report import complete, transcript
@@ -226,7 +226,7 @@ def test_a_group_that_owes_no_marker_leads_with_request_to_response(mixed: Path)
     latencies = lines_after(text, "Latency and throughput")  # (old-acp: one line, no dashes)
     assert "request → response" in row_of(latencies, "old-acp")
     assert sum("marker → response" in line for line in latencies) == 1  # (new-acp's)
-    assert len(latencies) == 4 + len(Metric) + 1
+    assert len(latencies) == 4 + len(REPLAY_METRICS) + 1
     markdown = render_markdown(report).decode()
     assert "| latency | p50 | p90 | p99 |" in markdown
     assert "| request→resp |" in markdown

@@ -28,15 +28,14 @@ from acptrace.report.markdown_page import render_markdown
 from acptrace.report.numbers import FEW_LEGEND, FEW_MARK, ms_text, stat_text
 from acptrace.report.own_files import split_own_files, written_by_report
 from acptrace.report.summaries import FEW_REPLAYS, Metric, Report
-from acptrace.report.terminal import (
+from acptrace.report.terminal import COMPLETE_NOTE, terminal_report
+from acptrace.report.terminal_parts import (
     BAR_BINS,
     BAR_WIDTH,
-    COMPLETE_NOTE,
     PATH_CHARS,
     bar,
     edge_texts,
     short_place,
-    terminal_report,
 )
 from tests.golden import ROOT
 from tests.test_report import (

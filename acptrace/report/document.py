@@ -24,6 +24,7 @@ from acptrace.report.summaries import (
     RuleCount,
     few_samples,
 )
+from acptrace.report.turn_summaries import PermissionRef, ToolCallRef, TurnFigures, TurnRef
 
 
 def document(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:
@@ -71,6 +72,63 @@ def group_document(group: Group) -> dict[str, Any]:
         "incomplete": [_resume(ref) for ref in group.cut],  # (the cut replays: `CUT`)
         "incomplete_total": group.cut_total,
         "idle_timers": [verdict_fields(verdict) for verdict in group.idle_timers],
+        **turns_document(group.turns),
+    }
+
+
+def turns_document(turns: TurnFigures) -> dict[str, Any]:
+    """A group's turns, tool calls and permission requests beyond their `metrics`."""
+    return {
+        "turns": turns.turns,
+        "tool_calls": turns.tool_calls,
+        "permission_requests": turns.permission_requests,
+        "left_out": {
+            metric.value: {reason.value: n for reason, n in reasons.items()}
+            for metric, reasons in turns.left_out.items()
+        },
+        "tool_call_kinds": {kind: _distribution(d) for kind, d in turns.kinds.items()},
+        "slowest_first_output": [_turn(ref) for ref in turns.slowest_first_output],
+        "longest_turns": [_turn(ref) for ref in turns.longest_turns],
+        "slowest_tool_calls": [_tool_call(ref) for ref in turns.slowest_tool_calls],
+        "longest_permission_waits": [_permission(ref) for ref in turns.longest_permission_waits],
+    }
+
+
+def _turn(ref: TurnRef) -> dict[str, Any]:
+    return {
+        "path": ref.path,
+        "line": ref.line,
+        "session_id": ref.session_id,
+        "end": ref.end.value,
+        "stop_reason": ref.stop_reason,
+        "first_output_ms": ref.first_output_ms,
+        "duration_ms": ref.duration_ms,
+        "tool_calls": ref.tool_calls,
+    }
+
+
+def _tool_call(ref: ToolCallRef) -> dict[str, Any]:
+    return {
+        "path": ref.path,
+        "line": ref.line,
+        "session_id": ref.session_id,
+        "tool_call_id": ref.tool_call_id,
+        "kind": ref.kind,
+        "title": ref.title,
+        "last_status": ref.last_status,
+        "duration_ms": ref.duration_ms,
+    }
+
+
+def _permission(ref: PermissionRef) -> dict[str, Any]:
+    return {
+        "path": ref.path,
+        "line": ref.line,
+        "session_id": ref.session_id,
+        "tool_call_id": ref.tool_call_id,
+        "outcome": ref.outcome,
+        "option_kind": ref.option_kind,
+        "wait_ms": ref.wait_ms,
     }
 
 

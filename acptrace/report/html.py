@@ -39,7 +39,15 @@ from acptrace.report.numbers import (
     verdict_text,
 )
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
-from acptrace.report.summaries import CUT, FEW_REPLAYS, Group, Metric, Report, ResumeRef
+from acptrace.report.summaries import (
+    CUT,
+    FEW_REPLAYS,
+    REPLAY_METRICS,
+    Group,
+    Metric,
+    Report,
+    ResumeRef,
+)
 
 BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
@@ -143,7 +151,7 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
     charted = report.groups[:CHARTED_GROUPS] if charts.available() else ()
     edges = {  # (bins shared by the groups of one headline latency, so that they compare)
         metric: shared_edges([g for g in charted if g.headline is metric], metric, BINS)
-        for metric in Metric
+        for metric in REPLAY_METRICS
     }
     for index, group in enumerate(report.groups):
         bins = edges[group.headline] if index < len(charted) else None
@@ -209,7 +217,7 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
 
 
 def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
-    for metric in Metric:  # (one chart per headline latency the groups have)
+    for metric in REPLAY_METRICS:  # (one chart per headline latency the groups have)
         alike = [(g, n) for g, n in zip(report.groups, names, strict=True) if g.headline is metric]
         if not alike:
             continue
@@ -269,9 +277,9 @@ def _group(
         for metric in measured(group)
     ]
     yield _table(head, rows)
-    if any(shows_few(group.metrics[metric]) for metric in Metric):
+    if any(shows_few(group.metrics[metric]) for metric in REPLAY_METRICS):
         yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
-    if len(measured(group)) < len(Metric):
+    if len(measured(group)) < len(REPLAY_METRICS):
         yield f'<p class="muted">{_e(UNMEASURED_NOTE)}</p>'
     yield from _idle_timers(group)
     yield from _outcomes(group)

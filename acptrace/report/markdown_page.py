@@ -34,7 +34,7 @@ from acptrace.report.numbers import (
     verdict_text,
 )
 from acptrace.report.stats import STATS, Distribution
-from acptrace.report.summaries import CUT, Group, Metric, Report
+from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Metric, Report
 
 TEXT_CHARS = 120
 """Longer untrusted text is shortened (`…`)."""
@@ -177,10 +177,10 @@ def _details(group: Group) -> Iterator[str]:
     for metric in measured(group):
         cells = [_stat(metric, group.metrics[metric], stat) for stat in STATS]
         yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
-    if any(shows_few(group.metrics[metric]) for metric in Metric):
+    if any(shows_few(group.metrics[metric]) for metric in REPLAY_METRICS):
         yield ""
         yield _FEW_LEGEND
-    if len(measured(group)) < len(Metric):
+    if len(measured(group)) < len(REPLAY_METRICS):
         yield ""
         yield UNMEASURED_NOTE
     if any(verdict.replays for verdict in group.idle_timers):

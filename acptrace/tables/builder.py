@@ -323,6 +323,9 @@ CONNECTIONS = Table(
         _c("issues", pl.Int64, "Input issues (rows of `issues`)."),
         _c("findings", pl.Int64, "Findings (rows of `findings`)."),
         _c("resumes", pl.Int64, "Outcome rows (rows of `resumes`)."),
+        _c("turns", pl.Int64, "Turns (rows of `turns`)."),
+        _c("tool_calls", pl.Int64, "Tool calls (rows of `tool_calls`)."),
+        _c("permissions", pl.Int64, "Permission requests (rows of `permissions`)."),
     ),
 )
 
@@ -477,6 +480,9 @@ def connection_row(origin: Origin, analysis: Analysis) -> dict[str, Any]:
         "issues": len(analysis.issues),
         "findings": len(analysis.findings),
         "resumes": len(analysis.resumes),
+        "turns": len(analysis.turns),
+        "tool_calls": len(analysis.tool_calls),
+        "permissions": len(analysis.permissions),
     }
 
 
