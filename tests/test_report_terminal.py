@@ -323,6 +323,15 @@ def duplicate_marker() -> bytes:
     return t.text()
 
 
+def assert_fits_whole(text: str, width: int) -> None:
+    """Every line fits the width, and no number is wrapped, cut or without its unit."""
+    for line in text.splitlines():
+        assert Text(line).cell_len <= width, line
+        assert not UNIT_ALONE.search(line), line
+        assert not DECIMAL_WITHOUT_UNIT.search(line), line
+        assert not CUT_NUMBER.search(line), line
+
+
 def left_out(lines: list[str]) -> list[str]:
     """The headings the note under a table names as left out (none: all shown)."""
     text = " ".join(" ".join(lines).split())
@@ -336,12 +345,8 @@ def test_terminal_tables_never_wrap_or_cut_a_number(
 ) -> None:
     report, comparison = crowded
     text = terminal_text(report, width, comparison)
+    assert_fits_whole(text, width)
     lines = text.splitlines()
-    assert all(Text(line).cell_len <= width for line in lines)
-    for line in lines:
-        assert not UNIT_ALONE.search(line), line
-        assert not DECIMAL_WITHOUT_UNIT.search(line), line
-        assert not CUT_NUMBER.search(line), line
     for title in (
         "Resumes by group",
         "Latency and throughput",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from acptrace.model.domain import Outcome
 from acptrace.render.text import printable
 from acptrace.report.stats import ecdf
-from acptrace.report.summaries import Group, Metric
+from acptrace.report.summaries import REPLAY_METRICS, Group, Metric
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -66,6 +66,11 @@ OUTCOME_COLOURS = {
 def available() -> bool:
     """Whether matplotlib is installed (it is a dependency; a broken install may lack it)."""
     return importlib.util.find_spec("matplotlib") is not None
+
+
+def counted(metric: Metric) -> str:
+    """What a chart of the metric counts: resumes, or turns, tool calls, permission requests."""
+    return "resumes" if metric in REPLAY_METRICS else f"{metric.row}s"
 
 
 def group_colour(index: int) -> str:
@@ -119,7 +124,7 @@ def ecdf_chart(
         _log_x(axes, min(positive), max(positive))
         axes.set_ylim(0, 1.02)
         axes.set_xlabel(f"{metric.label} (log scale)")
-        axes.set_ylabel("share of resumes at or below")
+        axes.set_ylabel(f"share of {counted(metric)} at or below")
         axes.legend(loc="lower right", fontsize=8, frameon=False)
         return _svg(figure)
 
@@ -149,7 +154,7 @@ def histogram_figure(group: Group, metric: Metric, edges: Sequence[float], colou
     _log_x(axes, low, high)
     axes.set_xlim(low, high)
     axes.set_xlabel(f"{metric.label} (log scale)")
-    axes.set_ylabel("resumes")
+    axes.set_ylabel(counted(metric))
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 0.5 of a resume
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     return figure

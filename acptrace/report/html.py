@@ -18,10 +18,9 @@ from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import shared_edges, shared_folder
 from acptrace.report.html_parts import (
     Cell,
-    Name,
-    breakable,
     escape,
     figure_html,
+    group_cell,
     num,
     table_html,
 )
@@ -53,6 +52,9 @@ from acptrace.report.summaries import (
     Report,
     ResumeRef,
 )
+from acptrace.report.turn_html import METHOD as TURN_METHOD
+from acptrace.report.turn_html import Edges, group_turns, turn_edges, turn_overview
+from acptrace.report.turn_numbers import turn_groups
 
 BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
@@ -141,12 +143,15 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
         links.append('<a href="#comparison">Comparison</a>')
     if len(names) <= LINKED_GROUPS:
         links += [f'<a href="#group-{i}">{escape(name)}</a>' for i, name in enumerate(names)]
+    if turn_groups(report.groups):
+        links.append('<a href="#turns">Turns</a>')
     if report.errors:
         links.append('<a href="#errors">Skipped files</a>')
     yield f"<nav>{' '.join(links)}</nav></header>"
     if comparison is not None:
         yield _verdict(comparison)
     yield from _overview(report, names)
+    yield from turn_overview(report.groups, names)
     if comparison is not None:
         yield from _comparison(comparison)
     charted = report.groups[:CHARTED_GROUPS] if charts.available() else ()
@@ -154,9 +159,11 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
         metric: shared_edges([g for g in charted if g.headline is metric], metric, BINS)
         for metric in REPLAY_METRICS
     }
+    turn_bins = turn_edges(charted)
     for index, group in enumerate(report.groups):
         bins = edges[group.headline] if index < len(charted) else None
-        yield from _group(index, group, names[index], bins, len(names) > LINKED_GROUPS)
+        turns = turn_bins if index < len(charted) else None
+        yield from _group(index, group, names[index], (bins, turns), len(names) > LINKED_GROUPS)
     yield from _errors(report)
     yield _method()
 
@@ -173,10 +180,9 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
     for index, group in enumerate(report.groups):
         counts = group.replay_outcomes
         headline = group.metrics[group.headline]
-        swatch = f'<span class="swatch" style="background:{charts.group_colour(index)}"></span>'
         rows.append(
             [
-                Name(f'{swatch}<a href="#group-{index}">{breakable(names[index])}</a>'),
+                group_cell(index, names[index]),
                 num(group.connections),
                 num(group.resumes),
                 num(complete_text(group)),
@@ -253,17 +259,22 @@ def _group(
     index: int,
     group: Group,
     name: str,
-    edges: tuple[float, ...] | None,
+    bins: tuple[tuple[float, ...] | None, Edges | None],
     back: bool,
 ) -> Iterator[str]:
+    """A group's section; `bins`: the histogram bins of its headline and of its turn
+    latencies (None: no histogram)."""
     headline = group.headline
+    edges, turn_bins = bins
     up = '<a class="up" href="#overview">↑ overview</a>' if back else ""
     yield f'<section class="group" id="group-{index}"><h2>{escape(name)}{up}</h2>'
     yield (
         f'<p class="muted">{count_text(group.connections, "connection")} · '
         f"{count_text(group.resumes, 'resume')} ({group.replaying} replaying) · "
         f"{count_text(sum(c.count for c in group.findings), 'finding')} · "
-        f"{count_text(group.issues, 'input issue')}</p>"
+        f"{count_text(group.issues, 'input issue')}"
+        + (f" · {count_text(group.turns.turns, 'turn')}" if group.turns.turns else "")
+        + "</p>"
     )
     if edges is not None and group.samples[headline]:
         svg = charts.histogram_chart(group, headline, edges, charts.group_colour(index))
@@ -296,6 +307,7 @@ def _group(
     yield from _resumes(
         "Cut replays (truncated, complete_failed, unknown)", group.cut, group.cut_total, "none"
     )
+    yield from group_turns(index, group, name, turn_bins)
     yield "</section>"
 
 
@@ -473,7 +485,8 @@ def _method() -> str:
         "Marker shares are of the replays that owe a marker (v2 resumes with "
         "<code>replayFrom</code>, neither refused nor ambiguous); a <code>session/load</code> "
         "owes none and is counted apart. "
-        f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}.</p></footer>"
+        f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}. "
+        f"{escape(TURN_METHOD)}</p></footer>"
     )
 
 

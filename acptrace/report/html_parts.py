@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acptrace.render.text import printable
+from acptrace.report.charts import group_colour
 
 
 def escape(value: Any) -> str:
@@ -40,6 +41,13 @@ class Name:
 
 Cell = str | Num | Name
 """A table cell: HTML already escaped by the caller, a number as plain text, or a row's name."""
+
+
+def group_cell(index: int, name: str) -> Name:
+    """The cell naming a group in an overview table: its colour in the charts, and a link to
+    its section."""
+    swatch = f'<span class="swatch" style="background:{group_colour(index)}"></span>'
+    return Name(f'{swatch}<a href="#group-{index}">{breakable(name)}</a>')
 
 
 def num(value: Any) -> Num:

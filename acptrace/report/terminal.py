@@ -1,5 +1,5 @@
 """The report on a terminal: tables that fit the width without cutting a number, a small bar
-chart of the headline latency per group, the comparison.
+chart of the headline latency per group, the turn sections (`turn_terminal`), the comparison.
 
 Every table is a `FittedTable`: group names and paths are shown whole when there is room, else
 shortened (names in the middle, paths by their leading folders, all still told apart); when the
@@ -21,7 +21,6 @@ from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import cut_names, printable
 from acptrace.report.baseline import Comparison
-from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
     SHORT_LABELS,
     UNMEASURED_NOTE,
@@ -41,21 +40,19 @@ from acptrace.report.numbers import (
 from acptrace.report.stats import STATS
 from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Report, ResumeRef
 from acptrace.report.terminal_parts import (
-    BAR_BINS,
-    BAR_GROUPS,
     NAME_CHARS,
     PATH_CHARS,
     RIGHT,
-    LatencyBars,
+    bar_charts,
     fitted,
     group_column,
     group_name,
     place,
     place_column,
-    positive,
     short_places,
     with_legend,
 )
+from acptrace.report.turn_terminal import turn_sections
 
 SLOWEST_SHOWN = 3
 """Slowest replays listed per group."""
@@ -85,7 +82,7 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield with_legend(overview, _few_in_overview(report.groups))
     if any(g.loads for g in report.groups):
         yield _loads(report.groups)
-    yield from latency_bars(report.groups)
+    yield from bar_charts(report.groups, REPLAY_METRICS, lambda group: group.headline)
     latencies = with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
     if any(len(measured(g)) < len(REPLAY_METRICS) for g in report.groups):
         latencies = Lines(latencies, Text(UNMEASURED_NOTE, style="dim"))
@@ -98,6 +95,7 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         yield _slowest(report.groups)
     if any(g.cut for g in report.groups):
         yield _cut(report.groups)
+    yield from turn_sections(report.groups)
     if comparison is not None:
         yield Lines(_comparison(comparison), _verdict(comparison))
 
@@ -196,18 +194,6 @@ def _loads(groups: Sequence[Group]) -> FittedTable:
 
 def _count(count: int, style: str) -> Text:
     return Text(str(count), style=style if count else "dim")
-
-
-def latency_bars(groups: Sequence[Group]) -> Iterator[LatencyBars]:
-    """The bar charts of the groups with most samples of their headline latency, in group
-    order: one chart per headline latency, its bins shared by the groups it shows."""
-    sampled = [g for g in groups if positive(g, g.headline)]
-    chosen = sorted(sampled, key=lambda g: -len(positive(g, g.headline)))[:BAR_GROUPS]
-    for metric in REPLAY_METRICS:
-        alike = [g for g in groups if g in chosen and g.headline is metric]
-        edges = shared_edges(alike, metric, BAR_BINS)
-        if edges is not None:
-            yield LatencyBars(alike, metric, edges)
 
 
 def _latencies(groups: Sequence[Group]) -> FittedTable:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -18,6 +18,7 @@ from rich.text import Text
 
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.text import cut_names, printable
+from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import FEW_LEGEND, count_text
 from acptrace.report.stats import histogram
 from acptrace.report.summaries import Group, Metric
@@ -174,6 +175,21 @@ def bar(count: int, top: int, width: int) -> str:
     eighths = max(1, round(count * width * 8 / top))
     full, rest = divmod(eighths, 8)
     return "█" * full + (EIGHTHS[rest] if rest else "")
+
+
+def bar_charts(
+    groups: Sequence[Group], metrics: Sequence[Metric], charted: Callable[[Group], Metric]
+) -> Iterator[LatencyBars]:
+    """The bar charts of the `BAR_GROUPS` groups with most samples of the metric each is
+    charted by, in group order: one chart per metric of `metrics`, its bins shared by the
+    groups it shows."""
+    sampled = [g for g in groups if positive(g, charted(g))]
+    chosen = sorted(sampled, key=lambda g: -len(positive(g, charted(g))))[:BAR_GROUPS]
+    for metric in metrics:
+        alike = [g for g in groups if g in chosen and charted(g) is metric]
+        edges = shared_edges(alike, metric, BAR_BINS)
+        if edges is not None:
+            yield LatencyBars(alike, metric, edges)
 
 
 def positive(group: Group, metric: Metric) -> list[float]:
