@@ -1,18 +1,24 @@
 """The turn sections of every report view (#36): first output, turn duration, tool-call
 duration and permission wait per group, what each did not count and why, and the slowest of
 each, in the terminal (at 60, 80 and 120 columns), report.md and report.html; none for groups
-without turns; and the same over the real recordings."""
+without turns; the same over the real recordings, and a gate on `first_output.p90` that fails on
+a slowed copy of one and passes on the original."""
 
 from __future__ import annotations
 
 import html
 import io
 import re
+from datetime import datetime
+from pathlib import Path
 
+import orjson
 import pytest
 from rich.console import Console
 from rich.text import Text
+from typer.testing import CliRunner
 
+from acptrace.cli import app
 from acptrace.report import build_report
 from acptrace.report.html import render_html
 from acptrace.report.markdown_page import render_markdown
@@ -194,3 +200,44 @@ def test_every_view_of_the_real_recordings_shows_their_turns(folder: str) -> Non
     assert page.count("<h3>Turns, tool calls and permission requests</h3>") == len(
         [g for g in report.groups if g.turns.any]
     )
+
+
+def slowed(data: bytes, factor: float) -> bytes:
+    """The recording with every interval `factor` times as long (its monotonic and its wall
+    clock times both stretched from its first line)."""
+    records = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    mono0 = records[0]["mono_ns"]
+    wall0 = datetime.fromisoformat(records[0]["ts"])
+    for record in records:
+        record["mono_ns"] = mono0 + round((record["mono_ns"] - mono0) * factor)
+        wall = wall0 + (datetime.fromisoformat(record["ts"]) - wall0) * factor
+        record["ts"] = wall.isoformat().replace("+00:00", "Z")
+    return b"".join(orjson.dumps(record) + b"\n" for record in records)
+
+
+@pytest.mark.shared
+def test_a_first_output_gate_fails_on_a_slowed_recording_and_passes_on_the_original(
+    tmp_path: Path,
+) -> None:
+    recording = REAL_WORLD / "agents-2026-12b" / "claude-agent-acp-0.101.0_v2_live.jsonl"
+    original, slow = tmp_path / "original", tmp_path / "slow"
+    original.mkdir()
+    slow.mkdir()
+    (original / recording.name).write_bytes(recording.read_bytes())
+    (slow / recording.name).write_bytes(slowed(recording.read_bytes(), 1.5))
+    baseline = tmp_path / "baseline.json"
+    runner = CliRunner()
+    made = runner.invoke(app, ["report", str(original), "-q", "-o", str(baseline)])
+    assert made.exit_code == 0, made.output
+    gate = ["--baseline", str(baseline), "--max-regression", "first_output.p90=20%"]
+    same = runner.invoke(
+        app, ["report", str(original), "-q", "-o", str(tmp_path / "a.json"), *gate]
+    )
+    assert same.exit_code == 0, same.output
+    worse = runner.invoke(app, ["report", str(slow), "-q", "-o", str(tmp_path / "b.json"), *gate])
+    assert worse.exit_code == 1, worse.output
+    deltas = orjson.loads((tmp_path / "b.json").read_bytes())["comparison"]["deltas"]
+    (delta,) = [d for d in deltas if d["measure"] == "first_output_ms.p90"]
+    assert delta["regressed"]
+    assert [d["measure"] for d in deltas if d["regressed"]] == ["first_output_ms.p90"]
+    assert delta["change_pct"] == pytest.approx(50.0, abs=0.1)
