@@ -93,7 +93,8 @@ _CONNECTION = _c(
     "connection",
     pl.String,
     "In a file that holds several connections, the one (an acp-tck test's nodeid, an "
-    "acp-inspector-trace connection); null for a file of one connection.",
+    "acp-inspector-trace connection, the number `1`, `2`, … of each recording of a joined file, "
+    "the first's too); null for a file of one connection.",
 )
 
 Origin = dict[str, str | None]
@@ -342,6 +343,8 @@ TABLES: tuple[Table, ...] = (
     CONNECTIONS,
 )
 """Every table, in the order they are documented and exported."""
+STREAMED = (MESSAGES, REQUESTS)
+"""The tables a walk yields in batches as it goes (the others once it has ended)."""
 
 
 # -- rows ------------------------------------------------------------------------------------------
@@ -519,7 +522,10 @@ class _Buffer:
 def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Table, pl.DataFrame]]:
     """Iterate a walk, yielding each table's rows as frames (the streamed ones in batches).
 
-    Only the current batch is in memory; `walk.analysis` is ready once this is exhausted.
+    Only the current batch is in memory; `walk.analysis` is ready once this is exhausted. The
+    first recording of a joined file is named only once walked (`Walk.connection`): batches of
+    its messages and requests yielded before then have no connection, and the caller names
+    them (`named`) when the walk's connection differs from what it was before the walk.
     """
     origin: Origin = {"file": walk.name, "connection": walk.connection}
     messages, requests = _Buffer(MESSAGES, batch_rows), _Buffer(REQUESTS, batch_rows)
@@ -537,8 +543,9 @@ def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Tabl
     for request in walk.unanswered:
         if (frame := requests.add(request_row(origin, request, None))) is not None:
             yield REQUESTS, frame
-    yield MESSAGES, messages.take()
-    yield REQUESTS, requests.take()
+    yield MESSAGES, named(messages.take(), walk.connection)
+    yield REQUESTS, named(requests.take(), walk.connection)
+    origin = {"file": walk.name, "connection": walk.connection}  # (named now, see `named`)
     analysis = walk.analysis
     yield SESSIONS, SESSIONS.frame(session_row(origin, s) for s in analysis.sessions)
     yield RESUMES, RESUMES.frame(resume_row(origin, r) for r in analysis.resumes)
@@ -550,6 +557,13 @@ def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Tabl
     yield CONNECTIONS, CONNECTIONS.frame([connection_row(origin, analysis)])
 
 
+def named(frame: pl.DataFrame, connection: str | None) -> pl.DataFrame:
+    """The frame's rows as rows of this connection (unchanged for a file of one)."""
+    if connection is None:
+        return frame
+    return frame.with_columns(pl.lit(connection, pl.String).alias("connection"))
+
+
 def frames(
     sources: Sequence[str | os.PathLike[str] | BinaryIO], options: Options | None = None
 ) -> dict[str, pl.DataFrame]:
@@ -558,8 +572,10 @@ def frames(
     for source in sources:
         with open_walks(source, options) as walks:
             for walk in walks:
-                for table, frame in walk_frames(walk):
-                    parts[table.name].append(frame)
+                before, walked = walk.connection, list(walk_frames(walk))
+                for table, frame in walked:
+                    renamed = walk.connection != before and table in STREAMED
+                    parts[table.name].append(named(frame, walk.connection) if renamed else frame)
     return {name: pl.concat(found, how="vertical") for name, found in parts.items()}
 
 
