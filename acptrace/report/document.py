@@ -7,6 +7,8 @@ report.json section of docs/report.md documents every field.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
+from enum import Enum
 from typing import Any
 
 import orjson
@@ -87,49 +89,18 @@ def turns_document(turns: TurnFigures) -> dict[str, Any]:
             for metric, reasons in turns.left_out.items()
         },
         "tool_call_kinds": {kind: _distribution(d) for kind, d in turns.kinds.items()},
-        "slowest_first_output": [_turn(ref) for ref in turns.slowest_first_output],
-        "longest_turns": [_turn(ref) for ref in turns.longest_turns],
-        "slowest_tool_calls": [_tool_call(ref) for ref in turns.slowest_tool_calls],
-        "longest_permission_waits": [_permission(ref) for ref in turns.longest_permission_waits],
+        "slowest_first_output": [_listed(ref) for ref in turns.slowest_first_output],
+        "longest_turns": [_listed(ref) for ref in turns.longest_turns],
+        "slowest_tool_calls": [_listed(ref) for ref in turns.slowest_tool_calls],
+        "longest_permission_waits": [_listed(ref) for ref in turns.longest_permission_waits],
     }
 
 
-def _turn(ref: TurnRef) -> dict[str, Any]:
-    return {
-        "path": ref.path,
-        "line": ref.line,
-        "session_id": ref.session_id,
-        "end": ref.end.value,
-        "stop_reason": ref.stop_reason,
-        "first_output_ms": ref.first_output_ms,
-        "duration_ms": ref.duration_ms,
-        "tool_calls": ref.tool_calls,
-    }
-
-
-def _tool_call(ref: ToolCallRef) -> dict[str, Any]:
-    return {
-        "path": ref.path,
-        "line": ref.line,
-        "session_id": ref.session_id,
-        "tool_call_id": ref.tool_call_id,
-        "kind": ref.kind,
-        "title": ref.title,
-        "last_status": ref.last_status,
-        "duration_ms": ref.duration_ms,
-    }
-
-
-def _permission(ref: PermissionRef) -> dict[str, Any]:
-    return {
-        "path": ref.path,
-        "line": ref.line,
-        "session_id": ref.session_id,
-        "tool_call_id": ref.tool_call_id,
-        "outcome": ref.outcome,
-        "option_kind": ref.option_kind,
-        "wait_ms": ref.wait_ms,
-    }
+def _listed(ref: TurnRef | ToolCallRef | PermissionRef) -> dict[str, Any]:
+    """A listed turn, tool call or permission request: its fields, as named and in order
+    (`end` as its value)."""
+    values = {field.name: getattr(ref, field.name) for field in fields(ref)}
+    return {name: v.value if isinstance(v, Enum) else v for name, v in values.items()}
 
 
 def _distribution(distribution: Distribution) -> dict[str, float | int | bool | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Generic, TypeVar
 
 from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
@@ -37,12 +38,8 @@ Judged = float | LeftOut
 def first_output(row: TurnRow) -> Judged:
     """Prompt -> first output of a turn, or why it has none (a finished turn with a duration and
     no first output showed no words; one without a duration has no times)."""
-    if row.during_replay:
-        return LeftOut.DURING_REPLAY
-    if row.approximate:
-        return LeftOut.APPROXIMATE
-    if row.first_output_ms is not None:
-        return row.first_output_ms
+    if (judged := _counted(row, row.first_output_ms)) is not None:
+        return judged
     if not row.end.finished:
         return LeftOut.UNFINISHED
     return LeftOut.NO_OUTPUT if row.duration_ms is not None else LeftOut.UNTIMED
@@ -50,31 +47,39 @@ def first_output(row: TurnRow) -> Judged:
 
 def turn_duration(row: TurnRow) -> Judged:
     """Prompt -> end of a turn, or why it has none."""
+    if (judged := _counted(row, row.duration_ms)) is not None:
+        return judged
+    return LeftOut.UNTIMED if row.end.finished else LeftOut.UNFINISHED
+
+
+def _counted(row: TurnRow, value: float | None) -> Judged | None:
+    """Why a turn is left out whatever its value (history, estimated times), else its value;
+    None when it has none."""
     if row.during_replay:
         return LeftOut.DURING_REPLAY
     if row.approximate:
         return LeftOut.APPROXIMATE
-    if row.duration_ms is not None:
-        return row.duration_ms
-    return LeftOut.UNTIMED if row.end.finished else LeftOut.UNFINISHED
+    return value
 
 
 def tool_call_duration(row: ToolCallRow) -> Judged:
     """First update -> final status of a tool call, or why it has none."""
-    if row.approximate:
-        return LeftOut.APPROXIMATE
-    if row.duration_ms is not None:
-        return row.duration_ms
-    return LeftOut.UNFINISHED if row.end_line is None else LeftOut.UNTIMED
+    return _until_line(row.approximate, row.duration_ms, row.end_line)
 
 
 def permission_wait(row: PermissionRow) -> Judged:
     """Request -> answer of a permission request, or why it has none."""
-    if row.approximate:
+    return _until_line(row.approximate, row.wait_ms, row.response_line)
+
+
+def _until_line(approximate: bool, value: float | None, end_line: int | None) -> Judged:
+    """A latency up to a line of the recording, or why it has none: no such line (unfinished),
+    or the line without times."""
+    if approximate:
         return LeftOut.APPROXIMATE
-    if row.wait_ms is not None:
-        return row.wait_ms
-    return LeftOut.UNFINISHED if row.response_line is None else LeftOut.UNTIMED
+    if value is not None:
+        return value
+    return LeftOut.UNFINISHED if end_line is None else LeftOut.UNTIMED
 
 
 _Placed = tuple[When, str, _Row]
@@ -130,10 +135,10 @@ def add_up_turns(
         permission_requests=len(asked),
         left_out={metric: m.left_out for metric, m in measured.items()},
         kinds=_kinds([row for _, _, row in calls], tools),
-        slowest_first_output=tuple(_turn(where, row) for where, row in output.slowest),
-        longest_turns=tuple(_turn(where, row) for where, row in duration.slowest),
-        slowest_tool_calls=tuple(_tool_call(where, row) for where, row in tools.slowest),
-        longest_permission_waits=tuple(_permission(where, row) for where, row in waits.slowest),
+        slowest_first_output=tuple(_listed(TurnRef, *placed) for placed in output.slowest),
+        longest_turns=tuple(_listed(TurnRef, *placed) for placed in duration.slowest),
+        slowest_tool_calls=tuple(_listed(ToolCallRef, *placed) for placed in tools.slowest),
+        longest_permission_waits=tuple(_listed(PermissionRef, *placed) for placed in waits.slowest),
     )
     return {metric: m.values for metric, m in measured.items()}, figures
 
@@ -152,39 +157,14 @@ def _line(row: TurnRow | ToolCallRow | PermissionRow) -> int:
     return row.first_line if isinstance(row, ToolCallRow) else row.request_line
 
 
-def _turn(where: str, row: TurnRow) -> TurnRef:
-    return TurnRef(
-        path=where,
-        line=row.request_line,
-        session_id=row.session_id,
-        end=row.end,
-        stop_reason=row.stop_reason,
-        first_output_ms=row.first_output_ms,  # (a listed turn is neither history nor estimated)
-        duration_ms=row.duration_ms,
-        tool_calls=row.tool_calls,
-    )
+_RefType = TypeVar("_RefType", TurnRef, ToolCallRef, PermissionRef)
 
 
-def _tool_call(where: str, row: ToolCallRow) -> ToolCallRef:
-    return ToolCallRef(
-        path=where,
-        line=row.first_line,
-        session_id=row.session_id,
-        tool_call_id=row.tool_call_id,
-        kind=row.kind,
-        title=row.title,
-        last_status=row.last_status,
-        duration_ms=row.duration_ms,
-    )
-
-
-def _permission(where: str, row: PermissionRow) -> PermissionRef:
-    return PermissionRef(
-        path=where,
-        line=row.request_line,
-        session_id=row.session_id,
-        tool_call_id=row.tool_call_id,
-        outcome=row.outcome,
-        option_kind=row.option_kind,
-        wait_ms=row.wait_ms,
-    )
+def _listed(
+    kind: type[_RefType], where: str, row: TurnRow | ToolCallRow | PermissionRow
+) -> _RefType:
+    """A row listed among the slowest, pointed at by `where` and its line: every other field
+    of the reference is the row's of that name (a listed row is neither history nor
+    estimated, so its latencies are as measured)."""
+    same = {f.name: getattr(row, f.name) for f in fields(kind) if f.name not in ("path", "line")}
+    return kind(path=where, line=_line(row), **same)
