@@ -143,6 +143,7 @@ class IssueKind(StrEnum):
     FRAMES_DROPPED = "frames_dropped"
     TRUNCATED_PAYLOAD = "truncated_payload"
     UNKNOWN_PROTOCOL_VERSION = "unknown_protocol_version"
+    LONE_SURROGATE = "lone_surrogate"
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
