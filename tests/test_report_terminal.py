@@ -189,7 +189,7 @@ def test_percentiles_of_fewer_than_20_replays_are_marked(
     assert (f"{p50}\\{FEW_MARK}" in markdown) is few
     assert (FEW_MARK in markdown.replace(f"\\{FEW_MARK}", "")) is False  # never emphasis
     page = render_html(report).decode()
-    assert (f'<td class="num">{p50}{FEW_MARK}</td>' in page) is few
+    assert (f'<td class="num" data-label="p50">{p50}{FEW_MARK}</td>' in page) is few
     assert (FEW_LEGEND in page) is few
 
 

@@ -156,9 +156,11 @@ def test_the_html_page_has_a_turn_overview_and_a_turn_section_per_group(turns: R
     page = render_html(turns).decode()
     assert '<a href="#turns">Turns</a>' in page
     overview = page.split('<section id="turns">', 1)[1].split("</section>", 1)[0]
-    assert overview.count('<td class="name">') == 2  # fast and slow, not resumes-only
-    assert '<td class="num">101.0 ms*</td>' in overview
-    assert '<td class="num">5.00 s*</td>' in overview
+    assert (
+        overview.count('<td class="name" data-label="group">') == 2
+    )  # fast and slow, not resumes-only
+    assert '<td class="num" data-label="first output p50">101.0 ms*</td>' in overview
+    assert '<td class="num" data-label="turn p50">5.00 s*</td>' in overview
     assert "ECDF of first output per group" in overview
     sections = page.split('<section class="group"')[1:]
     with_turns = [s for s in sections if "<h3>Turns, tool calls and permission requests" in s]
@@ -166,7 +168,7 @@ def test_the_html_page_has_a_turn_overview_and_a_turn_section_per_group(turns: R
     slow = with_turns[1]
     assert "histogram of first output" in slow
     assert "histogram of turn duration" in slow
-    assert "<td>3 unfinished</td>" in slow
+    assert '<td data-label="not counted">3 unfinished</td>' in slow
     for title in ("Slowest first output", "Longest turns", "Slowest tool calls"):
         assert f"<h4>{title}</h4>" in slow
     assert "<h4>Longest permission waits</h4>" in slow

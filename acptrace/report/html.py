@@ -17,6 +17,7 @@ from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import shared_edges, shared_folder
 from acptrace.report.html_parts import (
+    NARROW_SCREEN,
     Cell,
     escape,
     figure_html,
@@ -83,9 +84,10 @@ h1 { font-size: 24px; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 32px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); }
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.meta, figcaption, .muted { color: var(--muted); }
-nav a { margin-right: 12px; }
-td.name { min-width: 13em; max-width: 30em; overflow-wrap: anywhere; }
-td.name .swatch { float: left; margin-top: 5px; }
+nav a { margin-right: 12px; display: inline-block; }
+td.name { min-width: 14em; max-width: 30em; overflow-wrap: break-word; position: relative;
+  padding-left: 28px; }
+td.name .swatch { position: absolute; left: 8px; top: 9px; }
 .nowrap { white-space: nowrap; }
 a.up { font-size: 13px; font-weight: normal; margin-left: 10px; }
 .scroll { overflow-x: auto; margin: 6px 0 12px; }
@@ -107,8 +109,25 @@ figure img { max-width: 100%; height: auto; }
 .verdict.fail { background: #fef3f2; color: var(--bad); border: 1px solid #fecdca; }
 .verdict.warn { background: #fffaeb; color: #93370d; border: 1px solid #fedf89; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
-  margin-right: 6px; vertical-align: baseline; }
-"""
+  margin-right: 6px; vertical-align: baseline; background: currentColor; }
+.swatch.dashed, .swatch.dotted { background: none; width: 14px; height: 0; border-radius: 0;
+  border-top: 3px dashed currentColor; }
+.swatch.dotted { border-top-style: dotted; }
+@media (max-width: $NARROW) {
+  body { padding: 16px 12px 32px; }
+  .scroll table, .scroll tbody, .scroll tr { display: block; }
+  .scroll td { display: flow-root; }
+  .scroll thead { display: none; }
+  .scroll tr { padding: 6px 0; border-bottom: 1px solid var(--line); }
+  .scroll td { min-width: 0; max-width: none; padding: 2px 0; border: 0; text-align: right;
+    white-space: normal; }
+  .scroll td::before { content: attr(data-label); float: left; margin-right: 12px;
+    color: var(--muted); }
+  .scroll td.name { text-align: left; font-weight: 600; padding-left: 18px; }
+  .scroll td.name .swatch { left: 0; top: 7px; }
+  .scroll td.name::before { content: none; }
+}
+""".replace("$NARROW", f"{NARROW_SCREEN}px")  # (a phone: html_parts)
 
 
 def render_html(report: Report, comparison: Comparison | None = None) -> bytes:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from acptrace.render.text import printable
-from acptrace.report.charts import group_colour
+from acptrace.report.charts import group_colour, group_dash
 
 
 def escape(value: Any) -> str:
@@ -46,8 +47,14 @@ Cell = str | Num | Name
 def group_cell(index: int, name: str) -> Name:
     """The cell naming a group in an overview table: its colour in the charts, and a link to
     its section."""
-    swatch = f'<span class="swatch" style="background:{group_colour(index)}"></span>'
+    swatch = f'<span class="{_swatch_class(index)}" style="color:{group_colour(index)}"></span>'
     return Name(f'{swatch}<a href="#group-{index}">{breakable(name)}</a>')
+
+
+def _swatch_class(index: int) -> str:
+    """A solid square in the group's colour, or a dashed or dotted line like its chart's."""
+    dash = group_dash(index)
+    return "swatch" if dash == "solid" else f"swatch {dash}"
 
 
 def num(value: Any) -> Num:
@@ -60,27 +67,49 @@ def table_html(
 ) -> str:
     """A table with this heading and these rows (those marked in `bad` stand out)."""
     header = "".join(_cell("th", cell) for cell in head)
+    labels = [_label(cell) for cell in head]
     lines = [f'<div class="scroll"><table><thead><tr>{header}</tr></thead><tbody>']
     for index, row in enumerate(rows):
-        cells = "".join(_cell("td", cell) for cell in row)
+        cells = "".join(_cell("td", cell, a) for cell, a in zip(row, labels, strict=True))
         flagged = index < len(bad) and bad[index]
         lines.append(f'<tr class="bad">{cells}</tr>' if flagged else f"<tr>{cells}</tr>")
     lines.append("</tbody></table></div>")
     return "".join(lines)
 
 
-def _cell(tag: str, cell: Cell) -> str:
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _label(cell: Cell) -> str:
+    """A heading as the `data-label` of its column's cells: where a phone shows the rows one
+    under the other, each cell says what it is (CSS `attr()`, no script)."""
+    text = cell.text if isinstance(cell, Num) else cell.html if isinstance(cell, Name) else cell
+    return f' data-label="{escape(html.unescape(_TAG.sub("", text)))}"'
+
+
+def _cell(tag: str, cell: Cell, label: str = "") -> str:
     if isinstance(cell, Num):
-        return f'<{tag} class="num">{escape(cell.text)}</{tag}>'
+        return f'<{tag} class="num"{label}>{escape(cell.text)}</{tag}>'
     if isinstance(cell, Name):
-        return f'<{tag} class="name">{cell.html}</{tag}>'
-    return f"<{tag}>{cell}</{tag}>"
+        return f'<{tag} class="name"{label}>{cell.html}</{tag}>'
+    return f"<{tag}{label}>{cell}</{tag}>"
 
 
-def figure_html(svg: str, alt: str, caption: str) -> str:
-    """An SVG chart as an image in a `data:` URL, with its caption."""
-    data = base64.b64encode(svg.encode()).decode("ascii")
-    return (
-        f'<figure><img alt="{escape(alt)}" src="data:image/svg+xml;base64,{data}">'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
-    )
+NARROW_SCREEN = 640
+"""Up to this width (CSS pixels) a page is read on a phone: tables show their rows one under
+the other, and a chart drawn for it replaces the wide one."""
+
+
+def figure_html(svg: str | tuple[str, str], alt: str, caption: str) -> str:
+    """An SVG chart as an image in a `data:` URL, with its caption; a pair is the chart for a
+    page and the one for a phone (a `<picture>` picks by the screen's width, no script)."""
+    wide, narrow = svg if isinstance(svg, tuple) else (svg, None)
+    image = f'<img alt="{escape(alt)}" src="{_data_url(wide)}">'
+    if narrow is not None:
+        source = f'<source media="(max-width: {NARROW_SCREEN}px)" srcset="{_data_url(narrow)}">'
+        image = f"<picture>{source}{image}</picture>"
+    return f"<figure>{image}<figcaption>{escape(caption)}</figcaption></figure>"
+
+
+def _data_url(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
