@@ -29,6 +29,7 @@ from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block
 from tests.shared import SPEC
 from tests.test_report import ALPHA_1, BETA_1, write_corpus
+from tests.test_tables import turn_example
 from tests.transcript import Transcript
 
 SPEC_RULES = SPEC / "rules.md"
@@ -190,6 +191,7 @@ def test_report_json_example_has_exactly_the_fields_of_real_output(tmp_path: Pat
     t.update("state_update", state="idle")
     t.result(3, {})
     (runs / "duplicate.jsonl").write_bytes(t.text())
+    (runs / "turn.jsonl").write_bytes(turn_example().text())  # a turn, a tool call, a permission
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     runner = CliRunner()
     runner.invoke(app, ["report", str(runs), "-q", "-o", str(old)])
@@ -199,6 +201,7 @@ def test_report_json_example_has_exactly_the_fields_of_real_output(tmp_path: Pat
     assert real["errors"]
     assert real["comparison"]["deltas"]
     assert any(group["findings_detail"] for group in real["groups"])
+    assert any(group["longest_permission_waits"] for group in real["groups"])
     assert_same_fields(json_example(DOCS / "report.md"), real)
 
 

@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from acptrace.cli import app
 from acptrace.export.exporter import ExportFormat, export_tables
 from acptrace.model.outputs import OutputRefused
-from acptrace.tables.builder import TABLES, type_name
+from acptrace.tables.builder import PERMISSIONS, TABLES, TOOL_CALLS, TURNS, frames, type_name
 from tests.golden import ROOT, check_block
+from tests.test_tables import turn_example
 from tests.transcript import Transcript
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
@@ -50,6 +51,9 @@ def test_every_sample_exports_with_the_row_counts_of_the_json_output(tmp_path: P
         assert rows["findings"] == len(document["findings"]), path
         assert rows["issues"] == len(document["issues"]), path
         assert rows["sessions"] == len(document["sessions"]), path
+        assert rows["turns"] == len(document["turns"]), path
+        assert rows["tool_calls"] == len(document["tool_calls"]), path
+        assert rows["permissions"] == len(document["permissions"]), path
     assert set(tables["messages"]["file"].unique()) == {d["source"]["path"] for d in documents}
 
 
@@ -63,6 +67,32 @@ def test_every_format_reads_back_the_same_rows(tmp_path: Path, output_format: Ex
         assert path == tmp_path / "x" / f"{table.name}.{output_format.value}"
         assert read(path, output_format).height == exported.rows[table.name]
         assert read(path, output_format).columns in ([c.name for c in table.columns], [])
+
+
+@pytest.mark.parametrize("output_format", list(ExportFormat))
+def test_the_turn_tables_read_back_whole_in_every_format(
+    tmp_path: Path, output_format: ExportFormat
+) -> None:
+    """A turn, its tool call and its permission request, every column filled, are the same rows
+    after a round trip through each format as in the tables in memory."""
+    path = tmp_path / "turn.jsonl"
+    path.write_bytes(turn_example().text())
+    exported = export_tables([str(path)], tmp_path / "x", output_format)
+    in_memory = frames([str(path)])
+    for table in (TURNS, TOOL_CALLS, PERMISSIONS):
+        assert exported.rows[table.name] == 1
+        file = tmp_path / "x" / f"{table.name}.{output_format.value}"
+        match output_format:
+            case ExportFormat.PARQUET:
+                back = pl.read_parquet(file)
+            case ExportFormat.CSV:
+                back = pl.read_csv(file, schema=table.schema)
+            case ExportFormat.NDJSON:
+                back = pl.read_ndjson(file, schema=table.schema)
+            case ExportFormat.JSON:
+                back = pl.read_json(file, schema=table.schema)
+        assert back.equals(in_memory[table.name]), table.name
+        assert back.drop("connection").null_count().sum_horizontal().item() == 0
 
 
 def test_empty_transcript_exports_typed_headed_tables(tmp_path: Path, regen: bool) -> None:

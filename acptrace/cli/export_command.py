@@ -83,7 +83,8 @@ def export_command(
 ) -> None:
     """Export the analysis as tables, a timeline or OpenTelemetry traces.
 
-    Messages, requests, sessions, resumes, findings, issues and connections, one table each.
+    Messages, requests, sessions, resumes, turns, tool_calls, permissions, findings, issues and
+    connections, one table each.
 
     One file per table in the directory -o names (required for tables; created when missing,
     its parent must exist),
@@ -133,7 +134,9 @@ def export_command(
     except OutputFailed as error:  # (a full disk)
         print_error(f"cannot write in {error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
-    counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
+    counts = ", ".join(
+        plural(rows, name.removesuffix("s").replace("_", " ")) for name, rows in result.rows.items()
+    )
     if not quiet:
         print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 

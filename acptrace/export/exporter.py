@@ -33,7 +33,7 @@ from acptrace.model.outputs import OutputFailed, check_output_folder, write_erro
 from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.pool import each_file
 from acptrace.pipeline.transcripts import open_walks, require_transcript
-from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
+from acptrace.tables.builder import BATCH_ROWS, STREAMED, TABLES, Table, named, walk_frames
 
 __all__ = ["ExportFormat", "Exported", "export_tables"]
 
@@ -128,8 +128,11 @@ def _spool_file(
     spool = _Spool(Path(tempfile.mkdtemp(dir=scratch)))
     with open_walks(path, options, execution=execution) as walks:
         for walk in walks:
+            before, start = walk.connection, {t.name: len(spool.parts[t.name]) for t in STREAMED}
             for table, frame in walk_frames(walk, batch_rows):
                 spool.add(table, frame)
+            if walk.connection != before:  # (a joined file's first recording: named once walked)
+                spool.name_connection(start, walk.connection)
         return _Spooled(spool.parts, spool.rows, tuple(walk.analysis for walk in walks))
 
 
@@ -149,6 +152,16 @@ class _Spool:
         frame.write_ipc(path)
         parts.append(path)
         self.rows[table.name] += frame.height
+
+    def name_connection(self, start: dict[str, int], connection: str | None) -> None:
+        """Name the connection of the parts from `start` on of each table `start` names (each
+        rewritten beside itself, one at a time: memory holds one batch)."""
+        for name, first in start.items():
+            parts = self.parts[name]
+            for index in range(first, len(parts)):
+                renamed = parts[index].with_suffix(".named.arrow")
+                named(pl.read_ipc(parts[index]), connection).write_ipc(renamed)
+                parts[index] = renamed
 
     def extend(self, spooled: _Spooled) -> None:
         """Add a transcript spooled elsewhere, after what is here."""

@@ -101,19 +101,23 @@ class FittedTable:
             shortened = None if minor else shortened_columns(kept, over)
             if shortened is not None:
                 return self._table(shortened), kept
-            if not droppable:
-                return self._table(shortened_columns(kept, over, at_least=True) or kept), kept
+            if not droppable:  # (names as short as they can be told apart: they fold)
+                return self._table(shortened_columns(kept, over, at_least=True) or kept, True), kept
             kept.remove(droppable.pop(0))
 
-    def _table(self, columns: Sequence[Column]) -> Table:
+    def _table(self, columns: Sequence[Column], fold: bool = False) -> Table:
+        """The rich table of these columns; with `fold`, the long names fold over lines where
+        they are still too wide, so that no other cell is cut."""
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
         for column in columns:
+            folds = fold and column.shorten is not None
             table.add_column(
                 column.heading,
                 justify=column.justify,  # type: ignore[arg-type]
                 style=column.style,
-                min_width=column.need(),
-                no_wrap=True,
+                min_width=column.least if folds else column.need(),
+                no_wrap=not folds,
+                overflow="fold" if folds else "ellipsis",
             )
         for row in _rows(columns):
             table.add_row(*row)

@@ -62,6 +62,9 @@ def summarize(path: str, analysis: Analysis, started_us: int | None = None) -> F
         issues=len(analysis.issues),
         connection=analysis.source.connection,
         started_us=started_us,
+        turns=analysis.turns,
+        tool_calls=analysis.tool_calls,
+        permissions=analysis.permissions,
     )
 
 

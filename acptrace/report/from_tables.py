@@ -3,7 +3,8 @@
 An export directory (one holding `connections.parquet`, `resumes.parquet`, … as `export`
 writes them, or the same tables as NDJSON, `connections.ndjson`, …) stands for the transcripts
 it was exported from: its `connections` rows become
-`FileSummary`s again, with their `resumes` and `findings` rows as `ResumeRow`s and `Finding`s,
+`FileSummary`s again, with their `resumes` and `findings` rows as `ResumeRow`s and `Finding`s
+and their `turns`, `tool_calls` and `permissions` rows as the rows of `acptrace.model.turns`,
 and the report adds them up like summaries of analysed transcripts, so the numbers are the
 same. Directories are scanned lazily by polars, many at a time (`CHUNK` per scan); a
 directory whose tables cannot be read (a table missing, a damaged file, another schema) is an
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields, replace
 from pathlib import Path, PurePath
 from typing import Any, TypeVar
@@ -36,10 +37,29 @@ from acptrace.model.domain import (
     Severity,
     WindowEnd,
 )
+from acptrace.model.turns import PermissionRow, ToolCallRow, TurnEnd, TurnRow
 from acptrace.report.summaries import FileError, FileSummary
-from acptrace.tables.builder import CONNECTIONS, FINDINGS, REQUESTS, RESUMES, TABLES, Table
+from acptrace.tables.builder import (
+    CONNECTIONS,
+    FINDINGS,
+    PERMISSIONS,
+    REQUESTS,
+    RESUMES,
+    TABLES,
+    TOOL_CALLS,
+    TURNS,
+    Table,
+)
 
-NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS, REQUESTS)
+NEEDED: tuple[Table, ...] = (
+    CONNECTIONS,
+    RESUMES,
+    FINDINGS,
+    REQUESTS,
+    TURNS,
+    TOOL_CALLS,
+    PERMISSIONS,
+)
 """The tables a report reads from an export directory (of `requests`, only when each
 connection started: `FileSummary.started_us`)."""
 
@@ -139,7 +159,8 @@ def _missing(directory: str, suffix: str) -> str | None:
     if absent:
         return (
             f"exported tables without {', '.join(absent)} (a report reads connections, resumes, "
-            "findings and requests: export the transcripts again with this acptrace)"
+            "findings, requests, turns, tool_calls and permissions: export the transcripts "
+            "again with this acptrace)"
         )
     return _other_schema(directory) if suffix == ".ndjson" else None
 
@@ -194,11 +215,15 @@ _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
 _PEER_FIELDS = ("name", "version", "protocol_version")
 """What the `connections` table keeps of each side's `PeerInfo` (in its order)."""
 _PEER_COLUMNS = tuple(f"{side}_{name}" for side in ("agent", "client") for name in _PEER_FIELDS)
-_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", "resumes", "findings")
+_COUNTED = ("resumes", "findings", "turns", "tool_calls", "permissions")
+"""The tables of a connection's rows: each one's name is the `connections` column that counts
+its rows and the `FileSummary` field they go in."""
+_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", *_COUNTED)
 """The columns of `connections` a report reads."""
 
 _T = TypeVar("_T")
 
+_TURN_ENDS = {end.value: end for end in TurnEnd}
 _ROLES = {role.value: role for role in Role}
 _OUTCOMES = {outcome.value: outcome for outcome in Outcome}
 _ENDS = {end.value: end for end in WindowEnd}
@@ -211,39 +236,57 @@ def _read_together(directories: Sequence[str], suffix: str) -> dict[str, Read]:
     if not directories:
         return {}
     connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS, suffix)
-    resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS), suffix)
-    findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS), suffix)
+    rows_of = {
+        table.name: _rows_by_connection(table, names, build, directories, suffix)
+        for table, names, build in _ROW_TABLES
+    }
     started = _starts(directories, suffix)
-    rows_of: dict[_Where, list[ResumeRow]] = defaultdict(list)
-    for where, row in zip(_wheres(resumes), _resumes(resumes), strict=True):
-        rows_of[where].append(row)
-    findings_of: dict[_Where, list[Finding]] = defaultdict(list)
-    for where, finding in zip(_wheres(findings), _findings(findings), strict=True):
-        findings_of[where].append(finding)
     summaries: dict[str, list[FileSummary]] = {d: [] for d in directories}
     wheres = list(_wheres(connections))
     repeated = {where for where, n in Counter(wheres).items() if n > 1}
     given: Counter[tuple[_Where, str]] = Counter()  # rows of a repeated one handed out so far
     peers = zip(*(connections[name] for name in _PEER_COLUMNS), strict=True)
-    counts = zip(*(connections[name] for name in ("issues", "resumes", "findings")), strict=True)
-    for where, peer, (issues, resumes_n, findings_n) in zip(wheres, peers, counts, strict=True):
-        rows, found = tuple(rows_of[where]), tuple(findings_of[where])
-        if where in repeated:  # one file exported twice: each copy has its own rows, in turn
-            rows = _next(rows, resumes_n, given, (where, "resumes"))
-            found = _next(found, findings_n, given, (where, "findings"))
+    counts = zip(*(connections[name] for name in _COUNTED), strict=True)
+    for where, peer, issues, counted in zip(
+        wheres, peers, connections["issues"], counts, strict=True
+    ):
+        rows: dict[str, tuple[Any, ...]] = {}
+        for name, count in zip(_COUNTED, counted, strict=True):
+            found = tuple(rows_of[name][where])
+            if where in repeated:  # one file exported twice: each copy has its own rows, in turn
+                found = _next(found, count, given, (where, name))
+            rows[name] = found
         summaries[where[0]].append(
             FileSummary(
                 path=where[1] or "",
                 agent=_peer(*peer[:3]),
                 client=_peer(*peer[3:]),
-                resumes=rows,
-                findings=found,
+                resumes=rows["resumes"],
+                findings=rows["findings"],
                 issues=issues,
                 connection=where[2],
                 started_us=started.get(where),
+                turns=rows["turns"],
+                tool_calls=rows["tool_calls"],
+                permissions=rows["permissions"],
             )
         )
     return {d: tuple(found) for d, found in summaries.items()}
+
+
+def _rows_by_connection(
+    table: Table,
+    names: Sequence[str],
+    build: Callable[[Columns], list[Any]],
+    directories: Sequence[str],
+    suffix: str,
+) -> dict[_Where, list[Any]]:
+    """The rows of a table as records (`build`), by the connection they belong to."""
+    columns = _scan(table, directories, ("file", "connection", *names), suffix)
+    rows_of: dict[_Where, list[Any]] = defaultdict(list)
+    for where, row in zip(_wheres(columns), build(columns), strict=True):
+        rows_of[where].append(row)
+    return rows_of
 
 
 def _next(
@@ -336,6 +379,41 @@ def _findings(columns: Columns) -> list[Finding]:
     c["severity"] = [_SEVERITIES[v] for v in c["severity"]]
     values = zip(*(c[name] for name in _FINDING_FIELDS), strict=True)
     return [Finding(*row) for row in values]
+
+
+def _turns(columns: Columns) -> list[TurnRow]:
+    """The rows as `TurnRow`s (the prompt's id stays text)."""
+    c = dict(columns)
+    c["end"] = [_TURN_ENDS[v] for v in c["end"]]
+    return _structs(TurnRow, c)
+
+
+def _tool_calls(columns: Columns) -> list[ToolCallRow]:
+    return _structs(ToolCallRow, columns)
+
+
+def _permissions(columns: Columns) -> list[PermissionRow]:
+    return _structs(PermissionRow, columns)
+
+
+_S = TypeVar("_S", TurnRow, ToolCallRow, PermissionRow)
+
+
+def _structs(struct: type[_S], columns: Columns) -> list[_S]:
+    """The rows as Structs of `acptrace.model.turns`, whose fields are the table's columns."""
+    names = struct.__struct_fields__
+    return [struct(*row) for row in zip(*(columns[name] for name in names), strict=True)]
+
+
+_ROW_TABLES: tuple[tuple[Table, tuple[str, ...], Callable[[Columns], list[Any]]], ...] = (
+    (RESUMES, _RESUME_FIELDS, _resumes),
+    (FINDINGS, _FINDING_FIELDS, _findings),
+    (TURNS, TurnRow.__struct_fields__, _turns),
+    (TOOL_CALLS, ToolCallRow.__struct_fields__, _tool_calls),
+    (PERMISSIONS, PermissionRow.__struct_fields__, _permissions),
+)
+"""The tables of a connection's rows (`_COUNTED`, in that order): the columns a report reads
+of each, and what makes records of them."""
 
 
 def qualify(read: Sequence[tuple[str, Read]]) -> list[tuple[str, Read]]:

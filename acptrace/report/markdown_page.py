@@ -1,13 +1,12 @@
-"""report.md: the report as a pull-request comment (GitHub-flavoured Markdown).
+"""report.md: the report as a pull-request comment (GitHub-flavoured Markdown): an overview
+of the replays per group, the comparison, the turn latencies (`turn_markdown`), and per group
+the details folded.
 
-Transcript text (group names, paths, rule IDs) is untrusted: every Markdown punctuation character
-is escaped, `@` mentions are broken and line breaks flattened, so it cannot add links, images,
-HTML, mentions or table cells to the comment.
+Transcript text is untrusted and escaped everywhere (`markdown_parts.escape`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from acptrace.judge.idle_timers import timeout_text
@@ -15,9 +14,9 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
+from acptrace.report.markdown_parts import escape, marked, stat_cell
 from acptrace.report.numbers import (
     FEW_LEGEND,
-    FEW_MARK,
     SHORT_LABELS,
     UNMEASURED_NOTE,
     change_text,
@@ -30,27 +29,17 @@ from acptrace.report.numbers import (
     measured,
     ms_text,
     shows_few,
-    stat_text,
     verdict_text,
 )
-from acptrace.report.stats import STATS, Distribution
-from acptrace.report.summaries import CUT, Group, Metric, Report
+from acptrace.report.stats import STATS
+from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Metric, Report
+from acptrace.report.turn_markdown import group_turns, turn_overview
+from acptrace.report.turn_numbers import turn_groups
 
-TEXT_CHARS = 120
-"""Longer untrusted text is shortened (`…`)."""
 SLOWEST_SHOWN = 5
 """Slowest replays listed per group."""
 CUT_SHOWN = 10
 """Cut replays listed per group."""
-_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
-
-
-def escape(value: object) -> str:
-    """Untrusted text as literal Markdown, safe inside a table cell."""
-    text = printable(value)
-    if len(text) > TEXT_CHARS:
-        text = text[: TEXT_CHARS - 1] + "…"
-    return _PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
 def render_markdown(report: Report, comparison: Comparison | None = None) -> bytes:
@@ -63,6 +52,9 @@ def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield from _title(report, comparison)
     yield ""
     yield from _overview(report)
+    if turn_groups(report.groups):
+        yield ""
+        yield from turn_overview(report.groups)
     if comparison is not None:
         yield ""
         yield from _comparison(comparison)
@@ -113,8 +105,8 @@ def _overview(report: Report) -> Iterator[str]:
             str(group.severities[Severity.ERROR]),
             str(group.severities[Severity.WARNING]),
             *([] if common else [SHORT_LABELS.get(group.headline, group.headline.label)]),
-            *(_stat(group.headline, headline, s) for s in ("p50", "p90", "p99")),
-            _stat(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
+            *(stat_cell(group.headline, headline, s) for s in ("p50", "p90", "p99")),
+            stat_cell(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
         ]
         yield "| " + " | ".join(cells) + " |"
     yield ""
@@ -129,12 +121,7 @@ def _overview(report: Report) -> Iterator[str]:
         yield _FEW_LEGEND
 
 
-_FEW_LEGEND = FEW_LEGEND.replace(FEW_MARK, "\\" + FEW_MARK, 1)
-
-
-def _stat(metric: Metric, distribution: Distribution, stat: str) -> str:
-    """A statistic as a cell: the few-samples mark escaped so it shows as itself."""
-    return stat_text(metric, distribution, stat).replace(FEW_MARK, "\\" + FEW_MARK)
+_FEW_LEGEND = marked(FEW_LEGEND)
 
 
 def _comparison(comparison: Comparison) -> Iterator[str]:
@@ -170,17 +157,18 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
 def _details(group: Group) -> Iterator[str]:
     yield f"#### {escape(group.name)}"
     yield ""
-    yield "<details><summary>Latencies, loads, findings, slowest and cut replays</summary>"
+    turns = ", turns, tool calls and permission waits" if group.turns.any else ""
+    yield f"<details><summary>Latencies, loads, findings, slowest and cut replays{turns}</summary>"
     yield ""
     yield "| metric | " + " | ".join(STATS) + " |"
     yield "|---|" + "---:|" * len(STATS)
     for metric in measured(group):
-        cells = [_stat(metric, group.metrics[metric], stat) for stat in STATS]
+        cells = [stat_cell(metric, group.metrics[metric], stat) for stat in STATS]
         yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
-    if any(shows_few(group.metrics[metric]) for metric in Metric):
+    if any(shows_few(group.metrics[metric]) for metric in REPLAY_METRICS):
         yield ""
         yield _FEW_LEGEND
-    if len(measured(group)) < len(Metric):
+    if len(measured(group)) < len(REPLAY_METRICS):
         yield ""
         yield UNMEASURED_NOTE
     if any(verdict.replays for verdict in group.idle_timers):
@@ -223,5 +211,6 @@ def _details(group: Group) -> Iterator[str]:
                 f"| {kind} | {escape(ref.path)}:{ref.line} | {ref.outcome.value} "
                 f"| {ms_text(ref.marker_to_response_ms)} | {ms_text(ref.request_to_response_ms)} |"
             )
+    yield from group_turns(group)
     yield ""
     yield "</details>"
