@@ -9,7 +9,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│·▲]*\Z")
+ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│┏┣┗┃╭╰─━·▲]*\Z")
 """Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
 
 
@@ -65,9 +65,16 @@ def wrapped_lines(text: Text, console: Console, first: int, rest: int) -> list[T
 GLUE = "\ue000"
 """Stands for the space between a number and its unit, or a latency's label and its value,
 while a line is wrapped (one cell wide, no space to rich, from Unicode's private use area)."""
-_NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:ms|s|/s)\b)|(?<=marker|sponse) (?=~?[\d—])")
-"""`775.0 ms`, and `→marker 1.51 s` / `marker→response 790.0 ms` (a label left at the end
-of one line and its value on the next read as two facts)."""
+_NUMBER_UNIT = re.compile(
+    r"(?<=\d) (?=(?:ms|s|/s|updates?|tool|permission)\b)"  # 775.0 ms, 3 updates, 1 tool call
+    r"|(?<=\btool) (?=calls?\b)|(?<=\bpermission) (?=requests?\b)|(?<=→first) (?=output\b)"
+    r"|(?<=\w) (?=~?(?:—|[\d.]+ (?:ms|s)\b))"  # a latency's label and its value
+    r"|(?<=\S) (?=· )"  # a separator ends a line, never starts one
+)
+"""`775.0 ms`, `3 updates`, `1 tool call`; a latency's label and its value (`→marker 1.51 s`,
+`marker→response 790.0 ms`, a turn's `→first output 1.07 s`, `waited —`: a label left at the
+end of one line and its value on the next read as two facts); and ` · ` kept after the fact
+it follows (a line that starts with `·` reads as a list)."""
 
 
 def unit_glued(text: Text) -> Text:
