@@ -234,3 +234,22 @@ def test_a_stretch_that_begins_inside_a_turn_draws_its_lane_without_its_start(
     assert "  turn:" not in text  # (its note is under its prompt, not shown)
     before = timeline(t, tmp_path, "--lines", f"{at['close']}-")
     assert gutters(before, 2)[at["close"]] == "  "  # (over before the view: not drawn)
+
+
+def test_a_tool_call_never_finished_stops_at_the_end_of_its_turn(tmp_path: Path) -> None:
+    """Its lane is not held to the last row: the tool calls of later turns take it again."""
+    t = started()
+    t.prompt(id=5, at_ms=1000)
+    lost = t.tool("c1", status="in_progress", kind="execute", title="make", at_ms=1100)
+    idle = t.state("idle", at_ms=1200)  # (c1 never reaches a final status)
+    after = t.update("agent_message_chunk", at_ms=1300)
+    t.prompt(id=6, at_ms=2000)
+    next_call = t.tool("c2", status="pending", kind="read", at_ms=2100)
+    done = t.tool("c2", status="completed", at_ms=2200)
+    last = t.state("idle", at_ms=2300)
+    text = timeline(t, tmp_path)
+    shown = gutters(text, 3)
+    assert (shown[lost], shown[idle], shown[after]) == ("┃╭ ", "┗│ ", "   ")  # (no ╰: not ended)
+    assert (shown[next_call], shown[done], shown[last]) == ("┃╭ ", "┃╰ ", "┗  ")  # (one lane)
+    assert under(text, lost) == 'tool call execute "make": in_progress, unfinished · 1 update'
+    assert "still open" not in text

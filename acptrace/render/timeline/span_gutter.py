@@ -34,7 +34,9 @@ class _Open:
 
     def __init__(self, span: Span) -> None:
         self.span = span
-        stops = [(span.start, START), (span.end, END)]
+        stops: list[tuple[float, int]] = [(span.start, START)]
+        if span.row.end_line is not None:  # (else its lane just stops: `_within_turns`)
+            stops.append((span.end, END))
         if span.output is not None:
             stops.append((span.output, OUTPUT))
         self.stops = sorted(stop for stop in stops if stop[0] != OPEN)

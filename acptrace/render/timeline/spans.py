@@ -7,11 +7,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Iterator
 
+from acptrace.model.domain import JsonId
 from acptrace.model.turns import ToolCallRow, TurnEnd, TurnRow
 
 TOOL_LANES = 3
 """The most lanes tool calls get: a tool call that finds them all taken (many at once, or
-many never finished) has none, and its note still says everything."""
+many never finished in a turn the recording does not end) has none, and its note still says
+everything."""
 OPEN = float("inf")
 """The end of a span the recording does not end: it runs to the last row."""
 
@@ -29,7 +31,8 @@ class Span:
         else:
             self.start, self.output = row.request_line, row.first_output_line
         self.end: float = OPEN if row.end_line is None else row.end_line
-        """The line that ended it (`OPEN`: none did)."""
+        """The line that ended it (`OPEN`: none did), or the last line of its lane (a tool call
+        never finished: its turn's end, `_within_turns`)."""
         self.lane = -1
         """Its lane among the turns' or the tool calls' (-1: none, or not open yet)."""
 
@@ -51,9 +54,26 @@ def spans_in_order(
     made = heapq.merge(
         map(Span, turns), map(Span, tool_calls), key=lambda span: (span.start, span.tool)
     )
-    if shown is None:
-        return made
-    return (span for span in made if shown(span.row.session_id))
+    return _within_turns(made if shown is None else filter(_shown_by(shown), made))
+
+
+def _shown_by(shown: Shown) -> Callable[[Span], bool]:
+    return lambda span: shown(span.row.session_id)
+
+
+def _within_turns(spans: Iterator[Span]) -> Iterator[Span]:
+    """The spans, a tool call that never reached a final status drawn to the end of its turn
+    when the turn ended (not to the last row: its lane is free again for the tool calls of
+    the turns after)."""
+    ends: dict[tuple[str, type, JsonId], float] = {}
+    for span in spans:
+        row = span.row
+        if isinstance(row, TurnRow):
+            ends[(row.session_id, type(row.request_id), row.request_id)] = span.end
+        elif row.end_line is None:
+            turn = (row.session_id, type(row.turn_request_id), row.turn_request_id)
+            span.end = max(ends.get(turn, OPEN), span.start)
+        yield span
 
 
 def lanes_needed(spans: Iterable[Span]) -> tuple[int, int]:
