@@ -149,7 +149,7 @@ START = {"turn": "request_line", "tool_call": "first_line", "permission": "reque
 def agrees_with_the_analysis(path: Path) -> None:
     """A slice for every turn, tool call and permission of the analysis, on its session's
     track, lasting its measure where it has one (measured times); a tool call that ended
-    before its turn did lies within it."""
+    before its turn did, or never ended in a turn that did, lies within it."""
     events = check_trace_format(json.loads(json.dumps(trace_events([str(path)]))))
     analysis = acptrace.analyze(path)
     names = track_names(events)
@@ -178,7 +178,8 @@ def agrees_with_the_analysis(path: Path) -> None:
             continue
         turn = turns[(args["session_id"], turn_line)]
         turn_end = turn["args"]["end_line"]
-        if args["end_line"] is not None and turn_end is not None and args["end_line"] <= turn_end:
+        ended = args["end_line"]
+        if turn_end is not None and (ended is None or ended <= turn_end):  # (None: ends with it)
             assert turn["ts"] <= call["ts"]
             assert call["ts"] + call["dur"] <= turn["ts"] + turn["dur"]
 
@@ -199,3 +200,17 @@ def test_the_real_agents_are_there_and_have_turns() -> None:
     turns = sum(len(acptrace.analyze(path).turns) for path in AGENTS)
     assert len(AGENTS) > 20
     assert turns > 20
+
+
+def test_a_tool_call_never_finished_ends_with_its_turn() -> None:
+    """Not at the end of the transcript: it nests in its turn, on the session's track."""
+    t = started()
+    t.prompt(id=5, at_ms=1000)
+    t.tool("c1", status="in_progress", kind="execute", at_ms=1100)  # (never a final status)
+    t.state("idle", at_ms=1400)
+    t.update("agent_message_chunk", at_ms=5000)
+    events = export(t.text())
+    (turn,), (call,) = named(events, "turn"), named(events, "tool call execute")
+    assert (call["ts"] - turn["ts"], call["dur"]) == (100_000, 300_000)
+    assert holds(turn, call)
+    assert (call["args"]["end_line"], call["args"]["duration_ms"]) == (None, None)
