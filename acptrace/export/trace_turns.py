@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from acptrace.model.domain import Analysis, JsonId
+from acptrace.model.domain import Analysis
+from acptrace.model.json_id import JsonId
 from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
 
 Row = TurnRow | ToolCallRow | PermissionRow

@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Iterator
 
-from acptrace.model.domain import JsonId
+from acptrace.model.json_id import JsonId
 from acptrace.model.turns import ToolCallRow, TurnEnd, TurnRow
 
 TOOL_LANES = 3
