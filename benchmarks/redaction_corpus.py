@@ -703,7 +703,7 @@ def _errors_and_stderr(b: _Builder) -> None:
         "stderr",
         (
             "telemetry: sentry dsn https://"
-            + b.secret("stderr", "sentry-dsn", b.t.chars(HEX, 32))
+            + b.keep("stderr", "sentry-dsn-public-key", b.t.chars(HEX, 32))
             + "@o0.ingest.sentry.io/12345"
         ).encode(),
     )
@@ -894,7 +894,12 @@ def _lookalikes(b: _Builder) -> None:
         "/home/dev/shop/.env.example",
         f"OPENAI_API_KEY={placeholder}\nGITHUB_TOKEN={placeholder_2}\n",
     )
-    for text in (f"I am {bearer}.", f"That is {basic}.", f"See {risky}.", f"Note: {token_prose}."):
+    for text in (
+        f"I am {bearer}. ",
+        f"That is {basic}. ",
+        f"See {risky}. ",
+        f"Note: {token_prose}.",
+    ):
         b.line(
             "a2c",
             _update(

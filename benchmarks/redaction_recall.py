@@ -31,7 +31,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -140,24 +139,8 @@ def run_record(corpus: Corpus) -> bytes:
         command = [sys.executable, "-m", "acptrace", "record", "-o", str(out), "--",
                    sys.executable, str(agent), str(lines), *corpus.argv]  # fmt: skip
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env)  # fmt: skip
-        assert proc.stdin is not None
-        drained: dict[str, bytes] = {}
-        readers = [
-            threading.Thread(target=lambda n=name, s=stream: drained.__setitem__(n, s.read()))
-            for name, stream in (("out", proc.stdout), ("err", proc.stderr))
-        ]
-        for reader in readers:
-            reader.start()
-        for direction, data in corpus.lines:
-            if direction == "c2a":
-                proc.stdin.write(data + b"\n")
-                proc.stdin.flush()
-        proc.stdin.close()
-        proc.wait(120)
-        for reader in readers:
-            reader.join()
+        sent = b"".join(data + b"\n" for direction, data in corpus.lines if direction == "c2a")
+        subprocess.run(command, input=sent, capture_output=True, env=env, timeout=120, check=True)
         return out.read_bytes()
 
 
@@ -217,7 +200,11 @@ def _chunk_text(record: Any, chunks: dict[tuple[str, str], list[str]]) -> None:
     if not isinstance(update, dict) or not str(update.get("sessionUpdate", "")).endswith("_chunk"):
         return
     content = update.get("content")
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
+    if (
+        isinstance(params, dict)
+        and isinstance(content, dict)
+        and isinstance(content.get("text"), str)
+    ):
         chunks[(str(params.get("sessionId")), update["sessionUpdate"])].append(content["text"])
 
 
