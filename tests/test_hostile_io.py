@@ -18,10 +18,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+import orjson
 import pytest
 from typer.testing import CliRunner, Result
 
 from acptrace.cli import app
+from benchmarks.redaction_corpus import build
+from benchmarks.redaction_recall import canonical, judge, measure, zed_dump
 from tests.outputs import REFUSED, refused_outputs
 from tests.transcript import SESSION, Transcript, complete_connection
 
@@ -869,3 +872,153 @@ def test_record_keeps_an_existing_recording_unless_forced(tmp_path: Path) -> Non
     forced = runner.invoke(app, ["record", "-o", str(earlier), "--force", *agent])
     assert forced.exit_code == 0, forced.output
     assert b'"event":"close"' in earlier.read_bytes()
+
+
+# -- secrets: everywhere ACP traffic carries them, and one huge string (issue #39) ------------
+
+
+@covers("in-secrets-everywhere")
+@pytest.mark.parametrize("run", ["redact", "zed", "record"])
+def test_planted_secrets_are_redacted_and_look_alikes_kept(tmp_path: Path, run: str) -> None:
+    """The planted corpus (benchmarks/redaction_corpus.py): 100 secrets and more where ACP
+    traffic carries them, 25 look-alikes and more; at most 5 % may survive, 2 go."""
+    corpus = build()
+    if run == "record":
+        [outcome] = measure(("record",))
+    else:
+        source = tmp_path / "corpus.json"
+        source.write_bytes(canonical(corpus) if run == "redact" else zed_dump(corpus))
+        result = runner.invoke(app, ["redact", str(source), "-o", str(tmp_path / "out.json")])
+        assert result.exit_code == 0, result.output
+        if run == "zed":
+            corpus.plants[:] = [p for p in corpus.plants if p.place != "argv"]
+        outcome = judge(run, corpus, (tmp_path / "out.json").read_bytes())
+    assert outcome.secrets >= 100
+    assert outcome.lookalikes >= 25
+    assert len(outcome.survived) <= outcome.secrets * 0.05, outcome.survived
+    assert len(outcome.removed) <= 2, outcome.removed
+
+
+FAKE_AGENT = [sys.executable, str(ROOT / "tests" / "acp_peers" / "fake_agent.py")]
+MEGABYTE = 1_000_000
+
+
+def huge_line(n: int) -> bytes:
+    """A JSON-RPC line holding one string of a megabyte: half a hex blob and a URL (43 s for
+    200 KB before issue #39), half the costliest input the speed tests found, and a token."""
+    blob = f"{n:08x}" * (MEGABYTE // 16) + " https://example.com/x "
+    worst = "&key=" * (MEGABYTE // 10) + " ghp_" + "S3CR3T" * 6
+    params = {"text": blob + worst}
+    return b'{"jsonrpc":"2.0","method":"_huge","params":' + orjson.dumps(params) + b"}\n"
+
+
+class Echoes:
+    """Reads the proxy's stdout; notes when each ping came back."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        self._stdout = process.stdout
+        self.back: dict[int, float] = {}
+        self.huge = 0
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        for line in self._stdout:
+            if line.startswith(b'{"jsonrpc":"2.0","id":'):
+                self.back[int(line.split(b":")[2].split(b",")[0])] = time.monotonic()
+            elif b'"_huge"' in line:
+                self.huge += 1
+
+    def join(self) -> None:
+        self._thread.join(TIMEOUT_S)
+
+
+def ping(process: subprocess.Popen[bytes], echoes: Echoes, n: int) -> float:
+    """A ping's round trip through the proxy and the echo agent, in seconds."""
+    assert process.stdin is not None
+    sent = time.monotonic()
+    process.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"_ping"}\n' % n)
+    process.stdin.flush()
+    deadline = sent + TIMEOUT_S
+    while n not in echoes.back:
+        assert time.monotonic() < deadline, f"ping {n} never came back"
+        time.sleep(0.0005)
+    return echoes.back[n] - sent
+
+
+def send_huge_lines(process: subprocess.Popen[bytes], count: int) -> threading.Thread:
+    assert process.stdin is not None
+    stdin = process.stdin
+
+    def send() -> None:
+        for n in range(count):
+            stdin.write(huge_line(n))
+        stdin.flush()
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    return sender
+
+
+@covers("in-one-huge-string")
+def test_forwarding_never_waits_on_redaction(tmp_path: Path) -> None:
+    """Pings cross `record` while it redacts megabyte strings (in both directions): none is
+    delayed by more than 50 ms (before issue #39 they waited 9-11 s)."""
+    transcript = tmp_path / "t.jsonl"
+    process = subprocess.Popen([*ACPTRACE, "record", "-o", str(transcript), "--", *FAKE_AGENT,
+                                "echo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)  # fmt: skip
+    echoes = Echoes(process)
+    baseline = sorted(ping(process, echoes, n) for n in range(20))[10]
+    send_huge_lines(process, 4).join(TIMEOUT_S)
+    while echoes.huge < 4:  # (forwarded: the pings queue behind no huge line)
+        time.sleep(0.001)
+    during: list[float] = []
+    n = 100
+    while transcript.read_bytes().count(b'"_huge"') < 8:  # (both ways: redacted, written)
+        during.append(ping(process, echoes, n))
+        n += 1
+        time.sleep(0.01)
+    _, err = process.communicate(timeout=TIMEOUT_S)
+    echoes.join()
+    assert process.returncode == 0, err
+    assert len(during) >= 5, "the redaction was over before the pings began"
+    assert max(during) - baseline <= 0.050, (baseline, sorted(during)[-5:])
+    written = transcript.read_bytes()
+    assert b"S3CR3T" not in written
+    assert written.count(b"[REDACTED]") >= 8
+
+
+@covers("in-one-huge-string")
+def test_sigterm_ends_a_record_within_the_grace_while_it_redacts(tmp_path: Path) -> None:
+    """Megabyte strings queued for redaction when SIGTERM comes: `record` still ends within the
+    2 s grace (before issue #39: 46 s), what it could not redact left out as a gap, never
+    written as it was."""
+    transcript = tmp_path / "t.jsonl"
+    process = subprocess.Popen([*ACPTRACE, "record", "-o", str(transcript), "--", *FAKE_AGENT,
+                                "echo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)  # fmt: skip
+    echoes = Echoes(process)
+    ping(process, echoes, 1)  # (acptrace is past its start-up: its handlers are installed)
+    send_huge_lines(process, 8).join(TIMEOUT_S)
+    while echoes.huge < 8:
+        time.sleep(0.001)
+    signalled = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    process.wait(TIMEOUT_S)
+    elapsed = time.monotonic() - signalled
+    _, err = process.communicate(timeout=TIMEOUT_S)
+    assert elapsed < 2.0, elapsed
+    assert process.returncode == 128 + signal.SIGTERM, err
+    written = transcript.read_bytes()
+    assert b"S3CR3T" not in written
+    lines = written.splitlines()
+    close = orjson.loads(lines[-1])
+    assert (close["event"], close["reason"]) == ("close", "signal")
+    gaps = [orjson.loads(line) for line in lines if b'"event":"gap"' in line]
+    huge = sum(1 for line in lines if b'"_huge"' in line)
+    assert huge + sum(gap["lines"] for gap in gaps) >= 16
+    assert close["dropped_lines"] == sum(gap["lines"] for gap in gaps)
+    if gaps:
+        assert b"not redacted when the signal's grace ran out" in err

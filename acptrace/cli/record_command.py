@@ -143,6 +143,10 @@ def record_command(
     problems: list[str] = []
     if result.dropped:
         problems.append(f"{result.dropped} lines were left out (the disk could not keep up)")
+    if result.abandoned:
+        problems.append(
+            f"{result.abandoned} lines were left out (not redacted when the signal's grace ran out)"
+        )
     if result.transcript_error:
         unwritten = f"; {result.unwritten} records were not written" if result.unwritten else ""
         problems.append(f"{result.transcript_error}{unwritten}")

@@ -14,9 +14,10 @@ import contextlib
 import os
 import stat
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -105,6 +106,9 @@ class RecordResult:
     it is: the caller must say so and fail."""
     unwritten: int = 0
     """Records not written after the writing stopped (the file ends on the last whole one)."""
+    abandoned: int = 0
+    """Lines left out because a stopping signal's grace ran out before they were redacted
+    (also counted in the `close` record's `dropped_lines`, with a `gap`)."""
 
 
 class _FirstEnd:
@@ -168,9 +172,27 @@ def record(
             if started is not None:
                 started(group)
             recording = _Recording(argv, agent, group, fd, settings, stdio, first_end, forwarder)
-            return recording.run()
+            with _switching_often():
+                return recording.run()
     finally:
         os.close(fd)
+
+
+SWITCH_INTERVAL_S = 0.001
+"""How long Python lets one thread run before another that waits takes over, while recording
+(the interpreter's default is 5 ms): a pump woken by a line waits at most about this for the
+writer to hand over, at each of the few steps a line takes through the proxy, so a ping is
+not delayed by more than a few milliseconds while the writer redacts a megabyte."""
+
+
+@contextlib.contextmanager
+def _switching_often() -> Iterator[None]:
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, SWITCH_INTERVAL_S))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
 
 
 class _Recording:
@@ -236,7 +258,7 @@ class _Recording:
         reason = self._first_end.reason or CloseReason.AGENT_EXIT
         self._queue.put_event(lambda ts, mono: self._closed(returncode, reason, ts, mono))
         self._queue.close()
-        self._writer.join()
+        self._finish_writing()
         for pump, pipe in ((self._output, agent.stdout), (self._errors, agent.stderr)):
             if pump.join(0):  # a pump still reading (a child holds the pipe) keeps its fd
                 _close(pipe)
@@ -247,7 +269,19 @@ class _Recording:
             dropped=self._queue.dropped,
             transcript_error=self._writer.error,
             unwritten=self._writer.unwritten,
+            abandoned=self._writer.abandoned,
         )
+
+    def _finish_writing(self) -> None:
+        """Wait for the writer; after a stopping signal only until half the grace has passed
+        since it came (the lines it has not redacted by then are left out, as a gap), so
+        acptrace ends within the grace whatever is queued."""
+        signalled = self._signals.received_at
+        if signalled is not None:
+            left = signalled + self._settings.stop_grace_s / 2 - time.monotonic()
+            if not self._writer.join(max(0.0, left)):
+                self._writer.abandon()
+        self._writer.join()
 
     def _closed(self, returncode: int, reason: CloseReason, ts_ns: int, mono_ns: int) -> Item:
         pumps = (self._client, self._output, self._errors)
