@@ -40,6 +40,9 @@ WORST = {
     "zero-width": fill("ghp_\u200b"),
     "separators": fill("a="),
     "dashes": fill("--"),
+    "shapes and names interleaved": fill("ghp_" + "A1" * 18 + " password=x1 "),
+    "shapes and flags interleaved": fill("sk-" + "a" * 20 + " --token t "),
+    "a capital that lowers to two": fill("\u0130"),
 }
 """The costliest inputs found (tried: every keyword alone, spaced, followed by a long run, and
 each rule's separators, as a megabyte each, in each way of reading a string)."""

@@ -39,6 +39,8 @@ TAIL_CHARS = 1024
 """How much of a stream's text already written is searched again with the chunks after it."""
 MAX_HELD = 4096
 """Records held at most (chunks and what waits behind them) before they are let go."""
+MAX_HELD_BYTES = 16 * 1024 * 1024
+"""Bytes held at most (as the caller counts them: its lines) before they are let go."""
 _STREAMS = 256
 """Streams whose tail is remembered (the least recently used are forgotten)."""
 
@@ -67,11 +69,15 @@ class ChunkJoiner(Generic[T]):
         self._tails: OrderedDict[StreamKey, str] = OrderedDict()
         self.holding_since: float | None = None
         """When the oldest record now held came (monotonic seconds), if one is."""
+        self._held_bytes = 0
 
-    def push(self, tag: T, value: Any, direction: Hashable) -> list[tuple[T, Any, int]]:
-        """A record from `direction`: `value` its parsed JSON if it may be a chunk (anything
-        else may be left None: it is the caller's to redact), and the records now ready, in
-        the order they were pushed: (tag, the chunk redacted or None, values replaced)."""
+    def push(
+        self, tag: T, value: Any, direction: Hashable, size: int = 0
+    ) -> list[tuple[T, Any, int]]:
+        """A record from `direction` (`size` bytes as the caller counts them): `value` its
+        parsed JSON if it may be a chunk (anything else may be left None: it is the caller's
+        to redact), and the records now ready, in the order they were pushed: (tag, the chunk
+        redacted or None, values replaced)."""
         chunk = chunk_text(value)
         key = _key(direction, value) if chunk is not None else None
         self._finish(direction, keep=key)
@@ -84,7 +90,8 @@ class ChunkJoiner(Generic[T]):
         if not self._entries and entry.final:
             return [(tag, None, 0)]
         self._entries.append(entry)
-        if len(self._entries) > MAX_HELD:
+        self._held_bytes += size
+        if len(self._entries) > MAX_HELD or self._held_bytes > MAX_HELD_BYTES:
             return self.flush()
         return self._ready()
 
@@ -127,6 +134,7 @@ class ChunkJoiner(Generic[T]):
             ready.append((entry.tag, entry.value, entry.count))
         if not self._entries:
             self.holding_since = None
+            self._held_bytes = 0
         return ready
 
 

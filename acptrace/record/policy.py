@@ -107,11 +107,15 @@ def normalize_name(name: str) -> str:
 _NAME_NOISE = str.maketrans("", "", "-_. \u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
+_Node = dict[str, "_Node"]
+"""A trie: each next character's node; "" marks the end of a word."""
+
+
 def trie(words: Iterable[str]) -> str:
     """A regex matching any of these literals, as a trie (`sk(?:-|_live_)`): Python's `re`
     then rejects most positions at their first character, where an alternation of the words
     tries each one (3x faster on a megabyte of text). The longest word wins at a position."""
-    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    root: _Node = {}
     for word in words:
         node = root
         for char in word:
@@ -120,7 +124,7 @@ def trie(words: Iterable[str]) -> str:
     return _branch(root)
 
 
-def _branch(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+def _branch(node: _Node) -> str:
     ends = "" in node
     arms = [re.escape(char) + _branch(child) for char, child in sorted(node.items()) if char]
     if not arms:

@@ -210,7 +210,7 @@ def _redact_lines(
         stats.lines += whole_line
         value = _parsed(piece) if whole and _CHUNK_MARK in piece else None
         direction = _direction_of(piece) if whole else None
-        for ready in joiner.push((piece, whole), value, direction):
+        for ready in joiner.push((piece, whole), value, direction, len(piece)):
             _write_piece(*ready, sink, policy, stats)
         whole_line = ended
     for ready in joiner.flush():

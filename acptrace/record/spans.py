@@ -18,7 +18,6 @@ for only back to the separator before.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from enum import Enum
@@ -51,48 +50,38 @@ class Reading(Enum):
 def secret_spans(text: str, policy: RedactionPolicy, reading: Reading, marker: str) -> list[Span]:
     """The spans to replace, in order, none overlapping and none holding `marker` (what an
     earlier redaction left)."""
-    found = _shape_spans(text, policy) if policy.keywords is not None else []
-    if policy.patterns:
-        found.extend(_pattern_spans(text, policy))
+    finders = _shape_spans(text, policy) if policy.keywords is not None else []
+    finders += ([*_pattern_spans(text, pattern)] for pattern in policy.patterns)
     if "=" in text or ":" in text:
-        found.extend(_assignment_spans(text, policy, reading))
+        finders.append([*_assignment_spans(text, policy, reading)])
     if "-" in text:
-        found.extend(_flag_spans(text, policy))
-    if not found:
-        return []
-    chosen = _Chosen(text, marker)
-    for span in found:
-        chosen.add(span)
-    return chosen.spans
+        finders.append([*_flag_spans(text, policy)])
+    chosen: list[Span] = []
+    for found in finders:
+        if found:
+            chosen = _merged(chosen, [s for s in found if marker not in text[s[0] : s[1]]])
+    return chosen
 
 
-def _pattern_spans(text: str, policy: RedactionPolicy) -> Iterator[Span]:
-    for pattern in policy.patterns:
-        for match in pattern.finditer(text):
-            grouped = pattern.groups and match.group(1) is not None
-            yield match.span(1) if grouped else match.span()
+def _pattern_spans(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
+    for match in pattern.finditer(text):
+        grouped = pattern.groups and match.group(1) is not None
+        yield match.span(1) if grouped else match.span()
 
 
-class _Chosen:
-    """Spans kept so far, sorted: a new one is kept when it overlaps none of them."""
-
-    def __init__(self, text: str, marker: str) -> None:
-        self._text = text
-        self._marker = marker
-        self._starts: list[int] = []
-        self.spans: list[Span] = []
-
-    def add(self, span: Span) -> None:
-        start, end = span
-        if start >= end or self._marker in self._text[start:end]:
-            return
-        at = bisect.bisect_right(self._starts, start)
-        if at and self.spans[at - 1][1] > start:
-            return
-        if at < len(self.spans) and self.spans[at][0] < end:
-            return
-        self._starts.insert(at, start)
-        self.spans.insert(at, span)
+def _merged(chosen: list[Span], found: list[Span]) -> list[Span]:
+    """The spans chosen so far and those found (both in order) that overlap none of them."""
+    out: list[Span] = []
+    at = 0
+    for start, end in found:
+        while at < len(chosen) and chosen[at][1] <= start:
+            out.append(chosen[at])
+            at += 1
+        free = at == len(chosen) or chosen[at][0] >= end
+        if start < end and free and (not out or out[-1][1] <= start):
+            out.append((start, end))
+    out.extend(chosen[at:])
+    return out
 
 
 _SEARCH_WINDOW = 1 << 18
@@ -109,8 +98,8 @@ def _lowered(text: str) -> str:
     return "".join(c if len(low := c.lower()) != 1 else low for c in text)
 
 
-def _shape_spans(text: str, policy: RedactionPolicy) -> list[Span]:
-    """Each shape's matches, shape by shape in their order."""
+def _shape_spans(text: str, policy: RedactionPolicy) -> list[list[Span]]:
+    """Each shape's matches (in order), shape by shape in their order."""
     assert policy.keywords is not None
     lowered = _lowered(text)
     if len(lowered) <= _SEARCH_WINDOW and policy.keywords.search(lowered) is None:
@@ -128,13 +117,13 @@ def _shape_spans(text: str, policy: RedactionPolicy) -> list[Span]:
     for word, positions in found.items():
         for index in policy.shapes_at[word]:
             hits.setdefault(index, []).extend(positions)
-    spans: list[Span] = []
+    spans: list[list[Span]] = []
     for index in sorted(hits):
         shape = policy.shapes[index]
         if len(hits[index]) > _DENSE:
-            spans.extend(_scanned(text, shape))
+            spans.append([*_scanned(text, shape)])
         else:
-            spans.extend(_matches(text, shape, sorted(hits[index])))
+            spans.append([*_matches(text, shape, sorted(hits[index]))])
     return spans
 
 

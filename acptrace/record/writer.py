@@ -129,6 +129,8 @@ class TranscriptWriter:
 
     def _write(self, items: list[Item]) -> None:
         self._write_ready([(done, chunk) for item in items for done, chunk, _ in self._push(item)])
+        if self._hold_left() == 0:  # (a message streamed for longer than `HOLD_S`)
+            self._let_go([])
 
     def _push(self, item: Item) -> list[tuple[Item, object, int]]:
         """The item through the joiner (chunks wait there for their message's end)."""
@@ -139,7 +141,7 @@ class TranscriptWriter:
             line = item.line
             if item.stream is not Stream.STDERR and not line.part and _CHUNK_MARK in line.data:
                 value = _parsed(line.data)
-            return self._joiner.push(item, value, item.stream)
+            return self._joiner.push(item, value, item.stream, len(line.data))
         return self._joiner.push(item, None, item.stream if isinstance(item, Gap) else None)
 
     def _write_ready(self, ready: list[tuple[Item, object]]) -> None:
