@@ -37,10 +37,12 @@ CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_mes
 """The `sessionUpdate` kinds that stream a message in pieces."""
 TAIL_CHARS = 1024
 """How much of a stream's text already written is searched again with the chunks after it."""
-MAX_HELD = 4096
+MAX_HELD = 1024
 """Records held at most (chunks and what waits behind them) before they are let go."""
-MAX_HELD_BYTES = 16 * 1024 * 1024
-"""Bytes held at most (as the caller counts them: its lines) before they are let go."""
+MAX_HELD_BYTES = 1024 * 1024
+"""Bytes held at most (as the caller counts them: its lines) before they are let go: a
+streamed message is rarely a tenth of it, and searching what is held costs a few times as
+much memory again (an Agent flooding chunks must not grow the recorder)."""
 _STREAMS = 256
 """Streams whose tail is remembered (the least recently used are forgotten)."""
 
