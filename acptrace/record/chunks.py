@@ -23,6 +23,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+import orjson
+
 from acptrace.record.redact import (
     REDACTED,
     RedactionPolicy,
@@ -47,6 +49,7 @@ _STREAMS = 256
 """Streams whose tail is remembered (the least recently used are forgotten)."""
 
 StreamKey = tuple[Hashable, ...]
+_CHUNK_MARK = b'_chunk"'
 
 
 @dataclass(slots=True)
@@ -143,6 +146,17 @@ class ChunkJoiner(Generic[T]):
 def _pieces(spans: list[Span], start: int, end: int) -> list[Span]:
     """The parts of the spans that fall in [start, end), relative to `start`."""
     return [(max(s, start) - start, min(e, end) - start) for s, e in spans if s < end and e > start]
+
+
+def parsed_chunk(line: bytes) -> Any:
+    """A line's JSON when it may be a chunk (it holds `_chunk"`, as `"agent_message_chunk"`
+    does), else None: only such lines are parsed for the joiner."""
+    if _CHUNK_MARK not in line:
+        return None
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def chunk_text(value: Any) -> str | None:

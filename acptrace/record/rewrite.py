@@ -3,11 +3,12 @@
 Line formats (JSON Lines of any envelope, bare JSON-RPC) are rewritten line by line: a line
 whose redaction changes nothing is copied byte for byte, a changed one is serialised again
 (compact), a line that is not JSON is redacted as text (undecodable bytes kept); the `open`
-record of a canonical transcript is marked `"redacted": true`. A file that
-is one JSON document spread over many lines (Zed's "Copy All Messages" array) is redacted
-as a whole and written indented. JSON nested too deep to walk or write back is redacted as
-text. Lines longer than `MAX_LINE_BYTES` are redacted piecewise
-as text (patterns and `name=value` rules only).
+record of a canonical transcript is marked `"redacted": true`. A file that is one JSON
+document spread over many lines (Zed's "Copy All Messages" array), or several one after
+another (that dump pasted twice), has each document redacted as a whole and written indented
+if it changed. Either way the chunks of a streamed message are redacted together
+(`acptrace.record.chunks`). JSON nested too deep to walk or write back is redacted as text.
+Lines longer than `MAX_LINE_BYTES` are redacted piecewise as text.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from acptrace.model.temporary import atomic_file
-from acptrace.record.chunks import ChunkJoiner
+from acptrace.record.chunks import ChunkJoiner, parsed_chunk
 from acptrace.record.outputs import OWNER_ONLY, check_output
 from acptrace.record.redact import RedactionPolicy, redact_bytes, redact_message
 
@@ -34,8 +35,6 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _DOCUMENT_STARTS = (b"[", b"{")
 _BLANKS = re.compile(r"[ \t\r\n]*")
-_CHUNK_MARK = b'_chunk"'
-"""In the line of every chunk of a streamed message (`"agent_message_chunk"`)."""
 _DIRECTION = re.compile(rb'"_?dir(?:ection)?"\s*:\s*"(\w+)"')
 
 
@@ -208,7 +207,7 @@ def _redact_lines(
         ended = piece.endswith(b"\n")
         whole = whole_line and (ended or len(piece) < MAX_LINE_BYTES)
         stats.lines += whole_line
-        value = _parsed(piece) if whole and _CHUNK_MARK in piece else None
+        value = parsed_chunk(piece) if whole else None
         direction = _direction_of(piece) if whole else None
         for ready in joiner.push((piece, whole), value, direction, len(piece)):
             _write_piece(*ready, sink, policy, stats)
@@ -237,13 +236,6 @@ def _write_piece(
     sink.write(out)
     stats.changed += bool(count)
     stats.redactions += count
-
-
-def _parsed(line: bytes) -> Any:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def _direction_of(line: bytes) -> bytes | None:

@@ -7,9 +7,10 @@ time) and writes whole records with one write per batch, so the file is always a
 prefix of the transcript, whatever stops when: records reach the file a few milliseconds
 after their line. When redacting, the chunks of a streamed message are held until the
 message is over (`acptrace.record.chunks`: a secret split across them is found), at most
-`HOLD_S`, with the records that come meanwhile behind them. After a stopping signal the
-writer is given until the end of the grace (`abandon`): the lines it has not redacted by then
-are left out (counted, with a `gap` for their stream), never written as they were.
+`HOLD_S` (and 1 MB), with the records that come meanwhile behind them. After a stopping
+signal the writer is given until half the grace has passed (`abandon`): the lines it has not
+redacted by then are left out (counted, with a `gap` for their stream), never written as
+they were.
 
 A record that cannot be encoded is noted and the rest written. A write that fails part-way
 (a full disk, a file size limit) is cut back to its last whole record, so the file still
@@ -27,10 +28,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-import orjson
-
 from acptrace.record.capture import CaptureQueue
-from acptrace.record.chunks import ChunkJoiner
+from acptrace.record.chunks import ChunkJoiner, parsed_chunk
 from acptrace.record.events import Captured, Closed, Gap, Item, Stream
 from acptrace.record.fdio import write_prefix
 from acptrace.record.redact import RedactionPolicy
@@ -43,9 +42,6 @@ SETTLE_S = 0.002
 answer usually cross the proxy in that time without the writer competing for the GIL."""
 HOLD_S = 2.0
 """How long the chunks of a streamed message are held at most, waiting for its end."""
-_CHUNK_MARK = b'_chunk"'
-"""In every chunk's line (`"sessionUpdate":"agent_message_chunk"`): only such lines are
-parsed for the joiner."""
 
 
 class TranscriptWriter:
@@ -139,8 +135,8 @@ class TranscriptWriter:
         value = None
         if isinstance(item, Captured):
             line = item.line
-            if item.stream is not Stream.STDERR and not line.part and _CHUNK_MARK in line.data:
-                value = _parsed(line.data)
+            if item.stream is not Stream.STDERR and not line.part:
+                value = parsed_chunk(line.data)
             return self._joiner.push(item, value, item.stream, len(line.data))
         return self._joiner.push(item, None, item.stream if isinstance(item, Gap) else None)
 
@@ -234,13 +230,6 @@ def _cut_back(fd: int, size: int) -> bool:
 
 def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-
-
-def _parsed(data: bytes) -> object:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def _kind(item: Item) -> str:
