@@ -273,12 +273,13 @@ class _Recording:
         )
 
     def _finish_writing(self) -> None:
-        """Wait for the writer; after a stopping signal only until half the grace has passed
-        since it came (the lines it has not redacted by then are left out, as a gap), so
-        acptrace ends within the grace whatever is queued."""
+        """Wait for the writer; after a stopping signal only until a quarter of the grace has
+        passed since it came (the lines it has not redacted by then are left out, as a gap;
+        the line in hand takes up to half a second more), so acptrace ends within the grace
+        whatever is queued."""
         signalled = self._signals.received_at
         if signalled is not None:
-            left = signalled + self._settings.stop_grace_s / 2 - time.monotonic()
+            left = signalled + self._settings.stop_grace_s / 4 - time.monotonic()
             if not self._writer.join(max(0.0, left)):
                 self._writer.abandon()
         self._writer.join()

@@ -8,7 +8,7 @@ prefix of the transcript, whatever stops when: records reach the file a few mill
 after their line. When redacting, the chunks of a streamed message are held until the
 message is over (`acptrace.record.chunks`: a secret split across them is found), at most
 `HOLD_S` (and 1 MB), with the records that come meanwhile behind them. After a stopping
-signal the writer is given until half the grace has passed (`abandon`): the lines it has not
+signal the writer is given until a quarter of the grace has passed (`abandon`): the lines it has not
 redacted by then are left out (counted, with a `gap` for their stream), never written as
 they were.
 
