@@ -136,6 +136,15 @@ def test_a_header_alone_has_no_connection() -> None:
     assert trace() == []
 
 
+def test_a_trace_none_of_whose_frames_reads_keeps_its_issues() -> None:
+    """Not a silent pass: the header and the broken lines are analysed as one connection."""
+    data = jsonl([header(), *frames(1)[:1]]).replace(b"}\n{", b"}\xf5{", 1)
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    assert analysis.source.connection is None
+    assert [(i.line, i.kind) for i in analysis.issues] == [(1, "not_utf8")]
+    assert acptrace.analyze(io.BytesIO(data)).issues == analysis.issues
+
+
 # -- acp-tck reports --------------------------------------------------------------------------
 
 
@@ -376,7 +385,8 @@ def test_a_multi_connection_head_followed_by_anything_never_raises(
     head: bytes, rest: bytes
 ) -> None:
     for analysis in acptrace.analyze_file(io.BytesIO(head + rest)):
-        assert analysis.source.connection is not None
+        # (a connection of the file, or, where no frame read, the issues of its lines)
+        assert analysis.source.connection is not None or analysis.issues
 
 
 def test_a_deeply_nested_report_is_an_issue_not_a_crash() -> None:

@@ -154,6 +154,13 @@ def test_json_example_has_exactly_the_fields_of_real_output(tmp_path: Path) -> N
     t.update("available_commands_update")  # RC-NOT-HISTORY: a finding
     t.marker()
     t.result(3, {})
+    prompt = t.prompt(id=4)  # a turn, with a tool call and its permission request
+    t.tool("t1", kind="edit", title="Edit", status="pending")
+    t.permission("t1", id=0)
+    t.choose(0, "allow")
+    t.tool("t1", status="completed")
+    t.update("agent_message_chunk", content={"type": "text", "text": "done"})
+    t.state("idle", stop_reason="end_turn")
     t.raw(b"not json")  # an issue
     path = tmp_path / "run.jsonl"
     path.write_bytes(t.text())
@@ -164,6 +171,9 @@ def test_json_example_has_exactly_the_fields_of_real_output(tmp_path: Path) -> N
     assert real["findings"]
     assert real["issues"]
     assert real["sessions"]
+    assert [turn["request_line"] for turn in real["turns"]] == [prompt]
+    assert real["tool_calls"]
+    assert real["permissions"]
     assert_same_fields(json_example(DOCS / "json-output.md"), real)
 
 

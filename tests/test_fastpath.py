@@ -20,6 +20,7 @@ from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Issue, UpdateRun
 from acptrace.model.options import Execution
 from acptrace.model.tags import TagPolicy
+from acptrace.model.turns import Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.formats import ReadSettings
 from acptrace.read.records import DETECTION_SAMPLE
@@ -309,10 +310,13 @@ def _as_plain(line: bytes) -> CanonicalLine | None:
         return None
 
 
-def records_with_runs(data: bytes) -> list[Any]:
-    """What the reader gives an analysis: runs of plain updates taken together."""
+def records_with_runs(data: bytes, watch: int = Watch.COUNTS) -> list[Any]:
+    """What the reader gives an analysis: runs of plain updates taken together (read for
+    what `watch` says the analysis needs of every session: by default, as where no turn is
+    open, only counts)."""
     settings = ReadSettings(runs_for=TagPolicy.build())
-    return list(read_records(iter_blocks(io.BytesIO(data)), ReadStats(), None, settings))
+    lines = iter_blocks(io.BytesIO(data))
+    return list(read_records(lines, ReadStats(), None, settings, lambda _: watch))
 
 
 def padded() -> Transcript:

@@ -15,8 +15,10 @@ from typer.testing import CliRunner
 import acptrace
 from acptrace import Options, Outcome
 from acptrace.cli import app
+from acptrace.model.domain import Direction
 from acptrace.read.formats import FORMATS
 from tests.shared import REAL_WORLD
+from tests.traffic import write_traffic
 
 # One replay, as (direction, message, milliseconds since the start).
 SESSION = "sess_1"
@@ -154,6 +156,10 @@ def zed() -> bytes:
     return orjson.dumps(entries, option=orjson.OPT_INDENT_2) + b"\n"
 
 
+def traffic() -> bytes:
+    return write_traffic([(Direction(d), m) for d, m, _ in REPLAY]).encode()
+
+
 WRITERS: dict[str, tuple[Callable[[], bytes], bool]] = {
     "acptrace": (canonical, True),
     "jsonrpc": (bare, False),
@@ -165,6 +171,7 @@ WRITERS: dict[str, tuple[Callable[[], bytes], bool]] = {
     "zed": (zed, False),
     "acp-inspector-trace": (inspector_trace, True),
     "acp-tck": (acp_tck, True),
+    "traffic": (traffic, False),
 }
 
 

@@ -163,7 +163,7 @@ def test_a_line_left_to_the_general_path_goes_on_with_the_run_when_it_is_plain()
         (shapes.PlainLine, shapes.CanonicalLine),
         (shapes.PlainMessage, shapes.WireMessage),
         (shapes.PlainParams, shapes.WireParams),
-        (shapes.PlainUpdate, shapes.WireUpdate),
+        (shapes.DetailedUpdate, shapes.WireUpdate),
     ],
 )
 def test_the_narrowed_shape_has_the_members_of_the_general_one(
@@ -172,11 +172,48 @@ def test_the_narrowed_shape_has_the_members_of_the_general_one(
     # (a member only the general shape has is skipped unread here: only those a plain update's
     # reading never reads, which take any value on the general path, may be)
     unread = shapes.UNREAD_IN_A_RUN.get(general.__name__, frozenset())
-    assert sorted(narrowed.__struct_fields__) == sorted(set(general.__struct_fields__) - unread)
+    own = set(narrowed.__struct_fields__)
+    # (a shape that forbids unknown members refuses the general shape's others: a line that
+    # has one leaves the run for the general path, which reads it)
+    refused = set(general.__struct_fields__) - own
+    if not narrowed.__struct_config__.forbid_unknown_fields:
+        refused = set()
+    assert sorted(own) == sorted(set(general.__struct_fields__) - unread - refused)
     optional = general.__struct_fields__[
         len(general.__struct_fields__) - len(general.__struct_defaults__) :
     ]
     assert unread <= set(optional)  # (optional there, of any value: nothing to validate)
+
+
+@pytest.mark.parametrize(
+    "member",
+    ['"id":7,', '"result":{},', '"error":null,', '"_meta":{},', '"x":1,'],
+)
+@pytest.mark.parametrize("where", ["message", "line"])
+def test_a_member_a_plain_line_may_not_have_refuses_it(member: str, where: str) -> None:
+    message = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1",' + (
+        b'"update":{"sessionUpdate":"agent_message_chunk"}}}'
+    )
+    line = b'{"ts":"2026-12-02T10:00:00.000001Z","dir":"a2c","msg":%s}' % message
+    decode = shapes.DECODE_PLAIN["a2c"]
+    decode(line)  # (as it is: plain)
+    if where == "message":
+        changed = line.replace(b'"msg":{', b'"msg":{' + member.encode())
+    else:
+        changed = line.replace(
+            b'{"ts"', b"{" + member.replace('"id"', '"timestamp"').encode() + b'"ts"'
+        )
+    with pytest.raises(shapes.NOT_DECODED):
+        decode(changed)
+
+
+def test_a_run_no_turn_watches_reads_no_activity() -> None:
+    # (each member costs every line of a run: the lean shape reads all but a turn's activity)
+    lean = set(shapes.PlainUpdate.__struct_fields__)
+    assert lean == set(shapes.DetailedUpdate.__struct_fields__) - shapes.ACTIVITY_MEMBERS
+    assert {"toolCallId", "status", "kind", "title", "state"} | {
+        "stopReason"
+    } == shapes.ACTIVITY_MEMBERS
 
 
 FAR = 253402300800 * 10**9  # 10000-01-01T00:00:00Z, the first time past four-digit years
@@ -234,7 +271,7 @@ def test_a_run_keeps_each_line_as_the_run_loop_decoded_it(edge: str) -> None:
     records = read_records(iter_blocks(io.BytesIO(data)), ReadStats(), None, settings)
     taken = [r for r in records if isinstance(r, UpdateRun)]
     assert taken
-    decode = shapes.DECODE_PLAIN["a2c"]
+    decode = shapes.DECODE_DETAILED["a2c"]  # (a view makes messages of them: with activity)
     for run in taken:
         assert len(run.plain) == len(run.lines) == run.count
         assert run.plain[0] is None  # (the run's own message)

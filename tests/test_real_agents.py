@@ -122,7 +122,8 @@ def expected_exit(path: Path) -> int:
 
 
 def verdicts(document: dict[str, Any]) -> dict[str, Any]:
-    """What is pinned of an analysis: protocol, outcome rows, findings and issues."""
+    """What is pinned of an analysis: protocol, outcome rows, findings, issues, and the turn,
+    tool-call and permission rows."""
     row_fields = ("request_id", "session_id", "role", "method", "outcome", "end", "error_code",
                   "marker_count", "replayed_updates", "held_updates", "request_line",
                   "response_line")  # fmt: skip
@@ -134,6 +135,11 @@ def verdicts(document: dict[str, Any]) -> dict[str, Any]:
         "resumes": [{k: row[k] for k in row_fields} for row in document["resumes"]],
         "findings": [{k: f[k] for k in finding_fields} for f in document["findings"]],
         "issues": [[issue["line"], issue["kind"]] for issue in document["issues"]],
+        # (every field of the turn rows: docs/turns.md; test_turns.py holds them to the raw
+        # messages with an independent oracle, this pins what was checked)
+        "turns": document["turns"],
+        "tool_calls": document["tool_calls"],
+        "permissions": document["permissions"],
     }
 
 

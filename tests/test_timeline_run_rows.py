@@ -151,7 +151,7 @@ def test_a_plain_update_is_made_its_row_as_it_is_read_only_when_known_ahead_and_
     view: str, ahead: bool
 ) -> None:
     """With the analysis ahead and payloads cut, a plain update of a run is kept as its row
-    (`TimelineStream._update_row`: no `Entry`), which the test above holds to the general
+    (`EntryRows.update_row`: no `Entry`), which the test above holds to the general
     rows; read once, or with payloads whole, it is kept as an entry."""
     data, shown = replays(), VIEWS[view]
     known = analyze(io.BytesIO(data)) if ahead else None
@@ -165,5 +165,5 @@ def test_a_plain_update_is_made_its_row_as_it_is_read_only_when_known_ahead_and_
             stream.add(item)
         kept = {type(entry).__name__ for entry in stream.waiting}
     made_ahead = ahead and not shown.full
-    assert ("_Row" in kept) == made_ahead
+    assert ("Row" in kept) == made_ahead
     assert "Entry" in kept  # (requests, responses, each run's first update)

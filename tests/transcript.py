@@ -178,6 +178,69 @@ class Transcript:
         tags = ("user_message", "agent_message")
         return [self.update(tags[i % 2], session, messageId=f"m{i}") for i in range(count)]
 
+    def prompt(self, session: str = SESSION, *, id: Any = None, at_ms: float | None = None) -> int:
+        """A `session/prompt` for `session` (its id is `next_id` unless given)."""
+        params = {"sessionId": session, "prompt": [{"type": "text", "text": "go on"}]}
+        return self.request("session/prompt", params, id=id, at_ms=at_ms)
+
+    def state(
+        self,
+        state: str,
+        session: str = SESSION,
+        *,
+        stop_reason: str | None = None,
+        at_ms: float | None = None,
+    ) -> int:
+        """A v2 `state_update` (`idle` ends a turn)."""
+        fields: dict[str, Any] = {"state": state}
+        if stop_reason is not None:
+            fields["stopReason"] = stop_reason
+        return self.update("state_update", session, at_ms=at_ms, **fields)
+
+    def tool(
+        self,
+        call_id: str,
+        session: str = SESSION,
+        *,
+        tag: str = "tool_call_update",
+        at_ms: float | None = None,
+        **fields: Any,
+    ) -> int:
+        """A tool call's update (`tag="tool_call"` as v1 creates one)."""
+        return self.update(tag, session, at_ms=at_ms, toolCallId=call_id, **fields)
+
+    def permission(
+        self,
+        call_id: str | None,
+        session: str = SESSION,
+        *,
+        id: Any = None,
+        v1: bool = False,
+        at_ms: float | None = None,
+    ) -> int:
+        """The Agent's `session/request_permission` about a tool call (v2 `subject`, or v1
+        `toolCall`), offering `allow` (allow_once) and `reject` (reject_once)."""
+        options = [
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+        ]
+        params: dict[str, Any] = {"sessionId": session, "options": options}
+        call = {"toolCallId": call_id} if call_id is not None else {}
+        if v1:
+            params["toolCall"] = call
+        else:
+            params["title"] = "May I?"
+            params["subject"] = {"type": "tool_call", "toolCall": call}
+        return self.request("session/request_permission", params, id=id, agent=True, at_ms=at_ms)
+
+    def choose(self, id: Any, option: str | None, *, at_ms: float | None = None) -> int:
+        """The Client's answer to a permission request: an option chosen, or (None) cancelled."""
+        if option is None:
+            outcome: dict[str, Any] = {"outcome": "cancelled"}
+        else:
+            outcome = {"outcome": "selected", "optionId": option}
+        return self.result(id, {"outcome": outcome}, agent=False, at_ms=at_ms)
+
     def announce(self, child: str, parent: str = SESSION) -> int:
         """A `subagent_update` on `parent` announcing `child`."""
         return self.update("subagent_update", parent, sessionId=child)

@@ -25,6 +25,7 @@ from acptrace.correlate.observations import (
 from acptrace.correlate.pairing import Pending, PendingTable
 from acptrace.correlate.protocol import Evidence
 from acptrace.correlate.sessions import SessionBook
+from acptrace.correlate.turns import TurnBook
 from acptrace.correlate.windows import REPLAYING_METHODS, WindowBook
 from acptrace.decode.directions import wrong_direction
 from acptrace.decode.malformed import Batch
@@ -42,6 +43,7 @@ from acptrace.model.domain import (
     WindowEnd,
 )
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
+from acptrace.model.turns import PERMISSION_METHOD
 
 CREATING_METHODS = frozenset({"session/new", "session/fork"})
 """Requests whose result creates a session (Known and Active)."""
@@ -95,6 +97,7 @@ class Correlator:
         "policy",
         "seen_message",
         "sessions",
+        "turns",
         "windows",
     )
 
@@ -125,6 +128,8 @@ class Correlator:
         """Open replay windows."""
         self.capabilities = CapabilityBook(emit, self._version)
         """What `initialize` advertised, against what the Client uses."""
+        self.turns = TurnBook(self.windows.replaying, self._version)
+        """Turns, tool calls and permission requests (docs/turns.md)."""
         self.client: PeerInfo | None = None
         """What the Client said of itself in `initialize`."""
         self.agent: PeerInfo | None = None
@@ -172,6 +177,7 @@ class Correlator:
         self.sessions.bear(first, count=run.count)
         self._note_message_ids(first.session_id, run.unidentified)
         self.windows.on_run(run)
+        self.turns.on_updates(run)
 
     def on_batch(self, batch: Batch) -> None:
         """A batch array with members (its messages follow, one by one)."""
@@ -189,6 +195,7 @@ class Correlator:
                 self.emit(Unanswered(pending.request, pending.cancelled))
         known = end is not ConnectionEnd.UNKNOWN
         self.windows.finish(WindowEnd.DISCONNECT if known else WindowEnd.TRACE_END)
+        self.turns.finish(end)
         self.sessions.finish()
         self.capabilities.finish()
         if self.batches is not None:
@@ -196,8 +203,14 @@ class Correlator:
         return tuple(pending.request for pending in pending_at_end)
 
     def _version(self) -> int:
-        """The protocol version the rules apply for, as far as the transcript has gone."""
-        return self.protocol(self.forced_protocol).version
+        """The protocol version the rules apply for, as far as the transcript has gone (what
+        `protocol` says, without saying why: asked at every turn's end)."""
+        if self.forced_protocol is not None:
+            return self.forced_protocol
+        negotiated = self._negotiated()
+        if negotiated is not None:
+            return negotiated[0]
+        return self.evidence.version()
 
     def _known_v1(self) -> bool:
         """The connection is known to be ACP v1 so far (by option or by `initialize`)."""
@@ -265,13 +278,17 @@ class Correlator:
         if method in REPLAYING_METHODS:
             self.sessions.resume_sent(session_id, method or "", message.line)
             pending.window = self.windows.open(message, session_id, v1=self._known_v1())
+            self.turns.replay_opened(session_id)
             return
         self.sessions.bear(message)
         if method == "session/prompt":
             pending.prompt_state = self.sessions.prompt_state(session_id)
             self.sessions.prompt_sent(session_id)
+            self.turns.prompt(message)
         if message.direction is Direction.A2C:
             self.windows.on_agent_request(message)
+            if method == PERMISSION_METHOD:
+                self.turns.permission_asked(message)
 
     def _notification(self, message: Message) -> None:
         expected = wrong_direction(message.method, message.direction)
@@ -286,6 +303,7 @@ class Correlator:
             self.sessions.bear(message, is_marker=message.update_tag == self.policy.marker_tag)
             run = self.windows.on_update(message)
             self._note_message_ids(session_id, run.unidentified if run is not None else None)
+            self.turns.on_updates(run if run is not None else UpdateRun.single(message))
             child = message.update_session_id
             if message.update_tag == ANNOUNCE_TAG and child is not None:
                 self.capabilities.announced(message)
@@ -336,6 +354,7 @@ class Correlator:
         method = request.method
         session_id = request.session_id
         self.capabilities.answered(request, response)
+        self.turns.answered(request, response)
         if success and method == "initialize":
             self.capabilities.initialized(response)
         if pending.window is not None:

@@ -81,6 +81,12 @@ class Evidence(msgspec.Struct):
         elif tag in V1_TAGS:
             self.note(1, line, f"a {tag} update")
 
+    def version(self) -> int:
+        """The version `inferred` gives, without saying why."""
+        if self.report_version is not None:
+            return self.report_version
+        return 1 if self.v1 is not None and self.v2 is None else 2
+
     def inferred(self) -> tuple[int, str, bool]:
         """The version, why, and whether anything showed it (False: v2 for want of evidence)."""
         if self.report_version is not None:

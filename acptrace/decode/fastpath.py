@@ -14,7 +14,7 @@ parsed only when the view shows it, as the general path would have parsed it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -33,6 +33,7 @@ from acptrace.decode.shapes import (
 )
 from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
+from acptrace.model.turns import Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.jsontext import loads
 from acptrace.read.source import LineBlock, RawLine
@@ -54,10 +55,19 @@ class FastDecoder:
     """
 
     def __init__(
-        self, format_name: str, runs_for: TagPolicy | None = None, payloads: bool = False
+        self,
+        format_name: str,
+        runs_for: TagPolicy | None = None,
+        payloads: bool = False,
+        watch: Callable[[str], int] | None = None,
     ) -> None:
+        """`watch`: what the analysis needs of a session's updates as a run of them begins
+        (it has followed every record before; None: all of it, `Watch.EVERYTHING`, as for a
+        reader in another process). With `payloads` runs are always read for their activity:
+        a view makes a message of each of their lines."""
         self.canonical = format_name == CANONICAL
         self.payloads = payloads
+        self._watch = watch
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
@@ -120,7 +130,8 @@ class FastDecoder:
                 yield self._done(run, lines, start)
                 run = None
             if issue is None and self._policy is not None and plain_update(message, self._breaks):
-                run = Run(message, self._breaks, self._notes, clock, usual, self.payloads)
+                watch = self._watched(message)
+                run = Run(message, self._breaks, self._notes, clock, usual, self.payloads, watch)
                 start = index - 1
                 continue
             yield Found(message, KeptPayload(data, self.canonical)) if self.payloads else message
@@ -129,6 +140,13 @@ class FastDecoder:
         if run is not None:
             run.sync(clock)
             yield self._done(run, lines, start)
+
+    def _watched(self, first: Message) -> int:
+        """What the analysis needs of a run that starts with this update (`watch`)."""
+        if self._watch is None or first.session_id is None:
+            return Watch.EVERYTHING
+        watch = self._watch(first.session_id)
+        return watch | Watch.ACTIVITY if self.payloads else watch
 
     def _done(self, run: Run, lines: list[bytes], start: int) -> UpdateRun:
         """The run, with its lines when payloads are kept (`run_found` reads them)."""

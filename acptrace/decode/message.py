@@ -13,6 +13,7 @@ from acptrace.decode.capabilities import advertised, child_permits
 from acptrace.decode.directions import NOTIFICATIONS
 from acptrace.decode.shapes import (
     UNSET,
+    DetailedUpdate,
     PlainLine,
     WireError,
     WireMessage,
@@ -23,6 +24,7 @@ from acptrace.decode.shapes import (
 from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
 from acptrace.model.excerpt import excerpt
 from acptrace.model.tags import ANNOUNCE_TAG
+from acptrace.model.turns import ACTIVITY_TAGS, PERMISSION_METHOD, Activity
 
 _NOTHING: tuple[str, ...] = ()
 
@@ -115,7 +117,7 @@ def message_of(
                        error_code=_error_code(error), in_batch=in_batch,
                        ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
     result = wire.result
-    named, peer, capabilities, shaped_for = _NOTHING, None, None, None
+    named, peer, capabilities, shaped_for, activity = _NOTHING, None, None, None, None
     if type(result) is WireResult:
         named = _named_sessions(result)
         if result.protocolVersion is not UNSET:  # (an `initialize` result)
@@ -123,9 +125,12 @@ def message_of(
             shaped_for = _shape(result)
         if _initialize_like(result):
             capabilities = advertised(result)
+        if result.stopReason is not UNSET or result.outcome is not UNSET:
+            activity = _answer(result)
     return Message(line, direction, MessageKind.RESPONSE, msg_id, result_session_ids=named,
                    peer=peer, in_batch=in_batch, ts_ns=ts_ns, mono_ns=mono_ns,
-                   capabilities=capabilities, shaped_for=shaped_for)  # fmt: skip
+                   capabilities=capabilities, shaped_for=shaped_for,
+                   activity=activity)  # fmt: skip
 
 
 def _call(
@@ -142,7 +147,7 @@ def _call(
     """A request or notification whose `params` is an object."""
     session_id = _string(params.sessionId)
     update_tag = update_session_id = replay_from = cancel_target = peer = capabilities = None
-    message_id = None
+    message_id = activity = None
     replay_from_given = False
     if method == "session/update":
         update = params.update
@@ -152,6 +157,8 @@ def _call(
             message_id = _string(update.messageId)
             if update_tag == ANNOUNCE_TAG:
                 capabilities = child_permits(update)
+            elif update_tag in ACTIVITY_TAGS:
+                activity = update_activity(update)
     elif method == "session/resume":
         replay_from_given = params.replayFrom is not UNSET
         replay_from = params.replayFrom if replay_from_given else None
@@ -160,15 +167,17 @@ def _call(
         cancel_target = target if valid_id(target) else None
     elif method == "initialize":
         peer = _peer(params.info, params.clientInfo, params.protocolVersion)
+    elif method == PERMISSION_METHOD:
+        activity = _permission_asked(params)
     return Message(line, direction, kind, msg_id, method, session_id, update_tag,
                    update_session_id, replay_from, cancel_target, peer=peer, in_batch=in_batch,
                    message_id=message_id, ts_ns=ts_ns, mono_ns=mono_ns,
-                   capabilities=capabilities,
-                   replay_from_given=replay_from_given)  # fmt: skip
+                   capabilities=capabilities, replay_from_given=replay_from_given,
+                   activity=activity)  # fmt: skip
 
 
 def plain_update_of(
-    line: PlainLine[Any], number: int, direction: Direction, ts_ns: int
+    line: PlainLine[Any, Any], number: int, direction: Direction, ts_ns: int
 ) -> Message | None:
     """`message_of` a plain update read in its narrowed shape (`shapes.PlainLine`: a valid
     `session/update` notification with a string session and tag), as `_call` reads it; None
@@ -178,10 +187,56 @@ def plain_update_of(
     tag = update.sessionUpdate
     if tag == ANNOUNCE_TAG:
         return None
+    activity = None
+    if tag in ACTIVITY_TAGS:
+        assert type(update) is DetailedUpdate, "a message's activity is read with it"
+        activity = update_activity(update)
     return Message(number, direction, MessageKind.NOTIFICATION, None, "session/update",
                    params.sessionId, tag, _string(update.sessionId),
                    message_id=_string(update.messageId), ts_ns=ts_ns,
-                   mono_ns=line.mono_ns)  # fmt: skip
+                   mono_ns=line.mono_ns, activity=activity)  # fmt: skip
+
+
+def update_activity(update: WireUpdate | DetailedUpdate) -> Activity:
+    """What a tool or state update says of a turn's work (its members that are strings)."""
+    call, status, kind = update.toolCallId, update.status, update.kind
+    title, state, stop = update.title, update.state, update.stopReason
+    return Activity(
+        call if type(call) is str else None,
+        status if type(status) is str else None,
+        kind if type(kind) is str else None,
+        title if type(title) is str else None,
+        state if type(state) is str else None,
+        stop if type(stop) is str else None,
+    )
+
+
+def _permission_asked(params: WireParams) -> Activity:
+    """A permission request's tool call (v1 `toolCall`; v2 `subject`, a tool call or a
+    command) and options."""
+    tool_call = params.toolCall
+    subject = params.subject
+    if isinstance(subject, dict):
+        tool_call = subject.get("toolCall") if subject.get("type") == "tool_call" else subject
+    tool_call_id = _string(tool_call.get("toolCallId")) if isinstance(tool_call, dict) else None
+    options = params.options
+    listed = tuple(
+        (option["optionId"], _string(option.get("kind")))
+        for option in (options if type(options) is list else ())
+        if isinstance(option, dict) and type(option.get("optionId")) is str
+    )
+    return Activity(tool_call_id=tool_call_id, options=listed)
+
+
+def _answer(result: WireResult) -> Activity | None:
+    """A response's answer to a turn: a v1 prompt's `stopReason`, a permission's outcome."""
+    outcome = result.outcome
+    chosen = outcome.get("outcome") if isinstance(outcome, dict) else None
+    option = outcome.get("optionId") if isinstance(outcome, dict) else None
+    stop_reason = _string(result.stopReason)
+    if stop_reason is None and chosen is None:
+        return None
+    return Activity(stop_reason=stop_reason, outcome=_string(chosen), option_id=_string(option))
 
 
 def _initialize_like(result: WireResult) -> bool:

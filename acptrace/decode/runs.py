@@ -16,9 +16,18 @@ from typing import Any
 
 import msgspec
 
-from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, UNSET, PlainDecode, PlainLine
+from acptrace.decode.message import update_activity
+from acptrace.decode.shapes import (
+    DECODE_DETAILED,
+    DECODE_PLAIN,
+    NOT_DECODED,
+    UNSET,
+    PlainDecode,
+    PlainLine,
+)
 from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
 from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
+from acptrace.model.turns import ACTIVITY_TAGS, OUTPUT_TAGS, Activity, Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
 
@@ -66,46 +75,85 @@ _NOT_LATER = -1
 """`_later_second` of a time that is not a usual time later than the one before (no second
 starts at -1 ns: they are whole seconds)."""
 
-LIVE, USER, MESSAGE, EVIDENCE = 1, 2, 4, 8
+LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT = 1, 2, 4, 8, 16, 32
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
 in `UpdateRun.live`), the user's message (counted in `users`), a message update, which carries
 a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of one protocol
-version only (its first line kept in `UpdateRun.evidence`)."""
+version only (its first line kept in `UpdateRun.evidence`), a turn's activity (where the run is
+watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
+a turn waits for its first, that one's time kept in `UpdateRun.first_output`)."""
 
 
 class Notes:
-    """What a run notes of its updates' tags, made once per analysis (`notes`)."""
+    """What a run notes of its updates' tags (`notes`)."""
 
     __slots__ = ("bits", "unusual")
 
-    def __init__(self, bits: dict[str, int]) -> None:
+    def __init__(self, bits: dict[str, int], unusual: set[str] | frozenset[str] | None = None):
         self.bits = bits
-        """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`); other tags are only
-        counted."""
-        self.unusual = frozenset(tag for tag, note in bits.items() if note != MESSAGE)
+        """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
+        `OUTPUT`); other tags are only counted."""
+        self.unusual = (
+            frozenset(tag for tag, note in bits.items() if note != MESSAGE)
+            if unusual is None
+            else unusual
+        )
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
 
+    def output_seen(self) -> None:
+        """A run's first output was noted: its later outputs are not (the run's own copy)."""
+        for tag in OUTPUT_TAGS:
+            note = self.bits[tag] & ~OUTPUT
+            self.bits[tag] = note
+            if note == MESSAGE:
+                assert isinstance(self.unusual, set), "a run's own notes"
+                self.unusual.discard(tag)
 
-def notes(live_tags: frozenset[str]) -> Notes:
+
+class RunNotes(msgspec.Struct, frozen=True):
+    """What runs note: made once per analysis (`notes`), for a run that is watched for a
+    turn's activity and one that is not; a run watched for a first output gets its own."""
+
+    counts: Notes
+    activity: Notes
+
+    def watched(self, watch: int) -> Notes:
+        """The notes for a run read with `watch` (its own, which it changes, with
+        `Watch.FIRST_OUTPUT`)."""
+        shared = self.activity if watch & Watch.ACTIVITY else self.counts
+        if not watch & Watch.FIRST_OUTPUT:
+            return shared
+        bits = dict(shared.bits)
+        for tag in OUTPUT_TAGS:
+            bits[tag] |= OUTPUT
+        return Notes(bits, set(shared.unusual) | OUTPUT_TAGS)
+
+
+def notes(live_tags: frozenset[str]) -> RunNotes:
     """What a run notes, with these never-history tags."""
     bits = dict.fromkeys(live_tags, LIVE)
-    for tag in MESSAGE_TAGS:
+    for tag in MESSAGE_TAGS | OUTPUT_TAGS:
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
         bits[tag] = bits.get(tag, 0) | EVIDENCE
-    return Notes(bits)
+    watched = dict(bits)
+    for tag in ACTIVITY_TAGS:
+        watched[tag] = watched.get(tag, 0) | ACTIVITY
+    return RunNotes(Notes(bits), Notes(watched))
 
 
 class Run:
     """An `UpdateRun` while it grows, and the clock's times as of its last update."""
 
     __slots__ = (
+        "activity",
         "breaks",
         "count",
         "direction",
         "evidence",
         "first",
+        "first_output",
         "kept",
         "last",
         "last_mono",
@@ -121,6 +169,7 @@ class Run:
         "unidentified_at",
         "users",
         "users_at",
+        "watch",
         "widest",
     )
 
@@ -128,20 +177,30 @@ class Run:
         self,
         first: Message,
         breaks: frozenset[str],
-        noted: Notes,
+        noted: RunNotes,
         clock: Clock,
         usual: str | None = None,
         keep: bool = False,
+        watch: int = Watch.EVERYTHING,
     ) -> None:
         self.first = first
-        self.kept: list[PlainLine[Any] | None] | None = [] if keep else None
+        self.kept: list[PlainLine[Any, Any] | None] | None = [] if keep else None
         """With `keep` (a view shows payloads): each line's `PlainLine` as the run loop decoded
         it, in line order (None for the first and any line taken by `takes`)."""
+        if first.update_tag in OUTPUT_TAGS:
+            watch &= ~Watch.FIRST_OUTPUT  # (its first output is its own)
+        self.watch = watch
+        """What the analysis needs of the session's updates (`Watch`), asked as the run began."""
         self.breaks = breaks
         """Tags that end a run."""
-        self.noted = noted
+        self.noted = noted.watched(watch)
         """What each tag says (`notes`): never-history tags (`state_update` among them,
-        always), the user's messages, message updates."""
+        always), the user's messages, message updates, and where the run is watched for them
+        a turn's activity and first output."""
+        self.activity: list[tuple[Stamp, Activity]] = []
+        """Where and what each tool and state update after the first said (when watched)."""
+        self.first_output: Stamp | None = None
+        """Where and when its first output was, when watched for it and not its first."""
         self.session, self.direction = first.session_id, first.direction
         self.count = 0
         self.snapshot = False
@@ -170,7 +229,8 @@ class Run:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
         `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8, else each is
         checked); the index of the first line not taken. The clock is then stale."""
-        decode = DECODE_PLAIN.get(self.direction)  # (msgspec checks it, and `ts`'s length)
+        shapes = DECODE_DETAILED if self.watch & Watch.ACTIVITY else DECODE_PLAIN
+        decode = shapes.get(self.direction)  # (msgspec checks it, and `ts`'s length)
         if decode is None:
             return start
         kept = self.kept
@@ -237,7 +297,7 @@ class Run:
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
             no_id = params.update.messageId is UNSET  # (most lines: an agent's message chunk,
             if (no_id or tag in unusual) and tag in noted:  # its id there: nothing to note)
-                note(tag, first + index, no_id)
+                note(tag, first + index, no_id, line)
         else:
             index = len(lines)
         self.last_ts, self.last_mono, self.own_mono, self.widest = (
@@ -245,10 +305,13 @@ class Run:
         )  # fmt: skip
         return index
 
-    def _note(self, tag: str, line: int, no_id: bool) -> None:
+    def _note(self, tag: str, line: int, no_id: bool, read: PlainLine[Any, Any] | None) -> None:
         """An update whose tag says more than a count (`notes`): never history, the user's
-        message, a message update without an id, a tag of one protocol version only."""
+        message, a message update without an id, a tag of one protocol version only, a turn's
+        activity (`read`: the line as the run loop read it; None: one `takes` took)."""
         note = self.noted.bits.get(tag, 0)
+        if note >= ACTIVITY and read is not None:  # (ACTIVITY and OUTPUT are the high bits)
+            self._timed(note, line, read)
         if note & LIVE:
             self.live.append((line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
@@ -260,6 +323,15 @@ class Run:
             self.unidentified_at = self.unidentified_at or line
         if note & EVIDENCE and tag not in self.evidence:
             self.evidence[tag] = line
+
+    def _timed(self, note: int, line: int, read: PlainLine[Any, Any]) -> None:
+        """A turn's activity, or the first output, on a line the run loop read."""
+        stamp = Stamp(line, utc_microseconds_ns(read.ts), read.mono_ns)  # (a usual time)
+        if note & ACTIVITY:
+            self.activity.append((stamp, update_activity(read.msg.params.update)))
+        if note & OUTPUT:
+            self.first_output = stamp
+            self.noted.output_seen()
 
     def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
@@ -283,7 +355,14 @@ class Run:
                 self.widest = gap
                 self.pauses.append((message.line, gap))
         self.last, self.own_mono = stamp, message.mono_ns
-        self._note(tag, message.line, message.message_id is None)
+        self._note(tag, message.line, message.message_id is None, None)
+        if message is not self.first:  # (the first's activity is its own)
+            note = self.noted.bits.get(tag, 0)
+            if note & ACTIVITY and message.activity is not None:
+                self.activity.append((stamp, message.activity))
+            if note & OUTPUT:
+                self.first_output = stamp
+                self.noted.output_seen()
         if usual is not None and message.ts_ns is not None:  # (it is the clock's last time)
             self.last_ts = usual
         else:
@@ -316,13 +395,16 @@ class Run:
             if self.unidentified
             else None,
             evidence=tuple((line, tag) for tag, line in self.evidence.items()),
+            activity=tuple(self.activity),
+            first_output=self.first_output,
+            watched=self.watch,
         )
 
 
 def _utf8_only(decode: PlainDecode) -> PlainDecode:
     """`decode`, refusing a line that is not UTF-8 as it refuses one of another shape."""
 
-    def decode_utf8(data: bytes) -> PlainLine[Any]:
+    def decode_utf8(data: bytes) -> PlainLine[Any, Any]:
         if not is_utf8(data):
             raise msgspec.DecodeError("not UTF-8")
         return decode(data)
@@ -330,10 +412,12 @@ def _utf8_only(decode: PlainDecode) -> PlainDecode:
     return decode_utf8
 
 
-def _keeping(decode: PlainDecode, keep: Callable[[PlainLine[Any] | None], None]) -> PlainDecode:
+def _keeping(
+    decode: PlainDecode, keep: Callable[[PlainLine[Any, Any] | None], None]
+) -> PlainDecode:
     """`decode`, keeping each line it decodes."""
 
-    def decode_kept(data: bytes) -> PlainLine[Any]:
+    def decode_kept(data: bytes) -> PlainLine[Any, Any]:
         line = decode(data)
         keep(line)
         return line

@@ -31,6 +31,12 @@ class WireUpdate(msgspec.Struct, gc=False):
     sessionId: Any = UNSET
     capabilities: Any = UNSET
     messageId: Any = UNSET
+    toolCallId: Any = UNSET
+    status: Any = UNSET
+    kind: Any = UNSET
+    title: Any = UNSET
+    state: Any = UNSET
+    stopReason: Any = UNSET
 
 
 class WireParams(msgspec.Struct, gc=False):
@@ -43,6 +49,9 @@ class WireParams(msgspec.Struct, gc=False):
     protocolVersion: Any = UNSET
     info: Any = UNSET
     clientInfo: Any = UNSET
+    toolCall: Any = UNSET
+    subject: Any = UNSET
+    options: Any = UNSET
 
 
 class WireResult(msgspec.Struct, gc=False):
@@ -56,6 +65,8 @@ class WireResult(msgspec.Struct, gc=False):
     capabilities: Any = UNSET
     agentCapabilities: Any = UNSET
     authMethods: Any = UNSET
+    stopReason: Any = UNSET
+    outcome: Any = UNSET
 
 
 class WireError(msgspec.Struct, gc=False):
@@ -104,34 +115,56 @@ decode_message = msgspec.json.Decoder(WireMessage).decode
 class PlainUpdate(msgspec.Struct, gc=False):
     """`WireUpdate`, narrowed: a tag that is a string, and a `messageId` that is a string or
     absent (the run loop then only asks whether it is there). (`capabilities` is read only of
-    a `subagent_update`, which never joins a run: `UNREAD_IN_A_RUN`.)"""
+    a `subagent_update`, which never joins a run: `UNREAD_IN_A_RUN`.) The members of a turn's
+    activity are left out: a run whose session has no turn open never reads them (every
+    member costs each line of a run), `DetailedUpdate` does."""
 
     sessionUpdate: str
     sessionId: Any = UNSET
     messageId: str | UnsetType = UNSET
 
 
-class PlainParams(msgspec.Struct, gc=False):
+class DetailedUpdate(PlainUpdate, gc=False):
+    """`PlainUpdate` with the members of a turn's activity (`model.turns.Activity`): what a
+    run reads where the analysis watches its session (`model.turns.Watch.ACTIVITY`)."""
+
+    toolCallId: Any = UNSET
+    status: Any = UNSET
+    kind: Any = UNSET
+    title: Any = UNSET
+    state: Any = UNSET
+    stopReason: Any = UNSET
+
+
+ACTIVITY_MEMBERS = frozenset(DetailedUpdate.__struct_fields__) - set(PlainUpdate.__struct_fields__)
+"""The members `DetailedUpdate` reads beyond `PlainUpdate`."""
+
+Update = TypeVar("Update", PlainUpdate, DetailedUpdate)
+"""The update a narrowed line is read with (`PlainUpdate` or `DetailedUpdate`)."""
+
+
+class PlainParams(msgspec.Struct, Generic[Update], gc=False):
     """`WireParams`, narrowed: a session that is a string, and an update object (the members
     other methods' params have are no plain update's: `UNREAD_IN_A_RUN`)."""
 
     sessionId: str
-    update: PlainUpdate
+    update: Update
 
 
-class PlainMessage(msgspec.Struct, gc=False):
-    """`WireMessage`, narrowed: a JSON-RPC 2.0 `session/update` notification."""
+class PlainMessage(msgspec.Struct, Generic[Update], gc=False, forbid_unknown_fields=True):
+    """`WireMessage`, narrowed: a JSON-RPC 2.0 `session/update` notification, with nothing
+    else (`id`, `result`, `error` or any other member: the general shapes read it)."""
 
     jsonrpc: Literal["2.0"]
     method: Literal["session/update"]
-    params: PlainParams
-    id: UnsetType = UNSET
-    result: UnsetType = UNSET
-    error: UnsetType = UNSET
+    params: PlainParams[Update]
 
 
 UNREAD_IN_A_RUN = {
-    "WireParams": frozenset({"replayFrom", "requestId", "protocolVersion", "info", "clientInfo"}),
+    "WireParams": frozenset(
+        {"replayFrom", "requestId", "protocolVersion", "info", "clientInfo", "toolCall"}
+        | {"subject", "options"}
+    ),
     "WireUpdate": frozenset({"capabilities"}),
 }
 """Members of the general shapes that `message.plain_update_of` never reads (of a resume, a
@@ -143,28 +176,33 @@ Traffic = TypeVar("Traffic")
 """The direction a `PlainLine` must have (a run reads one direction: msgspec checks it)."""
 
 
-class PlainLine(msgspec.Struct, Generic[Traffic], gc=False):
+class PlainLine(msgspec.Struct, Generic[Traffic, Update], gc=False, forbid_unknown_fields=True):
     """`CanonicalLine`, narrowed: the plain update of a run, with a text `ts` only, of the
-    length of a usual time (`read.timestamps.usual_text`), going the run's way (`Traffic`)."""
+    length of a usual time (`read.timestamps.usual_text`), going the run's way (`Traffic`),
+    its update read as `Update`, and nothing else (`timestamp`, `time` or any other member:
+    the general shapes read it)."""
 
     dir: Traffic
-    msg: PlainMessage
+    msg: PlainMessage[Update]
     ts: Annotated[str, msgspec.Meta(min_length=27, max_length=27)]
-    timestamp: UnsetType = UNSET
-    time: UnsetType = UNSET
     mono_ns: Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None = None
     """(int64, as `read.timestamps.integer_ns` reads it: a count beyond it is no time)"""
 
 
-PlainDecode = Callable[[bytes], PlainLine[Any]]
+PlainDecode = Callable[[bytes], PlainLine[Any, Any]]
 
 DECODE_PLAIN: dict[str, PlainDecode] = {
-    "c2a": msgspec.json.Decoder(PlainLine[Literal["c2a"]]).decode,
-    "a2c": msgspec.json.Decoder(PlainLine[Literal["a2c"]]).decode,
+    "c2a": msgspec.json.Decoder(PlainLine[Literal["c2a"], PlainUpdate]).decode,
+    "a2c": msgspec.json.Decoder(PlainLine[Literal["a2c"], PlainUpdate]).decode,
 }
 """For each direction of traffic (as `decode.directions.TRAFFIC` spells it), a line of a run of
 plain updates going that way as a `PlainLine`; raises `NOT_DECODED` for any other line (which
 `decode_line` then reads)."""
+DECODE_DETAILED: dict[str, PlainDecode] = {
+    "c2a": msgspec.json.Decoder(PlainLine[Literal["c2a"], DetailedUpdate]).decode,
+    "a2c": msgspec.json.Decoder(PlainLine[Literal["a2c"], DetailedUpdate]).decode,
+}
+"""`DECODE_PLAIN`, each update read with its activity (`DetailedUpdate`)."""
 
 
 def wire_message(obj: dict[str, Any]) -> WireMessage:

@@ -37,12 +37,14 @@ def read_records(
     stats: ReadStats,
     forced: TranscriptFormat | None = None,
     settings: ReadSettings | None = None,
+    watch: Callable[[str], int] | None = None,
 ) -> Iterator[Read]:
     """An input's records, its fast formats' plain lines read by the hot path; `stats` is
-    filled in as the lines go by."""
+    filled in as the lines go by. `watch`: what the analysis, which follows each record before
+    the next is read, needs of a session's updates (`FastDecoder`)."""
     settings = settings or ReadSettings()
     reader = Reader(lines, stats, forced, settings)
-    hot = HotPath(reader.chosen.name, settings, reader.line_records, reader.fast)
+    hot = HotPath(reader.chosen.name, settings, reader.line_records, reader.fast, watch)
     return hot.read(reader.items(), Clock())
 
 
@@ -59,9 +61,10 @@ class HotPath:
         settings: ReadSettings,
         fallback: Callable[[RawLine], Iterator[Record]],
         fast: bool,
+        watch: Callable[[str], int] | None = None,
     ) -> None:
         self._decoder = (
-            FastDecoder(format_name, settings.runs_for, settings.payloads) if fast else None
+            FastDecoder(format_name, settings.runs_for, settings.payloads, watch) if fast else None
         )
         self._fallback = fallback
 

@@ -16,7 +16,7 @@ import msgspec
 from acptrace.decode.classify import Found
 from acptrace.decode.fastpath import CANONICAL, FastDecoder, KeptPayload, kept_value
 from acptrace.decode.message import plain_update_of
-from acptrace.decode.shapes import DECODE_PLAIN, NOT_DECODED, PlainDecode, PlainLine
+from acptrace.decode.shapes import DECODE_DETAILED, NOT_DECODED, PlainDecode, PlainLine
 from acptrace.model.domain import Direction, Message, UpdateRun
 from acptrace.read.timestamps import checked_usual_ns, second_start_ns, utc_microseconds_ns
 
@@ -48,11 +48,19 @@ def shown_payload(payload: Any) -> Any:
     return payload.value() if type(payload) is KeptPayload else payload
 
 
+def may_hold(payload: Any, text: bytes) -> bool:
+    """Whether a step's payload may hold this text: a payload kept in its line is searched (no
+    parsing: a view that looks for one rare member parses only the lines that mention it); one
+    already parsed may (True)."""
+    return text in payload.data if type(payload) is KeptPayload else payload is not None
+
+
 def run_found(run: UpdateRun) -> Iterator[Found]:
     """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
     hot path finds a message one by one (each line of a run is one it takes): the first is the
     run's own; the others, plain updates the run loop checked (UTF-8 among them), read in the
-    narrowed shape it read them in (`shapes.DECODE_PLAIN`), and a line that does not fit it
+    narrowed shape it read them in (`shapes.DECODE_DETAILED`: a run kept for a view is read
+    with its activity), and a line that does not fit it
     (one the run took on the general path) as the hot path reads any line."""
     canonical = run.canonical
     first, lines = run.first, run.lines
@@ -109,7 +117,7 @@ def run_updates(run: UpdateRun) -> Iterator[Found | PlainRow]:
 def _line_found(data: bytes, number: int, direction: Direction, canonical: bool) -> Found:
     """A line of a run the run loop did not decode, `Found` as the hot path finds it: in the
     narrowed shape when it fits, else as any line."""
-    narrow = DECODE_PLAIN.get(direction) if canonical else None
+    narrow = DECODE_DETAILED.get(direction) if canonical else None
     message = _plain_read(narrow, data, number, direction) if narrow is not None else None
     if message is not None:
         return Found(message, KeptPayload(data, canonical))
@@ -130,13 +138,13 @@ def _plain_read(
     return _plain_message(line, number, direction)
 
 
-def _kept_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
+def _kept_message(line: PlainLine[Any, Any], number: int, direction: Direction) -> Message | None:
     """`_plain_message` of a line the run loop took: its time is a usual one (the loop checked
     its text), read without checking it again."""
     return plain_update_of(line, number, direction, checked_usual_ns(line.ts))
 
 
-def _plain_message(line: PlainLine[Any], number: int, direction: Direction) -> Message | None:
+def _plain_message(line: PlainLine[Any, Any], number: int, direction: Direction) -> Message | None:
     """The message of a line read in the narrowed shape; None unless its time is a usual one."""
     ts_ns = utc_microseconds_ns(line.ts)
     return None if ts_ns is None else plain_update_of(line, number, direction, ts_ns)

@@ -15,6 +15,7 @@ import msgspec
 
 from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
+from acptrace.model.turns import Activity, PermissionRow, ToolCallRow, TurnRow, Watch
 
 JsonId = int | str | float | None
 """A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
@@ -227,6 +228,9 @@ class Message(msgspec.Struct, frozen=True, gc=False):
     shaped_for: int | None = None
     """For an `initialize` result: the version its members are shaped for (2: `capabilities`
     or `info`; 1: `agentCapabilities` or `agentInfo`; None: neither, or both)."""
+    activity: Activity | None = None
+    """What it says of a turn's work: a tool or state update's members, a permission request's
+    tool call and options, a permission or v1 prompt response's answer (None: nothing)."""
 
 
 class Tally(msgspec.Struct, frozen=True, gc=False):
@@ -294,6 +298,15 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     evidence: tuple[tuple[int, str], ...] = ()
     """(line, tag) of the first update of each tag only one protocol version has (rules.md §7's
     inference); a run of one leaves it to its message."""
+    activity: tuple[tuple[Stamp, Activity], ...] = ()
+    """Where and what each of its tool and state updates says (after the first), when it was
+    read for them (`watched`); a run of one leaves it to its message."""
+    first_output: Stamp | None = None
+    """Where and when its first `agent_message`/`agent_thought` update (or chunk) was, when it
+    was read for it (`watched`) and that update is not its first."""
+    watched: int = Watch.EVERYTHING
+    """What the run was read for (`Watch`): without `ACTIVITY` its tool and state updates
+    after the first were only counted, without `FIRST_OUTPUT` its outputs."""
 
     @staticmethod
     def single(message: Message, live: tuple[tuple[int, str], ...] = ()) -> UpdateRun:
@@ -543,6 +556,12 @@ class Analysis(FrozenRecord):
     """Input problems, in line order."""
     sessions: tuple[SessionInfo, ...] = field(default=())
     """Every session the transcript names, in order of first appearance."""
+    turns: tuple[TurnRow, ...] = field(default=())
+    """One row per `session/prompt`, in line order (docs/turns.md)."""
+    tool_calls: tuple[ToolCallRow, ...] = field(default=())
+    """One row per tool call seen in a turn, in order of first appearance."""
+    permissions: tuple[PermissionRow, ...] = field(default=())
+    """One row per `session/request_permission`, in line order."""
 
     def worst_severity(self) -> Severity | None:
         """The most severe finding's level, or None without findings."""

@@ -60,6 +60,11 @@ class RecorderEvent(FrozenRecord):
         """Whether this is the recorded end of the connection."""
         return self.kind == "close"
 
+    @property
+    def is_open(self) -> bool:
+        """Whether this is the recorded start of a connection (the recorder's first record)."""
+        return self.kind == "open"
+
     def said(self) -> dict[str, Any]:
         """What the event says beyond its time, direction and name (its `detail` without the
         envelope's members, or nulls): what a view shows of it."""
@@ -73,8 +78,10 @@ Record = Envelope | RecorderEvent | Issue
 class Part(msgspec.Struct, frozen=True):
     """One connection of a file that holds several: its records, in order."""
 
-    name: str
-    """The connection's name within its file (`source.connection`)."""
+    name: str | None
+    """The connection's name within its file (`source.connection`); None where the file does
+    not say (an acp-inspector-trace none of whose frames could be read: its header and issues
+    are analysed as one connection, as a file of one is)."""
     format: str
     """The file's format."""
     lines: int

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".jsons", ".json", ".log", ".txt")
+TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".jsons", ".json", ".log", ".txt", ".traffic")
 """What a file inside a directory must end with (before an optional `.gz`) to be read."""
 
 _GLOB_CHARS = frozenset("*?[")

@@ -30,7 +30,7 @@ class Cell(msgspec.Struct, frozen=True, gc=False):
     out from them only for styled output."""
     whole: int = 0
     """How many of the first characters are words shown whole or not at all (an event cell's
-    label and session: `timeline._between_words`); the rest may be cut anywhere."""
+    label and session: `timeline.fitting.between_words`); the rest may be cut anywhere."""
 
     def __len__(self) -> int:
         return len(self.plain)

@@ -1,4 +1,4 @@
-"""The default terminal view of one analysis: connection, resumes, findings, issues."""
+"""The default terminal view of one analysis: connection, resumes, turns, findings, issues."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ from acptrace.model.domain import (
 from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
+from acptrace.render.latency import latency
 from acptrace.render.text import inert, plural, short_id
+from acptrace.render.turns_view import TURNS_SHOWN, turns_section
 
 ISSUES_SHOWN = 10
 """Issues listed one by one before the rest are only counted."""
@@ -68,11 +70,10 @@ def summaries(
         analyses, key=lambda a: (a.source.path, a.source.connection is not None)
     ):
         group = list(grouped)
-        if several:
-            heading = Text()
-            heading.append_text(inert(path, "bold underline"))
-            heading.append(f"  {group[0].source.format} · {plural(len(group), 'connection')}")
-            yield heading
+        if several:  # (a count never parted from its unit: `Facts` breaks between facts)
+            named = inert(path, "bold underline")
+            named.append(f"  {group[0].source.format}")
+            yield Facts([named, plural(len(group), "connection")])
         yield from (summary(a, idle_timeouts_ms) for a in group)
 
 
@@ -84,6 +85,11 @@ def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator
     verdicts = idle_verdicts(analysis.resumes, idle_timeouts_ms)
     if verdicts and verdicts[0].replays:
         yield idle_table([(None, verdicts)])
+    yield from turns_section(analysis.turns)
+    if any(turn.approximate for turn in analysis.turns[:TURNS_SHOWN]) and not any(
+        row.approximate for row in analysis.resumes
+    ):
+        yield Text(APPROXIMATE_LEGEND, "dim")
     yield from _findings(analysis.findings)
     yield from _issues(analysis)
     yield _verdict(analysis)
@@ -158,10 +164,10 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
             str(row.marker_count),
             str(row.replayed_updates),
             str(row.held_updates),
-            _ms(row.request_to_marker_ms, row.approximate),
-            _ms(row.marker_to_response_ms, row.approximate),
-            _ms(row.request_to_response_ms, row.approximate),
-            _ms(row.max_replay_gap_ms, row.approximate),
+            latency(row.request_to_marker_ms, row.approximate),
+            latency(row.marker_to_response_ms, row.approximate),
+            latency(row.request_to_response_ms, row.approximate),
+            latency(row.max_replay_gap_ms, row.approximate),
         )
     return table
 
@@ -200,16 +206,6 @@ def _end(row: ResumeRow) -> Text:
     if row.cancelled:
         text += " (cancelled)"
     return Text(text)
-
-
-def _ms(value: float | None, approximate: bool = False) -> Text:
-    """A latency; `~` before an approximate one (`APPROXIMATE_LEGEND`)."""
-    if value is None:
-        return Text("—", "dim")
-    mark = "~" if approximate else ""
-    if value >= 1000:
-        return Text(f"{mark}{value / 1000:.2f} s")
-    return Text(f"{mark}{value:.1f} ms")
 
 
 def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:

@@ -17,6 +17,7 @@ from acptrace.read.formats import (
     mcpsnoop,
     openhands,
     tee,
+    traffic,
     zed,
 )
 from acptrace.read.formats.base import Decoder, ReadSettings, TranscriptFormat
@@ -31,6 +32,7 @@ FORMATS: tuple[TranscriptFormat, ...] = (
     conductor.FORMAT,
     inspector_trace.FORMAT,
     acp_tck.FORMAT,
+    traffic.FORMAT,  # (claims an input that opens a Lisp list; never detected from JSON)
     bare.FORMAT,
 )
 """Every format acptrace reads, in detection priority order (bare JSON-RPC last)."""

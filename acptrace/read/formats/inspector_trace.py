@@ -117,9 +117,13 @@ def connections(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
     for record in clocked(reader.records()):
         split.add(record)
     split.flush()
+    ended = split.ended()
+    if not ended and any(isinstance(r, Issue) for r in split.preamble):
+        # (no frame read, and lines that are not one: their issues are still the file's)
+        return [Part(None, NAME, stats.lines, split.preamble)]
     return [
         Part(name, NAME, stats.lines, [*split.preamble, *records])
-        for name, records in split.ended().items()
+        for name, records in ended.items()
     ]
 
 
