@@ -851,6 +851,8 @@ def _lookalikes(b: _Builder) -> None:
         "tool-output", "slack-id", "C0" + t.chars(string.ascii_uppercase + string.digits, 9)
     )
     b.keep("prompt", "session-id", b.session)
+    jsonwebtoken = b.keep("file:package.json", "version", '"jsonwebtoken": "^8.5.1"')
+    next_auth = b.keep("file:package.json", "version", '"next-auth": ">=4.24 <5"')
 
     b.request(
         "session/prompt",
@@ -873,6 +875,11 @@ def _lookalikes(b: _Builder) -> None:
         '{\n  "packages": {\n    "node_modules/left-pad": {\n      "integrity": "'
         + integrity
         + '"\n    }\n  }\n}\n',
+    )
+    b.read_file(
+        "/home/dev/shop/package.json",
+        '{\n  "name": "shop",\n  "dependencies": {\n'
+        f"    {jsonwebtoken},\n    {next_auth}\n  }}\n}}\n",
     )
     b.read_file("/home/dev/.ssh/id_rsa.pub", f"ssh-rsa {public} dev@laptop\n")
     b.read_file(

@@ -1040,6 +1040,7 @@ def test_a_device_that_takes_nothing_still_forwards_everything() -> None:
         (5, 0, "disk full", 5, ["disk full"]),
         (0, 498_000, None, 2, ["498000 lines were left out (the disk could not keep up)"]),
         (143, 7, None, 143, ["7 lines were left out (the disk could not keep up)"]),
+        (0, 1, None, 2, ["1 line was left out (the disk could not keep up)"]),
         (0, 7, "disk full", 2, ["7 lines were left out (the disk could not keep up)", "disk full"]),
         (0, 0, None, 0, []),
         (3, 0, None, 3, []),

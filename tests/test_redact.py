@@ -623,6 +623,21 @@ RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
         {"env": "OPENAI_API_KEY=${OPENAI_API_KEY}", "token": "{{ secrets.TOKEN }}", "pwd": "****"},
         {"env": "OPENAI_API_KEY=${OPENAI_API_KEY}", "token": "{{ secrets.TOKEN }}", "pwd": "****"},
     ),
+    "versions": (
+        {},
+        {
+            "content": '{\n  "dependencies": {\n    "jsonwebtoken": "^8.5.1",\n'
+            '    "next-auth": ">=4.24 <5 || 5.0.0-beta.4"\n  },\n  "token": "8a5f1c"\n}\n',
+            "toml": 'oauth-token = "1.2"\nsecret = "1.2.3.4.5"\n',
+            "command": "pip install --token ~=3.1 --password v2.x",
+        },
+        {
+            "content": '{\n  "dependencies": {\n    "jsonwebtoken": "^8.5.1",\n'
+            f'    "next-auth": ">=4.24 <5 || 5.0.0-beta.4"\n  }},\n  "token": "{REDACTED}"\n}}\n',
+            "toml": f'oauth-token = "1.2"\nsecret = "{REDACTED}"\n',
+            "command": "pip install --token ~=3.1 --password v2.x",
+        },
+    ),
     "user-keys": ({"keys": ["tenant"]}, {"Tenant": "acme"}, {"Tenant": REDACTED}),
     "user-patterns": (
         {"patterns": [r"INC-(\d+)"]},
@@ -686,6 +701,21 @@ def test_redact_marks_the_transcript_it_redacted(tmp_path: Path) -> None:
     )
 
 
+def test_redact_keeps_a_package_version_and_counts_in_the_singular(tmp_path: Path) -> None:
+    """Issue #37.12: `"jsonwebtoken": "^8.5.1"` in a package.json an Agent read ends in a
+    secret-like word yet holds a version, not a secret; one value is `1 value`."""
+    package = '{\n  "dependencies": {\n    "jsonwebtoken": "^8.5.1"\n  },\n  "token": "t0k3n"\n}\n'
+    line = {"ts": "2026-12-02T10:00:00Z", "mono_ns": 1, "dir": "c2a",
+            "msg": {"jsonrpc": "2.0", "id": 1, "result": {"content": package}}}  # fmt: skip
+    source = tmp_path / "read.jsonl"
+    source.write_bytes(orjson.dumps(line) + b"\n")
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.exit_code == 0, result.output
+    content = orjson.loads(result.stdout)["msg"]["result"]["content"]
+    assert content == package.replace("t0k3n", REDACTED)
+    assert result.stderr == "acptrace: 1 value redacted in 1 of 1 line\n"
+
+
 def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(
     tmp_path: Path,
 ) -> None:
@@ -695,7 +725,7 @@ def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(
     source.write_bytes(orjson.dumps(opened) + b"\n")
     result = runner.invoke(app, ["redact", str(source)])
     assert result.stdout.encode() == source.read_bytes()
-    assert result.stderr == "acptrace: 0 values redacted in 0 of 1 lines\n"
+    assert result.stderr == "acptrace: 0 values redacted in 0 of 1 line\n"
 
 
 @pytest.mark.parametrize("depth", [250, 255, 488, 1000, 1025, 100_000])

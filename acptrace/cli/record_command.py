@@ -13,6 +13,7 @@ from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_no
 from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.model.excerpt import plural
 from acptrace.read.source import open_input
 from acptrace.record import (
     AgentNotStarted,
@@ -142,18 +143,22 @@ def record_command(
         fail(str(error))
     problems: list[str] = []
     if result.dropped:
-        problems.append(f"{result.dropped} lines were left out (the disk could not keep up)")
+        problems.append(f"{_were(result.dropped, 'line')} left out (the disk could not keep up)")
     if result.abandoned:
-        problems.append(
-            f"{result.abandoned} lines were left out (not redacted when the signal's grace ran out)"
-        )
+        abandoned = _were(result.abandoned, "line")
+        problems.append(f"{abandoned} left out (not redacted when the signal's grace ran out)")
     if result.transcript_error:
-        unwritten = f"; {result.unwritten} records were not written" if result.unwritten else ""
+        unwritten = f"; {_were(result.unwritten, 'record')} not written" if result.unwritten else ""
         problems.append(f"{result.transcript_error}{unwritten}")
     for problem in problems:
         print_error(f"the transcript {path} is incomplete: {problem}")
     # the Agent's status when it failed (it says more); else 2 when the transcript is incomplete
     raise typer.Exit(result.exit_code or (EXIT_ERROR if problems else EXIT_OK))
+
+
+def _were(n: int, noun: str) -> str:
+    """`1 line was`, `2 lines were`."""
+    return f"{plural(n, noun)} {'was' if n == 1 else 'were'}"
 
 
 def _keep_a_recording(path: str) -> None:
@@ -213,7 +218,10 @@ def redact_command(
     except OSError as error:  # (a full disk, say)
         where = "stdout" if output in (None, "-") else f"the redacted transcript {output}"
         fail(f"cannot write {where}: {error.strerror or error}")
-    summary = f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines"
+    summary = (
+        f"{plural(stats.redactions, 'value')} redacted in {stats.changed} of "
+        f"{plural(stats.lines, 'line')}"
+    )
     if stats.marked:
         summary += '; the open record rewritten to say "redacted": true'
     if not quiet:

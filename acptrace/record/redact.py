@@ -11,8 +11,9 @@ What counts as secret:
   (`authenticate`, `auth/*`, `providers/set`) except the identifiers that name the method;
 - secret-like names anywhere (`policy.RedactionPolicy.is_secret_name`): a member, and the
   `value` of a `{"name", "value"}` pair (HTTP headers, environment variables), unless it is a
-  placeholder (`${TOKEN}`); command lines (`argv`, every `args` list): the value after
-  `--secret-name`, in `--secret-name=value`, and curl's `-u name:password`;
+  placeholder (`${TOKEN}`) or a version (`"jsonwebtoken": "^8.5.1"`); command lines (`argv`,
+  every `args` list): the value after `--secret-name`, in `--secret-name=value`, and curl's
+  `-u name:password`;
 - in every string, the spans `spans.secret_spans` finds: token shapes (`secret_shapes.SHAPES`),
   the caller's patterns, `name=value`, `--flag value`, and `name: value` in free text (raw
   lines, stderr) or at the start of a line of a string of several lines; a string that holds
@@ -38,9 +39,9 @@ from acptrace.record.secret_shapes import (
     CREDENTIAL_IDENTIFIERS,
     CREDENTIAL_METHODS,
     DESCRIPTIVE_NAMES,
-    PLACEHOLDER,
     USER_FLAGS,
     ZERO_WIDTH,
+    kept_by_name_rules,
 )
 from acptrace.record.spans import Reading, Span, password_of, secret_spans
 
@@ -122,13 +123,13 @@ def redact_argv(argv: Sequence[str], policy: RedactionPolicy) -> tuple[list[str]
 def _argument(arg: str, after: str | None, policy: RedactionPolicy) -> tuple[str, int]:
     """One argument, given the flag before it (if it was one)."""
     if after is not None and not (arg.startswith("-") and len(arg) > 1):
-        if policy.is_secret_name(after.lstrip("-")) and not PLACEHOLDER.fullmatch(arg):
+        if policy.is_secret_name(after.lstrip("-")) and not kept_by_name_rules(arg):
             return (REDACTED, 1) if arg not in ("", REDACTED) else (arg, 0)
         if after in USER_FLAGS and (span := password_of(arg, 0, len(arg))) is not None:
             return replace_spans(arg, [span]), 1
     flag, equals, value = arg.partition("=")
     if equals and flag.startswith("-") and policy.is_secret_name(flag.lstrip("-")):
-        if value in ("", REDACTED) or PLACEHOLDER.fullmatch(value):
+        if value in ("", REDACTED) or kept_by_name_rules(value):
             return arg, 0
         return f"{flag}={REDACTED}", 1
     return redact_text(arg, policy)
@@ -215,7 +216,7 @@ def _secret_value(value: Any, policy: RedactionPolicy) -> tuple[Any, int]:
         items = [_secret_value(item, policy) for item in value]
         count = sum(n for _, n in items)
         return ([new for new, _ in items], count) if count else (value, 0)
-    if isinstance(value, str) and PLACEHOLDER.fullmatch(value):
+    if isinstance(value, str) and kept_by_name_rules(value):
         return value, 0
     if not isinstance(value, dict):
         return _blank(value)

@@ -135,6 +135,28 @@ PLACEHOLDER = re.compile(
 """A value that stands for a secret without being one (a variable, a template, `<your-key>`,
 `****`): kept by the name rules, so an analyst still sees where a secret goes."""
 
+_VERSION = (
+    r"(?:(?:[~^]|[<>!=~]=?|~>|===)[ \t]?v?\d{1,9}(?:\.(?:\d{1,9}|[xX*])){0,3}"  # ^8, >=1.2, ~=3.1
+    r"|v?\d{1,9}(?:\.(?:\d{1,9}|[xX*])){1,3})"  # 8.5.1, v2.0, 1.x
+    r"(?:-[0-9A-Za-z.-]{1,40})?(?:\+[0-9A-Za-z.-]{1,40})?"  # -beta.1, +build.5
+)
+_BETWEEN_VERSIONS = r"(?:[ \t]{0,4}\|\|[ \t]{0,4}|[ \t]{1,4}-[ \t]{1,4}|,[ \t]{0,4}|[ \t]{1,4})"
+VERSION = re.compile(rf"{_VERSION}(?:{_BETWEEN_VERSIONS}{_VERSION}){{0,3}}", re.ASCII)
+"""A package's version or version range (`^8.5.1`, `>=1.2 <2`, `~=3.1`, `1.x || 2.x`): what
+`"jsonwebtoken": "^8.5.1"` in a `package.json`, or `oauth-token = "1.2"` in a Cargo.toml,
+holds under a name that ends in a secret-like word. No credential looks like one."""
+
+
+def kept_by_name_rules(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether the value `text[start:end]` is kept by the name rules although its name is
+    secret-like: a placeholder or a version."""
+    stop = len(text) if end is None else end
+    return (
+        PLACEHOLDER.fullmatch(text, start, stop) is not None
+        or VERSION.fullmatch(text, start, stop) is not None
+    )
+
+
 _CREDENTIAL_SYMBOLS = frozenset("0123456789._~+/=-!#$%&*@^")
 
 
@@ -298,6 +320,7 @@ RULES = (
     "argv",
     "streamed-chunks",
     "placeholders",
+    "versions",
     "user-keys",
     "user-patterns",
 )

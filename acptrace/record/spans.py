@@ -24,10 +24,10 @@ from enum import Enum
 
 from acptrace.record.policy import RedactionPolicy
 from acptrace.record.secret_shapes import (
-    PLACEHOLDER,
     URL_SIGNING_NAMES,
     USER_FLAGS,
     Shape,
+    kept_by_name_rules,
     looks_like_credential,
 )
 
@@ -212,7 +212,7 @@ def _assignment_spans(text: str, policy: RedactionPolicy, reading: Reading) -> I
 
 def _value_after(text: str, name: re.Match[str], at: int, reading: Reading) -> Span | None:
     """The value after the separator at `at`, as the reading allows; None if there is none, or
-    it is a placeholder (`${TOKEN}`, `<your-key>`)."""
+    it is a placeholder (`${TOKEN}`, `<your-key>`) or a version (`^8.5.1`)."""
     tight = name.end(1) == at and text[at] == "="
     loose = reading is Reading.FREE or (reading is Reading.LINES and _starts_a_line(text, name))
     if not tight and not loose:
@@ -233,7 +233,7 @@ def _value_after(text: str, name: re.Match[str], at: int, reading: Reading) -> S
         span = value.span(1)
         if reading is Reading.LINES and not _plausible(text[span[0] : span[1]]):
             return None
-    if span[0] == span[1] or PLACEHOLDER.fullmatch(text, span[0], span[1]):
+    if span[0] == span[1] or kept_by_name_rules(text, span[0], span[1]):
         return None
     return span
 
@@ -270,7 +270,7 @@ def _flag_spans(text: str, policy: RedactionPolicy) -> Iterator[Span]:
         group = next(g for g in (2, 3, 4) if flag.group(g) is not None)
         start, end = flag.span(group)
         if option.startswith("--") and policy.is_secret_name(option):
-            if not PLACEHOLDER.fullmatch(text, start, end):
+            if not kept_by_name_rules(text, start, end):
                 yield start, end
         elif option in USER_FLAGS:
             span = password_of(text, start, end)
