@@ -3,6 +3,7 @@ has a test here, marked with `covers`, and the table lists exactly the cases tes
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
@@ -31,6 +32,7 @@ from tests.transcript import SESSION, Transcript, complete_connection
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "docs" / "hostile-inputs.md"
 ACPTRACE = [sys.executable, "-m", "acptrace"]
+FAKE_AGENT = [sys.executable, str(ROOT / "tests" / "acp_peers" / "fake_agent.py")]
 TIMEOUT_S = 120.0
 """Bound for one run in a subprocess: only reached when reading never ends (the bug)."""
 
@@ -874,6 +876,94 @@ def test_record_keeps_an_existing_recording_unless_forced(tmp_path: Path) -> Non
     assert b'"event":"close"' in earlier.read_bytes()
 
 
+def start_recording(transcript: Path, *options: str) -> subprocess.Popen[bytes]:
+    """`record -o transcript` of the echo agent, its stdin left open."""
+    return subprocess.Popen([*ACPTRACE, "record", "-o", str(transcript), *options, "--",
+                             *FAKE_AGENT, "echo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+
+
+def end_recording(process: subprocess.Popen[bytes]) -> tuple[int, str]:
+    """Close its stdin (the Client leaves), and its exit status and stderr."""
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.close()
+    process.stdin = None  # (communicate would flush it)
+    _, err = process.communicate(timeout=TIMEOUT_S)
+    return process.returncode, err.decode()
+
+
+@covers("out-same-recording-twice")
+@pytest.mark.parametrize("force", [False, True])
+def test_two_records_into_one_file_at_once_the_second_is_refused(
+    tmp_path: Path, force: bool
+) -> None:
+    """Issue #39.6: started together, both used to write the file (lines mixed, one recording
+    mostly lost) and exit 0. One recording owns it; the other exits 2, the file untouched by
+    it, even with --force (which replaces a recording, not one being made)."""
+    options = ("--force",) if force else ()
+    for round_ in range(4):
+        transcript = tmp_path / f"same-{round_}.jsonl"
+        both = [start_recording(transcript, *options) for _ in range(2)]
+        for n, process in enumerate(both):
+            assert process.stdin is not None
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"_ping"}\n' % n)
+                process.stdin.flush()
+        time.sleep(0.3)
+        ended = [end_recording(process) for process in both]
+        assert sorted(code for code, _ in ended) == [0, 2], ended
+        [refusal] = [err for code, err in ended if code == 2]
+        [line] = refusal.splitlines()
+        reason = line.removeprefix(f"acptrace: error: cannot write the transcript {transcript}: ")
+        taken = reason == "another acptrace record is writing it"
+        assert taken or (not force and reason.startswith("it exists and holds")), line
+        lines = [orjson.loads(line) for line in transcript.read_bytes().splitlines()]
+        assert [line.get("event") for line in lines].count("open") == 1
+        assert lines[-1]["event"] == "close"
+
+
+@covers("out-same-recording-twice")
+def test_a_record_into_a_file_another_is_writing_is_refused(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    first = start_recording(transcript)
+    assert first.stdout is not None
+    assert first.stdin is not None
+    first.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"_ping"}\n')
+    first.stdin.flush()
+    first.stdout.readline()  # (the first is recording)
+    for options in ((), ("--force",)):
+        second = subprocess.run([*ACPTRACE, "record", "-o", str(transcript), *options, "--",
+                                 *FAKE_AGENT, "echo"], input=b"", capture_output=True,
+                                timeout=TIMEOUT_S, check=False)  # fmt: skip
+        assert second.returncode == 2
+        assert second.stderr.decode() == (
+            f"acptrace: error: cannot write the transcript {transcript}: "
+            "another acptrace record is writing it\n"
+        )
+    assert end_recording(first) == (0, "")
+    records = [orjson.loads(line) for line in transcript.read_bytes().splitlines()]
+    assert [r.get("event") for r in records if r["dir"] == "meta"] == ["open", "close"]
+
+
+@covers("out-dangling-symlink")
+@pytest.mark.parametrize("target", ["missing.jsonl", "no-folder/missing.jsonl"])
+def test_record_does_not_follow_a_dangling_symlink(tmp_path: Path, target: str) -> None:
+    """Issue #39.6: `-o link` whose target does not exist used to create the target (wherever
+    the link pointed: another user's folder, say); it is refused, nothing made."""
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(tmp_path / target)
+    args = [*ACPTRACE, "record", "-o", str(link), "--", *FAKE_AGENT, "echo"]
+    result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        f"acptrace: error: cannot write the transcript {link}: it is a symbolic link to "
+        f"{tmp_path / target}, which does not exist\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl"]
+    assert os.readlink(link) == str(tmp_path / target)
+
+
 # -- secrets: everywhere ACP traffic carries them, and one huge string (issue #39) ------------
 
 
@@ -899,7 +989,6 @@ def test_planted_secrets_are_redacted_and_look_alikes_kept(tmp_path: Path, run: 
     assert len(outcome.removed) <= 2, outcome.removed
 
 
-FAKE_AGENT = [sys.executable, str(ROOT / "tests" / "acp_peers" / "fake_agent.py")]
 MEGABYTE = 1_000_000
 
 

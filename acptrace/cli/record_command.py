@@ -21,8 +21,6 @@ from acptrace.record import (
     RecordingExists,
     RecordSettings,
     TranscriptUnwritable,
-    check_nothing_recorded,
-    check_output,
     default_transcript_path,
     fill_placeholders,
     make_folder,
@@ -122,8 +120,6 @@ def record_command(
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
     policy = _policy(redact_key, redact_pattern) if redact else None
     path = fill_placeholders(output) if output else str(default_transcript_path())
-    if output is not None and not force:
-        _keep_a_recording(path)
     if output is None:
         try:
             make_folder(Path(path))
@@ -132,10 +128,18 @@ def record_command(
     if path != output and not quiet:  # a name acptrace made (the default, or {time} / {pid})
         print_note(f"recording to {path}")
     settings = RecordSettings(
-        redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
+        redaction=policy,
+        max_line_bytes=max_line_bytes,
+        queue_bytes=queue_bytes,
+        keep_recording=output is not None and not force,
     )
     try:
         result = record(agent, path, settings)
+    except RecordingExists as error:
+        fail(
+            f"cannot write the transcript {error}: --force replaces it, "
+            "{time} in the name makes a new file each run"
+        )
     except AgentNotStarted as error:
         print_error(str(error))
         raise typer.Exit(error.exit_code) from None
@@ -159,20 +163,6 @@ def record_command(
 def _were(n: int, noun: str) -> str:
     """`1 line was`, `2 lines were`."""
     return f"{plural(n, noun)} {'was' if n == 1 else 'were'}"
-
-
-def _keep_a_recording(path: str) -> None:
-    """Refuse (exit 2, one line) an -o that holds something, so a recording is never lost."""
-    try:
-        check_output(path)  # (its own reasons first: a read-only file is refused as such)
-        check_nothing_recorded(path)
-    except RecordingExists as error:
-        fail(
-            f"cannot write the transcript {error}: --force replaces it, "
-            "{time} in the name makes a new file each run"
-        )
-    except OutputRefused:
-        pass  # said by `record` itself, in the same words as for every output
 
 
 @app.command("redact")

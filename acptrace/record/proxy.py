@@ -25,9 +25,10 @@ from typing import IO
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 from acptrace.record.capture import CaptureQueue
+from acptrace.record.claim import claim_transcript
 from acptrace.record.events import Closed, CloseReason, Item, Opened, Stream
 from acptrace.record.fdio import retire
-from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_output
+from acptrace.record.outputs import OWNER_ONLY, OutputRefused, RecordingExists, check_output
 from acptrace.record.process import (
     SignalForwarder,
     exit_status,
@@ -38,7 +39,7 @@ from acptrace.record.process import (
 from acptrace.record.pump import Pump, PumpEnd
 from acptrace.record.redact import RedactionPolicy
 from acptrace.record.stopping import STOP_GRACE_S, AgentGroup
-from acptrace.record.writer import TranscriptWriter, open_transcript
+from acptrace.record.writer import TranscriptWriter
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 """Longer lines are recorded in parts of at most this size (never held whole)."""
@@ -75,6 +76,10 @@ class RecordSettings:
     hold_back: bool = False
     """When `queue_bytes` are waiting for the disk, hold the traffic back until there is room
     instead of leaving lines out: for a Client that is acptrace itself (drive)."""
+    keep_recording: bool = False
+    """Refuse (`RecordingExists`) a transcript file that already holds bytes, instead of
+    replacing it: checked once the file is locked, so a recorder that ended meanwhile is
+    seen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,23 +140,26 @@ def record(
     (and for what it left in its process group to be stopped). `started` is given the Agent's
     group as soon as it runs, for a caller that may have to stop it.
 
-    Raises `TranscriptUnwritable` when the file cannot be created (before anything starts;
-    see `acptrace.record.outputs` for the paths refused)
-    and `AgentNotStarted` when the command cannot be started (a file it created is removed,
-    one that existed is left as it was).
+    Raises `TranscriptUnwritable` when the file cannot be created or another recorder is
+    writing it (before anything starts; see `acptrace.record.outputs` for the paths refused,
+    `acptrace.record.claim` for the lock), `RecordingExists` when `keep_recording` and it
+    holds bytes, and `AgentNotStarted` when the command cannot be started (a file it created
+    is removed, one that existed is left as it was).
     """
     settings = settings or RecordSettings()
     stdio = stdio or Stdio()
     target = Path(path)
-    existed = target.exists()
     try:
         check_output(target)
-        fd = open_transcript(target)
+        claimed = claim_transcript(target, keep_recording=settings.keep_recording)
+    except RecordingExists:
+        raise
     except OutputRefused as error:
         raise TranscriptUnwritable(f"cannot write the transcript {error}") from None
     except OSError as error:
         reason = error.strerror or str(error)
         raise TranscriptUnwritable(f"{target}: cannot write the transcript ({reason})") from None
+    fd = claimed.fd
     first_end = _FirstEnd()
     forwarder = SignalForwarder(
         lambda _: first_end.note(CloseReason.SIGNAL), install=settings.forward_signals
@@ -161,7 +169,7 @@ def record(
             try:
                 agent = spawn(argv)
             except AcptraceError:
-                if not existed:
+                if claimed.created:
                     target.unlink(missing_ok=True)
                 raise
             if stat.S_ISREG(os.fstat(fd).st_mode):  # not a FIFO or a device

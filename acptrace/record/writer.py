@@ -234,10 +234,3 @@ def _describe(error: BaseException) -> str:
 
 def _kind(item: Item) -> str:
     return "line" if isinstance(item, Captured) else "recorder event"
-
-
-def open_transcript(path: os.PathLike[str] | str) -> int:
-    """Open the transcript for writing, creating it readable by its owner only (the caller
-    truncates it once the Agent runs); OSError on failure."""
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-    return os.open(path, flags, 0o600)
