@@ -27,6 +27,7 @@ from acptrace.cli import app
 from benchmarks.redaction_corpus import build
 from benchmarks.redaction_recall import canonical, judge, measure, zed_dump
 from tests.outputs import REFUSED, refused_outputs
+from tests.test_redact import EMPTY_MATCHING
 from tests.transcript import SESSION, Transcript, complete_connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -944,6 +945,29 @@ def test_a_record_into_a_file_another_is_writing_is_refused(tmp_path: Path) -> N
     assert end_recording(first) == (0, "")
     records = [orjson.loads(line) for line in transcript.read_bytes().splitlines()]
     assert [r.get("event") for r in records if r["dir"] == "meta"] == ["open", "close"]
+
+
+@covers("in-empty-redact-pattern")
+@pytest.mark.parametrize("pattern", EMPTY_MATCHING)
+def test_a_redact_pattern_that_matches_the_empty_string_is_refused(
+    tmp_path: Path, pattern: str
+) -> None:
+    """Issue #39.10: such a pattern matches between every two characters; `redact` and
+    `record` refuse it, exit 2, before reading or running anything."""
+    source = tmp_path / "t.jsonl"
+    source.write_bytes(b'{"dir":"c2a","msg":{"token":"t"}}\n')
+    out = tmp_path / "out.jsonl"
+    for args in (
+        ["redact", str(source), "-o", str(out), "--redact-pattern", pattern],
+        ["record", "-o", str(out), "--redact-pattern", pattern, "--", "true"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert result.stderr == (
+            f"acptrace: error: --redact-pattern {pattern!r} matches the empty string: it would"
+            " match between every two characters (a `*` meant as `+`, a stray `|`?)\n"
+        )
+        assert not out.exists()
 
 
 @covers("out-dangling-symlink")

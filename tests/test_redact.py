@@ -319,9 +319,21 @@ def test_redact_argv() -> None:
     )
 
 
+EMPTY_MATCHING = ["x*", "token|", "(?:secret)?", "^", "$", ".*", r"(\d*)"]
+"""Patterns that match the empty string (a `*` meant as `+`, a stray `|`)."""
+
+
 def test_a_bad_pattern_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="not a valid regex"):
         RedactionPolicy.build(patterns=["("])
+
+
+@pytest.mark.parametrize("pattern", EMPTY_MATCHING)
+def test_a_pattern_that_matches_the_empty_string_is_refused(pattern: str) -> None:
+    """Issue #39.10 (the commands' refusal: tests/test_hostile_io.py)."""
+    with pytest.raises(UsageError, match="matches the empty string"):
+        RedactionPolicy.build(patterns=[pattern])
+    assert RedactionPolicy.build(patterns=["x+", r"key=(\w*)"]).patterns  # (may match nothing)
 
 
 JSON = st.recursive(

@@ -58,15 +58,23 @@ class RedactionPolicy:
     def build(
         cls, keys: Iterable[str] = (), patterns: Iterable[str] = (), *, defaults: bool = True
     ) -> RedactionPolicy:
-        """`SHAPES` (unless not `defaults`) and these; UsageError for a bad regex."""
+        """`SHAPES` (unless not `defaults`) and these; UsageError for a bad regex, or one that
+        matches the empty string (a typo, as `a*` for `a+`: it matches nothing worth
+        replacing at every position of every string)."""
         shapes = SHAPES if defaults else ()
         compiled: list[re.Pattern[str]] = []
         for source in patterns:
             try:
-                compiled.append(re.compile(source))
+                pattern = re.compile(source)
             except re.error as error:
                 message = f"--redact-pattern {source!r} is not a valid regex: {error}"
                 raise UsageError(message) from None
+            if pattern.fullmatch("") is not None:
+                raise UsageError(
+                    f"--redact-pattern {source!r} matches the empty string: it would match"
+                    " between every two characters (a `*` meant as `+`, a stray `|`?)"
+                )
+            compiled.append(pattern)
         return cls(frozenset(normalize_name(k) for k in keys), shapes, tuple(compiled))
 
     def is_secret_name(self, name: str) -> bool:
