@@ -31,6 +31,7 @@ from acptrace.record.redact import (
 from acptrace.record.rewrite import redact_document, redact_transcript
 from acptrace.record.secret_shapes import RULES, SECRET_SUFFIXES, SHAPES
 from acptrace.record.transcript import encode
+from tests.shared import REAL_WORLD
 
 FIXTURE = Path(__file__).resolve().parent / "acp_peers" / "secrets.jsonl"
 MARK = b"S3CR3T"
@@ -632,8 +633,18 @@ RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
     ),
     "placeholders": (
         {},
-        {"env": "OPENAI_API_KEY=${OPENAI_API_KEY}", "token": "{{ secrets.TOKEN }}", "pwd": "****"},
-        {"env": "OPENAI_API_KEY=${OPENAI_API_KEY}", "token": "{{ secrets.TOKEN }}", "pwd": "****"},
+        {
+            "env": "OPENAI_API_KEY=${OPENAI_API_KEY}",
+            "token": "{{ secrets.TOKEN }}",
+            "pwd": "****",
+            "text": "(such as `--openai-api-key=sk-…`). Or --api-key=sk-proj-" + "Ab1" * 8 + "…",
+        },
+        {
+            "env": "OPENAI_API_KEY=${OPENAI_API_KEY}",
+            "token": "{{ secrets.TOKEN }}",
+            "pwd": "****",
+            "text": f"(such as `--openai-api-key=sk-…`). Or --api-key={REDACTED}…",
+        },
     ),
     "versions": (
         {},
@@ -726,6 +737,20 @@ def test_redact_keeps_a_package_version_and_counts_in_the_singular(tmp_path: Pat
     content = orjson.loads(result.stdout)["msg"]["result"]["content"]
     assert content == package.replace("t0k3n", REDACTED)
     assert result.stderr == "acptrace: 1 value redacted in 1 of 1 line\n"
+
+
+@pytest.mark.shared
+def test_real_recordings_hold_no_secret_so_nothing_in_them_is_redacted() -> None:
+    """The recordings of ../shared/real-world hold no secret (those made by acptrace were
+    redacted when recorded): a value redacted there is a look-alike taken for a secret, as
+    `"jsonwebtoken": "^8.5.1"` (acp-inspector's demo session) and qwen-code's instructions
+    `--openai-api-key=sk-…` were."""
+    files = sorted(p for p in REAL_WORLD.rglob("*") if p.suffix in (".jsonl", ".json"))
+    assert len(files) > 50
+    for path in files:
+        with path.open("rb") as source:
+            stats = redact_transcript(source, io.BytesIO(), POLICY)
+        assert stats.redactions == 0, path
 
 
 def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(

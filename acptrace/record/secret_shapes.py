@@ -149,11 +149,13 @@ holds under a name that ends in a secret-like word. No credential looks like one
 
 def kept_by_name_rules(text: str, start: int = 0, end: int | None = None) -> bool:
     """Whether the value `text[start:end]` is kept by the name rules although its name is
-    secret-like: a placeholder or a version."""
+    secret-like: a placeholder, a version, or a value already cut short with `…` (docs that
+    write `--openai-api-key=sk-…`; the token shapes still find a key's visible part)."""
     stop = len(text) if end is None else end
     return (
         PLACEHOLDER.fullmatch(text, start, stop) is not None
         or VERSION.fullmatch(text, start, stop) is not None
+        or text.find("\u2026", start, stop) >= 0
     )
 
 
