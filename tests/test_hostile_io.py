@@ -1106,7 +1106,9 @@ def test_forwarding_never_waits_on_redaction(tmp_path: Path) -> None:
     not delayed by more than 50 ms (before issue #39 they waited 9-11 s). On this 2-core
     machine shared with other jobs, a ping now and then waits for a core whatever runs
     (measured: up to 155 ms while a separate process burned a core, with no redaction), so
-    95 % of the pings must be within 50 ms and none may wait a quarter of a second."""
+    95 % of the pings must be within 50 ms and none may wait a quarter of a second, beyond
+    what as many pings through the same proxy, idle, wait just after (on a quiet machine a few
+    milliseconds: the bounds stand; at a load of 15 on 2 cores the idle pings wait too)."""
     transcript = tmp_path / "t.jsonl"
     process = subprocess.Popen([*ACPTRACE, "record", "-o", str(transcript), "--", *FAKE_AGENT,
                                 "echo"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -1121,13 +1123,19 @@ def test_forwarding_never_waits_on_redaction(tmp_path: Path) -> None:
         delays.append(ping(process, echoes, n) - baseline)
         n += 1
         time.sleep(0.01)
+    idle: list[float] = []
+    for after in range(n, n + len(delays)):
+        idle.append(ping(process, echoes, after) - baseline)
+        time.sleep(0.01)
     _, err = process.communicate(timeout=TIMEOUT_S)
     echoes.join()
     assert process.returncode == 0, err
     assert len(delays) >= 20, "the redaction was over before the pings began"
     delays.sort()
-    assert delays[int(len(delays) * 0.95)] <= 0.050, delays[-10:]
-    assert delays[-1] < 0.250, delays[-10:]
+    idle.sort()
+    noise = max(0.0, idle[int(len(idle) * 0.95)])
+    assert delays[int(len(delays) * 0.95)] <= 0.050 + noise, (delays[-10:], idle[-10:])
+    assert delays[-1] < 0.250 + max(0.0, idle[-1]), (delays[-10:], idle[-10:])
     written = transcript.read_bytes()
     assert b"S3CR3T" not in written
     assert written.count(b"[REDACTED]") >= 8
