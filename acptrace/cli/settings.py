@@ -118,7 +118,7 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
             "--idle-timeouts",
             metavar="LIST",
             help="Idle timers to judge replays against, e.g. 50ms,1s "
-            "(default: 50ms,100ms,250ms,1s,5s,30s).",
+            "(default: 50ms, 100ms, 250ms, 1s, 5s, 30s).",
         ),
     ] = None
 
