@@ -262,6 +262,8 @@ def test_stdout_closed_early_ends_quietly_with_exit_0(tmp_path: Path, command: s
 
 FINDINGS = ROOT / "sample_traces" / "rules-history.jsonl"
 """A transcript with error-level findings: exit 1 when its output is read, 0 when not."""
+
+
 def closed_early_cases() -> dict[str, list[str]]:
     """Every other way a command writes to stdout: help and the version (written while the
     options are read, before any command runs), each analyze format of a transcript with
