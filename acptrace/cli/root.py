@@ -65,7 +65,21 @@ def _plainly() -> Iterator[None]:
         raise PlainUsageError(error) from None
 
 
-class PlainUsageCommand(TyperCommand):
+class _Plainly:
+    """Errors, a closed pipe and Ctrl-C as every command has them (`_plainly`), while the
+    options are read (`--help`) as well as while the command runs: mixed into a click command
+    or group, before it."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _plainly():
+            return super().make_context(*args, **kwargs)  # type: ignore[misc]
+
+    def invoke(self, ctx: Any) -> Any:
+        with _plainly():
+            return super().invoke(ctx)  # type: ignore[misc]
+
+
+class PlainUsageCommand(_Plainly, TyperCommand):
     """A command whose usage line names its arguments the usual way (`FILE...`, `FILE`), not in
     typer's braces (`{files}...`), whose line in `acptrace --help` is the first sentence of its
     description, whole (click cuts it at the terminal's width, with "..."), whose help wraps
@@ -77,32 +91,16 @@ class PlainUsageCommand(TyperCommand):
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return [_unbraced(piece) for piece in super().collect_usage_pieces(ctx)]
 
-    def make_context(self, *args: Any, **kwargs: Any) -> Any:
-        with _plainly():
-            return super().make_context(*args, **kwargs)
-
-    def invoke(self, ctx: Any) -> Any:
-        with _plainly():
-            return super().invoke(ctx)
-
     def get_short_help_str(self, limit: int = 45) -> str:
         del limit  # (the first sentences are kept short: tests/test_cli_options.py)
         return first_sentence(self.help or "")
 
 
-class PlainGroup(TyperGroup):
+class PlainGroup(_Plainly, TyperGroup):
     """`acptrace` itself: its help, `-V`, an unknown command and a closed pipe as its commands
     have them (`PlainUsageCommand`)."""
 
     context_class = PlainContext
-
-    def make_context(self, *args: Any, **kwargs: Any) -> Any:
-        with _plainly():
-            return super().make_context(*args, **kwargs)
-
-    def invoke(self, ctx: Any) -> Any:
-        with _plainly():
-            return super().invoke(ctx)
 
 
 def first_sentence(text: str) -> str:
