@@ -65,13 +65,6 @@ SLOWEST_SHOWN = 3
 CUT_SHOWN = 5
 """Cut replays listed per group."""
 RIGHT: Final = "right"
-COMPLETE_NOTE = (
-    "complete: share of the replays that owe a marker (v2 resumes with replayFrom, neither"
-    " refused nor ambiguous; — where none does, as with v1 Agents) · unmarked: answered without"
-    " a marker (RC-MISSING) · cut: truncated, failed or pending at the end · loaded: loads"
-    " answered with success"
-)
-"""Under the overview: what the complete share is a share of, and what the counts count."""
 
 
 def terminal_report(
@@ -85,8 +78,7 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield _header(report)
     if not report.groups:
         return
-    overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
-    yield _with_legend(overview, _few_in_overview(report.groups))
+    yield _with_legend(_groups(report.groups), _few_in_overview(report.groups))
     if any(g.loads for g in report.groups):
         yield _loads(report.groups)
     yield from latency_bars(report.groups)
@@ -172,9 +164,10 @@ def _header(report: Report) -> Text:
     return text
 
 
-def _fitted(title: str, columns: Sequence[Column], minor: int) -> FittedTable:
-    """A table of these columns; those with a `drop` up to `minor` go before names are cut."""
-    return FittedTable(columns, minor, title=title, title_justify="left")
+def _fitted(title: str, columns: Sequence[Column], minor: int, legend: str) -> FittedTable:
+    """A table of these columns; those with a `drop` up to `minor` go before names are cut;
+    under it the legend of the table `legend` names (`acptrace.model.columns`)."""
+    return FittedTable(columns, minor, legend, title=title, title_justify="left")
 
 
 def _with_legend(table: RenderableType, few: bool) -> RenderableType:
@@ -192,7 +185,7 @@ def _few_in_latencies(groups: Sequence[Group]) -> bool:
 
 def _groups(groups: Sequence[Group]) -> FittedTable:
     """Resumes by outcome and the headline percentiles: the complete share is of the replays
-    that owe a marker; the counts beside it add up to the replays (`COMPLETE_NOTE`)."""
+    that owe a marker; the counts beside it add up to the replays (the legend says so)."""
     loads = any(g.loads for g in groups)
     common = common_headline(groups)
     columns = [
@@ -211,7 +204,7 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
         *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 14), ("p90", 10), ("p99", 9))),
     ]
     named = f": {common.label}" if common else " of each group's latency"
-    table = _fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4)
+    table = _fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4, legend="groups")
     for group in groups:
         counts = group.replay_outcomes
         cut = sum(counts[o] for o in CUT)
@@ -253,7 +246,7 @@ def _loads(groups: Sequence[Group]) -> FittedTable:
         ),
         Column("ambig", RIGHT, drop=3),
     ]
-    table = _fitted("Loads (session/load: no marker owed)", columns, minor=2)
+    table = _fitted("Loads (session/load: no marker owed)", columns, minor=2, legend="loads")
     for group in groups:
         if not group.loads:
             continue
@@ -357,7 +350,7 @@ def _latencies(groups: Sequence[Group]) -> FittedTable:
     drops = {"count": 4, "min": 2, "max": 3, "mean": 1, "p99": 5, "p90": 6, "p50": 7}
     columns = [group_column(), Column("metric")]
     columns += [Column(stat, RIGHT, drop=drops.get(stat)) for stat in STATS]
-    table = _fitted("Latency and throughput", columns, minor=4)
+    table = _fitted("Latency and throughput", columns, minor=4, legend="latencies")
     for group in groups:
         for index, metric in enumerate(measured(group)):
             distribution = group.metrics[metric]
@@ -376,7 +369,7 @@ def _findings(groups: Sequence[Group]) -> FittedTable:
         Column("count", RIGHT, drop=3),
         Column("first at", shorten=short_places, least=PATH_CHARS, drop=1),
     ]
-    table = _fitted("Findings by rule", columns, minor=2)
+    table = _fitted("Findings by rule", columns, minor=2, legend="findings")
     for group in groups:
         for index, count in enumerate(group.findings):
             path, line = count.first[0]
@@ -402,7 +395,9 @@ def _slowest(groups: Sequence[Group]) -> FittedTable:
     common = common_headline(groups)
     by = common.label if common else "each group's headline latency"
     title = f"Slowest replays (top {SLOWEST_SHOWN} per group, by {by})"
-    table = _fitted(title, columns, minor=0)  # (paths shortened before a column goes)
+    table = _fitted(
+        title, columns, minor=0, legend="slowest"
+    )  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.slowest[:SLOWEST_SHOWN]):
             table.add_row(
@@ -434,7 +429,9 @@ def _cut(groups: Sequence[Group]) -> FittedTable:
         Column("replayed", RIGHT, drop=2),
         Column("total", RIGHT, drop=3),
     ]
-    table = _fitted(CUT_TITLE, columns, minor=0)  # (paths shortened before a column goes)
+    table = _fitted(
+        CUT_TITLE, columns, minor=0, legend="cut"
+    )  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.cut[:CUT_SHOWN]):
             end = ref.end.value if ref.error_code is None else f"{ref.end.value} {ref.error_code}"
@@ -464,7 +461,7 @@ def _comparison(comparison: Comparison) -> FittedTable:
         Column("verdict"),
     ]
     title = Text("Compared with ").append(printable(comparison.baseline))
-    table = FittedTable(columns, minor=3, title=title, title_justify="left")
+    table = FittedTable(columns, minor=3, legend="comparison", title=title, title_justify="left")
     previous = None
     for delta in comparison.deltas:
         if delta.group != previous:
