@@ -34,8 +34,8 @@ def test_the_columns_sections_of_the_docs_are_the_definitions(page: str, regen: 
 def test_every_column_of_every_table_analyze_and_report_print_is_defined(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Each table made while analyze and report (a comparison included) print names its legend
-    table, and every heading of it has a definition there."""
+    """Each table made while analyze (over several files) and report (a comparison included)
+    print names its legend table, and every heading of it has a definition there."""
     made: list[tuple[str | None, list[str]]] = []
     init = fitted.FittedTable.__init__
 
@@ -46,8 +46,7 @@ def test_every_column_of_every_table_analyze_and_report_print_is_defined(
     monkeypatch.setattr(fitted.FittedTable, "__init__", recording)
     runner = CliRunner()
     every = [str(path) for path in sorted(SAMPLES.glob("*.jsonl"))]
-    for path in every:
-        runner.invoke(app, ["analyze", path])
+    runner.invoke(app, ["analyze", *every])  # (and the summary across them)
     baseline = tmp_path / "base.json"
     assert runner.invoke(app, ["report", *every, "--by", "file", "-o", str(baseline)]).exit_code < 2
     runner.invoke(app, ["report", *every, "--by", "file", "--baseline", str(baseline)])

@@ -23,10 +23,12 @@ TABLES = {
     "slowest": "Slowest replays",
     "cut": "Cut replays",
     "comparison": "Compared with BASELINE",
+    "across-rules": "Findings by rule (across all files)",
+    "worst-files": "Files with most findings",
 }
 """Each table's key and its title as printed (`report --baseline` names the baseline)."""
 PAGES = {
-    "analyze": ("resumes", "turns", "idle"),
+    "analyze": ("resumes", "turns", "idle", "across-rules", "worst-files"),
     "report": ("groups", "loads", "latencies", "idle", "findings", "slowest", "cut", "comparison"),
 }
 """The tables each command prints, in order: each docs page's "Columns" section."""
@@ -367,13 +369,13 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ),
     ColumnMeaning(
         "rule",
-        ("findings",),
+        ("findings", "across-rules"),
         "The rule ID (`acptrace explain ID`).",
         TEXT,
     ),
     ColumnMeaning(
         "level",
-        ("findings",),
+        ("findings", "across-rules"),
         "The findings' level: error, warning or note.",
         TEXT,
     ),
@@ -442,6 +444,36 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
         ("comparison",),
         "Whether the change is within the limit.",
         TEXT,
+    ),
+    ColumnMeaning(
+        "findings",
+        ("across-rules",),
+        "Findings of that rule and level in all the files.",
+        COUNT,
+    ),
+    ColumnMeaning(
+        "files",
+        ("across-rules",),
+        "Files with at least one of them.",
+        COUNT,
+        "files with at least one",
+    ),
+    ColumnMeaning(
+        "file",
+        ("worst-files",),
+        "The transcript's path, within the folder all the files share (said above the tables).",
+        "a path",
+    ),
+    ColumnMeaning("errors", ("worst-files",), "Error findings in the file.", COUNT),
+    ColumnMeaning("warnings", ("worst-files",), "Warning findings in the file.", COUNT),
+    ColumnMeaning("notes", ("worst-files",), "Note findings in the file.", COUNT),
+    ColumnMeaning(
+        "issues",
+        ("worst-files",),
+        "Input issues in the file: lines that are not what their format says (not JSON, cut "
+        "short, out of order, …).",
+        COUNT,
+        "input issues",
     ),
 )
 """Every column of every table `analyze` and `report` print on a terminal."""
