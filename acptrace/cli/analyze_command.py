@@ -27,7 +27,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.pipeline.pool import analyze_many
 from acptrace.pipeline.transcripts import is_multi_connection, transcript_refusal
-from acptrace.read.inputs import Unmatched, expand
+from acptrace.read.inputs import Unmatched, expand, names_one_file
 
 
 class AnalyzeFormat(StrEnum):
@@ -102,7 +102,8 @@ def analyze_command(
     for analysis in analyses:
         exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
     if read_any:
-        several = len(paths) > 1 or len(analyses) != 1 or is_multi_connection(analyses)
+        one = names_one_file(files) and len(analyses) == 1 and not is_multi_connection(analyses)
+        several = not one
         view = _View(output_format, several, summary_only)
         write_output(_render(analyses, view, policy, timeouts, output), output)
     raise typer.Exit(exit_code)

@@ -196,7 +196,7 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ColumnMeaning(
         "group",
         ("idle", "groups", "loads", "latencies", "findings", "slowest", "cut"),
-        "The group (`report --by`): an Agent, a file, a folder, a date.",
+        "The group (`report --by`): an Agent (or an Agent's version), a Client, a file, a folder.",
         TEXT,
     ),
     ColumnMeaning(
