@@ -73,7 +73,7 @@ def analyze_command(
     check_output(output)
     if summary_only and output_format is not AnalyzeFormat.RICH:
         fail(f"--summary is a terminal view: --format {output_format.value} lists everything")
-    policy = flags.policy()
+    policy = flags.policy(quiet=quiet)
     timeouts = flags.idle_timeouts_ms()
     analyses: list[Analysis] = []
     read_any = False

@@ -159,7 +159,9 @@ def drive_command(
         redact=redact,
         check_capabilities=not ignore_capabilities,
     )
-    options = AnalysisFlags().policy().options  # (no analysis flags: the config file's)
+    options = (
+        AnalysisFlags().policy(quiet=quiet, judged=False).options
+    )  # (no flags: the config file's)
     try:
         with _signals_interrupt():
             result = drive(agent, directory, settings, print_note)  # (failures: never quiet)

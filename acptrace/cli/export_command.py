@@ -69,7 +69,7 @@ def export_command(
     `--format trace-event` writes one Chrome Trace Event timeline instead (to open in
     ui.perfetto.dev), to the file -o names or stdout.
     """
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     paths: list[str] = []
     for path in expand(files):
         if isinstance(path, Unmatched):

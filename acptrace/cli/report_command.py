@@ -132,7 +132,7 @@ def report_command(
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])
     timeouts = flags.idle_timeouts_ms()
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     if flags.input_format is not None:
         try:
             format_named(flags.input_format)
