@@ -33,12 +33,6 @@ PAGES = {
 }
 """The tables each command prints, in order: each docs page's "Columns" section."""
 
-MS = "milliseconds (`ms`; `s` from 1 s on); `—`: not measured"
-COUNT = "a count"
-TEXT = "text"
-SHARE = "complete/owed (percent); `—` where no replay owes a marker"
-DISTRIBUTION = "as the metric: milliseconds, or updates per second for the throughput"
-
 
 class ColumnMeaning(msgspec.Struct, frozen=True):
     """One column heading in the tables it appears in, with one meaning there."""
@@ -52,6 +46,14 @@ class ColumnMeaning(msgspec.Struct, frozen=True):
     """What its numbers count or measure."""
     legend: str | None = None
     """The words printed under the table for it; None for a heading that explains itself."""
+
+
+# the units most columns share (`ColumnMeaning.unit`)
+MS = "milliseconds (`ms`; `s` from 1 s on); `—`: not measured"
+COUNT = "a count"
+TEXT = "text"
+SHARE = "complete/owed (percent); `—` where no replay owes a marker"
+DISTRIBUTION = "as the metric: milliseconds, or updates per second for the throughput"
 
 
 COLUMNS: tuple[ColumnMeaning, ...] = (
