@@ -48,6 +48,13 @@ def shown_payload(payload: Any) -> Any:
     return payload.value() if type(payload) is KeptPayload else payload
 
 
+def may_hold(payload: Any, text: bytes) -> bool:
+    """Whether a step's payload may hold this text: a payload kept in its line is searched (no
+    parsing: a view that looks for one rare member parses only the lines that mention it); one
+    already parsed may (True)."""
+    return text in payload.data if type(payload) is KeptPayload else payload is not None
+
+
 def run_found(run: UpdateRun) -> Iterator[Found]:
     """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
     hot path finds a message one by one (each line of a run is one it takes): the first is the

@@ -34,6 +34,7 @@ from acptrace.model.domain import (
 )
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
+from acptrace.pipeline.joined import Recordings
 from acptrace.read.envelopes import Part, RecorderEvent
 from acptrace.read.formats import ReadSettings, format_named
 from acptrace.read.source import iter_blocks, open_input
@@ -157,14 +158,15 @@ class Walk:
 
     def __init__(
         self,
-        stream: BinaryIO | Part,
+        stream: BinaryIO | Part | Recordings,
         options: Options,
         *,
         name: str,
         each_message: bool = True,
         execution: Execution | None = None,
     ) -> None:
-        """Walk a stream, or one connection of a file that holds several (already read)."""
+        """Walk a stream, one connection of a file that holds several (already read), or the
+        next connection of a file that may join several recordings (`Recordings`)."""
         self.options = options
         self.execution = execution or Execution()
         self.name = name
@@ -175,6 +177,9 @@ class Walk:
         self.findings_sink: FindingSink | None = None
         """Set before the walk, where its findings go instead of `analysis.findings` (left
         empty): a million findings need not be held (`acptrace.pipeline.parked`)."""
+        self._named: str | None = None
+        """The connection of `Recordings` it walked, named once walked (`Recordings.name`)."""
+        self._walked = False
         self.runs_whole = False
         """Set before a walk that keeps payloads, each run of plain updates is yielded as its
         `UpdateRun` (with its lines), not a step for each update: for a view that reads the
@@ -182,8 +187,16 @@ class Walk:
 
     @property
     def connection(self) -> str | None:
-        """The connection walked, in a file that holds several; None for a file of one."""
-        return self._stream.name if isinstance(self._stream, Part) else None
+        """The connection walked, in a file that holds several; None for a file of one (the
+        first recording of a joined file is named once it has been walked)."""
+        if isinstance(self._stream, Part):
+            return self._stream.name
+        if isinstance(self._stream, Recordings):
+            if self._walked:
+                return self._named
+            coming = self._stream.count + 1
+            return None if coming == 1 else str(coming)
+        return None
 
     @property
     def analysis(self) -> Analysis:
@@ -201,7 +214,10 @@ class Walk:
         part = self._stream if isinstance(self._stream, Part) else None
         run = _Run(self.options, self.findings_sink, part.protocol_version if part else None)
         stats = ReadStats()
-        if part is None:
+        recordings = self._stream if isinstance(self._stream, Recordings) else None
+        if recordings is not None:
+            reads, stats = recordings.connection(run.correlator.turns.watch), recordings.stats
+        elif part is None:
             reads = _records(cast(BinaryIO, self._stream), self.options, self.execution, stats,
                              None if self.each_message else self.options.tag_policy(),
                              run.correlator.turns.watch)  # fmt: skip
@@ -209,9 +225,15 @@ class Walk:
             reads, stats.format, stats.lines = iter(part.records), part.format, part.lines
         for item in decoded(reads):
             yield from run.take(item, self.runs_whole)
-        self._analysis = self._finished(run, stats, part)
+        lines = stats.lines
+        if recordings is not None:
+            self._walked, self._named = True, recordings.name(recordings.count)
+            lines = recordings.lines()
+        self._analysis = self._finished(run, stats, part, lines)
+        if recordings is not None:
+            recordings.walked()
 
-    def _finished(self, run: _Run, stats: ReadStats, part: Part | None) -> Analysis:
+    def _finished(self, run: _Run, stats: ReadStats, part: Part | None, lines: int) -> Analysis:
         """The analysis, once the transcript is read: the connection judged to its end."""
         options, correlator = self.options, run.correlator
         end = _connection_end(run.closed, options.assume_closed)
@@ -227,12 +249,12 @@ class Walk:
             source=Source(
                 self.name,
                 stats.format,
-                stats.lines,
+                lines,
                 run.messages,
                 run.events,
                 end,
                 stats.note,
-                connection=None if part is None else part.name,
+                connection=self.connection,
                 requirements=None if part is None else part.requirements,
                 test_status=None if part is None else part.test_status,
             ),
@@ -254,6 +276,19 @@ class Walk:
             tool_calls=tuple(correlator.turns.tool_call_rows),
             permissions=tuple(correlator.turns.permission_rows),
         )
+
+
+def recordings(
+    stream: BinaryIO, options: Options, execution: Execution, each_message: bool,
+    follow: Callable[[], None],
+) -> Recordings:  # fmt: skip
+    """A stream read once for every recording it may join (`Recordings`)."""
+    runs_for = None if each_message else options.tag_policy()
+
+    def open_reads(stats: ReadStats, watch: Callable[[str], int]) -> Iterator[Read]:
+        return _records(stream, options, execution, stats, runs_for, watch)
+
+    return Recordings(open_reads, follow)
 
 
 def _records(

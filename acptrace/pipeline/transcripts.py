@@ -2,21 +2,26 @@
 walk per connection it holds.
 
 Most formats hold one connection; an acp-tck report or an acp-inspector-trace export may hold
-several, and each is analysed and reported on its own, exactly like several files
-(input-formats.md), with `source.connection` naming it. Calls that read one transcript
-(`analyze`, `open_walk`) refuse a file that holds several connections instead of merging them.
+several, and so may a canonical file that joins several recordings (each `open` record after
+traffic starts one, `acptrace.pipeline.joined`); each is analysed and reported on its own,
+exactly like several files (input-formats.md), with `source.connection` naming it. Calls that
+read one transcript (`analyze`, `open_walk`) refuse a file that holds several connections
+instead of merging them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import BinaryIO
 
 from acptrace.model.domain import Analysis
 from acptrace.model.errors import NotATranscript, SeveralConnections
 from acptrace.model.options import Execution, Options
-from acptrace.pipeline.analysis import TranscriptInput, Walk, label, opened
+from acptrace.pipeline.analysis import TranscriptInput, Walk, label, opened, recordings
+from acptrace.pipeline.joined import Recordings
 from acptrace.read.connections import read_parts
+from acptrace.read.envelopes import Part
 
 
 @contextmanager
@@ -29,18 +34,28 @@ def open_walks(
     execution: Execution | None = None,
 ) -> Iterator[list[Walk]]:
     """One walk per connection the file holds, in file order (one for most formats, none for
-    an acp-tck report without tests). Iterate each in turn, for views of every message.
+    an acp-tck report without tests). Iterate each in turn, for views of every message: a
+    file joined from several recordings (`acptrace.pipeline.joined`) gains the walk of the next
+    one as the walk before it ends, so the list grows while it is iterated.
 
     Raises `UnreadableInput` when the input cannot be read at all.
     """
     options, execution = options or Options(), execution or Execution()
     with opened(source, name) as (stream, label):
         parts = read_parts(stream, options.input_format, execution.max_line_bytes)
-        walked = [stream] if parts is None else parts
-        yield [
-            Walk(one, options, name=label, each_message=each_message, execution=execution)
-            for one in walked
-        ]
+        walks: list[Walk] = []
+
+        def walk(one: BinaryIO | Part | Recordings) -> Walk:
+            return Walk(one, options, name=label, each_message=each_message, execution=execution)
+
+        if parts is not None:
+            walks.extend(walk(part) for part in parts)
+        else:  # (a file that joins several recordings grows a walk as each one ends)
+            joined = recordings(
+                stream, options, execution, each_message, lambda: walks.append(walk(joined))
+            )
+            walks.append(walk(joined))
+        yield walks
 
 
 @contextmanager
@@ -61,6 +76,7 @@ def open_walk(
         source, options, name=name, each_message=each_message, execution=execution
     ) as walks:
         yield _the_one(walks, source, name)
+        _the_one(walks, source, name)  # (a file that joins recordings shows it once walked)
 
 
 def analyze_file(
@@ -93,7 +109,9 @@ def analyze(
     connections (`analyze_file` gives one analysis for each).
     """
     with open_walks(source, options, name=name, each_message=False, execution=execution) as walks:
-        return _finished(_the_one(walks, source, name))
+        analysis = _finished(_the_one(walks, source, name))
+        _the_one(walks, source, name)  # (a file that joins recordings shows it once walked)
+        return analysis
 
 
 def is_multi_connection(analyses: list[Analysis]) -> bool:

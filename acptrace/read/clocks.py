@@ -25,10 +25,15 @@ class Clock(msgspec.Struct, gc=False):
     who joins the pieces to settle."""
 
     def check(self, record: Record | Message) -> Issue | None:
-        """An issue when this record is earlier than the one before it, on either clock."""
+        """An issue when this record is earlier than the one before it, on either clock. An
+        `open` event starts a recording: its times are not held to what came before (a file
+        joined from several recordings, `acptrace.pipeline.joined`)."""
         if not isinstance(record, Envelope | RecorderEvent | Message):
             return None
         mono, ts = record.mono_ns, record.ts_ns
+        if type(record) is RecorderEvent and record.is_open:
+            self.last_mono_ns, self.last_ts_ns, self.probing = mono, ts, False
+            return None
         last_mono, last_ts = self.last_mono_ns, self.last_ts_ns
         if mono is not None:
             self.last_mono_ns = mono

@@ -60,6 +60,11 @@ class RecorderEvent(FrozenRecord):
         """Whether this is the recorded end of the connection."""
         return self.kind == "close"
 
+    @property
+    def is_open(self) -> bool:
+        """Whether this is the recorded start of a connection (the recorder's first record)."""
+        return self.kind == "open"
+
     def said(self) -> dict[str, Any]:
         """What the event says beyond its time, direction and name (its `detail` without the
         envelope's members, or nulls): what a view shows of it."""

@@ -70,11 +70,10 @@ def summaries(
         analyses, key=lambda a: (a.source.path, a.source.connection is not None)
     ):
         group = list(grouped)
-        if several:
-            heading = Text()
-            heading.append_text(inert(path, "bold underline"))
-            heading.append(f"  {group[0].source.format} · {plural(len(group), 'connection')}")
-            yield heading
+        if several:  # (a count never parted from its unit: `Facts` breaks between facts)
+            named = inert(path, "bold underline")
+            named.append(f"  {group[0].source.format}")
+            yield Facts([named, plural(len(group), "connection")])
         yield from (summary(a, idle_timeouts_ms) for a in group)
 
 
