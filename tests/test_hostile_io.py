@@ -266,6 +266,51 @@ def test_stdout_closed_early_ends_quietly_with_exit_0(tmp_path: Path, command: s
     assert stderr == b""
 
 
+FINDINGS = ROOT / "sample_traces" / "rules-history.jsonl"
+"""A transcript with error-level findings: exit 1 when its output is read, 0 when not."""
+
+
+def closed_early_cases() -> dict[str, list[str]]:
+    """Every other way a command writes to stdout: help and the version (written while the
+    options are read, before any command runs), each analyze format of a transcript with
+    findings, and the commands whose stdout is an Agent's (mock, record)."""
+    from acptrace.cli import MODULES
+
+    cases: dict[str, list[str]] = {"help": ["-h"], "version": ["-V"]}
+    cases |= {f"{command}-help": [command, "-h"] for command in MODULES}
+    for output_format in ("rich", "json", "junit", "sarif", "github", "markdown"):
+        cases[f"analyze-{output_format}"] = ["analyze", "-f", output_format, str(FINDINGS)]
+    cases["timeline-findings"] = ["timeline", str(FINDINGS)]
+    cases["mock"] = ["mock", "--speed", "0", str(FINDINGS)]
+    cases["record"] = ["record", "-o", "{tmp}/recorded.jsonl", "--", *ACPTRACE, "mock"]
+    cases["record"] += ["--speed", "0", str(FINDINGS)]
+    return cases
+
+
+@covers("out-stdout-closed")
+@pytest.mark.parametrize(("case", "args"), closed_early_cases().items())
+def test_a_reader_gone_before_the_first_write_is_exit_0_for_every_output(
+    tmp_path: Path, case: str, args: list[str]
+) -> None:
+    """`acptrace -h | true`: click exited 1 on a closed pipe met while reading the options."""
+    del case  # (the test's id)
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
+    request = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}\n'
+    with subprocess.Popen(
+        [*ACPTRACE, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()
+        process.stdin.write(request)
+        process.stdin.close()
+        stderr = process.stderr.read()
+        code = process.wait(TIMEOUT_S)
+    assert code == 0, stderr
+    assert stderr == b""
+
+
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[Path]:
     """A 64 KB file system (tmpfs), full after a few tables; skipped where it cannot be mounted

@@ -98,7 +98,7 @@ def export_command(
     sessions, replays, turns, tool calls and permission waits as spans, the findings as
     events) to the file -o names or stdout, or with --endpoint sends them to a collector.
     """
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     paths: list[str] = []
     for path in expand(files):
         if isinstance(path, Unmatched):

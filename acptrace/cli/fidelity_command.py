@@ -102,7 +102,7 @@ def fidelity_command(
     names.
     """
     check_output(output)
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     if live == "-" and replayed == "-":
         fail("only one of the files can be stdin (`-`)")
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import glob
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import msgspec
@@ -46,3 +46,13 @@ def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched]:
 def _is_transcript(path: Path) -> bool:
     name = path.name.removesuffix(".gz")  # the name first: a stat per file is slow in a big tree
     return name.endswith(TRANSCRIPT_SUFFIXES) and not name.startswith(".") and path.is_file()
+
+
+def names_one_file(arguments: Sequence[str]) -> bool:
+    """The arguments are one file (or `-`): not several, not a directory or a glob, which may
+    match one file today and several tomorrow. What `analyze --format json` writes depends on
+    this alone, never on how many files a directory held (docs/json-output.md)."""
+    if len(arguments) != 1:
+        return False
+    argument = arguments[0]
+    return argument == "-" or not (Path(argument).is_dir() or _GLOB_CHARS & set(argument))

@@ -152,7 +152,7 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
     marker latencies of a v1 connection), then `kind` and the least read numbers (`max gap`,
     `held`), then `end`, `mk`, …: no number is ever cut. The line, the session and
     the outcome stay."""
-    table = FittedTable(RESUME_COLUMNS(), title="Resumes", title_justify="left")
+    table = FittedTable(RESUME_COLUMNS(), legend="resumes", title="Resumes", title_justify="left")
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
         table.add_row(

@@ -142,8 +142,8 @@ def common_headline(groups: Sequence[Group]) -> Metric | None:
 
 
 def complete_text(group: Group) -> str:
-    """`9/21 (42.9%)`: complete replays of those that owe a marker (`COMPLETE_NOTE`); `—` where
-    none does (never `0/N` for replays that owe none)."""
+    """`9/21 (42.9%)`: complete replays of those that owe a marker (the `complete` column of
+    `acptrace.model.columns`); `—` where none does (never `0/N` for replays that owe none)."""
     if not group.owes_marker:
         return NONE
     complete = group.replay_outcomes[Outcome.COMPLETE]

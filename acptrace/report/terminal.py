@@ -58,13 +58,6 @@ SLOWEST_SHOWN = 3
 """Slowest replays listed per group."""
 CUT_SHOWN = 5
 """Cut replays listed per group."""
-COMPLETE_NOTE = (
-    "complete: share of the replays that owe a marker (v2 resumes with replayFrom, neither"
-    " refused nor ambiguous; — where none does, as with v1 Agents) · unmarked: answered without"
-    " a marker (RC-MISSING) · cut: truncated, failed or pending at the end · loaded: loads"
-    " answered with success"
-)
-"""Under the overview: what the complete share is a share of, and what the counts count."""
 
 
 def terminal_report(
@@ -78,8 +71,7 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield _header(report)
     if not report.groups:
         return
-    overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
-    yield with_legend(overview, _few_in_overview(report.groups))
+    yield with_legend(_groups(report.groups), _few_in_overview(report.groups))
     if any(g.loads for g in report.groups):
         yield _loads(report.groups)
     yield from bar_charts(report.groups, REPLAY_METRICS, lambda group: group.headline)
@@ -118,7 +110,7 @@ def _few_in_latencies(groups: Sequence[Group]) -> bool:
 
 def _groups(groups: Sequence[Group]) -> FittedTable:
     """Resumes by outcome and the headline percentiles: the complete share is of the replays
-    that owe a marker; the counts beside it add up to the replays (`COMPLETE_NOTE`)."""
+    that owe a marker; the counts beside it add up to the replays (the legend says so)."""
     loads = any(g.loads for g in groups)
     common = common_headline(groups)
     columns = [
@@ -137,7 +129,7 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
         *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 14), ("p90", 10), ("p99", 9))),
     ]
     named = f": {common.label}" if common else " of each group's latency"
-    table = fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4)
+    table = fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4, legend="groups")
     for group in groups:
         counts = group.replay_outcomes
         cut = sum(counts[o] for o in CUT)
@@ -179,7 +171,7 @@ def _loads(groups: Sequence[Group]) -> FittedTable:
         ),
         Column("ambig", RIGHT, drop=3),
     ]
-    table = fitted("Loads (session/load: no marker owed)", columns, minor=2)
+    table = fitted("Loads (session/load: no marker owed)", columns, minor=2, legend="loads")
     for group in groups:
         if not group.loads:
             continue
@@ -200,7 +192,7 @@ def _latencies(groups: Sequence[Group]) -> FittedTable:
     drops = {"count": 4, "min": 2, "max": 3, "mean": 1, "p99": 5, "p90": 6, "p50": 7}
     columns = [group_column(), Column("metric")]
     columns += [Column(stat, RIGHT, drop=drops.get(stat)) for stat in STATS]
-    table = fitted("Latency and throughput", columns, minor=4)
+    table = fitted("Latency and throughput", columns, minor=4, legend="latencies")
     for group in groups:
         for index, metric in enumerate(measured(group)):
             distribution = group.metrics[metric]
@@ -219,7 +211,7 @@ def _findings(groups: Sequence[Group]) -> FittedTable:
         Column("count", RIGHT, drop=3),
         Column("first at", shorten=short_places, least=PATH_CHARS, drop=1),
     ]
-    table = fitted("Findings by rule", columns, minor=2)
+    table = fitted("Findings by rule", columns, minor=2, legend="findings")
     for group in groups:
         for index, count in enumerate(group.findings):
             path, line = count.first[0]
@@ -245,7 +237,9 @@ def _slowest(groups: Sequence[Group]) -> FittedTable:
     common = common_headline(groups)
     by = common.label if common else "each group's headline latency"
     title = f"Slowest replays (top {SLOWEST_SHOWN} per group, by {by})"
-    table = fitted(title, columns, minor=0)  # (paths shortened before a column goes)
+    table = fitted(
+        title, columns, minor=0, legend="slowest"
+    )  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.slowest[:SLOWEST_SHOWN]):
             table.add_row(
@@ -277,7 +271,9 @@ def _cut(groups: Sequence[Group]) -> FittedTable:
         Column("replayed", RIGHT, drop=2),
         Column("total", RIGHT, drop=3),
     ]
-    table = fitted(CUT_TITLE, columns, minor=0)  # (paths shortened before a column goes)
+    table = fitted(
+        CUT_TITLE, columns, minor=0, legend="cut"
+    )  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.cut[:CUT_SHOWN]):
             end = ref.end.value if ref.error_code is None else f"{ref.end.value} {ref.error_code}"
@@ -307,7 +303,7 @@ def _comparison(comparison: Comparison) -> FittedTable:
         Column("verdict"),
     ]
     title = Text("Compared with ").append(printable(comparison.baseline))
-    table = FittedTable(columns, minor=3, title=title, title_justify="left")
+    table = FittedTable(columns, minor=3, legend="comparison", title=title, title_justify="left")
     previous = None
     for delta in comparison.deltas:
         if delta.group != previous:

@@ -98,9 +98,12 @@ def short_place(text: str, width: int) -> str:
     return f"…/{kept}{tail}"
 
 
-def fitted(title: str, columns: Sequence[Column], minor: int) -> FittedTable:
-    """A table of these columns; those with a `drop` up to `minor` go before names are cut."""
-    return FittedTable(columns, minor, title=title, title_justify="left")
+def fitted(
+    title: str, columns: Sequence[Column], minor: int, legend: str | None = None
+) -> FittedTable:
+    """A table of these columns; those with a `drop` up to `minor` go before names are cut;
+    under it the legend of the table `legend` names (`acptrace.model.columns`), if any."""
+    return FittedTable(columns, minor, legend, title=title, title_justify="left")
 
 
 def with_legend(table: RenderableType, few: bool, legend: str = FEW_LEGEND) -> RenderableType:
