@@ -126,7 +126,9 @@ def test_explain_a_column_says_its_meaning_and_unit_in_each_table() -> None:
         "  Unit: milliseconds (ms; s from 1 s on); —: not measured",
     ]
     ends = CliRunner().invoke(app, ["explain", "end"]).stdout
-    assert ends.count("column of") == 2  # (a replay window's end, a turn's end)
+    assert (
+        ends.count("column of") == 3
+    )  # (a replay window's end; a turn's, as analyze and the report say it)
     assert "column of Resumes (analyze), Cut replays (report)" in ends
     arrow = CliRunner().invoke(app, ["explain", "marker->resp"]).stdout
     assert arrow.startswith("marker→resp  column of Resumes (analyze), Slowest replays (report)")

@@ -22,14 +22,39 @@ TABLES = {
     "findings": "Findings by rule",
     "slowest": "Slowest replays",
     "cut": "Cut replays",
+    "turn-latencies": "Turns, tool calls and permission requests",
+    "turn-not-counted": "Not counted in the turn latencies",
+    "slowest-turns": "Slowest turns",
+    "slowest-tool-calls": "Slowest tool calls",
+    "longest-waits": "Longest permission waits",
     "comparison": "Compared with BASELINE",
     "across-rules": "Findings by rule (across all files)",
     "worst-files": "Files with most findings",
 }
 """Each table's key and its title as printed (`report --baseline` names the baseline)."""
+TURN_TABLES = (
+    "turn-latencies",
+    "turn-not-counted",
+    "slowest-turns",
+    "slowest-tool-calls",
+    "longest-waits",
+)
+"""The report's turn sections (`acptrace.report.turn_terminal`)."""
+LISTINGS = TURN_TABLES[2:]
+"""The turn tables that list single turns, tool calls and permission requests."""
 PAGES = {
     "analyze": ("resumes", "turns", "idle", "across-rules", "worst-files"),
-    "report": ("groups", "loads", "latencies", "idle", "findings", "slowest", "cut", "comparison"),
+    "report": (
+        "groups",
+        "loads",
+        "latencies",
+        "idle",
+        "findings",
+        "slowest",
+        "cut",
+        *TURN_TABLES,
+        "comparison",
+    ),
 }
 """The tables each command prints, in order: each docs page's "Columns" section."""
 
@@ -154,6 +179,21 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
         TEXT,
     ),
     ColumnMeaning(
+        "end",
+        ("slowest-turns",),
+        "How the turn ended: `response` (v1), `idle` (v2), `error`, `disconnect` or `trace_end` "
+        "(the recording lacks its end).",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "first output",
+        ("slowest-turns",),
+        "Prompt → the first agent message or thought update: what the user first sees of the "
+        "answer.",
+        MS,
+        "prompt to the first agent message",
+    ),
+    ColumnMeaning(
         "first out",
         ("turns",),
         "Prompt → the first agent message or thought update: what the user first sees of the "
@@ -163,8 +203,14 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ),
     ColumnMeaning(
         "duration",
-        ("turns",),
+        ("turns", "slowest-turns"),
         "Prompt → the turn's end; `—` when the recording lacks the end.",
+        MS,
+    ),
+    ColumnMeaning(
+        "duration",
+        ("slowest-tool-calls",),
+        "The tool call's first update → its final status (completed, failed or cancelled).",
         MS,
     ),
     ColumnMeaning(
@@ -176,7 +222,7 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ),
     ColumnMeaning(
         "tools",
-        ("turns",),
+        ("turns", "slowest-turns"),
         "Tool calls first seen while the turn was open.",
         COUNT,
         "tool calls",
@@ -197,7 +243,7 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ),
     ColumnMeaning(
         "group",
-        ("idle", "groups", "loads", "latencies", "findings", "slowest", "cut"),
+        ("idle", "groups", "loads", "latencies", "findings", "slowest", "cut", *TURN_TABLES),
         "The group (`report --by`): an Agent (or an Agent's version), a Client, a file, a folder.",
         TEXT,
     ),
@@ -404,6 +450,81 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
         ("slowest", "cut"),
         "Updates replayed before the marker (or before the end).",
         COUNT,
+    ),
+    ColumnMeaning(
+        "measure",
+        ("turn-latencies", "turn-not-counted"),
+        "The turn measure: first output, turn duration, tool-call duration (a line per tool kind "
+        "under it), permission wait.",
+        TEXT,
+    ),
+    *(
+        ColumnMeaning(stat, ("turn-latencies",), f"{words} of the measure's values.", MS)
+        for stat, words in (
+            ("count", "The number"),
+            ("min", "The least"),
+            ("p50", "The median"),
+            ("p90", "The 90th percentile (`*` from fewer than 20 values)"),
+            ("p99", "The 99th percentile (`*` from fewer than 20 values)"),
+            ("max", "The most"),
+            ("mean", "The average"),
+        )
+    ),
+    ColumnMeaning(
+        "count",
+        ("turn-not-counted",),
+        "Rows of that measure left out of its figures for that reason.",
+        COUNT,
+    ),
+    ColumnMeaning(
+        "why",
+        ("turn-not-counted",),
+        "Why: a replay overlapped the turn, its times are estimated, it never ended, it had no "
+        "output, or its messages have no times.",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "file:line",
+        LISTINGS,
+        "The prompt, the tool call's first update, or the permission request: its file and line.",
+        "a path and a line number",
+    ),
+    ColumnMeaning(
+        "kind",
+        ("slowest-tool-calls",),
+        "The tool call's kind as the Agent gave it (read, edit, execute, …).",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "status",
+        ("slowest-tool-calls",),
+        "The last status seen: completed, failed, cancelled, or pending / in_progress.",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "title",
+        ("slowest-tool-calls",),
+        "The tool call's title, cut at 40 characters.",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "outcome",
+        ("longest-waits",),
+        "How the Client answered: `selected`, `cancelled`, or `—` without an answer.",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "option",
+        ("longest-waits",),
+        "The kind of the option chosen (allow_once, reject_always, …).",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "wait",
+        ("longest-waits",),
+        "The permission request → the Client's answer.",
+        MS,
+        "request to answer",
     ),
     ColumnMeaning(
         "measure",

@@ -64,7 +64,9 @@ def _latencies(groups: Sequence[Group]) -> RenderableType:
     drops = {"count": 4, "min": 2, "max": 3, "mean": 1, "p99": 5, "p90": 6, "p50": 7}
     columns = [group_column(), Column("measure")]
     columns += [Column(stat, RIGHT, drop=drops[stat]) for stat in STATS]
-    table = fitted("Turns, tool calls and permission requests", columns, minor=3)
+    table = fitted(
+        "Turns, tool calls and permission requests", columns, minor=3, legend="turn-latencies"
+    )
     for group in groups:
         for index, line in enumerate(turn_lines(group)):
             name = group_name(group.name) if index == 0 else Text("")
@@ -81,7 +83,7 @@ def _not_counted(groups: Sequence[Group]) -> RenderableType:
     """Per group and measure, the rows without a value: a line per reason (a sentence per
     measure would not fit 60 columns)."""
     columns = [group_column(), Column("measure"), Column("count", RIGHT), Column("why")]
-    table = fitted("Not counted in the turn latencies", columns, minor=0)
+    table = fitted("Not counted in the turn latencies", columns, minor=0, legend="turn-not-counted")
     for group in groups:
         first = True
         for metric, counts in group.turns.left_out.items():
@@ -111,7 +113,9 @@ def _slowest_turns(groups: Sequence[Group]) -> FittedTable:
         Column("tools", RIGHT, drop=2),
     ]
     title = f"Slowest turns (top {SLOWEST_SHOWN} per group, by first output)"
-    return _listing(title, columns, groups, lambda f: f.slowest_first_output, _turn)
+    return _listing(
+        (title, "slowest-turns"), columns, groups, lambda f: f.slowest_first_output, _turn
+    )
 
 
 def _slowest_tool_calls(groups: Sequence[Group]) -> FittedTable:
@@ -122,13 +126,17 @@ def _slowest_tool_calls(groups: Sequence[Group]) -> FittedTable:
         Column("title", drop=1),
     ]
     title = f"Slowest tool calls (top {SLOWEST_SHOWN} per group)"
-    return _listing(title, columns, groups, lambda f: f.slowest_tool_calls, _call)
+    return _listing(
+        (title, "slowest-tool-calls"), columns, groups, lambda f: f.slowest_tool_calls, _call
+    )
 
 
 def _longest_waits(groups: Sequence[Group]) -> FittedTable:
     columns = [Column("outcome", drop=2), Column("option", drop=1), Column("wait", RIGHT)]
     title = f"Longest permission waits (top {SLOWEST_SHOWN} per group)"
-    return _listing(title, columns, groups, lambda f: f.longest_permission_waits, _wait)
+    return _listing(
+        (title, "longest-waits"), columns, groups, lambda f: f.longest_permission_waits, _wait
+    )
 
 
 _Ref = TypeVar("_Ref", TurnRef, ToolCallRef, PermissionRef)
@@ -137,15 +145,16 @@ Cells = list[Text | str]
 
 
 def _listing(
-    title: str,
+    titled: tuple[str, str],
     columns: Sequence[Column],
     groups: Sequence[Group],
     listed: Callable[[TurnFigures], Sequence[_Ref]],
     cells: Callable[[_Ref], Cells],
 ) -> FittedTable:
-    """A table of the first `SLOWEST_SHOWN` rows `listed` of each group, named by group and
-    place (the places are shortened before any column goes)."""
-    table = fitted(title, [group_column(), place_column(), *columns], minor=0)
+    """A table (its title and legend `titled`) of the first `SLOWEST_SHOWN` rows `listed` of
+    each group, named by group and place (the places are shortened before any column goes)."""
+    title, legend = titled
+    table = fitted(title, [group_column(), place_column(), *columns], minor=0, legend=legend)
     for group in groups:
         for index, ref in enumerate(listed(group.turns)[:SLOWEST_SHOWN]):
             name = group_name(group.name) if index == 0 else Text("")
