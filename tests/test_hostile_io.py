@@ -814,7 +814,98 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     args: list[str | bytes] = [*ACPTRACE, "analyze", name]
     done = run(args)
     assert done.returncode == 2, done.stderr
-    assert b"bad\\xdcff.png: not a transcript" in done.stderr
+    assert b"bad\\xff.png: not a transcript" in done.stderr
+
+
+UNDECODABLE_OUTPUTS = {
+    "analyze-json": ["analyze", "-f", "json"],
+    "analyze-sarif": ["analyze", "-f", "sarif"],
+    "analyze-junit": ["analyze", "-f", "junit"],
+    "report": ["report", "-q", "-o", "{out}/r.json", "-o", "{out}/r.md", "-o", "{out}/r.html"],
+    "trace-event": ["export", "-f", "trace-event", "-o", "{out}/t.json"],
+    "otlp": ["export", "-f", "otlp", "-o", "{out}/t.otlp.json"],
+    **{f"export-{f}": ["export", "-f", f, "-o", "{out}/tables"] for f in TABLE_FORMATS},
+}
+"""Every output that names the files it read."""
+
+
+@covers("in-undecodable-name-outputs")
+@pytest.mark.parametrize("output", sorted(UNDECODABLE_OUTPUTS))
+def test_a_file_name_that_is_not_utf8_is_named_in_every_output(tmp_path: Path, output: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    good(folder, "fine.jsonl")
+    with open(os.fsencode(folder) + b"/bad\xff.jsonl", "wb") as stream:
+        stream.write(complete_connection().text())
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [a.format(out=out) for a in UNDECODABLE_OUTPUTS[output]]
+    done = run([*ACPTRACE, *args, str(folder)])
+    assert done.returncode == 0, done.stderr  # (both files read: one name spoils nothing)
+    written = done.stdout + b"".join(_text_of(p) for p in out.rglob("*") if p.is_file())
+    shown = {b"bad\\xff.jsonl", b"bad\\\\xff.jsonl", b"bad%5Cxff.jsonl"}  # (JSON: \\; a URI)
+    assert any(name in written for name in shown), written[:2000]
+    assert b"fine.jsonl" in written
+
+
+def _text_of(path: Path) -> bytes:
+    """A file's text (a Parquet table's as CSV)."""
+    if path.suffix != ".parquet":
+        return path.read_bytes()
+    import polars as pl
+
+    return pl.read_parquet(path).write_csv().encode()
+
+
+def crafted_export(tmp_path: Path, table: str, column: str, value: object) -> Path:
+    """An export folder (Parquet) of a transcript with a finding, whose column holds this value."""
+    import polars as pl
+
+    folder = tmp_path / "tables"
+    transcript = ROOT / "sample_traces" / "outcome-ambiguous.jsonl"
+    done = runner.invoke(app, ["export", str(transcript), "-o", str(folder)])
+    assert done.exit_code == 0, done.output
+    path = folder / f"{table}.parquet"
+    frame = pl.read_parquet(path)
+    frame.with_columns(pl.lit(value, frame.schema[column]).alias(column)).write_parquet(path)
+    return folder
+
+
+CRAFTED = {
+    "inf": ("resumes", "marker_to_response_ms", float("inf"), "marker_to_response_ms is inf"),
+    "huge": ("resumes", "request_to_response_ms", 1e308, "request_to_response_ms is 1e+308"),
+    "tiny": ("resumes", "request_to_marker_ms", 5e-324, "request_to_marker_ms is 5e-324"),
+    "nan": ("resumes", "marker_to_response_ms", float("nan"), "marker_to_response_ms is nan"),
+    "null-count": ("connections", "issues", None, "issues is empty"),
+    "null-rule": ("findings", "rule", None, "rule is empty"),
+    "bad-outcome": ("resumes", "outcome", "finished", "outcome is 'finished'"),
+}
+"""Export folders with a value no export writes, and what the error says of it."""
+
+
+@covers("in-export-damaged")
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_an_export_folder_with_values_no_export_writes_is_one_error(
+    tmp_path: Path, case: str
+) -> None:
+    table, column, value, said = CRAFTED[case]
+    folder = crafted_export(tmp_path, table, column, value)
+    result = runner.invoke(app, ["report", "-q", str(folder), "-o", str(tmp_path / "r.json")])
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = first_error_line(result)
+    assert f"exported tables cannot be read: {table}.parquet: {said} in row 1" in line
+    assert not (tmp_path / "r.json").exists()
+
+
+@covers("in-export-fifo")
+def test_a_fifo_in_place_of_an_exported_table_is_refused_not_waited_on(tmp_path: Path) -> None:
+    folder = crafted_export(tmp_path, "connections", "issues", 0)
+    (folder / "connections.parquet").unlink()
+    os.mkfifo(folder / "connections.parquet")
+    done = run([*ACPTRACE, "report", "-q", str(folder), "-o", str(tmp_path / "r.md")])
+    assert done.returncode == 2, done.stderr
+    assert b"connections.parquet is not a regular file" in done.stderr
 
 
 # -- the bars: hostile inputs never give a traceback -------------------------------------------

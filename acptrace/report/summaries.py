@@ -15,6 +15,7 @@ from acptrace.model.domain import (
     WindowEnd,
     connection_name,
 )
+from acptrace.model.excerpt import file_name
 from acptrace.report.stats import Distribution
 
 
@@ -105,7 +106,7 @@ class FileSummary:
     """What a worker sends back for one transcript: small, picklable, no transcript text kept."""
 
     path: str
-    """The path as given."""
+    """The path as given, as every output names a file (`file_name`, whatever was given)."""
     agent: PeerInfo | None
     """The Agent's `initialize` result."""
     client: PeerInfo | None
@@ -123,6 +124,9 @@ class FileSummary:
     """The wall-clock time of the connection's first request that has one (microseconds since
     the epoch, as the `requests` table holds it): what orders places in time (`first at`)."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", file_name(self.path))
+
     @property
     def where(self) -> str:
         """The path, and the connection where the file holds several (for references)."""
@@ -134,9 +138,13 @@ class FileError:
     """A file that could not be analysed; the report goes on without it."""
 
     path: str
-    """The path as given."""
+    """The path as given, as every output names a file (`file_name`, whatever was given): a
+    name that is not UTF-8 is written into report.json like any other."""
     message: str
     """Why, in one line."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", file_name(self.path))
 
 
 @dataclass(frozen=True, slots=True)
