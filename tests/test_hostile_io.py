@@ -4,6 +4,7 @@ has a test here, marked with `covers`, and the table lists exactly the cases tes
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import signal
@@ -804,6 +805,39 @@ def test_control_characters_in_a_file_name_are_shown_escaped(tmp_path: Path, com
     assert b"evil\\x1b[31mred" in stderr
     if command in ("analyze", "timeline"):
         assert b"evil\\x1b[31mred" in stdout
+
+
+@covers("in-control-chars-tck")
+def test_control_characters_in_acp_tck_ids_and_status_are_shown_escaped(tmp_path: Path) -> None:
+    exchange = [
+        {"dir": "sent", "t": 1.0, "raw": '{"jsonrpc":"2.0","id":0,"method":"initialize"}'},
+        {"dir": "received", "t": 1.1, "raw": '{"jsonrpc":"2.0","id":0,"result":{}}'},
+    ]
+    test = {"nodeid": "t.py::test_x", "status": f"PASS{EVIL}", "message": "",
+            "transcript": exchange, "stderr": None}  # fmt: skip
+    document = {"tck_version": "0.1.0", "protocol_version": 2,
+                "requirements": [{"id": f"ACP-{EVIL}", "tier": "MANDATORY", "status": "PASS",
+                                  "tests": [test]}]}  # fmt: skip
+    path = tmp_path / "tck.json"
+    path.write_text(json.dumps(document))
+    done = run([*ACPTRACE, "analyze", str(path)], env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode in (0, 1), done.stderr
+    assert b"\x1b" not in done.stdout
+    assert b"requirements ACP-evil\\x1b[31mred" in done.stdout
+    assert b"test PASSevil\\x1b[31mred" in done.stdout
+
+
+@covers("in-control-chars-fidelity")
+def test_control_characters_in_a_file_name_on_fidelity_issue_lines_are_escaped(
+    tmp_path: Path,
+) -> None:
+    live = tmp_path / f"{EVIL}.jsonl"
+    live.write_bytes((ROOT / "sample_traces" / "fidelity" / "live.jsonl").read_bytes() + b"{x\n")
+    replay = ROOT / "sample_traces" / "fidelity" / "replay.jsonl"
+    done = run([*ACPTRACE, "fidelity", str(live), str(replay)])
+    assert done.returncode in (0, 1), done.stderr
+    assert b"\x1b" not in done.stderr
+    assert b"evil\\x1b[31mred.jsonl:" in done.stderr
 
 
 @covers("in-undecodable-name")
