@@ -24,6 +24,7 @@ from typer.testing import CliRunner, Result
 
 from acptrace.cli import app
 from tests.outputs import REFUSED, refused_outputs
+from tests.processes import gone
 from tests.transcript import SESSION, Transcript, complete_connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -422,6 +423,44 @@ def test_a_timeline_stopped_by_a_signal_leaves_no_scratch_folder(
         run.send_signal(number)
         assert run.wait(TIMEOUT_S) != 0
     assert list(scratch.iterdir()) == []
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(status.parent.name))
+    return found
+
+
+@covers("out-killed-workers")
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_workers_end_with_a_run_killed_by_sigterm(tmp_path: Path, command: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = complete_connection().text()
+    for n in range(3000):  # (enough that the run is still under way when its workers run)
+        (folder / f"t{n}.jsonl").write_bytes(text)
+    out = tmp_path / ("r.md" if command == "report" else "tables")
+    args = ["-q"] if command == "report" else []
+    process = subprocess.Popen(
+        [*ACPTRACE, command, "-j", "2", *args, str(folder), "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    while len(children := children_of(process.pid)) < 2:  # (the worker and the tracker)
+        assert process.poll() is None, "the run ended before its workers started"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(TIMEOUT_S) == -signal.SIGTERM
+    assert all(gone(child) for child in children)
 
 
 def dead_pid() -> int:
