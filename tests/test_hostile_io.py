@@ -879,6 +879,31 @@ def test_control_characters_in_a_file_name_on_fidelity_issue_lines_are_escaped(
     assert b"evil\\x1b[31mred.jsonl:" in done.stderr
 
 
+@covers("in-long-name")
+def test_a_huge_agent_name_and_version_are_cut_in_every_view(tmp_path: Path) -> None:
+    huge = "A" * 2_000_000
+    t = complete_connection()
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(t.text().replace(b'"test-agent"', f'"{huge}"'.encode(), 1)
+                     .replace(b'"9.9"', f'"{huge}"'.encode(), 1))  # fmt: skip
+    out = tmp_path / "out"
+    out.mkdir()
+    runs = [
+        ["analyze", str(path)],
+        ["analyze", "-f", "json", str(path)],
+        ["report", str(path), "-o", f"{out}/r.html", "-o", f"{out}/r.md", "-o", f"{out}/r.json"],
+        ["export", "-f", "ndjson", str(path), "-o", f"{out}/tables"],
+        ["report", "-q", f"{out}/tables", "-o", f"{out}/again.md"],
+    ]
+    for args in runs:
+        done = run([*ACPTRACE, *args])
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout) < 500_000, args  # (a page with charts: about 130 KB)
+    assert {p.name for p in out.rglob("*") if p.stat().st_size > 500_000} == set()
+    assert b"A" * 199 + "…".encode() in (out / "tables" / "connections.ndjson").read_bytes()
+    assert b"AAAA" in (out / "again.md").read_bytes()
+
+
 @covers("in-undecodable-name")
 def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     name = os.fsencode(tmp_path) + b"/bad\xff.png"

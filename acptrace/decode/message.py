@@ -22,7 +22,7 @@ from acptrace.decode.shapes import (
     WireUpdate,
 )
 from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
-from acptrace.model.excerpt import excerpt
+from acptrace.model.excerpt import cut_name, excerpt
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.model.turns import ACTIVITY_TAGS, PERMISSION_METHOD, Activity
 
@@ -272,8 +272,8 @@ def _peer(info: Any, v1_info: Any, version: Any) -> PeerInfo:
     if not isinstance(info, dict):
         info = v1_info if isinstance(v1_info, dict) else {}
     return PeerInfo(
-        name=_string(info.get("name")),
-        version=_string(info.get("version")),
+        name=cut_name(_string(info.get("name"))),
+        version=cut_name(_string(info.get("version"))),
         protocol_version=version if type(version) is int else None,
     )
 

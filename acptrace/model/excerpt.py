@@ -45,6 +45,19 @@ def file_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     return printable(os.fsdecode(path))
 
 
+NAME_CHARS = 200
+"""A peer's name or version longer than this is cut (`…`) where it is read: a name is a
+few words, and a hostile one (60 MB) would be copied into every view (the report page once
+per chart and table)."""
+
+
+def cut_name(value: str | None) -> str | None:
+    """A name or version cut to `NAME_CHARS` (the last one `…`); None stays None."""
+    if value is None or len(value) <= NAME_CHARS:
+        return value
+    return value[: NAME_CHARS - 1] + "…"
+
+
 def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
     """A one-line, control-free excerpt of a value (strings in quotes), at most `limit` chars."""
     if isinstance(value, str):

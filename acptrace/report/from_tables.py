@@ -38,7 +38,7 @@ from acptrace.model.domain import (
     Severity,
     WindowEnd,
 )
-from acptrace.model.excerpt import excerpt, printable
+from acptrace.model.excerpt import cut_name, excerpt, printable
 from acptrace.report.summaries import FileError, FileSummary
 from acptrace.tables.builder import CONNECTIONS, FINDINGS, REQUESTS, RESUMES, TABLES, Table
 
@@ -392,7 +392,7 @@ def _wheres(columns: Columns) -> Iterator[_Where]:
 def _peer(name: str | None, version: str | None, protocol: int | None) -> PeerInfo | None:
     if name is None and version is None and protocol is None:
         return None
-    return PeerInfo(name=name, version=version, protocol_version=protocol)
+    return PeerInfo(name=cut_name(name), version=cut_name(version), protocol_version=protocol)
 
 
 def _resumes(columns: Columns) -> list[ResumeRow]:
