@@ -17,8 +17,9 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+import orjson
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -1004,6 +1005,111 @@ def test_a_fifo_in_place_of_an_exported_table_is_refused_not_waited_on(tmp_path:
     done = run([*ACPTRACE, "report", "-q", str(folder), "-o", str(tmp_path / "r.md")])
     assert done.returncode == 2, done.stderr
     assert b"connections.parquet is not a regular file" in done.stderr
+
+
+# -- what a folder holds ------------------------------------------------------------------------
+
+
+@covers("in-link-out")
+def test_links_out_of_a_folder_are_not_read_and_no_content_is_quoted(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"password": "hunter2"}\n')
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    good(folder, "fine.jsonl")
+    (folder / "leak.jsonl").symlink_to(secret)
+    (folder / "away").symlink_to(tmp_path)  # (a folder outside: not entered)
+    (folder / "sub" / "near.jsonl").symlink_to(folder / "fine.jsonl")  # (inside: read)
+    (folder / "other.json").write_text('{"token": "hunter3"}\n')  # (no transcript: named only)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = ["report", str(folder), "-q", "-o", f"{out}/r.md", "-o", f"{out}/r.json"]
+    result = runner.invoke(app, args)
+    no_traceback(result)
+    assert result.exit_code == 2, result.output  # (what was not read is among the errors)
+    page = (out / "r.md").read_text() + (out / "r.json").read_text()
+    assert "hunter" not in page
+    assert "hunter" not in result.stderr
+    assert "leak.jsonl: a link to outside the folder: not read" in result.stderr
+    assert "away: a link to outside the folder: not read" in result.stderr
+    assert "other.json: not a transcript (no line is a JSON-RPC message; line 1: JSON that " \
+        "is not JSON-RPC)" in result.stderr  # fmt: skip
+    assert orjson.loads((out / "r.json").read_bytes())["files"]["analysed"] == 2
+    (folder / "other.json").unlink()
+    analysed = runner.invoke(app, ["analyze", str(folder)])
+    assert "leak.jsonl: a link to outside the folder" in analysed.stderr
+    assert analysed.exit_code == 0, analysed.output
+
+
+@covers("in-unreadable-subfolder")
+def test_a_subfolder_that_cannot_be_read_is_said_and_fails_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "in"
+    (folder / "locked").mkdir(parents=True)
+    good(folder, "fine.jsonl")
+    good(folder / "locked", "hidden.jsonl")
+    scandir = os.scandir
+
+    def refusing(path: Any = ".") -> Any:  # (the tests run as root: no folder is unreadable)
+        if isinstance(path, str | os.PathLike) and os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    said = f"skipped {folder / 'locked'}: a folder that cannot be read (Permission denied)"
+    for strict, code in (("--no-strict", 0), ("--strict", 2)):
+        result = runner.invoke(app, ["analyze", strict, str(folder)])
+        no_traceback(result)
+        assert said in result.stderr
+        assert result.exit_code == code, result.output
+    exported = runner.invoke(app, ["export", str(folder), "-o", str(tmp_path / "tables")])
+    assert exported.exit_code == 0, exported.output
+    assert said in exported.stderr
+
+
+@covers("in-cut-while-read")
+def test_a_file_cut_while_it_is_read_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = good(tmp_path)
+    from acptrace.read import source
+
+    gunzip = source._maybe_gunzip
+
+    def cut_then_read(handle: Any) -> Any:  # (a writer truncating the file as it is read)
+        os.truncate(path, path.stat().st_size // 2)
+        return gunzip(handle)
+
+    monkeypatch.setattr(source, "_maybe_gunzip", cut_then_read)
+    for command in ("analyze", "report"):
+        args = [command, str(path)] + (["-q", "-o", str(tmp_path / "r.md")] * (command == "report"))
+        result = runner.invoke(app, args)
+        no_traceback(result)
+        assert result.exit_code == 2, result.output
+        assert f"{path}: cut short while it was read (" in result.stderr
+        path.write_bytes(complete_connection().text())
+
+
+@covers("report-many-groups")
+def test_report_md_of_many_groups_is_capped_and_says_what_it_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = complete_connection().text()
+    for n in range(130):
+        (folder / f"t{n:03}.jsonl").write_bytes(text)
+    for n in range(60):
+        (folder / f"x{n:03}.jsonl").write_bytes(b"")
+    out = tmp_path / "r.md"
+    result = runner.invoke(app, ["report", "--by", "file", "-q", str(folder), "-o", str(out)])
+    assert result.exit_code == 2, result.output  # (the empty files)
+    page = out.read_text()
+    assert "… and 30 more groups not shown here (report.json has them all)." in page
+    assert "… and 110 more groups not shown in detail here" in page
+    assert "… and 10 more skipped files not shown here" in page
+    assert page.count("#### ") == 20
+    assert "t099\\.jsonl" in page
+    assert "t100\\.jsonl" not in page
 
 
 # -- the bars: hostile inputs never give a traceback -------------------------------------------

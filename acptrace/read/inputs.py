@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -23,16 +24,29 @@ class Unmatched(msgspec.Struct, frozen=True):
     """Why nothing was found."""
 
 
-def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched]:
+class Skipped(msgspec.Struct, frozen=True):
+    """Something in a directory that was not read: a folder that cannot be listed, a link to
+    a file or folder outside the directory. Commands say so on stderr and go on (`analyze
+    --strict` exits 2)."""
+
+    path: str
+    """The folder or link, as found."""
+    reason: str
+    """Why it was not read."""
+
+
+def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched | Skipped]:
     """Each argument as transcript paths: a file as it is, a directory's transcripts (sorted,
-    recursively), a glob's matches (sorted; `**` recurses); `-` is stdin."""
+    recursively; links are followed only to what lies inside it), a glob's matches (sorted;
+    `**` recurses); `-` is stdin."""
     for argument in arguments:
         if argument == "-" or Path(argument).is_file():
             yield argument
         elif Path(argument).is_dir():
-            found = sorted(str(p) for p in Path(argument).rglob("*") if _is_transcript(p))
+            found, skipped = _in_directory(argument)
             if not found:
                 yield Unmatched(argument, "a directory with no transcript files")
+            yield from skipped
             yield from found
         elif _GLOB_CHARS & set(argument):
             matches = sorted(p for p in glob.glob(argument, recursive=True) if Path(p).is_file())
@@ -41,6 +55,35 @@ def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched]:
             yield from matches
         else:
             yield argument  # let reading it say what is wrong
+
+
+def _in_directory(directory: str) -> tuple[list[str], list[Skipped]]:
+    """The transcripts in a directory, sorted, and what was not read. A link is read only
+    when it leads to something inside the directory: a link to `/etc/shadow` or to a home
+    folder is no transcript of this directory, and its content must not end up in a report."""
+    root = os.path.realpath(directory)
+    found: list[str] = []
+    skipped: list[Skipped] = []
+
+    def unreadable(error: OSError) -> None:
+        why = error.strerror or str(error)
+        skipped.append(Skipped(str(error.filename), f"a folder that cannot be read ({why})"))
+
+    for folder, subfolders, files in os.walk(directory, onerror=unreadable):
+        for name in [*subfolders, *files]:
+            path = Path(folder) / name
+            if path.is_symlink() and not _inside(path, root):
+                if name in subfolders or _is_transcript(path):
+                    skipped.append(Skipped(str(path), "a link to outside the folder: not read"))
+            elif name in files and _is_transcript(path):
+                found.append(str(path))
+    return sorted(found), sorted(skipped, key=lambda s: s.path)
+
+
+def _inside(path: Path, root: str) -> bool:
+    """Whether what the link leads to lies in `root` (a broken link: nowhere, so no)."""
+    target = os.path.realpath(path)
+    return os.path.exists(target) and os.path.commonpath([root, target]) == root
 
 
 def _is_transcript(path: Path) -> bool:
