@@ -1112,6 +1112,33 @@ def test_report_md_of_many_groups_is_capped_and_says_what_it_left_out(tmp_path: 
     assert "t100\\.jsonl" not in page
 
 
+PENDING_BYTES = 800
+"""What the analysis may hold per request left unanswered (it held 1,437 bytes, 501 now:
+benchmarks/pending_memory.py)."""
+
+
+@covers("in-many-pending")
+def test_memory_per_unanswered_request_is_bounded(tmp_path: Path) -> None:
+    import tracemalloc
+
+    sys.path.insert(0, str(ROOT))
+    from acptrace.model.options import Execution, Options
+    from acptrace.pipeline.transcripts import open_walk
+    from benchmarks.pending_memory import write_transcript
+
+    count = 5_000
+    path = tmp_path / "pending.jsonl"
+    write_transcript(path, count)
+    tracemalloc.start()
+    with open_walk(str(path), Options(), each_message=False, execution=Execution()) as walk:
+        for _ in walk:
+            pass
+        held, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert len(walk.unanswered) == count
+    assert held / count < PENDING_BYTES, f"{held / count:,.0f} bytes per unanswered request"
+
+
 # -- the bars: hostile inputs never give a traceback -------------------------------------------
 
 BAR_COMMANDS = ["analyze", "timeline", "report", "export-trace", "export", "redact"]

@@ -7,6 +7,7 @@ the hot path (`fastpath`, `runs`) both come through here.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from acptrace.decode.capabilities import advertised, child_permits
@@ -103,6 +104,7 @@ def message_of(
     msg_id = wire.id if valid_id(wire.id) else None  # (an invalid id pairs with nothing)
     method = wire.method
     if type(method) is str:
+        method = sys.intern(method)  # (one string for all: a million pending keep theirs)
         kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
         params = wire.params
         if type(params) is not WireParams:
@@ -146,6 +148,8 @@ def _call(
 ) -> Message:
     """A request or notification whose `params` is an object."""
     session_id = _string(params.sessionId)
+    if session_id is not None:
+        session_id = sys.intern(session_id)  # (a few sessions, named by every message)
     update_tag = update_session_id = replay_from = cancel_target = peer = capabilities = None
     message_id = activity = None
     replay_from_given = False
