@@ -46,8 +46,9 @@ def write_transcript(path: Path, requests: int) -> None:
             out.write(orjson.dumps({"dir": direction, "msg": message}) + b"\n")
 
 
-def measure(path: Path) -> tuple[int, int]:
-    """Peak and final traced memory (bytes) of walking the transcript, the walk kept alive."""
+def measure(path: Path) -> tuple[int, int, int]:
+    """Peak and final traced memory (bytes) of walking the transcript, the walk kept alive,
+    and how many requests it left pending."""
     from acptrace.model.options import Execution, Options
     from acptrace.pipeline.transcripts import open_walk
 
@@ -57,8 +58,8 @@ def measure(path: Path) -> tuple[int, int]:
         for _ in walk:
             pass
         held, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak, held
+        tracemalloc.stop()
+        return peak, held, len(walk.unanswered)
 
 
 def main() -> None:
@@ -68,7 +69,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "pending.jsonl"
         write_transcript(path, args.requests)
-        peak, held = measure(path)
+        peak, held, _ = measure(path)
     n = args.requests
     print(f"{n:,} unanswered requests: peak {peak / 2**20:.1f} MB ({peak / n:,.0f} B each), "
           f"held at the end {held / 2**20:.1f} MB ({held / n:,.0f} B each)")  # fmt: skip

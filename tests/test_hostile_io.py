@@ -1119,23 +1119,14 @@ benchmarks/pending_memory.py)."""
 
 @covers("in-many-pending")
 def test_memory_per_unanswered_request_is_bounded(tmp_path: Path) -> None:
-    import tracemalloc
-
     sys.path.insert(0, str(ROOT))
-    from acptrace.model.options import Execution, Options
-    from acptrace.pipeline.transcripts import open_walk
-    from benchmarks.pending_memory import write_transcript
+    from benchmarks.pending_memory import measure, write_transcript
 
     count = 5_000
     path = tmp_path / "pending.jsonl"
     write_transcript(path, count)
-    tracemalloc.start()
-    with open_walk(str(path), Options(), each_message=False, execution=Execution()) as walk:
-        for _ in walk:
-            pass
-        held, _ = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        assert len(walk.unanswered) == count
+    _, held, pending = measure(path)
+    assert pending == count
     assert held / count < PENDING_BYTES, f"{held / count:,.0f} bytes per unanswered request"
 
 
