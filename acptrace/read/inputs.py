@@ -70,22 +70,32 @@ def _in_directory(directory: str) -> tuple[list[str], list[Skipped]]:
         skipped.append(Skipped(str(error.filename), f"a folder that cannot be read ({why})"))
 
     for folder, subfolders, files in os.walk(directory, onerror=unreadable):
-        for name in [*subfolders, *files]:
+        for name in subfolders:  # (a linked folder is never entered: said when it leads out)
+            if _leads_out(Path(folder) / name, root):
+                skipped.append(Skipped(str(Path(folder) / name), LINK_OUT))
+        for name in files:
             path = Path(folder) / name
-            if path.is_symlink() and not _inside(path, root):
-                if name in subfolders or _is_transcript(path):
-                    skipped.append(Skipped(str(path), "a link to outside the folder: not read"))
-            elif name in files and _is_transcript(path):
+            if not _named_like_transcript(name):  # (the name first: a stat per file is slow)
+                continue
+            if _leads_out(path, root):
+                skipped.append(Skipped(str(path), LINK_OUT))
+            elif path.is_file():
                 found.append(str(path))
     return sorted(found), sorted(skipped, key=lambda s: s.path)
 
 
-def _inside(path: Path, root: str) -> bool:
-    """Whether what the link leads to lies in `root` (a broken link: nowhere, so no)."""
+LINK_OUT = "a link to outside the folder: not read"
+
+
+def _leads_out(path: Path, root: str) -> bool:
+    """Whether the path is a link to something that does not lie in `root` (a broken link
+    leads nowhere: not read, as a file that is not there)."""
+    if not path.is_symlink():
+        return False
     target = os.path.realpath(path)
-    return os.path.exists(target) and os.path.commonpath([root, target]) == root
+    return os.path.exists(target) and os.path.commonpath([root, target]) != root
 
 
-def _is_transcript(path: Path) -> bool:
-    name = path.name.removesuffix(".gz")  # the name first: a stat per file is slow in a big tree
-    return name.endswith(TRANSCRIPT_SUFFIXES) and not name.startswith(".") and path.is_file()
+def _named_like_transcript(name: str) -> bool:
+    name = name.removesuffix(".gz")
+    return name.endswith(TRANSCRIPT_SUFFIXES) and not name.startswith(".")
