@@ -195,13 +195,17 @@ def test_export_honours_the_analysis_options(tmp_path: Path) -> None:
     assert findings["file"].to_list() == [str(path)]
 
 
-HOSTILE = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+HOSTILE = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)"]
+CONTROLLING = {"\tx": "\\x09x", "\rx": "\\x0dx", "a\x1b[31mb\x9b2J": "a\\x1b[31mb\\x9b2J"}
+"""Cells with control characters, and how CSV writes them."""
 
 
-def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) -> None:
+def test_csv_cells_that_a_spreadsheet_or_a_terminal_would_run_are_neutralised(
+    tmp_path: Path,
+) -> None:
     t = Transcript()
     t.open()
-    for n, text in enumerate([*HOSTILE, "plain", "a=b"]):
+    for n, text in enumerate([*HOSTILE, *CONTROLLING, "plain", "a=b"]):
         t.request(text, id=f"{text}-{n}" if n % 2 else n)
     t.error(-1, -32601)
     path = tmp_path / "hostile.jsonl"
@@ -214,9 +218,10 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) 
     parquet = pl.read_parquet(tmp_path / "parquet" / "messages.parquet")
     assert exact["method"].to_list() == parquet["method"].to_list()
     methods = [m for m in exact["method"].to_list() if m is not None]
-    assert methods == [*HOSTILE, "plain", "a=b"]  # NDJSON and Parquet keep the exact values
+    assert methods == [*HOSTILE, *CONTROLLING, "plain", "a=b"]  # (NDJSON, Parquet: exact)
     assert [m for m in csv["method"].to_list() if m is not None] == [
         *("'" + text for text in HOSTILE),
+        *CONTROLLING.values(),
         "plain",
         "a=b",
     ]
@@ -226,6 +231,8 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) 
     cells = [c for name in texts for c in csv[name].drop_nulls().to_list()]
     assert "'+cmd|' /C calc'!A0-1" in cells  # ids are text too
     assert not [c for c in cells if c.startswith(tuple("=+-@\t\r"))]
+    assert not [c for c in cells if not c.isprintable()]
+    assert b"\x1b" not in (tmp_path / "csv" / "messages.csv").read_bytes()
 
 
 def test_the_export_note_counts_rows_in_words(tmp_path: Path) -> None:

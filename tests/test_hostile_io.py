@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import os
 import re
 import signal
@@ -17,7 +18,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -27,6 +28,7 @@ from acptrace.cli import app
 from benchmarks.redaction_corpus import build
 from benchmarks.redaction_recall import canonical, judge, measure, zed_dump
 from tests.outputs import REFUSED, refused_outputs
+from tests.processes import gone
 from tests.test_redact import EMPTY_MATCHING
 from tests.transcript import SESSION, Transcript, complete_connection
 
@@ -474,6 +476,44 @@ def test_a_timeline_stopped_by_a_signal_leaves_no_scratch_folder(
     assert list(scratch.iterdir()) == []
 
 
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(status.parent.name))
+    return found
+
+
+@covers("out-killed-workers")
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_workers_end_with_a_run_killed_by_sigterm(tmp_path: Path, command: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = complete_connection().text()
+    for n in range(3000):  # (enough that the run is still under way when its workers run)
+        (folder / f"t{n}.jsonl").write_bytes(text)
+    out = tmp_path / ("r.md" if command == "report" else "tables")
+    args = ["-q"] if command == "report" else []
+    process = subprocess.Popen(
+        [*ACPTRACE, command, "-j", "2", *args, str(folder), "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    while len(children := children_of(process.pid)) < 2:  # (the worker and the tracker)
+        assert process.poll() is None, "the run ended before its workers started"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(TIMEOUT_S) == -signal.SIGTERM
+    assert all(gone(child) for child in children)
+
+
 def dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
@@ -878,6 +918,64 @@ def test_control_characters_in_a_file_name_are_shown_escaped(tmp_path: Path, com
         assert b"evil\\x1b[31mred" in stdout
 
 
+@covers("in-control-chars-tck")
+def test_control_characters_in_acp_tck_ids_and_status_are_shown_escaped(tmp_path: Path) -> None:
+    exchange = [
+        {"dir": "sent", "t": 1.0, "raw": '{"jsonrpc":"2.0","id":0,"method":"initialize"}'},
+        {"dir": "received", "t": 1.1, "raw": '{"jsonrpc":"2.0","id":0,"result":{}}'},
+    ]
+    test = {"nodeid": "t.py::test_x", "status": f"PASS{EVIL}", "message": "",
+            "transcript": exchange, "stderr": None}  # fmt: skip
+    document = {"tck_version": "0.1.0", "protocol_version": 2,
+                "requirements": [{"id": f"ACP-{EVIL}", "tier": "MANDATORY", "status": "PASS",
+                                  "tests": [test]}]}  # fmt: skip
+    path = tmp_path / "tck.json"
+    path.write_text(json.dumps(document))
+    done = run([*ACPTRACE, "analyze", str(path)], env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode in (0, 1), done.stderr
+    assert b"\x1b" not in done.stdout
+    assert b"requirements ACP-evil\\x1b[31mred" in done.stdout
+    assert b"test PASSevil\\x1b[31mred" in done.stdout
+
+
+@covers("in-control-chars-fidelity")
+def test_control_characters_in_a_file_name_on_fidelity_issue_lines_are_escaped(
+    tmp_path: Path,
+) -> None:
+    live = tmp_path / f"{EVIL}.jsonl"
+    live.write_bytes((ROOT / "sample_traces" / "fidelity" / "live.jsonl").read_bytes() + b"{x\n")
+    replay = ROOT / "sample_traces" / "fidelity" / "replay.jsonl"
+    done = run([*ACPTRACE, "fidelity", str(live), str(replay)])
+    assert done.returncode in (0, 1), done.stderr
+    assert b"\x1b" not in done.stderr
+    assert b"evil\\x1b[31mred.jsonl:" in done.stderr
+
+
+@covers("in-long-name")
+def test_a_huge_agent_name_and_version_are_cut_in_every_view(tmp_path: Path) -> None:
+    huge = "A" * 2_000_000
+    t = complete_connection()
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(t.text().replace(b'"test-agent"', f'"{huge}"'.encode(), 1)
+                     .replace(b'"9.9"', f'"{huge}"'.encode(), 1))  # fmt: skip
+    out = tmp_path / "out"
+    out.mkdir()
+    runs = [
+        ["analyze", str(path)],
+        ["analyze", "-f", "json", str(path)],
+        ["report", str(path), "-o", f"{out}/r.html", "-o", f"{out}/r.md", "-o", f"{out}/r.json"],
+        ["export", "-f", "ndjson", str(path), "-o", f"{out}/tables"],
+        ["report", "-q", f"{out}/tables", "-o", f"{out}/again.md"],
+    ]
+    for args in runs:
+        done = run([*ACPTRACE, *args])
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout) < 500_000, args  # (a page with charts: about 130 KB)
+    assert {p.name for p in out.rglob("*") if p.stat().st_size > 500_000} == set()
+    assert b"A" * 199 + "…".encode() in (out / "tables" / "connections.ndjson").read_bytes()
+    assert b"AAAA" in (out / "again.md").read_bytes()
+
+
 @covers("in-undecodable-name")
 def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     name = os.fsencode(tmp_path) + b"/bad\xff.png"
@@ -886,7 +984,221 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     args: list[str | bytes] = [*ACPTRACE, "analyze", name]
     done = run(args)
     assert done.returncode == 2, done.stderr
-    assert b"bad\\xdcff.png: not a transcript" in done.stderr
+    assert b"bad\\xff.png: not a transcript" in done.stderr
+
+
+UNDECODABLE_OUTPUTS = {
+    "analyze-json": ["analyze", "-f", "json"],
+    "analyze-sarif": ["analyze", "-f", "sarif"],
+    "analyze-junit": ["analyze", "-f", "junit"],
+    "report": ["report", "-q", "-o", "{out}/r.json", "-o", "{out}/r.md", "-o", "{out}/r.html"],
+    "trace-event": ["export", "-f", "trace-event", "-o", "{out}/t.json"],
+    "otlp": ["export", "-f", "otlp", "-o", "{out}/t.otlp.json"],
+    **{f"export-{f}": ["export", "-f", f, "-o", "{out}/tables"] for f in TABLE_FORMATS},
+}
+"""Every output that names the files it read."""
+
+
+@covers("in-undecodable-name-outputs")
+@pytest.mark.parametrize("output", sorted(UNDECODABLE_OUTPUTS))
+def test_a_file_name_that_is_not_utf8_is_named_in_every_output(tmp_path: Path, output: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    good(folder, "fine.jsonl")
+    with open(os.fsencode(folder) + b"/bad\xff.jsonl", "wb") as stream:
+        stream.write(complete_connection().text())
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [a.format(out=out) for a in UNDECODABLE_OUTPUTS[output]]
+    done = run([*ACPTRACE, *args, str(folder)])
+    assert done.returncode == 0, done.stderr  # (both files read: one name spoils nothing)
+    written = done.stdout + b"".join(_text_of(p) for p in out.rglob("*") if p.is_file())
+    shown = {b"bad\\xff.jsonl", b"bad\\\\xff.jsonl", b"bad%5Cxff.jsonl"}  # (JSON: \\; a URI)
+    assert any(name in written for name in shown), written[:2000]
+    assert b"fine.jsonl" in written
+
+
+def _text_of(path: Path) -> bytes:
+    """A file's text (a Parquet table's as CSV)."""
+    if path.suffix != ".parquet":
+        return path.read_bytes()
+    import polars as pl
+
+    return pl.read_parquet(path).write_csv().encode()
+
+
+def crafted_export(tmp_path: Path, table: str, column: str, value: object) -> Path:
+    """An export folder (Parquet) of a transcript with a finding, whose column holds this value."""
+    import polars as pl
+
+    folder = tmp_path / "tables"
+    transcript = ROOT / "sample_traces" / "outcome-ambiguous.jsonl"
+    done = runner.invoke(app, ["export", str(transcript), "-o", str(folder)])
+    assert done.exit_code == 0, done.output
+    path = folder / f"{table}.parquet"
+    frame = pl.read_parquet(path)
+    frame.with_columns(pl.lit(value, frame.schema[column]).alias(column)).write_parquet(path)
+    return folder
+
+
+CRAFTED = {
+    "inf": ("resumes", "marker_to_response_ms", float("inf"), "marker_to_response_ms is inf"),
+    "huge": ("resumes", "request_to_response_ms", 1e308, "request_to_response_ms is 1e+308"),
+    "tiny": ("resumes", "request_to_marker_ms", 5e-324, "request_to_marker_ms is 5e-324"),
+    "nan": ("resumes", "marker_to_response_ms", float("nan"), "marker_to_response_ms is nan"),
+    "null-count": ("connections", "issues", None, "issues is empty"),
+    "null-rule": ("findings", "rule", None, "rule is empty"),
+    "bad-outcome": ("resumes", "outcome", "finished", "outcome is 'finished'"),
+}
+"""Export folders with a value no export writes, and what the error says of it."""
+
+
+@covers("in-export-damaged")
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_an_export_folder_with_values_no_export_writes_is_one_error(
+    tmp_path: Path, case: str
+) -> None:
+    table, column, value, said = CRAFTED[case]
+    folder = crafted_export(tmp_path, table, column, value)
+    result = runner.invoke(app, ["report", "-q", str(folder), "-o", str(tmp_path / "r.json")])
+    no_traceback(result)
+    assert result.exit_code == 2, result.output
+    line = first_error_line(result)
+    assert f"exported tables cannot be read: {table}.parquet: {said} in row 1" in line
+    assert not (tmp_path / "r.json").exists()
+
+
+@covers("in-export-fifo")
+def test_a_fifo_in_place_of_an_exported_table_is_refused_not_waited_on(tmp_path: Path) -> None:
+    folder = crafted_export(tmp_path, "connections", "issues", 0)
+    (folder / "connections.parquet").unlink()
+    os.mkfifo(folder / "connections.parquet")
+    done = run([*ACPTRACE, "report", "-q", str(folder), "-o", str(tmp_path / "r.md")])
+    assert done.returncode == 2, done.stderr
+    assert b"connections.parquet is not a regular file" in done.stderr
+
+
+# -- what a folder holds ------------------------------------------------------------------------
+
+
+@covers("in-link-out")
+def test_links_out_of_a_folder_are_not_read_and_no_content_is_quoted(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"password": "hunter2"}\n')
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    good(folder, "fine.jsonl")
+    (folder / "leak.jsonl").symlink_to(secret)
+    (folder / "away").symlink_to(tmp_path)  # (a folder outside: not entered)
+    (folder / "sub" / "near.jsonl").symlink_to(folder / "fine.jsonl")  # (inside: read)
+    (folder / "other.json").write_text('{"token": "hunter3"}\n')  # (no transcript: named only)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = ["report", str(folder), "-q", "-o", f"{out}/r.md", "-o", f"{out}/r.json"]
+    result = runner.invoke(app, args)
+    no_traceback(result)
+    assert result.exit_code == 2, result.output  # (what was not read is among the errors)
+    page = (out / "r.md").read_text() + (out / "r.json").read_text()
+    assert "hunter" not in page
+    assert "hunter" not in result.stderr
+    assert "leak.jsonl: a link to outside the folder: not read" in result.stderr
+    assert "away: a link to outside the folder: not read" in result.stderr
+    assert "other.json: not a transcript (no line is a JSON-RPC message; line 1: JSON that " \
+        "is not JSON-RPC)" in result.stderr  # fmt: skip
+    assert orjson.loads((out / "r.json").read_bytes())["files"]["analysed"] == 2
+    (folder / "other.json").unlink()
+    analysed = runner.invoke(app, ["analyze", str(folder)])
+    assert "leak.jsonl: a link to outside the folder" in analysed.stderr
+    assert analysed.exit_code == 0, analysed.output
+
+
+@covers("in-unreadable-subfolder")
+def test_a_subfolder_that_cannot_be_read_is_said_and_fails_strict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "in"
+    (folder / "locked").mkdir(parents=True)
+    good(folder, "fine.jsonl")
+    good(folder / "locked", "hidden.jsonl")
+    scandir = os.scandir
+
+    def refusing(path: Any = ".") -> Any:  # (the tests run as root: no folder is unreadable)
+        if isinstance(path, str | os.PathLike) and os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    said = f"skipped {folder / 'locked'}: a folder that cannot be read (Permission denied)"
+    for strict, code in (("--no-strict", 0), ("--strict", 2)):
+        result = runner.invoke(app, ["analyze", strict, str(folder)])
+        no_traceback(result)
+        assert said in result.stderr
+        assert result.exit_code == code, result.output
+    exported = runner.invoke(app, ["export", str(folder), "-o", str(tmp_path / "tables")])
+    assert exported.exit_code == 0, exported.output
+    assert said in exported.stderr
+
+
+@covers("in-cut-while-read")
+def test_a_file_cut_while_it_is_read_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = good(tmp_path)
+    from acptrace.read import source
+
+    gunzip = source._maybe_gunzip
+
+    def cut_then_read(handle: Any) -> Any:  # (a writer truncating the file as it is read)
+        os.truncate(path, path.stat().st_size // 2)
+        return gunzip(handle)
+
+    monkeypatch.setattr(source, "_maybe_gunzip", cut_then_read)
+    for command in ("analyze", "report"):
+        args = [command, str(path)] + (["-q", "-o", str(tmp_path / "r.md")] * (command == "report"))
+        result = runner.invoke(app, args)
+        no_traceback(result)
+        assert result.exit_code == 2, result.output
+        assert f"{path}: cut short while it was read (" in result.stderr
+        path.write_bytes(complete_connection().text())
+
+
+@covers("report-many-groups")
+def test_report_md_of_many_groups_is_capped_and_says_what_it_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = complete_connection().text()
+    for n in range(130):
+        (folder / f"t{n:03}.jsonl").write_bytes(text)
+    for n in range(60):
+        (folder / f"x{n:03}.jsonl").write_bytes(b"")
+    out = tmp_path / "r.md"
+    result = runner.invoke(app, ["report", "--by", "file", "-q", str(folder), "-o", str(out)])
+    assert result.exit_code == 2, result.output  # (the empty files)
+    page = out.read_text()
+    assert "… and 30 more groups not shown here (report.json has them all)." in page
+    assert "… and 110 more groups not shown in detail here" in page
+    assert "… and 10 more skipped files not shown here" in page
+    assert page.count("#### ") == 20
+    assert "t099\\.jsonl" in page
+    assert "t100\\.jsonl" not in page
+
+
+PENDING_BYTES = 800
+"""What the analysis may hold per request left unanswered (it held 1,437 bytes, 501 now:
+benchmarks/pending_memory.py)."""
+
+
+@covers("in-many-pending")
+def test_memory_per_unanswered_request_is_bounded(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.pending_memory import measure, write_transcript
+
+    count = 5_000
+    path = tmp_path / "pending.jsonl"
+    write_transcript(path, count)
+    _, held, pending = measure(path)
+    assert pending == count
+    assert held / count < PENDING_BYTES, f"{held / count:,.0f} bytes per unanswered request"
 
 
 # -- the bars: hostile inputs never give a traceback -------------------------------------------

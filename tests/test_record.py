@@ -446,11 +446,13 @@ def test_an_agent_that_ignores_the_signal_is_killed_after_a_grace(
     assert gone(child_pid)  # it ignored SIGTERM too: the group's SIGKILL took it
 
 
+@pytest.mark.parametrize("own_group", [False, True], ids=["in-its-group", "setpgid"])
 def test_what_an_agent_leaves_in_its_group_does_not_outlive_acptrace(
-    transcript: Path, tmp_path: Path
+    transcript: Path, tmp_path: Path, own_group: bool
 ) -> None:
     child = tmp_path / "child.pid"
     args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--child", str(child)]
+    args += ["--own-group"] * own_group  # (a group of its own, in the Agent's session)
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
 
     assert result.returncode == 0  # the Agent exited at EOF; its child ignores SIGTERM

@@ -162,7 +162,10 @@ def damaged(exported_ndjson: Path, folder: Path, change: Any) -> Path:
             lambda row: {k: v for k, v in row.items() if k != "marker_to_response_ms"},
             "exported tables of another schema: resumes.ndjson has no marker_to_response_ms",
         ),
-        (lambda row: {**row, "outcome": None}, "exported tables cannot be read: KeyError: None"),
+        (
+            lambda row: {**row, "outcome": None},
+            "exported tables cannot be read: resumes.ndjson: outcome is empty in row 1",
+        ),
     ],
 )
 def test_a_damaged_ndjson_table_is_an_error_of_its_directory_never_a_wrong_report(

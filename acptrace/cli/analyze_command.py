@@ -14,6 +14,7 @@ from acptrace.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     fail,
+    note_skipped,
     print_error,
     rich_bytes,
 )
@@ -27,7 +28,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.pipeline.pool import analyze_many
 from acptrace.pipeline.transcripts import is_multi_connection, transcript_refusal
-from acptrace.read.inputs import Unmatched, expand, names_one_file
+from acptrace.read.inputs import Skipped, Unmatched, expand, names_one_file
 
 
 class AnalyzeFormat(StrEnum):
@@ -83,6 +84,9 @@ def analyze_command(
         if isinstance(path, Unmatched):
             print_error(f"{path.argument}: {path.reason}")
             exit_code = EXIT_ERROR
+        elif isinstance(path, Skipped):  # (an error under --strict: input left unread)
+            note_skipped(path)
+            exit_code = EXIT_ERROR if policy.strict else exit_code
         else:
             paths.append(path)
     try:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
+from acptrace.cli.common import EXIT_ERROR, fail, note_skipped, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
@@ -20,7 +20,7 @@ from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
 from acptrace.model.outputs import OutputFailed, write_error_reason
 from acptrace.pipeline.pool import WorkersFailed
-from acptrace.read.inputs import Unmatched, expand
+from acptrace.read.inputs import Skipped, Unmatched, expand
 from acptrace.render.text import plural
 
 COPY_BYTES = 1 << 20
@@ -103,7 +103,10 @@ def export_command(
     for path in expand(files):
         if isinstance(path, Unmatched):
             fail(f"{path.argument}: {path.reason}")
-        paths.append(path)
+        if isinstance(path, Skipped):
+            note_skipped(path)
+        else:
+            paths.append(path)
     if endpoint is not None and output_format is not ExportChoice.OTLP:
         fail("--endpoint sends OpenTelemetry traces: add --format otlp")
     if output_format is ExportChoice.TRACE_EVENT:

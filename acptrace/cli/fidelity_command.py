@@ -157,9 +157,7 @@ def _warn_issues(report: FidelityReport) -> None:
     """Input problems on stderr, one line each up to `SHOWN_ISSUES` (all are in the JSON)."""
     for found in report.issues[:SHOWN_ISSUES]:
         issue = found.issue
-        typer.echo(
-            f"acptrace: {found.path}:{issue.line}: {issue.kind.value}: {issue.message}", err=True
-        )
+        print_note(f"{found.path}:{issue.line}: {issue.kind.value}: {issue.message}")
     if len(report.issues) > SHOWN_ISSUES:
         more = len(report.issues) - SHOWN_ISSUES
-        typer.echo(f"acptrace: … and {plural(more, 'more input issue')}", err=True)
+        print_note(f"… and {plural(more, 'more input issue')}")

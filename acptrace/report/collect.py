@@ -92,7 +92,8 @@ def analyze_one(path: str, options: Options, *, execution: Execution | None = No
     file, such as an unknown input format, are the caller's to check first)."""
     try:
         timed = analyze_timed(path, options, execution=execution)
-        require_transcript(path, [analysis for analysis, _ in timed])  # (empty, binary: errors)
+        analyses = [analysis for analysis, _ in timed]
+        require_transcript(path, analyses, quoting=False)  # (empty, binary: errors; unquoted)
         return FileAnalysed(path, tuple(summarize(path, *each) for each in timed))
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))

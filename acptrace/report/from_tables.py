@@ -17,12 +17,14 @@ What an export cannot give back: a JSON-RPC id is text in the tables (`1` and `"
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields, replace
 from pathlib import Path, PurePath
-from typing import Any, TypeVar
+from types import NoneType
+from typing import Any, TypeVar, get_args, get_type_hints
 
 import orjson
 import polars as pl
@@ -37,6 +39,7 @@ from acptrace.model.domain import (
     Severity,
     WindowEnd,
 )
+from acptrace.model.excerpt import cut_name, excerpt, printable
 from acptrace.model.turns import PermissionRow, ToolCallRow, TurnEnd, TurnRow
 from acptrace.report.summaries import FileError, FileSummary
 from acptrace.tables.builder import (
@@ -162,7 +165,21 @@ def _missing(directory: str, suffix: str) -> str | None:
             "findings, requests, turns, tool_calls and permissions: export the transcripts "
             "again with this acptrace)"
         )
+    special = next(
+        (n for n in (t.name + suffix for t in NEEDED) if _not_regular(directory, n)), None
+    )
+    if special is not None:  # (a FIFO would be waited on for ever, a device read for ever)
+        return f"exported tables cannot be read: {special} is not a regular file"
     return _other_schema(directory) if suffix == ".ndjson" else None
+
+
+def _not_regular(directory: str, name: str) -> bool:
+    """Whether the table's file is something other than a regular file (a FIFO, a device, a
+    socket; a link to one)."""
+    try:
+        return not stat.S_ISREG(os.stat(Path(directory) / name).st_mode)
+    except OSError:
+        return False  # (reading it says why)
 
 
 def _other_schema(directory: str) -> str | None:
@@ -195,6 +212,8 @@ _UNREADABLE = (pl.exceptions.PolarsError, OSError, KeyError, TypeError, ValueErr
 def _read_alone(directory: str, suffix: str) -> Read:
     try:
         return _read_together([directory], suffix)[directory]
+    except Damaged as error:
+        return FileError(directory, f"exported tables cannot be read: {error}")
     except _UNREADABLE as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         return FileError(
@@ -313,9 +332,73 @@ def _scan(table: Table, directories: Sequence[str], names: Sequence[str], suffix
     frame = scanned.select(
         *(pl.col(name).cast(schema[name], strict=True) for name in names), _SOURCE
     ).collect()
+    _check(table, suffix, frame, names)
     columns: Columns = frame.to_dict(as_series=False)
     columns[_SOURCE] = [by_path[path] for path in columns[_SOURCE]]
     return columns
+
+
+class Damaged(ValueError):
+    """A table holds a value no export writes (a latency of `inf`, a count or a rule left
+    empty): the directory is an error of its own, said in one line, not a report of
+    nonsense or a crash further on."""
+
+
+MIN_MS, MAX_MS = 1e-6, 1e12
+"""The latencies an export can hold, other than 0: from a nanosecond (the finest a timestamp
+resolves) to about 30 years; `inf`, NaN, 1e308 and 5e-324 are none."""
+
+
+def _required(record: type) -> frozenset[str]:
+    """The fields of a row that are never None (`int`, `str`, not `int | None`)."""
+    hints = get_type_hints(record)
+    return frozenset(
+        name for name, hint in hints.items() if hint is not Any and NoneType not in get_args(hint)
+    )
+
+
+_REQUIRED = {
+    RESUMES.name: _required(ResumeRow),
+    FINDINGS.name: _required(Finding),
+    CONNECTIONS.name: frozenset({"issues", "resumes", "findings"}),
+}
+"""The columns of each table a report reads that no export leaves empty."""
+
+_KNOWN: dict[str, list[str]] = {
+    name: list(words)
+    for name, words in (
+        ("role", _ROLES),
+        ("outcome", _OUTCOMES),
+        ("end", _ENDS),
+        ("severity", _SEVERITIES),
+    )
+}
+"""The columns that hold one of a few words."""
+
+
+def _check(table: Table, suffix: str, frame: pl.DataFrame, names: Sequence[str]) -> None:
+    """Raise `Damaged` at the first value of these columns that no export writes."""
+    required = _REQUIRED.get(table.name, frozenset())
+    for name in names:
+        column = frame[name]
+        if name in _KNOWN:
+            bad = column.is_null() | ~column.is_in(_KNOWN[name])
+        elif name.endswith("_ms"):  # (NaN compares as no number: bad as well)
+            bad = ~(column.is_null() | (column == 0) | column.is_between(MIN_MS, MAX_MS))
+        elif name in required:
+            bad = column.is_null()
+        else:
+            continue
+        if bad.any():
+            row = bad.arg_true()[0]
+            raise Damaged(
+                f"{table.name}{suffix}: {name} is {_shown(column[row])} in row {row + 1}, "
+                "which no export writes (export the transcripts again)"
+            )
+
+
+def _shown(value: object) -> str:
+    return "empty" if value is None else printable(repr(value) if isinstance(value, str) else value)
 
 
 def _starts(directories: Sequence[str], suffix: str) -> dict[_Where, int]:
@@ -352,7 +435,7 @@ def _wheres(columns: Columns) -> Iterator[_Where]:
 def _peer(name: str | None, version: str | None, protocol: int | None) -> PeerInfo | None:
     if name is None and version is None and protocol is None:
         return None
-    return PeerInfo(name=name, version=version, protocol_version=protocol)
+    return PeerInfo(name=cut_name(name), version=cut_name(version), protocol_version=protocol)
 
 
 def _resumes(columns: Columns) -> list[ResumeRow]:
@@ -371,7 +454,10 @@ def _resumes(columns: Columns) -> list[ResumeRow]:
 def _pauses(text: str | None) -> tuple[ReplayPause, ...]:
     if not text:
         return ()
-    return tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in orjson.loads(text))
+    pauses = tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in orjson.loads(text))
+    if any(not (type(p.gap_ms) in (int, float) and MIN_MS <= p.gap_ms <= MAX_MS) for p in pauses):
+        raise Damaged(f"resumes: replay_pauses holds a gap no export writes: {excerpt(text)}")
+    return pauses
 
 
 def _findings(columns: Columns) -> list[Finding]:

@@ -40,6 +40,13 @@ SLOWEST_SHOWN = 5
 """Slowest replays listed per group."""
 CUT_SHOWN = 10
 """Cut replays listed per group."""
+GROUPS_SHOWN = 100
+"""Groups in the overview table at most (`--by file` over 10,000 files would make a page of
+megabytes, and a pull-request comment holds 65,536 characters); report.json has them all."""
+DETAILS_SHOWN = 20
+"""Groups whose details (latencies, findings, slowest replays) the page shows, at most."""
+ERRORS_SHOWN = 50
+"""Skipped files listed, at most."""
 
 
 def render_markdown(report: Report, comparison: Comparison | None = None) -> bytes:
@@ -58,15 +65,25 @@ def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
     if comparison is not None:
         yield ""
         yield from _comparison(comparison)
-    for group in report.groups:
+    for group in report.groups[:DETAILS_SHOWN]:
         yield ""
         yield from _details(group)
+    yield from _left_out(len(report.groups) - DETAILS_SHOWN, "group", " in detail")
     if report.errors:
         yield ""
         yield f"**{count_text(len(report.errors), 'file')} skipped:**"
         yield ""
-        for error in report.errors:
+        for error in report.errors[:ERRORS_SHOWN]:
             yield f"- {escape(error.path)}: {escape(error.message)}"
+        yield from _left_out(len(report.errors) - ERRORS_SHOWN, "skipped file")
+
+
+def _left_out(count: int, noun: str, how: str = "") -> Iterator[str]:
+    """The line that says how much a capped list left out (nothing when it left out none)."""
+    if count > 0:
+        yield ""
+        more = count_text(count, f"more {noun}")
+        yield f"… and {more} not shown{how} here (report.json has them all)."
 
 
 def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
@@ -89,7 +106,7 @@ def _overview(report: Report) -> Iterator[str]:
         f"| loaded | errors | warnings | {latency} | p90 | p99 | throughput p50 |"
     )
     yield "|---|" + "---:|" * (14 if common else 13) + ("" if common else "---|---:|")
-    for group in report.groups:
+    for group in report.groups[:GROUPS_SHOWN]:
         counts = group.replay_outcomes
         headline = group.metrics[group.headline]
         cells = [
@@ -109,13 +126,14 @@ def _overview(report: Report) -> Iterator[str]:
             stat_cell(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
         ]
         yield "| " + " | ".join(cells) + " |"
+    yield from _left_out(len(report.groups) - GROUPS_SHOWN, "group")
     yield ""
     yield (
         "complete: of the replays that owe a marker (v2 resumes with replayFrom, neither refused "
         "nor ambiguous; — where none does) · unmarked: answered without a marker (RC-MISSING) "
         "· cut: truncated, failed or pending at the end · loaded: loads answered with success."
     )
-    shown = [(g, m) for g in report.groups for m in (g.headline, Metric.THROUGHPUT)]
+    shown = [(g, m) for g in report.groups[:GROUPS_SHOWN] for m in (g.headline, Metric.THROUGHPUT)]
     if any(shows_few(g.metrics[m]) for g, m in shown):
         yield ""
         yield _FEW_LEGEND

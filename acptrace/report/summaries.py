@@ -16,6 +16,7 @@ from acptrace.model.domain import (
     WindowEnd,
     connection_name,
 )
+from acptrace.model.excerpt import file_name
 from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
 from acptrace.report.stats import Distribution
 
@@ -158,7 +159,7 @@ class FileSummary:
     """What a worker sends back for one transcript: small, picklable, no transcript text kept."""
 
     path: str
-    """The path as given."""
+    """The path as given, as every output names a file (`file_name`, whatever was given)."""
     agent: PeerInfo | None
     """The Agent's `initialize` result."""
     client: PeerInfo | None
@@ -182,6 +183,9 @@ class FileSummary:
     permissions: tuple[PermissionRow, ...] = ()
     """Every permission request."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", file_name(self.path))
+
     @property
     def where(self) -> str:
         """The path, and the connection where the file holds several (for references)."""
@@ -198,9 +202,13 @@ class FileError:
     """A file that could not be analysed; the report goes on without it."""
 
     path: str
-    """The path as given."""
+    """The path as given, as every output names a file (`file_name`, whatever was given): a
+    name that is not UTF-8 is written into report.json like any other."""
     message: str
     """Why, in one line."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", file_name(self.path))
 
 
 @dataclass(frozen=True, slots=True)
