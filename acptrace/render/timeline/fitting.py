@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from rich.cells import cell_len, set_cell_size
-from rich.console import Console
 from rich.text import Text
+
+from acptrace.render.wrapping import wrapped
 
 ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│·▲]*\Z")
 """Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
@@ -50,16 +51,11 @@ def cropped(line: str, width: int) -> str:
     return line if cell_width(line) <= width else set_cell_size(line, width)
 
 
-def wrapped_lines(text: Text, console: Console, first: int, rest: int) -> list[Text]:
-    """The text wrapped (folding what has no space to break at): its first line `first` cells
-    wide, the others `rest` (wider where the first line shares its width with a link)."""
-    lines = list(text.wrap(console, first, overflow="fold"))
-    if rest <= first or len(lines) < 2 or not text.plain.startswith(lines[0].plain):
-        return lines
-    after = len(lines[0].plain)
-    following = text.plain[after:]  # (the break: a newline, or the spaces wrap dropped)
-    after += 1 if following.startswith("\n") else len(following) - len(following.lstrip(" "))
-    return [lines[0], *text[after:].wrap(console, rest, overflow="fold")]
+def wrapped_lines(text: Text, first: int, rest: int) -> list[Text]:
+    """The text wrapped between words (an identifier at its `/`, `_` and `-` only:
+    `render.wrapping`): its first line `first` cells wide, the others `rest` (wider where the
+    first line shares its width with a link)."""
+    return wrapped(text, first, rest)
 
 
 GLUE = "\ue000"

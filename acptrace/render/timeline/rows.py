@@ -4,10 +4,8 @@ file or a pipe."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import attrgetter
 
 import msgspec
@@ -95,7 +93,7 @@ class Rows:
         """The rows as rich prints them without colour on a console `width` wide (each line cut
         to the width, without spaces at its end; no rows: one empty line), with no console:
         what a file or a pipe gets (a rich print per batch costs more than the rows)."""
-        lines = self._plain(_plain_console(width), self._event_width(width), width)
+        lines = self._plain(self._event_width(width), width)
         return "\n".join([line.rstrip(" ") for line in lines]) + "\n"
 
     def _event_width(self, max_width: int) -> int:
@@ -110,13 +108,13 @@ class Rows:
         widths = self.widths
         width_open = self._event_width(options.max_width)
         if console.no_color or console.color_system is None:
-            joined = "\n".join(self._plain(console, width_open))
+            joined = "\n".join(self._plain(width_open))
             yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
             yield Segment.line()
             return
         for row in self.rows:
             width = _beside(row.link, width_open)
-            for first, event in self._events(row, console, width, width_open):
+            for first, event in self._events(row, width, width_open):
                 text = Text.assemble(
                     row.number.rjust(widths.line) if first else " " * widths.line,
                     " ",
@@ -134,7 +132,7 @@ class Rows:
                 yield from text.render(console)
                 yield Segment.line()
 
-    def _plain(self, console: Console, width_open: int, crop: int | None = None) -> Iterator[str]:
+    def _plain(self, width_open: int, crop: int | None = None) -> Iterator[str]:
         """The lines as plain text (the same characters as the styled ones), the event
         `width_open` wide without a link; each line cut to `crop` cells, as a console cuts it,
         when given."""
@@ -162,7 +160,7 @@ class Rows:
                 yield line if crop is None else cropped(line, crop)
                 continue
             width = _beside(row.link, width_open)
-            for first, event in self._plain_events(row, console, width, width_open):
+            for first, event in self._plain_events(row, width, width_open):
                 if not first:
                     fixed = (
                         f"{' ' * (line_width + time_width + 4)}"
@@ -175,18 +173,16 @@ class Rows:
                 yield line if crop is None else cropped(line, crop)
 
     @staticmethod
-    def _plain_events(
-        row: Row, console: Console, width: int, rest: int
-    ) -> Iterator[tuple[bool, str]]:
+    def _plain_events(row: Row, width: int, rest: int) -> Iterator[tuple[bool, str]]:
         """`_events` as plain text (a cut line is cut without a rich Text)."""
         if row.wrap:
-            for first, event in Rows._events(row, console, width, rest):
+            for first, event in Rows._events(row, width, rest):
                 yield first, event.plain
         else:
             yield True, ellipsized(row.event.plain, width, row.event.whole)
 
     @staticmethod
-    def _events(row: Row, console: Console, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
+    def _events(row: Row, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
         the row's first: the first `width` cells wide, the others (under a link, which only
         the first line has) `rest`."""
@@ -195,7 +191,7 @@ class Rows:
             hang = _hang(text.plain)
             if hang > width // 2:
                 hang = 0
-            wrapped = wrapped_lines(unit_glued(text[hang:]), console, width - hang, rest - hang)
+            wrapped = wrapped_lines(unit_glued(text[hang:]), width - hang, rest - hang)
             starts = [text[:hang], *[Text(" " * hang)] * (len(wrapped) - 1)]
             lines = [start + unglued(line) for start, line in zip(starts, wrapped, strict=True)]
         else:
@@ -223,12 +219,6 @@ def _beside(link: Cell, width_open: int) -> int:
     if not link.plain:
         return width_open
     return max(_EVENT_CELLS, width_open - len(link.plain) - 1)
-
-
-@lru_cache(maxsize=4)
-def _plain_console(width: int) -> Console:
-    """A console without colour, `width` wide, for the rows that wrap (rich's wrapping)."""
-    return Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
 
 
 def _aligned(cell: Cell, width: int, align: AlignMethod) -> Text:
