@@ -25,6 +25,10 @@ from rich.text import Text
 
 UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
+ROOMY_NAME = 24
+"""Names shortened to this many characters still read well: a minor column stays while the
+names can make room by shortening no further (so that a wide terminal, or the 160 columns of a
+pipe, shows every column, the names a little shorter)."""
 NO_VALUE = frozenset({"", "—"})
 """What a cell holds when it has no value."""
 
@@ -60,12 +64,23 @@ class Column(msgspec.Struct):
 class FittedTable:
     """A table laid out for the width it is printed at (see the module docstring)."""
 
-    def __init__(self, columns: Sequence[Column], minor: int = 0, **table: Any) -> None:
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        minor: int = 0,
+        settle: Callable[[Console, ConsoleOptions], None] | None = None,
+        **table: Any,
+    ) -> None:
         self.columns = list(columns)
         self.minor = minor
         """Columns whose `drop` is at most this go before long names are shortened; the others
         only when shortening the names is not enough."""
+        self.settle = settle
+        """Called with the console and its options before the table is laid out: tables that
+        share their names' cuts settle them there, all at once (`report.relative.NameBook`)."""
         self.table = table
+        self.shown = self.columns
+        """The columns of the table last laid out (names shortened, columns left out)."""
 
     def add_row(self, *cells: Text | str) -> None:
         """Append one row (a cell per column, in order)."""
@@ -85,6 +100,8 @@ class FittedTable:
         return self._fit(console, options)[0]
 
     def _fit(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[Column]]:
+        if self.settle is not None:
+            self.settle(console, options)
         kept = list(self.columns)
         droppable = sorted(
             (c for c in kept if c.drop is not None), key=lambda c: (not c.idle(), c.drop)
@@ -98,7 +115,7 @@ class FittedTable:
             if over <= 0:
                 return table, kept
             minor = droppable and (droppable[0].idle() or (droppable[0].drop or 0) <= self.minor)
-            shortened = None if minor else shortened_columns(kept, over)
+            shortened = shortened_columns(kept, over, floor=ROOMY_NAME if minor else 0)
             if shortened is not None:
                 return self._table(shortened), kept
             if not droppable:
@@ -106,6 +123,7 @@ class FittedTable:
             kept.remove(droppable.pop(0))
 
     def _table(self, columns: Sequence[Column]) -> Table:
+        self.shown = list(columns)
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
         for column in columns:
             table.add_column(
@@ -121,15 +139,15 @@ class FittedTable:
 
 
 def shortened_columns(
-    columns: Sequence[Column], over: int, *, at_least: bool = False
+    columns: Sequence[Column], over: int, *, at_least: bool = False, floor: int = 0
 ) -> list[Column] | None:
     """The columns with their long names shortened by `over` cells in all, the widest first;
-    None when that cannot be done without going below their `least` widths (unless `at_least`:
-    then as short as those allow)."""
+    None when that cannot be done without going below their `least` widths, or `floor` (unless
+    `at_least`: then as short as those allow)."""
     widths = {
         index: column.need() for index, column in enumerate(columns) if column.shorten is not None
     }
-    least = {i: max(columns[i].least, Text(columns[i].heading).cell_len) for i in widths}
+    least = {i: max(columns[i].least, floor, Text(columns[i].heading).cell_len) for i in widths}
     left = over
     while left > 0:
         open_ = [i for i in widths if widths[i] > least[i]]

@@ -44,6 +44,7 @@ from acptrace.report.numbers import (
     stat_text,
     verdict_text,
 )
+from acptrace.report.relative import BOOK, NameBook, end_names, relative_report
 from acptrace.report.stats import STATS, histogram
 from acptrace.report.summaries import CUT, Group, Metric, Report, ResumeRef
 
@@ -82,7 +83,9 @@ def terminal_report(
 
 
 def _sections(report: Report, comparison: Comparison | None) -> Iterator[RenderableType]:
-    yield _header(report)
+    report, folder = relative_report(report)
+    BOOK.set(NameBook([group.name for group in report.groups]))
+    yield _header(report, folder)
     if not report.groups:
         return
     overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
@@ -113,8 +116,8 @@ def group_name(name: str) -> Text:
 
 
 def group_column(heading: str = "group") -> Column:
-    """The column of group names: kept, shortened in the middle when the terminal is narrow."""
-    return Column(heading, shorten=cut_names, least=NAME_CHARS)
+    """The column of group names: kept, shortened by `end_names` when the terminal is narrow."""
+    return Column(heading, shorten=BOOK.get() or end_names, least=NAME_CHARS)
 
 
 def place_column() -> Column:
@@ -164,17 +167,23 @@ def short_place(text: str, width: int) -> str:
     return f"…/{kept}{tail}"
 
 
-def _header(report: Report) -> Text:
+def _header(report: Report, folder: str) -> Text:
+    """What was read and how it is grouped; the folder every path is relative to."""
     text = Text(f"{count_text(report.files, 'transcript')} · ")
     text.append(f"{count_text(len(report.groups), 'group')} by {report.group_by.value}")
     if report.errors:
         text.append(f" · {count_text(len(report.errors), 'file')} skipped", style="red")
+    if folder:
+        text.append(f"\npaths relative to {printable(folder)}")
     return text
 
 
 def _fitted(title: str, columns: Sequence[Column], minor: int) -> FittedTable:
-    """A table of these columns; those with a `drop` up to `minor` go before names are cut."""
-    return FittedTable(columns, minor, title=title, title_justify="left")
+    """A table of these columns; those with a `drop` up to `minor` go before names are cut (one
+    way in every table of the report: `NameBook`)."""
+    table = FittedTable(columns, minor, title=title, title_justify="left")
+    book = BOOK.get()
+    return table if book is None else book.register(table)
 
 
 def _with_legend(table: RenderableType, few: bool) -> RenderableType:
