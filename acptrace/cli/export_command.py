@@ -13,6 +13,7 @@ import typer
 from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
+from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.export.file_formats import ExportFormat
@@ -122,9 +123,15 @@ def export_command(
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
     try:
-        result = export_tables(
-            paths, output, ExportFormat(output_format), options, jobs=jobs, require_transcripts=True
-        )
+        with reading(quiet):
+            result = export_tables(
+                paths,
+                output,
+                ExportFormat(output_format),
+                options,
+                jobs=jobs,
+                require_transcripts=True,
+            )
     except UsageError as error:
         fail(str(error))
     except (UnreadableInput, WorkersFailed) as error:
@@ -149,7 +156,8 @@ def _export_trace_event(
 
     with tempfile.TemporaryFile(prefix="acptrace-trace-") as made:
         try:
-            events = write_trace_events(paths, made.write, options, require_transcripts=True)
+            with reading(quiet):
+                events = write_trace_events(paths, made.write, options, require_transcripts=True)
         except UsageError as error:
             fail(str(error))
         except UnreadableInput as error:

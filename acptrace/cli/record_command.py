@@ -11,6 +11,7 @@ import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
 from acptrace.cli.options import QuietOption, RedactOption, output_option
+from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.read.source import open_input
@@ -193,7 +194,7 @@ def redact_command(
     """
     policy = _policy(redact_key, redact_pattern)
     try:
-        with open_input(file) as source:
+        with reading(quiet or output in (None, "-")), open_input(file) as source:
             if output is None or output == "-":
                 stats = redact_transcript(source, sys.stdout.buffer, policy)
                 sys.stdout.buffer.flush()
