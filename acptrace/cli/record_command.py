@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -32,6 +33,7 @@ from acptrace.record import (
 )
 from acptrace.record.proxy import DEFAULT_MAX_LINE_BYTES, DEFAULT_QUEUE_BYTES
 from acptrace.record.redact import RedactionPolicy
+from acptrace.record.stopping import AgentGroup
 
 RedactPatternOption = Annotated[
     list[str] | None,
@@ -129,13 +131,13 @@ def record_command(
             make_folder(Path(path))
         except OSError as error:
             fail(f"cannot create the folder for {path} ({error.strerror or error})")
-    if path != output and not quiet:  # a name acptrace made (the default, or {time} / {pid})
-        print_note(f"recording to {path}")
+    announce = path != output and not quiet  # a name acptrace made (default, {time}, {pid})
     settings = RecordSettings(
         redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
     )
     try:
-        result = record(agent, path, settings)
+        # (said once the Agent runs: one that cannot be started makes no file to name)
+        result = record(agent, path, settings, started=_announced(path) if announce else None)
     except AgentNotStarted as error:
         print_error(str(error))
         raise typer.Exit(error.exit_code) from None
@@ -151,6 +153,11 @@ def record_command(
         print_error(f"the transcript {path} is incomplete: {problem}")
     # the Agent's status when it failed (it says more); else 2 when the transcript is incomplete
     raise typer.Exit(result.exit_code or (EXIT_ERROR if problems else EXIT_OK))
+
+
+def _announced(path: str) -> Callable[[AgentGroup], None]:
+    """Says where the recording goes, once the Agent runs."""
+    return lambda _: print_note(f"recording to {path}")
 
 
 def _keep_a_recording(path: str) -> None:
