@@ -7,12 +7,12 @@ HTML, mentions or table cells to the comment.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
+from acptrace.render.markdown_text import literal
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
 from acptrace.report.numbers import (
@@ -42,7 +42,6 @@ SLOWEST_SHOWN = 5
 """Slowest replays listed per group."""
 CUT_SHOWN = 10
 """Cut replays listed per group."""
-_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
 
 
 def escape(value: object) -> str:
@@ -50,7 +49,7 @@ def escape(value: object) -> str:
     text = printable(value)
     if len(text) > TEXT_CHARS:
         text = text[: TEXT_CHARS - 1] + "…"
-    return _PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u200b")
+    return literal(text)
 
 
 def render_markdown(report: Report, comparison: Comparison | None = None) -> bytes:
