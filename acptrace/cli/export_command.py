@@ -8,6 +8,7 @@ from enum import StrEnum
 from functools import partial
 from typing import Annotated
 
+import orjson
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
@@ -44,6 +45,8 @@ class ExportChoice(StrEnum):
     """Not tables: a Chrome Trace Event timeline (docs/trace-event.md)."""
     OTLP = "otlp"
     """Not tables: OpenTelemetry traces, OTLP/JSON (docs/otlp.md)."""
+    SPEEDSCOPE = "speedscope"
+    """Not tables: the timeline's slices in speedscope's own format (docs/trace-event.md)."""
 
 
 @app.command("export")
@@ -55,7 +58,8 @@ def export_command(
         str | None,
         output_option(
             "The directory to write one file per table in (needed for tables), or the file "
-            "for --format trace-event or otlp (default: stdout; with --endpoint: none).",
+            "for --format trace-event, speedscope or otlp (default: stdout; with --endpoint: "
+            "none).",
             metavar="DIR",
         ),
     ] = None,
@@ -93,7 +97,8 @@ def export_command(
     or a carriage return (a spreadsheet would run it as a formula); the other formats keep
     exact values.
     `--format trace-event` writes one Chrome Trace Event timeline instead (to open in
-    ui.perfetto.dev), to the file -o names or stdout.
+    ui.perfetto.dev), to the file -o names or stdout; `--format speedscope` its slices in
+    speedscope's own format, each frame named by its method.
     `--format otlp` writes OpenTelemetry traces (OTLP/JSON: one trace per connection, its
     sessions, replays, turns, tool calls and permission waits as spans, the findings as
     events) to the file -o names or stdout, or with --endpoint sends them to a collector.
@@ -106,9 +111,9 @@ def export_command(
         paths.append(path)
     if endpoint is not None and output_format is not ExportChoice.OTLP:
         fail("--endpoint sends OpenTelemetry traces: add --format otlp")
-    if output_format is ExportChoice.TRACE_EVENT:
+    if output_format in (ExportChoice.TRACE_EVENT, ExportChoice.SPEEDSCOPE):
         check_output(output)
-        _export_trace_event(paths, output, options, quiet)
+        _export_trace_event(paths, output, options, quiet, output_format)
         return
     if output_format is ExportChoice.OTLP:
         from acptrace.cli.otlp_export import export_otlp  # (protobuf loads only for this)
@@ -146,10 +151,15 @@ def export_command(
 
 
 def _export_trace_event(
-    paths: list[str], output: str | None, options: Options, quiet: bool
+    paths: list[str],
+    output: str | None,
+    options: Options,
+    quiet: bool,
+    kind: ExportChoice = ExportChoice.TRACE_EVENT,
 ) -> None:
     """The transcripts as one timeline, to `output` or stdout (nothing written on failure:
-    it is made in a temporary file first, in a fixed amount of memory, then copied)."""
+    it is made in a temporary file first, in a fixed amount of memory, then copied; as
+    speedscope's file, made from it in memory)."""
     import tempfile
 
     from acptrace.export.trace_event import write_trace_events
@@ -166,8 +176,15 @@ def _export_trace_event(
         except OSError as error:  # (the temporary folder is full)
             fail(f"cannot make the timeline: {write_error_reason(error)}")
         made.seek(0)
-        write_output(iter(partial(made.read, COPY_BYTES), b""), output)
+        if kind is ExportChoice.SPEEDSCOPE:
+            from acptrace.export.speedscope import speedscope
+
+            write_output(orjson.dumps(speedscope(orjson.loads(made.read()))), output)
+        else:
+            write_output(iter(partial(made.read, COPY_BYTES), b""), output)
     if quiet:
         return
     where = output or "stdout"
-    print_note(f"wrote {plural(events, 'trace event')} of {plural(len(paths), 'file')} to {where}")
+    what = "the slices of " if kind is ExportChoice.SPEEDSCOPE else ""
+    note = f"wrote {what}{plural(events, 'trace event')} of {plural(len(paths), 'file')}"
+    print_note(f"{note} to {where}")
