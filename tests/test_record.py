@@ -1021,7 +1021,7 @@ def test_an_incomplete_transcript_fails_the_command(
     expected: int,
     says: list[str],
 ) -> None:
-    def incomplete(*_args: Any) -> RecordResult:
+    def incomplete(*_args: Any, **_kwargs: Any) -> RecordResult:
         return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, dropped, error)
 
     monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)
