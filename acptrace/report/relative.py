@@ -144,15 +144,26 @@ class NameBook:
             for table in self.tables:
                 table.layout(console, options)
                 rooms += [column.need() for column in _shortened(table, self)]
-            self._rooms[width] = min(rooms, default=UNBOUNDED)
+            apart = [room for room in rooms if self._apart(room)]
+            self._rooms[width] = min(apart, default=UNBOUNDED)
             self._settling = False
         self._room = self._rooms[width]
 
     def __call__(self, names: Sequence[str], width: int) -> list[str]:
-        """`names` shortened as a column's `shorten`: to the settled room, however wide `width`."""
-        room = min(width, self._room)
-        cut = dict(zip(self.names, end_names(self.names, room), strict=True))
-        return [cut.get(name, name) for name in names]
+        """`names` shortened as a column's `shorten`: to the settled room, however wide `width`
+        (to `width` where the room would make two of them read alike: a table too narrow for
+        the others' cut cuts its own, as wide as telling them apart takes)."""
+        shown: list[str] = []
+        for room in (min(width, self._room), width):
+            cut = dict(zip(self.names, end_names(self.names, room), strict=True))
+            shown = [cut.get(name, name) for name in names]
+            if len(set(shown)) == len(set(names)):
+                break
+        return shown
+
+    def _apart(self, room: int) -> bool:
+        """Every name still told apart from every other when cut to `room`."""
+        return len(set(end_names(self.names, room))) == len(set(self.names))
 
 
 def _shortened(table: FittedTable, book: NameBook) -> Iterator[Column]:

@@ -212,6 +212,8 @@ def _wrapped(text: Text, width: int, rest: int) -> list[Text]:
     hang = _hang_within(text.plain, width)
     glued = unit_glued(text[hang:])
     lines = [unglued(line) for line in wrapped_lines(glued, width - hang, rest - hang)]
+    for line in lines:
+        line.rstrip()  # (a glue where a line was folded is a space again)
     return [(text[:hang] if i == 0 else Text(" " * hang)) + line for i, line in enumerate(lines)]
 
 
