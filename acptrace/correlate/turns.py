@@ -175,8 +175,10 @@ class TurnBook:
         while a turn waits for one."""
         turns = self._turns.get(session_id)
         if turns:
-            waiting = any(turn.first_output is None for turn in turns)
-            return Watch.EVERYTHING if waiting else Watch.ACTIVITY
+            for turn in turns:  # (asked as each run begins: no generator)
+                if turn.first_output is None:
+                    return Watch.EVERYTHING
+            return Watch.ACTIVITY
         if self._calls.get(session_id) and not self._replaying(session_id):
             return Watch.ACTIVITY
         return Watch.COUNTS
