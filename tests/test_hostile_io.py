@@ -578,6 +578,27 @@ def test_deep_nesting_inside_a_transcript_is_one_issue(tmp_path: Path) -> None:
     assert '"kind": "too_deep"' in result.stdout
 
 
+@covers("in-lone-surrogate")
+@pytest.mark.parametrize(
+    "command",
+    [["analyze", "-f", "json"], ["analyze", "-f", "sarif"], ["timeline"], ["redact"]],
+    ids=" ".join,
+)
+def test_a_lone_surrogate_is_read_and_said_in_every_view(
+    tmp_path: Path, command: list[str]
+) -> None:
+    path = good(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines.insert(-1, b'{"jsonrpc":"2.0","method":"_x/note","params":{"text":"Done \\ud83d"}}\n')
+    path.write_bytes(b"".join(lines))
+    result = runner.invoke(app, [*command, str(path)])
+    no_traceback(result)
+    assert result.exit_code == 0, result.output
+    if command[0] == "analyze":
+        assert "lone_surrogate" in result.stdout
+        assert "complete" in result.stdout
+
+
 @covers("in-long-line")
 def test_a_line_longer_than_the_limit_is_skipped_and_the_rest_read(tmp_path: Path) -> None:
     transcript = good(tmp_path).read_bytes()

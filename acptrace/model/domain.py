@@ -13,12 +13,11 @@ from typing import Any
 
 import msgspec
 
+from acptrace.model.json_id import JsonId as JsonId  # (re-exported: most modules take it from here)
 from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 from acptrace.model.turns import Activity, PermissionRow, ToolCallRow, TurnRow, Watch
 
-JsonId = int | str | float | None
-"""A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
 INT64 = range(-(2**63), 2**63)
 """The integers an id may be (SCHEMA `RequestId`: int64) and a nanosecond count (`mono_ns`)."""
 
@@ -143,6 +142,7 @@ class IssueKind(StrEnum):
     FRAMES_DROPPED = "frames_dropped"
     TRUNCATED_PAYLOAD = "truncated_payload"
     UNKNOWN_PROTOCOL_VERSION = "unknown_protocol_version"
+    LONE_SURROGATE = "lone_surrogate"
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)

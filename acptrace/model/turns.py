@@ -13,12 +13,10 @@ response and on v2 the first `state_update` `idle` for the session after the pro
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 import msgspec
 
-if TYPE_CHECKING:  # (the domain's messages carry an `Activity`: it imports this module)
-    from acptrace.model.domain import JsonId
+from acptrace.model.json_id import JsonId
 
 OUTPUT_TAGS = frozenset(
     {"agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk"}
