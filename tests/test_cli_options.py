@@ -30,8 +30,9 @@ SHARED = (
 )
 """Options the issue names (and `--quiet`) that more than one command takes."""
 
-OWN_HELP = {"--output", "-o"}
-"""Declared once, with help that is each command's own: what it writes there."""
+OWN_HELP = {"--output", "-o", "--force"}
+"""Declared once, with help that is each command's own: what it writes there (-o), what it
+replaces there (--force: a recording for `record`, a folder's files for `drive`)."""
 
 OWN_MEANING = {
     ("drive", "--protocol"),

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
+from acptrace.cli.common import EXIT_ERROR, fail, note_skipped, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
@@ -20,7 +20,7 @@ from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
 from acptrace.model.outputs import OutputFailed, write_error_reason
 from acptrace.pipeline.pool import WorkersFailed
-from acptrace.read.inputs import Unmatched, expand
+from acptrace.read.inputs import Skipped, Unmatched, expand
 from acptrace.render.text import plural
 
 COPY_BYTES = 1 << 20
@@ -83,7 +83,8 @@ def export_command(
 ) -> None:
     """Export the analysis as tables, a timeline or OpenTelemetry traces.
 
-    Messages, requests, sessions, resumes, findings, issues and connections, one table each.
+    Messages, requests, sessions, resumes, turns, tool_calls, permissions, findings, issues and
+    connections, one table each.
 
     One file per table in the directory -o names (required for tables; created when missing,
     its parent must exist),
@@ -97,12 +98,15 @@ def export_command(
     sessions, replays, turns, tool calls and permission waits as spans, the findings as
     events) to the file -o names or stdout, or with --endpoint sends them to a collector.
     """
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     paths: list[str] = []
     for path in expand(files):
         if isinstance(path, Unmatched):
             fail(f"{path.argument}: {path.reason}")
-        paths.append(path)
+        if isinstance(path, Skipped):
+            note_skipped(path)
+        else:
+            paths.append(path)
     if endpoint is not None and output_format is not ExportChoice.OTLP:
         fail("--endpoint sends OpenTelemetry traces: add --format otlp")
     if output_format is ExportChoice.TRACE_EVENT:
@@ -133,7 +137,9 @@ def export_command(
     except OutputFailed as error:  # (a full disk)
         print_error(f"cannot write in {error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
-    counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
+    counts = ", ".join(
+        plural(rows, name.removesuffix("s").replace("_", " ")) for name, rows in result.rows.items()
+    )
     if not quiet:
         print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 

@@ -73,6 +73,7 @@ class _Turn:
             stop,
             start.ms_until(first_update),
             start.ms_until(first_output),
+            None if first_output is None else first_output.line,
             start.ms_until(at),
             self.updates,
             self.tool_calls,

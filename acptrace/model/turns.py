@@ -113,6 +113,8 @@ class TurnRow(msgspec.Struct, frozen=True, gc=False):
     """Prompt -> the first update for the session."""
     first_output_ms: float | None
     """Prompt -> the first `agent_message`/`agent_thought` update (or chunk)."""
+    first_output_line: int | None
+    """That update's line (None: the turn had no output), where the views mark it."""
     duration_ms: float | None
     """Prompt -> its end (None when the recording lacks its end or times)."""
     updates: int
