@@ -290,13 +290,9 @@ class Run:
                 widest = gap
                 pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
-            no_id = params.update.messageId is UNSET  # (most lines: an agent's message chunk,
-            if (  # (`note` is True at a first output: fewer notes from then on)
-                (no_id or tag in unusual)  # its id there: nothing to note)
-                and tag in noted
-                and note(tag, first + index, no_id, line)
-            ):
-                noted, unusual = self.noted.bits, self.noted.unusual
+            no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
+            if (no_id or tag in unusual) and tag in noted and note(tag, first + index, no_id, line):
+                noted, unusual = self.noted.bits, self.noted.unusual  # (a first output: fewer)
         else:
             index = len(lines)
         self.last_ts, self.last_mono, self.own_mono, self.widest = (
