@@ -29,7 +29,12 @@ from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
 from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 from acptrace.model.turns import ACTIVITY_TAGS, OUTPUT_TAGS, Activity, Watch
 from acptrace.read.clocks import Clock
-from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
+from acptrace.read.timestamps import (
+    checked_usual_ns,
+    second_start_ns,
+    usual_text,
+    utc_microseconds_ns,
+)
 
 
 def is_utf8(data: bytes) -> bool:
@@ -89,45 +94,26 @@ class Notes:
 
     __slots__ = ("bits", "unusual")
 
-    def __init__(self, bits: dict[str, int], unusual: set[str] | frozenset[str] | None = None):
+    def __init__(self, bits: dict[str, int]) -> None:
         self.bits = bits
         """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
         `OUTPUT`); other tags are only counted."""
-        self.unusual = (
-            frozenset(tag for tag, note in bits.items() if note != MESSAGE)
-            if unusual is None
-            else unusual
-        )
+        self.unusual = frozenset(tag for tag, note in bits.items() if note != MESSAGE)
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
 
-    def output_seen(self) -> None:
-        """A run's first output was noted: its later outputs are not (the run's own copy)."""
-        for tag in OUTPUT_TAGS:
-            note = self.bits[tag] & ~OUTPUT
-            self.bits[tag] = note
-            if note == MESSAGE:
-                assert isinstance(self.unusual, set), "a run's own notes"
-                self.unusual.discard(tag)
-
 
 class RunNotes(msgspec.Struct, frozen=True):
-    """What runs note: made once per analysis (`notes`), for a run that is watched for a
-    turn's activity and one that is not; a run watched for a first output gets its own."""
+    """What runs note, made once per analysis (`notes`): for each `Watch`, the notes of a run
+    read for it (shared by every such run: a run that sees its first output goes on with the
+    notes of its watch without `FIRST_OUTPUT`, nothing is copied per run)."""
 
-    counts: Notes
-    activity: Notes
+    by_watch: tuple[Notes, ...]
+    """Indexed by the `Watch` bits."""
 
     def watched(self, watch: int) -> Notes:
-        """The notes for a run read with `watch` (its own, which it changes, with
-        `Watch.FIRST_OUTPUT`)."""
-        shared = self.activity if watch & Watch.ACTIVITY else self.counts
-        if not watch & Watch.FIRST_OUTPUT:
-            return shared
-        bits = dict(shared.bits)
-        for tag in OUTPUT_TAGS:
-            bits[tag] |= OUTPUT
-        return Notes(bits, set(shared.unusual) | OUTPUT_TAGS)
+        """The notes for a run read with `watch`."""
+        return self.by_watch[watch]
 
 
 def notes(live_tags: frozenset[str]) -> RunNotes:
@@ -137,10 +123,16 @@ def notes(live_tags: frozenset[str]) -> RunNotes:
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
         bits[tag] = bits.get(tag, 0) | EVIDENCE
-    watched = dict(bits)
-    for tag in ACTIVITY_TAGS:
-        watched[tag] = watched.get(tag, 0) | ACTIVITY
-    return RunNotes(Notes(bits), Notes(watched))
+
+    def watched(watch: int) -> Notes:
+        noted = dict(bits)
+        for tag in ACTIVITY_TAGS if watch & Watch.ACTIVITY else ():
+            noted[tag] = noted.get(tag, 0) | ACTIVITY
+        for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
+            noted[tag] |= OUTPUT
+        return Notes(noted)
+
+    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)))
 
 
 class Run:
@@ -160,6 +152,7 @@ class Run:
         "last_ts",
         "live",
         "noted",
+        "notes",
         "own_mono",
         "pauses",
         "session",
@@ -193,10 +186,11 @@ class Run:
         """What the analysis needs of the session's updates (`Watch`), asked as the run began."""
         self.breaks = breaks
         """Tags that end a run."""
+        self.notes = noted
         self.noted = noted.watched(watch)
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
-        a turn's activity and first output."""
+        a turn's activity and first output (until it is seen: `_output_seen`)."""
         self.activity: list[tuple[Stamp, Activity]] = []
         """Where and what each tool and state update after the first said (when watched)."""
         self.first_output: Stamp | None = None
@@ -274,7 +268,8 @@ class Run:
                     break
                 second_end = ts[:19] + "/"
             # a known second: six ASCII digits and a Z must follow (27 characters in all)
-            if ts[26] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
+            fraction = ts[20:26]
+            if ts[26] != "Z" or not fraction.isdigit() or not ts.isascii():
                 break
             mono = line.mono_ns
             if mono is not None and own_mono is not None:  # (the usual case)
@@ -287,7 +282,7 @@ class Run:
                 if second_ns is None or line_second_ns is None or last_us is None:
                     second_ns, line_second_ns = _seconds(last_ts, ts)  # (both usual times)
                     last_us = int(last_ts[20:26])
-                us = int(ts[20:26])
+                us = int(fraction)
                 gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
             if mono is not None:
                 last_mono = mono
@@ -295,9 +290,9 @@ class Run:
                 widest = gap
                 pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
-            no_id = params.update.messageId is UNSET  # (most lines: an agent's message chunk,
-            if (no_id or tag in unusual) and tag in noted:  # its id there: nothing to note)
-                note(tag, first + index, no_id, line)
+            no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
+            if (no_id or tag in unusual) and tag in noted and note(tag, first + index, no_id, line):
+                noted, unusual = self.noted.bits, self.noted.unusual  # (a first output: fewer)
         else:
             index = len(lines)
         self.last_ts, self.last_mono, self.own_mono, self.widest = (
@@ -305,13 +300,13 @@ class Run:
         )  # fmt: skip
         return index
 
-    def _note(self, tag: str, line: int, no_id: bool, read: PlainLine[Any, Any] | None) -> None:
+    def _note(self, tag: str, line: int, no_id: bool, read: PlainLine[Any, Any] | None) -> bool:
         """An update whose tag says more than a count (`notes`): never history, the user's
         message, a message update without an id, a tag of one protocol version only, a turn's
-        activity (`read`: the line as the run loop read it; None: one `takes` took)."""
+        activity (`read`: the line as the run loop read it; None: one `takes` took). True when
+        it was the first output the run was watched for (its notes changed)."""
         note = self.noted.bits.get(tag, 0)
-        if note >= ACTIVITY and read is not None:  # (ACTIVITY and OUTPUT are the high bits)
-            self._timed(note, line, read)
+        seen = note >= ACTIVITY and read is not None and self._timed(note, line, read)
         if note & LIVE:
             self.live.append((line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
@@ -323,15 +318,23 @@ class Run:
             self.unidentified_at = self.unidentified_at or line
         if note & EVIDENCE and tag not in self.evidence:
             self.evidence[tag] = line
+        return seen
 
-    def _timed(self, note: int, line: int, read: PlainLine[Any, Any]) -> None:
-        """A turn's activity, or the first output, on a line the run loop read."""
-        stamp = Stamp(line, utc_microseconds_ns(read.ts), read.mono_ns)  # (a usual time)
+    def _timed(self, note: int, line: int, read: PlainLine[Any, Any]) -> bool:
+        """A turn's activity, or the first output (then True), on a line the run loop read
+        (and found a usual time)."""
+        stamp = Stamp(line, checked_usual_ns(read.ts), read.mono_ns)
         if note & ACTIVITY:
             self.activity.append((stamp, update_activity(read.msg.params.update)))
         if note & OUTPUT:
-            self.first_output = stamp
-            self.noted.output_seen()
+            self._output_seen(stamp)
+            return True
+        return False
+
+    def _output_seen(self, stamp: Stamp) -> None:
+        """The run's first output: kept, and its later outputs not noted for it."""
+        self.first_output = stamp
+        self.noted = self.notes.watched(self.watch & ~Watch.FIRST_OUTPUT)
 
     def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
@@ -361,8 +364,7 @@ class Run:
             if note & ACTIVITY and message.activity is not None:
                 self.activity.append((stamp, message.activity))
             if note & OUTPUT:
-                self.first_output = stamp
-                self.noted.output_seen()
+                self._output_seen(stamp)
         if usual is not None and message.ts_ns is not None:  # (it is the clock's last time)
             self.last_ts = usual
         else:
