@@ -251,10 +251,12 @@ def test_a_run_carries_its_widest_gaps_as_the_messages_show_them() -> None:
     last = t.update("agent_message_chunk", at_ms=t.now_ms + 1)
     t.marker(at_ms=t.now_ms + 2)
     t.result(7)
-    taken = [r for r in records_with_runs(t.text()) if isinstance(r, UpdateRun)]
+    taken = [r for r in records_with_runs(t.text(), Watch.PAUSES) if isinstance(r, UpdateRun)]
     assert [(r.first.line, r.count) for r in taken] == [(first, 6)]
     assert taken[0].pauses == ((first + 1, 5_000_000), (wide, 700_000_000), (wider, 900_000_000))
     assert taken[0].end.line == last
+    counted = [r for r in records_with_runs(t.text()) if isinstance(r, UpdateRun)]
+    assert [(r.count, r.pauses) for r in counted] == [(6, ())]  # (where no replay measures them)
     fast, general = both(t.text())
     row = general.resumes[0]
     assert fast.resumes[0] == row == each_message(t.text()).resumes[0]

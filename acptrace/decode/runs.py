@@ -214,7 +214,8 @@ class Run:
         self.widest = -1
         """The largest gap between two of its updates so far, in nanoseconds (-1: none)."""
         self.pauses: list[tuple[int, int]] = []
-        """(line, gap_ns) of each update after a gap wider than any before (`UpdateRun`)."""
+        """(line, gap_ns) of each update after a gap wider than any before (`UpdateRun`), where
+        watched for them (`Watch.PAUSES`)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock, usual)
@@ -246,6 +247,7 @@ class Run:
         `Message` a line; what msgspec reads in the narrowed shape (`PlainLine`) is taken unless
         it is what the general path would report (times: `_later_second`)."""
         session, breaks, pauses = self.session, self.breaks, self.pauses
+        timed = self.watch & Watch.PAUSES
         noted, unusual, note = self.noted.bits, self.noted.unusual, self._note
         last_ts, last_mono, own_mono, widest = (
             self.last_ts, self.last_mono, self.own_mono, self.widest
@@ -272,23 +274,22 @@ class Run:
             if ts[26] != "Z" or not fraction.isdigit() or not ts.isascii():
                 break
             mono = line.mono_ns
-            if mono is not None and own_mono is not None:  # (the usual case)
+            if mono is not None:
                 if last_mono is None or mono < last_mono:
                     break
-                gap, last_us = mono - own_mono, None
-            else:
-                if mono is not None and (last_mono is None or mono < last_mono):
-                    break
-                if second_ns is None or line_second_ns is None or last_us is None:
-                    second_ns, line_second_ns = _seconds(last_ts, ts)  # (both usual times)
-                    last_us = int(last_ts[20:26])
-                us = int(fraction)
-                gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
-            if mono is not None:
                 last_mono = mono
-            if gap > widest:
-                widest = gap
-                pauses.append((first + index, gap))
+            if timed:  # (where a window takes the run: most runs are only counted)
+                if mono is not None and own_mono is not None:  # (the usual case)
+                    gap, last_us = mono - own_mono, None
+                else:
+                    if second_ns is None or line_second_ns is None or last_us is None:
+                        second_ns, line_second_ns = _seconds(last_ts, ts)  # (usual times)
+                        last_us = int(last_ts[20:26])
+                    us = int(fraction)  # (a ts-only line's gap costs its fraction's parse)
+                    gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
+                if gap > widest:
+                    widest = gap
+                    pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
             no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
             if (no_id or tag in unusual) and tag in noted and note(tag, first + index, no_id, line):
@@ -352,7 +353,7 @@ class Run:
         if self.kept is not None:
             self.kept.append(None)
         stamp = Stamp.of(message)
-        if self.last is not None:
+        if self.last is not None and self.watch & Watch.PAUSES:
             gap = self.last.ns_until(stamp)
             if gap is not None and gap > self.widest:
                 self.widest = gap
