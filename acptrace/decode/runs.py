@@ -87,6 +87,10 @@ a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of o
 version only (its first line kept in `UpdateRun.evidence`), a turn's activity (where the run is
 watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
 a turn waits for its first, that one's time kept in `UpdateRun.first_output`)."""
+CALLED = LIVE | ACTIVITY | OUTPUT
+"""The notes the run loop leaves to `Run._note`; it notes a user's message and a tag of one
+protocol version only in place (most noted lines: a call of `_note` cost ~2,300 instructions
+a line)."""
 
 
 class Notes:
@@ -249,6 +253,7 @@ class Run:
         session, breaks, pauses = self.session, self.breaks, self.pauses
         timed = self.watch & Watch.PAUSES
         noted, unusual, note = self.noted.bits, self.noted.unusual, self._note
+        evidence = self.evidence
         last_ts, last_mono, own_mono, widest = (
             self.last_ts, self.last_mono, self.own_mono, self.widest
         )  # fmt: skip
@@ -292,8 +297,17 @@ class Run:
                     pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
             no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
-            if (no_id or tag in unusual) and tag in noted and note(tag, first + index, no_id, line):
-                noted, unusual = self.noted.bits, self.noted.unusual  # (a first output: fewer)
+            if no_id or tag in unusual:
+                bits = noted.get(tag, 0)
+                if bits & CALLED or (no_id and bits & MESSAGE):
+                    if note(tag, first + index, no_id, line):  # (a first output: fewer notes)
+                        noted, unusual = self.noted.bits, self.noted.unusual
+                else:  # (as `_note` would)
+                    if bits & USER:
+                        self.users += 1
+                        self.users_at = self.users_at or first + index
+                    if bits & EVIDENCE and tag not in evidence:
+                        evidence[tag] = first + index
         else:
             index = len(lines)
         self.last_ts, self.last_mono, self.own_mono, self.widest = (
