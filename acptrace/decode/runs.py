@@ -291,7 +291,10 @@ class Run:
                         second_ns, line_second_ns = _seconds(last_ts, ts)  # (usual times)
                         last_us = int(last_ts[20:26])
                     us = int(fraction)  # (a ts-only line's gap costs its fraction's parse)
-                    gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
+                    gap = (us - last_us) * 1000
+                    if line_second_ns is not second_ns:  # (its own second: whole seconds apart)
+                        gap += line_second_ns - second_ns
+                    last_us = us
                 if gap > widest:
                     widest = gap
                     pauses.append((first + index, gap))
