@@ -88,9 +88,9 @@ version only (its first line kept in `UpdateRun.evidence`), a turn's activity (w
 watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
 a turn waits for its first, that one's time kept in `UpdateRun.first_output`)."""
 CALLED = LIVE | ACTIVITY | OUTPUT
-"""The notes the run loop leaves to `Run._note`; it notes a user's message and a tag of one
-protocol version only in place (most noted lines: a call of `_note` cost ~2,300 instructions
-a line)."""
+"""The notes the run loop leaves to `Run._note`; it notes a user's message, a tag of one
+protocol version only and a tag that is only live in place (most noted lines: a call of
+`_note` cost ~2,300 instructions a line)."""
 
 
 class Notes:
@@ -253,7 +253,7 @@ class Run:
         session, breaks, pauses = self.session, self.breaks, self.pauses
         timed = self.watch & Watch.PAUSES
         noted, unusual, note = self.noted.bits, self.noted.unusual, self._note
-        evidence = self.evidence
+        evidence, live = self.evidence, self.live
         last_ts, last_mono, own_mono, widest = (
             self.last_ts, self.last_mono, self.own_mono, self.widest
         )  # fmt: skip
@@ -302,7 +302,9 @@ class Run:
             no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
             if no_id or tag in unusual:
                 bits = noted.get(tag, 0)
-                if bits & CALLED or (no_id and bits & MESSAGE):
+                if bits == LIVE:  # (usage, commands, session info: only kept, never history)
+                    live.append((first + index, tag))
+                elif bits & CALLED or (no_id and bits & MESSAGE):
                     if note(tag, first + index, no_id, line):  # (a first output: fewer notes)
                         noted, unusual = self.noted.bits, self.noted.unusual
                 else:  # (as `_note` would)
