@@ -26,7 +26,13 @@ from acptrace.decode.shapes import (
     PlainLine,
 )
 from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
-from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
+from acptrace.model.tags import (
+    EVIDENCE_TAGS,
+    KNOWN_TAGS,
+    MESSAGE_TAGS,
+    SNAPSHOT_TAG,
+    USER_MESSAGE_TAGS,
+)
 from acptrace.model.turns import ACTIVITY_TAGS, OUTPUT_TAGS, Activity, Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
@@ -75,13 +81,15 @@ _NOT_LATER = -1
 """`_later_second` of a time that is not a usual time later than the one before (no second
 starts at -1 ns: they are whole seconds)."""
 
-LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT = 1, 2, 4, 8, 16, 32
+LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT, SAMPLED = 1, 2, 4, 8, 16, 32, 64
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
 in `UpdateRun.live`), the user's message (counted in `users`), a message update, which carries
 a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of one protocol
 version only (its first line kept in `UpdateRun.evidence`), a turn's activity (where the run is
 watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
-a turn waits for its first, that one's time kept in `UpdateRun.first_output`)."""
+a turn waits for its first, that one's time kept in `UpdateRun.first_output`), a tag not yet
+seen on the connection where the schema check samples runs (its line kept in
+`UpdateRun.sampled`, the bit then cleared for the connection: `RunNotes.sampled`)."""
 
 
 class Notes:
@@ -94,12 +102,17 @@ class Notes:
         """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
         `OUTPUT`); other tags are only counted."""
         self.unusual = (
-            frozenset(tag for tag, note in bits.items() if note != MESSAGE)
-            if unusual is None
-            else unusual
+            {tag for tag, note in bits.items() if note != MESSAGE} if unusual is None else unusual
         )
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
+
+    def unsample(self, tag: str) -> None:
+        """A tag's first update was sampled: its later ones are not."""
+        note = self.bits.get(tag, 0) & ~SAMPLED
+        self.bits[tag] = note
+        if note in (0, MESSAGE) and isinstance(self.unusual, set):
+            self.unusual.discard(tag)
 
     def output_seen(self) -> None:
         """A run's first output was noted: its later outputs are not (the run's own copy)."""
@@ -118,6 +131,11 @@ class RunNotes(msgspec.Struct, frozen=True):
     counts: Notes
     activity: Notes
 
+    def sampled(self, tag: str) -> None:
+        """A tag's first update on the connection was sampled (`SAMPLED`)."""
+        self.counts.unsample(tag)
+        self.activity.unsample(tag)
+
     def watched(self, watch: int) -> Notes:
         """The notes for a run read with `watch` (its own, which it changes, with
         `Watch.FIRST_OUTPUT`)."""
@@ -130,9 +148,13 @@ class RunNotes(msgspec.Struct, frozen=True):
         return Notes(bits, set(shared.unusual) | OUTPUT_TAGS)
 
 
-def notes(live_tags: frozenset[str]) -> RunNotes:
-    """What a run notes, with these never-history tags."""
+def notes(live_tags: frozenset[str], sampled: bool = False) -> RunNotes:
+    """What a run notes, with these never-history tags (`sampled`: and the first update of
+    each known tag on the connection, `SAMPLED`)."""
     bits = dict.fromkeys(live_tags, LIVE)
+    if sampled:
+        for tag in KNOWN_TAGS:
+            bits[tag] = bits.get(tag, 0) | SAMPLED
     for tag in MESSAGE_TAGS | OUTPUT_TAGS:
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
@@ -162,6 +184,8 @@ class Run:
         "noted",
         "own_mono",
         "pauses",
+        "run_notes",
+        "sampled",
         "session",
         "snapshot",
         "stale",
@@ -194,6 +218,10 @@ class Run:
         self.breaks = breaks
         """Tags that end a run."""
         self.noted = noted.watched(watch)
+        self.run_notes = noted
+        """The connection's notes, whose `SAMPLED` bits a sampled tag clears."""
+        self.sampled: list[tuple[int, bytes]] = []
+        """(line, the line) of each update sampled for the schema check (`SAMPLED`)."""
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
         a turn's activity and first output."""
@@ -238,7 +266,11 @@ class Run:
             decode = _keeping(decode, kept.append)
         if not utf8:  # (msgspec does not check the UTF-8 of what it skips)
             decode = _utf8_only(decode)
+        sampled = len(self.sampled)
         index = self._loop(decode, lines, start, first)
+        for at in range(sampled, len(self.sampled)):  # (`_note` knew their numbers only)
+            number = self.sampled[at][0]
+            self.sampled[at] = (number, lines[number - first])
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -305,12 +337,24 @@ class Run:
         )  # fmt: skip
         return index
 
-    def _note(self, tag: str, line: int, no_id: bool, read: PlainLine[Any, Any] | None) -> None:
+    def _note(
+        self,
+        tag: str,
+        line: int,
+        no_id: bool,
+        read: PlainLine[Any, Any] | None,
+        data: bytes = b"",
+    ) -> None:
         """An update whose tag says more than a count (`notes`): never history, the user's
         message, a message update without an id, a tag of one protocol version only, a turn's
-        activity (`read`: the line as the run loop read it; None: one `takes` took)."""
+        activity, the first of its tag (`read`: the line as the run loop read it; None: one
+        `takes` took, whose line is `data`; a run's first has neither: `UpdateRun.sampled`)."""
         note = self.noted.bits.get(tag, 0)
-        if note >= ACTIVITY and read is not None:  # (ACTIVITY and OUTPUT are the high bits)
+        if note & SAMPLED and (read is not None or data):
+            self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
+            self.run_notes.sampled(tag)
+            self.noted.unsample(tag)
+        if note & (ACTIVITY | OUTPUT) and read is not None:
             self._timed(note, line, read)
         if note & LIVE:
             self.live.append((line, tag))
@@ -333,10 +377,13 @@ class Run:
             self.first_output = stamp
             self.noted.output_seen()
 
-    def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
+    def takes(
+        self, message: Message, clock: Clock, usual: str | None = None, data: bytes = b""
+    ) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
         way (already checked against `clock`, which is up to date). `usual`: the text of its
-        `ts` when that is a usual time (`usual_text` of its time, which is then not written)."""
+        `ts` when that is a usual time (`usual_text` of its time, which is then not written);
+        `data`: its line (sampled where its tag is, `SAMPLED`)."""
         tag = message.update_tag
         if (
             not plain_update(message, self.breaks)
@@ -355,7 +402,7 @@ class Run:
                 self.widest = gap
                 self.pauses.append((message.line, gap))
         self.last, self.own_mono = stamp, message.mono_ns
-        self._note(tag, message.line, message.message_id is None, None)
+        self._note(tag, message.line, message.message_id is None, None, data)
         if message is not self.first:  # (the first's activity is its own)
             note = self.noted.bits.get(tag, 0)
             if note & ACTIVITY and message.activity is not None:

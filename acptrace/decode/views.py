@@ -48,6 +48,13 @@ def shown_payload(payload: Any) -> Any:
     return payload.value() if type(payload) is KeptPayload else payload
 
 
+def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, Any]]:
+    """(line, its JSON object) of each update of a run sampled for the schema check
+    (`UpdateRun.sampled`), parsed now."""
+    for line, data in run.sampled:
+        yield line, kept_value(data, run.canonical)
+
+
 def run_found(run: UpdateRun) -> Iterator[Found]:
     """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
     hot path finds a message one by one (each line of a run is one it takes): the first is the

@@ -9,6 +9,11 @@ from dataclasses import dataclass
 from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MARKER_TAG, TagPolicy
 
+SCHEMA_RULES = ("SCHEMA-INVALID", "SCHEMA-UNKNOWN-MEMBER", "SCHEMA-VERSION-SHAPE")
+"""The rules of the schema check (rules.md §12): when none is wanted, no message is checked."""
+SCHEMA_CHOICES = ("default", "full")
+"""What `--schema` may say (`Options.schema`)."""
+
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
 
@@ -37,10 +42,24 @@ class Options(FrozenRecord):
     """Rule IDs (or prefixes) to leave out."""
     link: str | None = None
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
+    schema: str = "default"
+    """What the schema check reads (rules.md §12): `default`, every message outside runs of
+    plain updates and, of each run, its first update and the first of each tag on the
+    connection; `full`, every message (each update on its own: slower)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""
         return TagPolicy.build(self.marker_tag, self.history_tags, self.live_tags)
+
+    @property
+    def checks_schema(self) -> bool:
+        """Whether any schema rule is wanted (else no message is checked)."""
+        return any(self.wants(rule, "schema") for rule in SCHEMA_RULES)
+
+    @property
+    def every_message(self) -> bool:
+        """Each update is to be followed on its own (`schema` `full`), never in runs."""
+        return self.schema == "full" and self.checks_schema
 
     def wants(self, rule_id: str, family: str) -> bool:
         """Whether findings of this rule are reported."""

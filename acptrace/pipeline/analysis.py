@@ -16,17 +16,19 @@ from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Found
 from acptrace.decode.malformed import Batch, LostMessage
 from acptrace.decode.stream import Decoded, Read, ReadStats, decoded, read_records
-from acptrace.decode.views import run_found
+from acptrace.decode.views import run_found, sampled_updates, shown_payload
 from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
 from acptrace.judge.outcomes import rows_for
 from acptrace.judge.rules import RULES
+from acptrace.judge.schema.conformance import Conformance
 from acptrace.model.domain import (
     Analysis,
     Connection,
     ConnectionEnd,
     Issue,
     Message,
+    ProtocolSource,
     ResumeRow,
     Role,
     Source,
@@ -65,8 +67,8 @@ class _Run:
     correlator and the judge, the outcome rows, the issues, the counts."""
 
     __slots__ = (
-        "closed", "correlator", "events", "issues", "judge", "lost", "messages", "rows",
-        "unanswered",
+        "closed", "correlator", "events", "forced", "issues", "judge", "lost", "messages",
+        "rows", "schema", "unanswered",
     )  # fmt: skip
 
     def __init__(self, options: Options, sink: FindingSink | None, report_version: int | None):
@@ -80,6 +82,9 @@ class _Run:
         """Requests still pending at the recorded end of the connection."""
         self.lost = LostInput()
         """Whether the input lost messages (rules.md §9)."""
+        self.schema = Conformance(options.every_message) if options.checks_schema else None
+        """The schema check (rules.md §12), when a schema rule is wanted."""
+        self.forced = options.protocol
         self.correlator = Correlator(
             options.tag_policy(), self.observe, options.protocol, options.child_rules,
             report_version,
@@ -92,10 +97,18 @@ class _Run:
             message, payload = (
                 (item.message, item.payload) if isinstance(item, Found) else (item, None)
             )
-            yield self.correlator.on_message(message, payload)
+            step = self.correlator.on_message(message, payload)
+            if self.schema is not None and payload is not None and self.schema.wants(message):
+                version = self.negotiated()
+                self.schema.message(step.message, shown_payload(payload), version, step.request)
+            yield step
         elif isinstance(item, UpdateRun):
             self.messages += item.count
             self.correlator.on_run(item)
+            if self.schema is not None and item.sampled:
+                version = self.negotiated()
+                for line, payload in sampled_updates(item):
+                    self.schema.update(item.first, line, payload, version)
             if item.lines and runs_whole:  # (the view reads its lines)
                 yield item
             elif item.lines:  # (payloads kept: a step for each, as `on_message` gives)
@@ -109,6 +122,11 @@ class _Run:
             self.lost.on_lost(item.line)
         else:
             self.observe(item)
+
+    def negotiated(self) -> int | None:
+        """The protocol version negotiated so far (or forced), None before any is."""
+        verdict = self.correlator.protocol(self.forced)
+        return None if verdict.source is ProtocolSource.INFERRED else verdict.version
 
     def record(self, item: RecorderEvent | Issue) -> None:
         """An input issue, or a recorder event (the first close ends the connection)."""
@@ -185,6 +203,10 @@ class Walk:
         `UpdateRun` (with its lines), not a step for each update: for a view that reads the
         lines itself (the timeline's rows, `decode.views.run_updates`)."""
 
+    def _each_message(self) -> bool:
+        """Each update read on its own, not in runs: for a view, or `--schema full`."""
+        return self.each_message or self.options.every_message
+
     @property
     def connection(self) -> str | None:
         """The connection walked, in a file that holds several; None for a file of one (the
@@ -219,7 +241,7 @@ class Walk:
             reads, stats = recordings.connection(run.correlator.turns.watch), recordings.stats
         elif part is None:
             reads = _records(cast(BinaryIO, self._stream), self.options, self.execution, stats,
-                             None if self.each_message else self.options.tag_policy(),
+                             None if self._each_message() else self.options.tag_policy(),
                              run.correlator.turns.watch)  # fmt: skip
         else:
             reads, stats.format, stats.lines = iter(part.records), part.format, part.lines
@@ -243,6 +265,9 @@ class Walk:
         if version_issue is not None:
             run.issue(version_issue)
         lost = run.lost.reason()
+        if run.schema is not None:
+            for found in run.schema.breaks(protocol.version):
+                run.judge.observe(found)
         if self.findings_sink is not None:
             self.findings_sink.finish(Finishing(protocol.version, lost, protocol.shown))
         return Analysis(
@@ -283,7 +308,7 @@ def recordings(
     follow: Callable[[], None],
 ) -> Recordings:  # fmt: skip
     """A stream read once for every recording it may join (`Recordings`)."""
-    runs_for = None if each_message else options.tag_policy()
+    runs_for = None if each_message or options.every_message else options.tag_policy()
 
     def open_reads(stats: ReadStats, watch: Callable[[str], int]) -> Iterator[Read]:
         return _records(stream, options, execution, stats, runs_for, watch)
@@ -311,7 +336,11 @@ def _records(
     forced = format_named(options.input_format) if options.input_format else None
     lines = iter_blocks(stream, execution.max_line_bytes)
     settings = ReadSettings(
-        link=options.link, fast=execution.fast, runs_for=runs_for, payloads=execution.payloads
+        link=options.link,
+        fast=execution.fast,
+        runs_for=runs_for,
+        payloads=execution.payloads,
+        sampled=options.checks_schema,
     )
     return read_records(lines, stats, forced, settings, watch)
 

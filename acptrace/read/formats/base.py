@@ -28,6 +28,10 @@ class ReadSettings(msgspec.Struct, frozen=True):
     tags by this policy (None: every message on its own, for views that show each)."""
     payloads: bool = False
     """On the hot path, keep each message's line for views that show payloads (`Execution`)."""
+    sampled: bool = False
+    """On the hot path, keep each message's line for the schema check (rules.md §12), and of
+    a run of plain updates the lines of its first update and of the first of each tag on the
+    connection (`UpdateRun.sampled`)."""
 
 
 class Decoder(Protocol):
