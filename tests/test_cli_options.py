@@ -168,6 +168,7 @@ ANALYSING = {
         "child_rules",
         "select",
         "ignore",
+        "schema",
         "idle_timeouts",
     ),
 }

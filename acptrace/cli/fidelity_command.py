@@ -47,6 +47,7 @@ class FidelityFormat(StrEnum):
         "child_rules",
         "select",
         "ignore",
+        "schema",
         "idle_timeouts",
     )
 )

@@ -28,6 +28,7 @@ from acptrace.cli.common import fail
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, parse_idle_timeouts
 from acptrace.judge.policy import FailOn, Policy, Settings, find_config, load_config
 from acptrace.model.errors import UsageError
+from acptrace.model.options import SchemaDepth
 
 _R = TypeVar("_R")
 
@@ -87,6 +88,16 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
         list[str] | None,
         typer.Option(metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."),
     ] = None
+    schema: Annotated[
+        SchemaDepth | None,
+        typer.Option(
+            "--schema",
+            help="What the ACP JSON Schema check reads: default, every message but the updates "
+            "of a tag already checked on the connection (each tag's first); full, every "
+            "message (at most twice the time). --ignore SCHEMA- turns it off.",
+            show_default=False,
+        ),
+    ] = None
     input_format: Annotated[
         str | None,
         typer.Option(
@@ -140,6 +151,7 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
                 marker_tag=self.marker_tag,
                 history_tags=_tuple(self.history_tag),
                 live_tags=_tuple(self.live_tag),
+                schema=self.schema,
             )
             return flags.over(base).policy(input_format=self.input_format, link=self.link)
         except UsageError as error:

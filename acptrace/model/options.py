@@ -5,14 +5,23 @@ changes what an analysis finds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MARKER_TAG, TagPolicy
 
 SCHEMA_RULES = ("SCHEMA-INVALID", "SCHEMA-UNKNOWN-MEMBER", "SCHEMA-VERSION-SHAPE")
 """The rules of the schema check (rules.md §12): when none is wanted, no message is checked."""
-SCHEMA_CHOICES = ("default", "full")
-"""What `--schema` may say (`Options.schema`)."""
+
+
+class SchemaDepth(StrEnum):
+    """What the schema check reads (`Options.schema`, `--schema`)."""
+
+    DEFAULT = "default"
+    """Every message outside runs of plain updates, and the first update of each tag."""
+    FULL = "full"
+    """Every message (each update on its own: slower)."""
+
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
@@ -42,10 +51,10 @@ class Options(FrozenRecord):
     """Rule IDs (or prefixes) to leave out."""
     link: str | None = None
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
-    schema: str = "default"
-    """What the schema check reads (rules.md §12): `default`, every message outside runs of
-    plain updates and, of each run, its first update and the first of each tag on the
-    connection; `full`, every message (each update on its own: slower)."""
+    schema: SchemaDepth = SchemaDepth.DEFAULT
+    """What the schema check reads (rules.md §12): `default`, every message but updates of a
+    tag already checked on the connection; `full`, every message (each update on its own,
+    never in runs: slower)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""
@@ -59,7 +68,7 @@ class Options(FrozenRecord):
     @property
     def every_message(self) -> bool:
         """Each update is to be followed on its own (`schema` `full`), never in runs."""
-        return self.schema == "full" and self.checks_schema
+        return self.schema == SchemaDepth.FULL and self.checks_schema
 
     def wants(self, rule_id: str, family: str) -> bool:
         """Whether findings of this rule are reported."""

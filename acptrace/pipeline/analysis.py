@@ -98,9 +98,8 @@ class _Run:
                 (item.message, item.payload) if isinstance(item, Found) else (item, None)
             )
             step = self.correlator.on_message(message, payload)
-            if self.schema is not None and payload is not None and self.schema.wants(message):
-                version = self.negotiated()
-                self.schema.message(step.message, shown_payload(payload), version, step.request)
+            if self.schema is not None and isinstance(item, Found) and not item.cut:
+                self.check(step)
             yield step
         elif isinstance(item, UpdateRun):
             self.messages += item.count
@@ -122,6 +121,15 @@ class _Run:
             self.lost.on_lost(item.line)
         else:
             self.observe(item)
+
+    def check(self, step: Step) -> None:
+        """A message against the schema (rules.md §12), unless a check of its tag before
+        makes it one the default leaves (`Conformance.wants`)."""
+        assert self.schema is not None
+        if self.schema.wants(step.message):
+            self.schema.message(
+                step.message, shown_payload(step.payload), self.negotiated(), step.request
+            )
 
     def negotiated(self) -> int | None:
         """The protocol version negotiated so far (or forced), None before any is."""

@@ -14,7 +14,7 @@ definition of the method of the request it answers (its `result`) or by `Error` 
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -87,6 +87,18 @@ class Schema:
     def update(self) -> Check:
         """The check of a `session/update`'s `params.update` (`SessionUpdate`)."""
         return self.compiler.definition("SessionUpdate")
+
+    @cached_property
+    def update_tags(self) -> frozenset[str]:
+        """The `sessionUpdate` tags this version knows (the branches of `SessionUpdate`)."""
+        union = self.defs["SessionUpdate"]
+        branches = union.get("anyOf") or union.get("oneOf") or ()
+        return frozenset(
+            const
+            for branch in branches
+            if isinstance(const := branch.get("properties", {}).get("sessionUpdate", {}).get(
+                "const"), str)
+        )  # fmt: skip
 
     def methods(self) -> frozenset[str]:
         """Every method this version defines."""

@@ -152,7 +152,11 @@ class Conformance:
                                              first.path, first.want, first.came, version, 1,
                                              asked.session_id, asked.id))  # fmt: skip
             return
+        paths = set()
         for each in found:
+            if (each.kind, each.path) in paths:
+                continue  # (one place broken two ways counts once for the message)
+            paths.add((each.kind, each.path))
             self._add(tally, SchemaBreak(_RULE_OF[each.kind], label, message.line, each.path,
                                          each.want, each.came, version, 1,
                                          asked.session_id, asked.id))  # fmt: skip
@@ -175,8 +179,10 @@ class Conformance:
 
 def _shaped_for(own: Checked, other: Checked) -> bool:
     """The message is shaped for the other version: it meets that one's schema and carries a
-    member that one names and its own does not."""
-    return bool(own.extra - other.extra) and not any(b.kind == INVALID for b in other.breaks)
+    member that one names and its own does not, or is an update of a tag only that one has."""
+    if any(b.kind == INVALID for b in other.breaks):
+        return False
+    return bool(own.extra - other.extra) or own.tag_elsewhere
 
 
 def _other(version: int) -> int:
@@ -191,6 +197,8 @@ class Checked(msgspec.Struct, frozen=True):
     extra: frozenset[str]
     """The members at the top of what was checked (`params`, `result`) that this version's
     definition does not name."""
+    tag_elsewhere: bool = False
+    """An update whose tag this version does not know and the other does."""
 
 
 def _checked(
@@ -206,7 +214,13 @@ def _checked(
     value = payload.get(part, _NO_PARAMS)
     version_schema.check(name)(value, part, breaks)
     extra = frozenset(value) - version_schema.members(name) if type(value) is dict else _NONE
-    return Checked(label, breaks, extra)
+    tag = message.update_tag
+    elsewhere = (
+        tag is not None
+        and tag not in version_schema.update_tags
+        and tag in schema(_other(version)).update_tags
+    )
+    return Checked(label, breaks, extra, elsewhere)
 
 
 _NONE: frozenset[str] = frozenset()
