@@ -82,7 +82,7 @@ def ours() -> tuple[Callable[[str], Callable[[Any], Any]], str]:
 def jsonschema_contender(every: bool) -> tuple[Callable[[str], Callable[[Any], Any]], str]:
     import jsonschema
 
-    defs = schema(2).defs
+    defs = dict(schema(2).defs)
 
     def compile_one(name: str) -> Callable[[Any], Any]:
         validator = jsonschema.Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"})
@@ -96,7 +96,7 @@ def fastjsonschema_contender() -> tuple[Callable[[str], Callable[[Any], Any]], s
         import fastjsonschema  # type: ignore[import-not-found]
     except ImportError:
         return None
-    defs = schema(2).defs
+    defs = dict(schema(2).defs)
 
     def compile_one(name: str) -> Callable[[Any], Any]:
         validate = fastjsonschema.compile({"$defs": defs, "$ref": f"#/$defs/{name}"})

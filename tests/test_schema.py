@@ -4,16 +4,24 @@ and the three SCHEMA rules, each with a transcript that triggers it and one that
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from typer.testing import CliRunner
 
+import acptrace
+from acptrace.cli import app
 from acptrace.judge.schema.catalogue import schema
 from acptrace.judge.schema.compiler import INVALID, UNKNOWN, Break, Compiler
 from acptrace.model.domain import Analysis, Direction, MessageKind
+from acptrace.model.options import Options, SchemaDepth
+from acptrace.report import build_report
 from tests.schema_examples import example, first_required, message_types, valid
+from tests.shared import REAL_WORLD
 from tests.transcript import SESSION, Transcript, findings
 
 TYPES = [(version, kind[0]) for version in (1, 2) for kind in message_types(version)]
@@ -30,7 +38,7 @@ def breaks_of(version: int, name: str, value: Any, part: str = "params") -> list
 
 def oracle(version: int, name: str, value: Any) -> list[str]:
     """What the `jsonschema` package says of a value (the reference the checks are held to)."""
-    document = {"$defs": schema(version).defs, "$ref": f"#/$defs/{name}"}
+    document = {"$defs": dict(schema(version).defs), "$ref": f"#/$defs/{name}"}
     return [error.message for error in jsonschema.Draft202012Validator(document).iter_errors(value)]
 
 
@@ -253,8 +261,9 @@ def test_schema_version_shape_v1_result_on_a_v2_connection() -> None:
     analysis = t.analyze(**SCHEMA_ONLY)
     assert findings(analysis) == [("SCHEMA-VERSION-SHAPE", "error", line)]
     assert analysis.findings[0].message == (
-        "initialize (result) is shaped for ACP v1 on a v2 connection: result.info wants a "
-        "required member, and nothing came; it meets the v1 schema"
+        "initialize (result) is shaped for ACP v1 on a v2 connection: it carries "
+        "agentCapabilities, agentInfo, which only v1 defines, and meets the v1 schema; v2 "
+        "wants a required member at result.info, and nothing came"
     )
 
 
@@ -298,3 +307,114 @@ def test_a_message_before_initialize_is_judged_by_the_version_negotiated_later()
 def test_no_schema_rule_wanted_checks_nothing() -> None:
     t, _ = fast_agent_initialize(2)
     assert t.analyze(schema_rules=True, ignore=("SCHEMA-",)).findings == ()
+
+
+# -- everywhere findings go ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def broken_file(tmp_path: Path) -> str:
+    """A v2 connection whose Agent answers `initialize` v1-shaped and a prompt with a string."""
+    t, _ = fast_agent_initialize(2)
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": "hello"}, id=4)
+    path = tmp_path / "agent.jsonl"
+    path.write_bytes(t.text())
+    return str(path)
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(app, [*args, "--no-config", "--select", "SCHEMA-"])
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_schema_findings_reach_every_output_format(broken_file: str) -> None:
+    sarif = json.loads(cli("analyze", broken_file, "-f", "sarif"))
+    run = sarif["runs"][0]
+    messages = {r["ruleId"]: r["message"]["text"] for r in run["results"]}
+    assert set(messages) == {"SCHEMA-VERSION-SHAPE", "SCHEMA-INVALID"}
+    assert "params.prompt" in messages["SCHEMA-INVALID"]  # (the JSON path in the message)
+    described = {rule["id"] for rule in run["tool"]["driver"]["rules"]}
+    assert {"SCHEMA-INVALID", "SCHEMA-UNKNOWN-MEMBER", "SCHEMA-VERSION-SHAPE"} <= described
+    junit = cli("analyze", broken_file, "-f", "junit")
+    assert "SCHEMA-INVALID" in junit
+    assert "params.prompt" in junit
+    github = cli("analyze", broken_file, "-f", "github").splitlines()
+    assert [line.split("title=")[1].split(" ")[0] for line in github] == [
+        "SCHEMA-VERSION-SHAPE",
+        "SCHEMA-INVALID",
+    ]
+    terminal = cli("analyze", broken_file)
+    assert "SCHEMA-INVALID" in terminal
+    document = json.loads(cli("analyze", broken_file, "-f", "json"))
+    assert [f["rule"] for f in document["findings"]] == ["SCHEMA-VERSION-SHAPE", "SCHEMA-INVALID"]
+    assert "SCHEMA-INVALID" in cli("analyze", broken_file, "-f", "markdown")
+
+
+def test_the_report_counts_schema_findings_per_agent(broken_file: str) -> None:
+    report = build_report([broken_file], Options(select=("SCHEMA-",)), jobs=1)
+    (group,) = report.groups
+    assert group.name == "fast-agent"
+    assert {(c.rule, c.count) for c in group.findings} == {
+        ("SCHEMA-VERSION-SHAPE", 1),
+        ("SCHEMA-INVALID", 1),
+    }
+
+
+def test_the_rules_command_lists_the_schema_rules() -> None:
+    listed = CliRunner().invoke(app, ["rules"]).stdout
+    for rule in ("SCHEMA-INVALID", "SCHEMA-UNKNOWN-MEMBER", "SCHEMA-VERSION-SHAPE"):
+        assert rule in listed
+
+
+# -- the real recordings ------------------------------------------------------------------------
+
+JUDGED = {
+    # the spec's own examples lag its schema: `null` where v1 wants an object, a v2 prompt
+    # answered without the messageId v2 requires
+    ("acp-spec-docs__v1-load-replay-transcript.jsonl", "session/load (result)", "result"),
+    ("acp-spec-docs__v1-session-setup.jsonl", "session/load (result)", "result"),
+    ("acp-spec-docs__v2-prompt-lifecycle.jsonl", "session/prompt (result)", "result.messageId"),
+    # a Client that sends its prompt as a string, and a session/new without mcpServers (v1)
+    ("acplazybridge__invalid_params.jsonl", "session/prompt", "params.prompt"),
+    ("acplazybridge__prompt_and_cancel.jsonl", "session/new", "params.mcpServers"),
+    ("acplazybridge__prompt_and_cancel.jsonl", "session/prompt", "params.prompt"),
+    ("acplazybridge__tool_calls.jsonl", "session/prompt", "params.prompt"),
+    # the Python SDK's echo Agent on v2: an initialize result without info, v1 prompt results
+    *(
+        (f"agents-2026-12/pysdk-echo-v2/0{n}-{kind}.jsonl", "initialize (result)", "result.info")
+        for n, kind in enumerate(("new", "replay", "replay", "replay"))
+    ),
+    ("agents-2026-12/pysdk-echo-v2/00-new.jsonl", "session/prompt (result)", "result.messageId"),
+    ("agents-2026-12/pysdk_example_agent_v1_load.jsonl", "session/list (result)", "result"),
+    # the TS SDK's own dual-version example answers a v2 prompt with null
+    (
+        "agents-2026-12b/ts-sdk-2.4.0-dual-version-example_v2_live.jsonl",
+        "session/prompt (result)",
+        "result",
+    ),
+    # MCP over ACP (`type: acp`), which the v1 schema does not have
+    ("rust-sdk-conductor__trace_mcp_tool_call.jsons.jsonl", "session/new", "params.mcpServers[]"),
+}
+"""Every schema finding on ../shared/real-world, each judged a real break (the issue's notes)."""
+
+FULL_ONLY = {("acp-inspector-fsharp__demo-session.jsonl", "session/update tool_call",
+              "params.update.kind")}  # fmt: skip
+"""Found by `--schema full` only: a v1 tool_call of kind `write` after a valid tool_call."""
+
+WHERE = re.compile(r"^(?P<label>.+?)(?:: (?P<path>\S+) breaks| is shaped for .* at (?P<at>\S+),)")
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("depth", ["default", "full"])
+def test_the_real_recordings_break_the_schema_where_judged(depth: str) -> None:
+    found = set()
+    for path in sorted(REAL_WORLD.rglob("*.json*")):
+        options = Options(select=("SCHEMA-",), schema=SchemaDepth(depth))
+        for analysis in acptrace.analyze_file(path, options):
+            for finding in analysis.findings:
+                match = WHERE.match(finding.message)
+                assert match is not None, finding.message
+                where = match["path"] or match["at"]
+                found.add((str(path.relative_to(REAL_WORLD)), match["label"], where))
+    assert found == (JUDGED | FULL_ONLY if depth == "full" else JUDGED)

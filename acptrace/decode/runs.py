@@ -110,7 +110,10 @@ class Notes:
     def unsample(self, tag: str) -> None:
         """A tag's first update was sampled: its later ones are not."""
         note = self.bits.get(tag, 0) & ~SAMPLED
-        self.bits[tag] = note
+        if note:
+            self.bits[tag] = note
+        else:  # (nothing else to note of it: the run loop no longer looks it up)
+            self.bits.pop(tag, None)
         if note in (0, MESSAGE) and isinstance(self.unusual, set):
             self.unusual.discard(tag)
 

@@ -48,11 +48,11 @@ def shown_payload(payload: Any) -> Any:
     return payload.value() if type(payload) is KeptPayload else payload
 
 
-def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, Any]]:
-    """(line, its JSON object) of each update of a run sampled for the schema check
-    (`UpdateRun.sampled`), parsed now."""
+def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, KeptPayload]]:
+    """(line, its line as a payload, `shown_payload` parses it) of each update of a run
+    sampled for the schema check (`UpdateRun.sampled`)."""
     for line, data in run.sampled:
-        yield line, kept_value(data, run.canonical)
+        yield line, KeptPayload(data, run.canonical)
 
 
 def run_found(run: UpdateRun) -> Iterator[Found]:

@@ -28,7 +28,6 @@ from acptrace.model.domain import (
     ConnectionEnd,
     Issue,
     Message,
-    ProtocolSource,
     ResumeRow,
     Role,
     Source,
@@ -105,9 +104,7 @@ class _Run:
             self.messages += item.count
             self.correlator.on_run(item)
             if self.schema is not None and item.sampled:
-                version = self.negotiated()
-                for line, payload in sampled_updates(item):
-                    self.schema.update(item.first, line, payload, version)
+                self.check_run(item)
             if item.lines and runs_whole:  # (the view reads its lines)
                 yield item
             elif item.lines:  # (payloads kept: a step for each, as `on_message` gives)
@@ -131,10 +128,21 @@ class _Run:
                 step.message, shown_payload(step.payload), self.negotiated(), step.request
             )
 
+    def check_run(self, run: UpdateRun) -> None:
+        """The updates of a run the hot path kept for the schema check: its first (unless its
+        tag was checked before: parsed only if not), and the first of any tag on the
+        connection."""
+        assert self.schema is not None
+        first = run.first
+        for line, payload in sampled_updates(run):
+            if line != first.line:
+                self.schema.update(first, line, shown_payload(payload), self.negotiated())
+            elif self.schema.wants(first):
+                self.schema.message(first, shown_payload(payload), self.negotiated())
+
     def negotiated(self) -> int | None:
         """The protocol version negotiated so far (or forced), None before any is."""
-        verdict = self.correlator.protocol(self.forced)
-        return None if verdict.source is ProtocolSource.INFERRED else verdict.version
+        return self.correlator.negotiated_version(self.forced)
 
     def record(self, item: RecorderEvent | Issue) -> None:
         """An input issue, or a recorder event (the first close ends the connection)."""

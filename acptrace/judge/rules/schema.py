@@ -52,11 +52,12 @@ def version_shape(found: SchemaBreak) -> Iterator[Verdict]:
     """A message shaped for the other protocol version than the one negotiated (per method)."""
     if found.rule == SCHEMA_VERSION_SHAPE:
         other = 1 if found.version >= 2 else 2
+        carried = ", ".join(found.shaped_by[:4]) + (", …" if len(found.shaped_by) > 4 else "")
         yield Verdict(
             found.line,
-            f"{found.label} is shaped for ACP v{other} on a v{found.version} connection: "
-            f"{found.path} wants {found.want}, and {found.came} came; it meets the v{other} "
-            "schema",
+            f"{found.label} is shaped for ACP v{other} on a v{found.version} connection: it "
+            f"carries {carried}, which only v{other} defines, and meets the v{other} schema; "
+            f"v{found.version} wants {found.want} at {found.path}, and {found.came} came",
             found.session_id,
             found.request_id,
         )

@@ -14,10 +14,12 @@ definition of the method of the request it answers (its `result`) or by `Error` 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from functools import cache, cached_property
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 from acptrace.judge.schema.compiler import Check, Compiler
@@ -48,26 +50,69 @@ REPLAY_COMPLETE_BRANCH: dict[str, Any] = {
 }
 
 
+class _Head(msgspec.Struct):
+    """What the catalogue reads of every definition: its method and side (the rest of its
+    text skipped, no Python object made of it)."""
+
+    method: str | None = msgspec.field(default=None, name="x-method")
+    side: str | None = msgspec.field(default=None, name="x-side")
+
+
+class _Document(msgspec.Struct):
+    defs: dict[str, msgspec.Raw] = msgspec.field(name="$defs")
+
+
+class Definitions(Mapping[str, Any]):
+    """A schema's `$defs`, each parsed when first asked for: a message needs a few of the
+    two hundred, and parsing them all made objects enough for the garbage collector to walk
+    them all again (some 10 ms of every run)."""
+
+    def __init__(self, raw: dict[str, msgspec.Raw], version: int) -> None:
+        self._raw = raw
+        self._parsed: dict[str, Any] = {}
+        self._version = version
+
+    def __getitem__(self, name: str) -> Any:
+        node = self._parsed.get(name)
+        if node is None:
+            node = self._parsed[name] = orjson.loads(bytes(self._raw[name]))
+            if name == "SessionUpdate" and self._version >= 2:
+                _add_replay_complete(node)
+        return node
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def heads(self) -> Iterator[tuple[str, _Head]]:
+        """Each definition's method and side, read without parsing the definition."""
+        decode = msgspec.json.Decoder(_Head).decode
+        for name, raw in self._raw.items():
+            yield name, decode(raw)
+
+
 class Schema:
     """One version's schema: its definitions, compiled one by one as messages need them."""
 
-    def __init__(self, version: int, document: dict[str, Any]) -> None:
+    def __init__(self, version: int, defs: Definitions) -> None:
         self.version = version
-        self.defs: dict[str, Any] = document["$defs"]
+        self.defs = defs
         self.compiler = Compiler(self.defs)
         self.calls: dict[tuple[str, MessageKind, Direction], str] = {}
         """The definition of each (method, request or notification, direction)."""
         self.answers: dict[str, str] = {}
         """The definition of each method's result."""
-        for name, node in self.defs.items():
-            method, side = node.get("x-method"), node.get("x-side")
+        for name, head in defs.heads():
+            method, side = head.method, head.side
             if method is None:
                 continue
             if name.endswith(_SUFFIXES[MessageKind.RESPONSE]):
                 self.answers[method] = name
                 continue
             kind = next(k for k, suffix in _SUFFIXES.items() if name.endswith(suffix))
-            for direction in _HANDLERS.get(side, ()):
+            for direction in _HANDLERS.get(side or "", ()):
                 self.calls[method, kind, direction] = name
 
     def check(self, name: str) -> Check:
@@ -109,11 +154,9 @@ class Schema:
 def schema(version: int) -> Schema:
     """The schema of a protocol version (v2 for anything above 1), loaded once."""
     version = 1 if version <= 1 else 2
-    text = resources.files(__package__).joinpath(f"schema-v{version}.json").read_bytes()
-    document = orjson.loads(text)
-    if version == 2:
-        _add_replay_complete(document["$defs"]["SessionUpdate"])
-    return Schema(version, document)
+    text = Path(__file__).with_name(f"schema-v{version}.json").read_bytes()
+    document = msgspec.json.decode(text, type=_Document)
+    return Schema(version, Definitions(document.defs, version))
 
 
 _KNOWN_MARKER: dict[str, Any] = {

@@ -59,6 +59,9 @@ class SchemaBreak(msgspec.Struct, frozen=True):
     session_id: str | None = None
     request_id: JsonId = None
     """The request concerned (the message's own id, or a response's)."""
+    shaped_by: tuple[str, ...] = ()
+    """For `SCHEMA-VERSION-SHAPE`: the members (or the update tag) only the other version
+    defines, which it carries."""
 
 
 class Conformance:
@@ -148,9 +151,11 @@ class Conformance:
             if (tally, label) not in self._shapes:
                 self._shapes.add((tally, label))
                 first = invalid[0]
+                shaped_by = tuple(sorted(own.extra - other.extra)) or (f"{message.update_tag}",)
                 self._add(tally, SchemaBreak(SCHEMA_VERSION_SHAPE, label, message.line,
                                              first.path, first.want, first.came, version, 1,
-                                             asked.session_id, asked.id))  # fmt: skip
+                                             asked.session_id, asked.id,
+                                             shaped_by))  # fmt: skip
             return
         paths = set()
         for each in found:
@@ -194,11 +199,31 @@ class Checked(msgspec.Struct, frozen=True):
 
     label: str
     breaks: list[Break]
-    extra: frozenset[str]
-    """The members at the top of what was checked (`params`, `result`) that this version's
-    definition does not name."""
-    tag_elsewhere: bool = False
-    """An update whose tag this version does not know and the other does."""
+    value: Any
+    """What was checked (`params`, `result`, `error`)."""
+    name: str
+    """The definition that checked it."""
+    version: int
+    tag: str | None = None
+    """The update's tag, for a `session/update`."""
+
+    @property
+    def extra(self) -> frozenset[str]:
+        """The members at the top of what was checked that this version's definition does
+        not name (asked only of a message that broke its schema)."""
+        if type(self.value) is not dict:
+            return _NONE
+        return frozenset(self.value) - schema(self.version).members(self.name)
+
+    @property
+    def tag_elsewhere(self) -> bool:
+        """An update whose tag this version does not know and the other does."""
+        tag = self.tag
+        return (
+            tag is not None
+            and tag not in schema(self.version).update_tags
+            and tag in schema(_other(self.version)).update_tags
+        )
 
 
 def _checked(
@@ -213,14 +238,7 @@ def _checked(
     breaks: list[Break] = []
     value = payload.get(part, _NO_PARAMS)
     version_schema.check(name)(value, part, breaks)
-    extra = frozenset(value) - version_schema.members(name) if type(value) is dict else _NONE
-    tag = message.update_tag
-    elsewhere = (
-        tag is not None
-        and tag not in version_schema.update_tags
-        and tag in schema(_other(version)).update_tags
-    )
-    return Checked(label, breaks, extra, elsewhere)
+    return Checked(label, breaks, value, name, version, message.update_tag)
 
 
 _NONE: frozenset[str] = frozenset()
