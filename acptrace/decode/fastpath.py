@@ -32,6 +32,7 @@ from acptrace.decode.shapes import (
     decode_message,
 )
 from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.model.turns import Watch
 from acptrace.read.clocks import Clock
@@ -60,19 +61,19 @@ class FastDecoder:
         runs_for: TagPolicy | None = None,
         payloads: bool = False,
         watch: Callable[[str], int] | None = None,
-        sampled: bool = False,
+        sampled: SchemaDepth | None = None,
     ) -> None:
         """`watch`: what the analysis needs of a session's updates as a run of them begins
         (it has followed every record before; None: all of it, `Watch.EVERYTHING`, as for a
         reader in another process). With `payloads` runs are always read for their activity:
-        a view makes a message of each of their lines. `sampled`: each message comes out
-        `Found` with its line too, and each run with its sampled lines (`UpdateRun.sampled`),
-        for the schema check."""
+        a view makes a message of each of their lines. `sampled` (the schema check's depth):
+        each message comes out `Found` with its line too, and each run with its sampled lines
+        (`UpdateRun.sampled`: the first of each tag on the connection, or every one)."""
         self.canonical = format_name == CANONICAL
         self.payloads = payloads
-        self.found = payloads or sampled
+        self.found = payloads or sampled is not None
         """Each message comes out `Found` with its line."""
-        self.sampled = sampled
+        self.sampled = sampled is not None
         self._watch = watch
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))

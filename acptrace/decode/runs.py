@@ -26,6 +26,7 @@ from acptrace.decode.shapes import (
     PlainLine,
 )
 from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
+from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import (
     EVIDENCE_TAGS,
     KNOWN_TAGS,
@@ -133,11 +134,17 @@ class RunNotes(msgspec.Struct, frozen=True):
 
     counts: Notes
     activity: Notes
+    every: bool = False
+    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first."""
 
-    def sampled(self, tag: str) -> None:
-        """A tag's first update on the connection was sampled (`SAMPLED`)."""
+    def sampled(self, tag: str) -> bool:
+        """A tag's update was sampled (`SAMPLED`): its later ones are not, unless `every`;
+        whether the run's own notes are to forget it too."""
+        if self.every:
+            return False
         self.counts.unsample(tag)
         self.activity.unsample(tag)
+        return True
 
     def watched(self, watch: int) -> Notes:
         """The notes for a run read with `watch` (its own, which it changes, with
@@ -151,11 +158,11 @@ class RunNotes(msgspec.Struct, frozen=True):
         return Notes(bits, set(shared.unusual) | OUTPUT_TAGS)
 
 
-def notes(live_tags: frozenset[str], sampled: bool = False) -> RunNotes:
+def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunNotes:
     """What a run notes, with these never-history tags (`sampled`: and the first update of
-    each known tag on the connection, `SAMPLED`)."""
+    each known tag on the connection, or every update, `SAMPLED`)."""
     bits = dict.fromkeys(live_tags, LIVE)
-    if sampled:
+    if sampled is not None:
         for tag in KNOWN_TAGS:
             bits[tag] = bits.get(tag, 0) | SAMPLED
     for tag in MESSAGE_TAGS | OUTPUT_TAGS:
@@ -165,7 +172,7 @@ def notes(live_tags: frozenset[str], sampled: bool = False) -> RunNotes:
     watched = dict(bits)
     for tag in ACTIVITY_TAGS:
         watched[tag] = watched.get(tag, 0) | ACTIVITY
-    return RunNotes(Notes(bits), Notes(watched))
+    return RunNotes(Notes(bits), Notes(watched), sampled == SchemaDepth.FULL)
 
 
 class Run:
@@ -355,8 +362,8 @@ class Run:
         note = self.noted.bits.get(tag, 0)
         if note & SAMPLED and (read is not None or data):
             self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
-            self.run_notes.sampled(tag)
-            self.noted.unsample(tag)
+            if self.run_notes.sampled(tag):
+                self.noted.unsample(tag)
         if note & (ACTIVITY | OUTPUT) and read is not None:
             self._timed(note, line, read)
         if note & LIVE:

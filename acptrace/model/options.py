@@ -53,8 +53,8 @@ class Options(FrozenRecord):
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
     schema: SchemaDepth = SchemaDepth.DEFAULT
     """What the schema check reads (rules.md §12): `default`, every message but updates of a
-    tag already checked on the connection; `full`, every message (each update on its own,
-    never in runs: slower)."""
+    tag already checked on the connection; `full`, every message (the hot path keeps every
+    line of a run for it: slower)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""
@@ -66,8 +66,8 @@ class Options(FrozenRecord):
         return any(self.wants(rule, "schema") for rule in SCHEMA_RULES)
 
     @property
-    def every_message(self) -> bool:
-        """Each update is to be followed on its own (`schema` `full`), never in runs."""
+    def schema_every(self) -> bool:
+        """The schema check reads every message (`schema` `full`)."""
         return self.schema == SchemaDepth.FULL and self.checks_schema
 
     def wants(self, rule_id: str, family: str) -> bool:

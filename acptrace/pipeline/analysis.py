@@ -81,7 +81,7 @@ class _Run:
         """Requests still pending at the recorded end of the connection."""
         self.lost = LostInput()
         """Whether the input lost messages (rules.md §9)."""
-        self.schema = Conformance(options.every_message) if options.checks_schema else None
+        self.schema = Conformance(options.schema_every) if options.checks_schema else None
         """The schema check (rules.md §12), when a schema rule is wanted."""
         self.forced = options.protocol
         self.correlator = Correlator(
@@ -219,10 +219,6 @@ class Walk:
         `UpdateRun` (with its lines), not a step for each update: for a view that reads the
         lines itself (the timeline's rows, `decode.views.run_updates`)."""
 
-    def _each_message(self) -> bool:
-        """Each update read on its own, not in runs: for a view, or `--schema full`."""
-        return self.each_message or self.options.every_message
-
     @property
     def connection(self) -> str | None:
         """The connection walked, in a file that holds several; None for a file of one (the
@@ -257,7 +253,7 @@ class Walk:
             reads, stats = recordings.connection(run.correlator.turns.watch), recordings.stats
         elif part is None:
             reads = _records(cast(BinaryIO, self._stream), self.options, self.execution, stats,
-                             None if self._each_message() else self.options.tag_policy(),
+                             None if self.each_message else self.options.tag_policy(),
                              run.correlator.turns.watch)  # fmt: skip
         else:
             reads, stats.format, stats.lines = iter(part.records), part.format, part.lines
@@ -324,7 +320,7 @@ def recordings(
     follow: Callable[[], None],
 ) -> Recordings:  # fmt: skip
     """A stream read once for every recording it may join (`Recordings`)."""
-    runs_for = None if each_message or options.every_message else options.tag_policy()
+    runs_for = None if each_message else options.tag_policy()
 
     def open_reads(stats: ReadStats, watch: Callable[[str], int]) -> Iterator[Read]:
         return _records(stream, options, execution, stats, runs_for, watch)
@@ -356,7 +352,7 @@ def _records(
         fast=execution.fast,
         runs_for=runs_for,
         payloads=execution.payloads,
-        sampled=options.checks_schema,
+        sampled=options.schema if options.checks_schema else None,
     )
     return read_records(lines, stats, forced, settings, watch)
 

@@ -181,7 +181,10 @@ def _plan(
         format=chosen.name,
         strict=forced is not None,
         settings=ReadSettings(
-            link=options.link, fast=True, runs_for=runs_for, sampled=options.checks_schema
+            link=options.link,
+            fast=True,
+            runs_for=runs_for,
+            sampled=options.schema if options.checks_schema else None,
         ),
         max_line_bytes=execution.max_line_bytes,
     )
