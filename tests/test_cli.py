@@ -372,8 +372,30 @@ def test_a_missing_argument_is_the_usual_short_error(command: str, argument: str
     lines = result.output.splitlines()
     assert lines[0].startswith(f"Usage: acptrace {command} [OPTIONS]")
     assert f"Try 'acptrace {command} -h' for help." in lines
-    assert lines[-1] == f"Error: Missing argument '{argument}'."
+    assert lines[-1] == f"acptrace: error: missing argument '{argument}'"
     assert "Options:" not in result.output  # (not the whole help)
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["analyze", "--bogus", "x"], "no such option: --bogus"),
+        (["analyze", "--fail-on", "x", "x"], "invalid value for '--fail-on': 'x' is not one of"),
+        (["analyze", "-j", "-1", "x"], "invalid value for '--jobs'"),
+        (["nonsense"], "no such command 'nonsense'"),
+    ],
+)
+def test_click_usage_errors_end_in_the_one_error_line_on_stderr(
+    args: list[str], error: str
+) -> None:
+    """click said `Error: …` where every other error is `acptrace: error: …`."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    *usage, last = result.stderr.splitlines()
+    assert last.startswith(f"acptrace: error: {error}"), result.stderr
+    assert usage[0].startswith("Usage: acptrace"), usage
+    assert usage[1].startswith("Try 'acptrace"), usage
 
 
 def test_commands_are_listed_in_the_order_a_user_meets_them_and_whole() -> None:

@@ -30,19 +30,22 @@ SHARED = (
 )
 """Options the issue names (and `--quiet`) that more than one command takes."""
 
-OWN_HELP = {"--output", "-o"}
-"""Declared once, with help that is each command's own: what it writes there."""
+OWN_HELP = {"--output", "-o", "--force"}
+"""Declared once, with help that is each command's own: what it writes there (-o), what it
+replaces there (--force: a recording for `record`, a folder's files for `drive`)."""
 
 OWN_MEANING = {
     ("drive", "--protocol"),
     ("drive", "--session"),
+    ("export", "--timeout"),
     ("report", "--quiet"),
     ("report", "-q"),
 }
 """Options that mean something else on one command, by design: `drive` is a Client; its
 `--protocol` is the version it asks the Agent for (issue #16 names the flag), not the rules an
 analysis applies, and its `--session` the session it replays, not the one a timeline shows;
-`report -q` drops the summary on stdout too."""
+`report -q` drops the summary on stdout too; `export --timeout` bounds the sending of traces
+to `--endpoint`, every retry included, not the wait for one response."""
 
 
 def options_by_name() -> dict[str, dict[str, TyperOption]]:

@@ -270,8 +270,8 @@ def test_a_flag_and_the_config_file_reach_every_analysing_command(
     seen: list[Policy] = []
     policy = AnalysisFlags.policy
 
-    def stop_at_the_policy(flags: AnalysisFlags) -> Policy:
-        seen.append(policy(flags))
+    def stop_at_the_policy(flags: AnalysisFlags, **said: bool) -> Policy:
+        seen.append(policy(flags, **said))
         raise typer.Exit(0)
 
     monkeypatch.setattr(AnalysisFlags, "policy", stop_at_the_policy)

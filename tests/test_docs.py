@@ -29,6 +29,7 @@ from acptrace.render.rules_view import rules_markdown
 from tests.golden import ROOT, check_block
 from tests.shared import SPEC
 from tests.test_report import ALPHA_1, BETA_1, write_corpus
+from tests.test_tables import turn_example
 from tests.transcript import Transcript
 
 SPEC_RULES = SPEC / "rules.md"
@@ -39,6 +40,7 @@ COMMAND_PAGES = {
     "analyze": "analyze.md",
     "rules": "rules.md",
     "formats": "formats.md",
+    "explain": "analyze.md",
     "timeline": "timeline.md",
     "export": "tables.md",
     "report": "report.md",
@@ -132,7 +134,7 @@ def test_readme_is_a_first_visit() -> None:
     text = README.read_text()
     headings = re.findall(r"^## (.+)$", FENCE.sub("", text), re.M)
     assert headings == ["Set up and run", "Why", "Quick start", "Commands", "Documentation"]
-    assert len(text) < 12_000
+    assert len(text) < 12_500  # (the quick start's real output carries its tables' legends)
     linked = {target.split("#")[0] for target in links(text)}
     assert {f"docs/{page.name}" for page in DOCS.glob("*.md")} <= linked
 
@@ -194,6 +196,7 @@ def test_report_json_example_has_exactly_the_fields_of_real_output(tmp_path: Pat
     t.update("state_update", state="idle")
     t.result(3, {})
     (runs / "duplicate.jsonl").write_bytes(t.text())
+    (runs / "turn.jsonl").write_bytes(turn_example().text())  # a turn, a tool call, a permission
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     runner = CliRunner()
     builder = ["--ignore", "SCHEMA-"]  # (the builder writes minimal messages, not valid ones)
@@ -204,6 +207,7 @@ def test_report_json_example_has_exactly_the_fields_of_real_output(tmp_path: Pat
     assert real["errors"]
     assert real["comparison"]["deltas"]
     assert any(group["findings_detail"] for group in real["groups"])
+    assert any(group["longest_permission_waits"] for group in real["groups"])
     assert_same_fields(json_example(DOCS / "report.md"), real)
 
 

@@ -340,6 +340,30 @@ def test_a_v2_turn_that_runs_on_after_the_response_is_recorded_up_to_idle(
     assert records(first)[-1]["agent_signal"] is None  # (the mock was done: it exited itself)
 
 
+def test_an_output_folder_that_holds_files_is_refused_unless_force(tmp_path: Path) -> None:
+    """An earlier run's 02 and 03 stayed beside a later run's 00 and 01, and `report DIR`
+    mixed the two runs."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    earlier = {name: f"earlier {name}" for name in ("00-new.jsonl", "03-replay.jsonl")}
+    for name, text in earlier.items():
+        (runs / name).write_text(text)
+    agent = [*MOCK, str(SAMPLES / "outcome-complete.jsonl")]
+    argv = ["drive", "-n", "1", "--linger", "0", "-o", str(runs)]
+    refused = CliRunner().invoke(app, [*argv, "--", *agent])
+    assert refused.exit_code == 2
+    assert refused.stderr.splitlines() == [
+        f"acptrace: error: -o {runs}: the folder is not empty (00-new.jsonl, 03-replay.jsonl); "
+        "name a new one, or --force to record into it anyway"
+    ]
+    assert {path.name: path.read_text() for path in runs.iterdir()} == earlier
+    forced = CliRunner().invoke(app, [*argv, "--force", "--", *agent])
+    assert forced.exit_code == 0, forced.output
+    names = sorted(path.name for path in runs.iterdir())
+    assert names == ["00-new.jsonl", "01-replay.jsonl", "03-replay.jsonl"]
+    assert (runs / "00-new.jsonl").read_text() != earlier["00-new.jsonl"]
+
+
 def test_a_turn_that_never_ends_is_named_and_the_run_goes_on(tmp_path: Path) -> None:
     """The session exists, so it is still replayed; the run exits 1 and says why, once."""
     runs = tmp_path / "runs"

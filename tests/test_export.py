@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from acptrace.cli import app
 from acptrace.export.exporter import ExportFormat, export_tables
 from acptrace.model.outputs import OutputRefused
-from acptrace.tables.builder import TABLES, type_name
+from acptrace.tables.builder import PERMISSIONS, TABLES, TOOL_CALLS, TURNS, frames, type_name
 from tests.golden import ROOT, check_block
+from tests.test_tables import turn_example
 from tests.transcript import Transcript
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.jsonl"))
@@ -50,6 +51,9 @@ def test_every_sample_exports_with_the_row_counts_of_the_json_output(tmp_path: P
         assert rows["findings"] == len(document["findings"]), path
         assert rows["issues"] == len(document["issues"]), path
         assert rows["sessions"] == len(document["sessions"]), path
+        assert rows["turns"] == len(document["turns"]), path
+        assert rows["tool_calls"] == len(document["tool_calls"]), path
+        assert rows["permissions"] == len(document["permissions"]), path
     assert set(tables["messages"]["file"].unique()) == {d["source"]["path"] for d in documents}
 
 
@@ -63,6 +67,32 @@ def test_every_format_reads_back_the_same_rows(tmp_path: Path, output_format: Ex
         assert path == tmp_path / "x" / f"{table.name}.{output_format.value}"
         assert read(path, output_format).height == exported.rows[table.name]
         assert read(path, output_format).columns in ([c.name for c in table.columns], [])
+
+
+@pytest.mark.parametrize("output_format", list(ExportFormat))
+def test_the_turn_tables_read_back_whole_in_every_format(
+    tmp_path: Path, output_format: ExportFormat
+) -> None:
+    """A turn, its tool call and its permission request, every column filled, are the same rows
+    after a round trip through each format as in the tables in memory."""
+    path = tmp_path / "turn.jsonl"
+    path.write_bytes(turn_example().text())
+    exported = export_tables([str(path)], tmp_path / "x", output_format)
+    in_memory = frames([str(path)])
+    for table in (TURNS, TOOL_CALLS, PERMISSIONS):
+        assert exported.rows[table.name] == 1
+        file = tmp_path / "x" / f"{table.name}.{output_format.value}"
+        match output_format:
+            case ExportFormat.PARQUET:
+                back = pl.read_parquet(file)
+            case ExportFormat.CSV:
+                back = pl.read_csv(file, schema=table.schema)
+            case ExportFormat.NDJSON:
+                back = pl.read_ndjson(file, schema=table.schema)
+            case ExportFormat.JSON:
+                back = pl.read_json(file, schema=table.schema)
+        assert back.equals(in_memory[table.name]), table.name
+        assert back.drop("connection").null_count().sum_horizontal().item() == 0
 
 
 def test_empty_transcript_exports_typed_headed_tables(tmp_path: Path, regen: bool) -> None:
@@ -165,13 +195,17 @@ def test_export_honours_the_analysis_options(tmp_path: Path) -> None:
     assert findings["file"].to_list() == [str(path)]
 
 
-HOSTILE = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+HOSTILE = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)"]
+CONTROLLING = {"\tx": "\\x09x", "\rx": "\\x0dx", "a\x1b[31mb\x9b2J": "a\\x1b[31mb\\x9b2J"}
+"""Cells with control characters, and how CSV writes them."""
 
 
-def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) -> None:
+def test_csv_cells_that_a_spreadsheet_or_a_terminal_would_run_are_neutralised(
+    tmp_path: Path,
+) -> None:
     t = Transcript()
     t.open()
-    for n, text in enumerate([*HOSTILE, "plain", "a=b"]):
+    for n, text in enumerate([*HOSTILE, *CONTROLLING, "plain", "a=b"]):
         t.request(text, id=f"{text}-{n}" if n % 2 else n)
     t.error(-1, -32601)
     path = tmp_path / "hostile.jsonl"
@@ -184,9 +218,10 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) 
     parquet = pl.read_parquet(tmp_path / "parquet" / "messages.parquet")
     assert exact["method"].to_list() == parquet["method"].to_list()
     methods = [m for m in exact["method"].to_list() if m is not None]
-    assert methods == [*HOSTILE, "plain", "a=b"]  # NDJSON and Parquet keep the exact values
+    assert methods == [*HOSTILE, *CONTROLLING, "plain", "a=b"]  # (NDJSON, Parquet: exact)
     assert [m for m in csv["method"].to_list() if m is not None] == [
         *("'" + text for text in HOSTILE),
+        *CONTROLLING.values(),
         "plain",
         "a=b",
     ]
@@ -196,6 +231,8 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path: Path) 
     cells = [c for name in texts for c in csv[name].drop_nulls().to_list()]
     assert "'+cmd|' /C calc'!A0-1" in cells  # ids are text too
     assert not [c for c in cells if c.startswith(tuple("=+-@\t\r"))]
+    assert not [c for c in cells if not c.isprintable()]
+    assert b"\x1b" not in (tmp_path / "csv" / "messages.csv").read_bytes()
 
 
 def test_the_export_note_counts_rows_in_words(tmp_path: Path) -> None:

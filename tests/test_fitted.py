@@ -156,3 +156,22 @@ def test_a_column_with_a_value_or_not_marked_keeps_its_place() -> None:
     assert with_value[0].split() == ["line", "repl", "→marker"]  # (`end` goes first, by order)
     unmarked = _shown(_latency_table(["—", "—"], idle_first=False), full - 1)
     assert unmarked[0].split() == ["line", "repl", "→marker"]  # (a dash that is a verdict stays)
+
+
+def test_names_that_cannot_be_told_apart_in_the_room_left_fold_and_no_number_is_cut() -> None:
+    """Names alike up to their last characters need more room than the width leaves once every
+    column that may go has gone: they fold over lines; the number beside them stays whole."""
+    alike = [f"/runs/{'x' * 30}-{agent}/replay.jsonl" for agent in ("claude", "codex")]
+    table = FittedTable(
+        [Column("file", shorten=cut_names, least=12), Column("first output", "right")]
+    )
+    for index, name in enumerate(alike):
+        table.add_row(name, f"{index + 1}.25 s")
+    console = Console(width=30, file=io.StringIO(), color_system=None)
+    console.print(table)
+    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    assert all(len(line.rstrip()) <= 30 for line in printed.splitlines())
+    assert "1.25 s" in printed
+    assert "2.25 s" in printed
+    names = [line.split()[0] for line in printed.splitlines() if line.strip().startswith("…")]
+    assert len(set(names)) == 2  # (told apart, each folded over two lines)

@@ -323,4 +323,7 @@ def test_report_pages_show_the_idle_timers_per_group(tmp_path: Path) -> None:
     assert rows == ["| 250 ms | 1 of 1 | 3 |", "| 1 s | 0 of 1 | 0 |"]
     html = page.read_text()
     assert "<h3>Idle timers</h3>" in html
-    assert '<tr class="bad"><td class="num">250 ms</td><td class="num">1 of 1</td>' in html
+    assert (
+        '<tr class="bad"><td class="num" data-label="idle timer">250 ms</td>'
+        '<td class="num" data-label="replays cut short">1 of 1</td>'
+    ) in html

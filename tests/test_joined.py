@@ -8,13 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
+from acptrace.export.exporter import ExportFormat, export_tables
 from acptrace.model.domain import Analysis
 from acptrace.model.options import Execution
+from acptrace.report import build_report
+from acptrace.tables import frames
 from tests.golden import ROOT
 from tests.transcript import Transcript
 
@@ -117,3 +121,35 @@ def test_the_cli_reports_each_connection(tmp_path: Path) -> None:
     shown = CliRunner().invoke(app, ["analyze", str(path)], env={"COLUMNS": "100"})
     assert "3 connections" in shown.stdout
     assert "after_close" not in shown.stdout
+
+
+@pytest.mark.parametrize("batch_rows", [3, 100_000])
+def test_every_exported_row_of_a_joined_file_names_its_connection(
+    tmp_path: Path, batch_rows: int
+) -> None:
+    """Every table's rows of each recording carry its number, the first's as well: its rows
+    are streamed before the file shows that another recording follows (small batches: some
+    are written out before its end)."""
+    source = tmp_path / "joined.jsonl"
+    source.write_bytes(joined(*PARTS))
+    exported = export_tables([str(source)], tmp_path / "out", ExportFormat.PARQUET,
+                             batch_rows=batch_rows, jobs=1)  # fmt: skip
+    counts = {}
+    for path in exported.files:
+        table = pl.read_parquet(path)
+        assert table["connection"].null_count() == 0, path.name
+        counts[path.stem] = table["connection"].value_counts(sort=True)["connection"].to_list()
+    assert set(counts["messages"]) == {"1", "2", "3"}
+    assert sorted(counts["connections"]) == ["1", "2", "3"]
+    assert build_report([str(tmp_path / "out")], jobs=1) == build_report([str(source)], jobs=1)
+    in_memory = frames([source])
+    for name, table in in_memory.items():
+        assert table["connection"].null_count() == 0, name
+    assert in_memory["messages"]["connection"].unique().sort().to_list() == ["1", "2", "3"]
+
+
+def test_a_file_of_one_recording_exports_a_null_connection(tmp_path: Path) -> None:
+    source = SAMPLES / PARTS[0]
+    exported = export_tables([str(source)], tmp_path / "out", ExportFormat.PARQUET, jobs=1)
+    for path in exported.files:
+        assert pl.read_parquet(path)["connection"].null_count() == pl.read_parquet(path).height

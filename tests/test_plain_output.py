@@ -4,13 +4,6 @@ at the ends of lines. The terminal runs are in a real pseudo-terminal."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import struct
-import subprocess
-import sys
-import termios
 from pathlib import Path
 
 import pytest
@@ -19,8 +12,8 @@ from typer.testing import CliRunner
 from acptrace.cli import app
 from acptrace.cli.common import PLAIN_WIDTH
 from tests.golden import ROOT
+from tests.terminal import in_terminal
 
-ACPTRACE = [sys.executable, "-m", "acptrace"]
 SAMPLE = str(ROOT / "sample_traces" / "mixed-session.jsonl")
 COMMANDS = {
     "analyze": ["analyze", SAMPLE],
@@ -29,36 +22,6 @@ COMMANDS = {
     "rules": ["rules"],
 }
 ESCAPE = b"\x1b["
-TIMEOUT_S = 120.0
-
-
-def in_terminal(args: list[str], columns: int, cwd: Path) -> bytes:
-    """What acptrace writes to a terminal `columns` wide (stderr and stdin are not one)."""
-    main, side = pty.openpty()
-    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    unset = ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES")
-    env = {k: v for k, v in os.environ.items() if k not in unset} | {"TERM": "xterm-256color"}
-    process = subprocess.Popen(
-        [*ACPTRACE, *args],
-        stdin=subprocess.DEVNULL,
-        stdout=side,
-        stderr=subprocess.DEVNULL,
-        cwd=cwd,
-        env=env,
-    )
-    os.close(side)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # (the terminal is gone: the process closed its side)
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(main)
-    process.wait(TIMEOUT_S)
-    return b"".join(chunks)
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -52,6 +52,7 @@ from acptrace.record.lines import LineSplitter, utf8_boundary
 from acptrace.record.process import exit_status
 from acptrace.record.redact import RedactionPolicy, redact_message
 from acptrace.record.transcript import NOTE_NOT_REENCODED, encode, rfc3339
+from acptrace.record.writer import HOLD_S
 from tests.acp_peers import traffic
 from tests.acp_peers.client import SECRETS, run_session
 from tests.outputs import REFUSED, refused_outputs
@@ -445,11 +446,13 @@ def test_an_agent_that_ignores_the_signal_is_killed_after_a_grace(
     assert gone(child_pid)  # it ignored SIGTERM too: the group's SIGKILL took it
 
 
+@pytest.mark.parametrize("own_group", [False, True], ids=["in-its-group", "setpgid"])
 def test_what_an_agent_leaves_in_its_group_does_not_outlive_acptrace(
-    transcript: Path, tmp_path: Path
+    transcript: Path, tmp_path: Path, own_group: bool
 ) -> None:
     child = tmp_path / "child.pid"
     args = [*RECORD, "-o", str(transcript), "--", *STUBBORN, "--child", str(child)]
+    args += ["--own-group"] * own_group  # (a group of its own, in the Agent's session)
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
 
     assert result.returncode == 0  # the Agent exited at EOF; its child ignores SIGTERM
@@ -870,6 +873,52 @@ def run_in_process(transcript: Path, sent: bytes) -> tuple[bytes, RecordResult]:
     return out, result
 
 
+def chunk_line(text: str, session: str = "s") -> bytes:
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    params = {"sessionId": session, "update": update}
+    return orjson.dumps({"jsonrpc": "2.0", "method": "session/update", "params": params}) + b"\n"
+
+
+def chunk_texts(records: list[dict[str, Any]], direction: str) -> list[str]:
+    return [
+        r["msg"]["params"]["update"]["content"]["text"]
+        for r in records
+        if r["dir"] == direction and r.get("msg", {}).get("method") == "session/update"
+    ]
+
+
+def test_a_secret_split_across_streamed_chunks_is_redacted_in_each(transcript: Path) -> None:
+    """Issue #39.1: a model writes a key out over several chunks; no chunk alone holds enough
+    of it for a shape. Each keeps its place and its part is replaced, both ways (the echo
+    agent sends the chunks back)."""
+    token = "ghp_" + "S3CR3T" + "x" * 30
+    pieces = ["the token is ", token[:7], token[7:20], token[20:], " - rotate it"]
+    sent = b"".join(chunk_line(piece) for piece in pieces)
+    sent += b'{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}\n'
+    out, result = run_in_process(transcript, sent)
+    assert out == sent
+    assert result.transcript_error is None
+    records = records_of(transcript)
+    assert b"S3CR3T" not in transcript.read_bytes()
+    expected = ["the token is ", "[REDACTED]", "[REDACTED]", "[REDACTED]", " - rotate it"]
+    assert chunk_texts(records, "c2a") == chunk_texts(records, "a2c") == expected
+    times = [r["mono_ns"] for r in records]
+    assert times == sorted(times)  # (held chunks are written in their place)
+
+
+def test_chunks_of_a_message_that_does_not_end_are_written_after_a_hold(transcript: Path) -> None:
+    proc = start([*RECORD, "-o", str(transcript), "--", *FAKE, "echo"])
+    assert proc.stdin is not None
+    line = chunk_line("half a mess")
+    proc.stdin.write(line)
+    proc.stdin.flush()
+    assert read_exactly(proc, len(line)) == line  # forwarded at once
+    begun = time.monotonic()
+    wait_for(lambda: transcript.read_bytes().count(b"half a mess") == 2, "the held chunks")
+    assert time.monotonic() - begun < HOLD_S + 2.0
+    finish(proc)
+
+
 def test_a_record_that_cannot_be_encoded_is_reported_and_the_rest_kept(
     transcript: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -993,6 +1042,7 @@ def test_a_device_that_takes_nothing_still_forwards_everything() -> None:
         (5, 0, "disk full", 5, ["disk full"]),
         (0, 498_000, None, 2, ["498000 lines were left out (the disk could not keep up)"]),
         (143, 7, None, 143, ["7 lines were left out (the disk could not keep up)"]),
+        (0, 1, None, 2, ["1 line was left out (the disk could not keep up)"]),
         (0, 7, "disk full", 2, ["7 lines were left out (the disk could not keep up)", "disk full"]),
         (0, 0, None, 0, []),
         (3, 0, None, 3, []),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,10 @@ from acptrace.record.redact import (
     redact_message,
     redact_text,
 )
-from acptrace.record.rewrite import redact_transcript
+from acptrace.record.rewrite import redact_document, redact_transcript
 from acptrace.record.secret_shapes import RULES, SECRET_SUFFIXES, SHAPES
 from acptrace.record.transcript import encode
+from tests.shared import REAL_WORLD
 
 FIXTURE = Path(__file__).resolve().parent / "acp_peers" / "secrets.jsonl"
 MARK = b"S3CR3T"
@@ -318,9 +320,21 @@ def test_redact_argv() -> None:
     )
 
 
+EMPTY_MATCHING = ["x*", "token|", "(?:secret)?", "^", "$", ".*", r"(\d*)"]
+"""Patterns that match the empty string (a `*` meant as `+`, a stray `|`)."""
+
+
 def test_a_bad_pattern_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="not a valid regex"):
         RedactionPolicy.build(patterns=["("])
+
+
+@pytest.mark.parametrize("pattern", EMPTY_MATCHING)
+def test_a_pattern_that_matches_the_empty_string_is_refused(pattern: str) -> None:
+    """Issue #39.10 (the commands' refusal: tests/test_hostile_io.py)."""
+    with pytest.raises(UsageError, match="matches the empty string"):
+        RedactionPolicy.build(patterns=[pattern])
+    assert RedactionPolicy.build(patterns=["x+", r"key=(\w*)"]).patterns  # (may match nothing)
 
 
 JSON = st.recursive(
@@ -440,6 +454,10 @@ FAKE = "AbCdEfGh0123456789IjKlMnOpQrStUvWxYz01"
 """Letters and digits to build tokens from (built here, so no file holds a whole token)."""
 
 SHAPE_CASES: dict[str, tuple[str, str]] = {
+    "private-key": (
+        "key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY----- ok",
+        f"key: {REDACTED} ok",
+    ),
     "url-credentials": (
         "DATABASE_URL=https://admin:pass@db:5432/prod, redis://:s3cret@cache ftp://a:p@ss@h/",
         f"DATABASE_URL=https://admin:{REDACTED}@db:5432/prod, redis://:{REDACTED}@cache "
@@ -464,23 +482,66 @@ SHAPE_CASES: dict[str, tuple[str, str]] = {
     "openai-anthropic": ("use sk-ant-api03-" + FAKE, f"use {REDACTED}"),
     "stripe-secret": ("sk_live_" + FAKE[:24] + " sk_test_" + FAKE[:12], f"{REDACTED} {REDACTED}"),
     "stripe-restricted": ("rk_live_" + FAKE[:24], REDACTED),
+    "webhook-secret": ("signing with whsec_" + FAKE[:32] + ".", f"signing with {REDACTED}."),
     **{f"github-gh{k}": (f"gh{k}_" + FAKE[:36], REDACTED) for k in "pousr"},
     "github-pat": ("github_pat_" + FAKE + "_" + FAKE, REDACTED),
     "gitlab": ("glpat-" + FAKE[:20], REDACTED),
+    "gitlab-other": (
+        "runner glrt-" + FAKE[:20] + " deploy gldt-" + FAKE[:24],
+        f"runner {REDACTED} deploy {REDACTED}",
+    ),
     "slack": ("xoxb-1234567890-" + FAKE[:12], REDACTED),
+    "slack-app": ("xapp-1-A0123456789-1234567890123-" + FAKE[:30].lower(), REDACTED),
+    "slack-webhook": (
+        "POST https://hooks.slack.com/services/T0123ABCD/B0123ABCD/" + FAKE[:24] + " ok",
+        f"POST https://hooks.slack.com/services/{REDACTED} ok",
+    ),
+    "discord-webhook": (
+        "https://discord.com/api/webhooks/1234567890123456789/" + FAKE + "-x",
+        f"https://discord.com/api/webhooks/1234567890123456789/{REDACTED}",
+    ),
     "aws-access-key": ("id AKIA" + FAKE.upper()[:16], f"id {REDACTED}"),
     "aws-temporary-key": ("id ASIA" + FAKE.upper()[:16] + ".", f"id {REDACTED}."),
     "google-api-key": ("AIza" + FAKE[:35], REDACTED),
-    "npm": ("//registry/:_authToken=npm_" + FAKE[:36], f"//registry/:_authToken={REDACTED}"),
-    "huggingface": ("HF hf_" + FAKE[:34], f"HF {REDACTED}"),
-    "private-key": (
-        "key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY----- ok",
-        f"key: {REDACTED} ok",
+    "google-oauth-secret": ("secret GOCSPX-" + FAKE[:28], f"secret {REDACTED}"),
+    "google-oauth-token": ("ya29." + FAKE + FAKE, REDACTED),
+    "azure-storage-key": (
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + FAKE + FAKE + "==;x=1",
+        f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={REDACTED};x=1",
     ),
+    "npm": ("//registry/:_authToken=npm_" + FAKE[:36], f"//registry/:_authToken={REDACTED}"),
+    "pypi": ("pypi-AgEIcHlwaS5vcmc" + FAKE, REDACTED),
+    "huggingface": ("HF hf_" + FAKE[:34], f"HF {REDACTED}"),
+    "xai": ("key xai-" + FAKE + FAKE, f"key {REDACTED}"),
+    "groq": ("gsk_" + FAKE + FAKE[:14], REDACTED),
+    "perplexity": ("pplx-" + FAKE + FAKE[:10], REDACTED),
+    "replicate": ("r8_" + FAKE[:37], REDACTED),
+    "shopify": ("shpat_" + "0123456789abcdef" * 2, REDACTED),
+    "digitalocean": ("dop_v1_" + "0123456789abcdef" * 4, REDACTED),
+    "vault": ("VAULT hvs." + FAKE + FAKE, f"VAULT {REDACTED}"),
+    "sendgrid": ("SG." + FAKE[:22] + "." + FAKE, REDACTED),
+    "linear": ("lin_api_" + FAKE, REDACTED),
+    "databricks": ("dapi" + "0123456789abcdef" * 2, REDACTED),
+    "docker-hub": ("dckr_pat_" + FAKE[:27], REDACTED),
+    "age": ("AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58], REDACTED),
+    "netrc": (
+        "machine h login bob password S3cr3t-pw\nmachine g\n  login al\n  password Pa55word",
+        f"machine h login bob password {REDACTED}\nmachine g\n  login al\n  password {REDACTED}",
+    ),
+    "telegram-bot": ("bot 1234567890:AA" + FAKE[:33] + " up", f"bot {REDACTED} up"),
 }
 """Each token shape: a prompt text holding it, and the text redacted."""
 
 SERVER = {"type": "http", "name": "db", "url": "https://u:pw@mcp.example/x"}
+
+
+def chunk(text: str) -> dict[str, Any]:
+    """A streamed chunk of an Agent's message, as Zed's dump holds it."""
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    return {"_direction": "incoming", "_type": "notification", "method": "session/update",
+            "params": {"sessionId": "s", "update": update}}  # fmt: skip
+
+
 RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
     "secret-names": (
         {},
@@ -533,6 +594,19 @@ RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
         {"dir": "stderr", "text": 'password: hunter2, {"apiKey": "k", oops'},
         {"dir": "stderr", "text": f'password: {REDACTED}, {{"apiKey": "{REDACTED}", oops'},
     ),
+    "lines": (
+        {},
+        {"content": "[pypi]\nusername = __token__\npassword = S3cr3t-Pypi\nToken: the limit\n"},
+        {"content": f"[pypi]\nusername = __token__\npassword = {REDACTED}\nToken: the limit\n"},
+    ),
+    "flags": (
+        {},
+        {"command": "gh auth login --with-token t0k3n && curl -u bob:pw1 -u 1000:1000 x"},
+        {
+            "command": f"gh auth login --with-token {REDACTED} && "
+            f"curl -u bob:{REDACTED} -u 1000:1000 x"
+        },
+    ),
     "json-in-strings": (
         {},
         {"raw": '{"params": {"url": "postgres://a:b@h/db", "token": "t"}}'},
@@ -550,6 +624,41 @@ RULE_CASES: dict[str, tuple[dict[str, Any], Any, Any]] = {
             "dir": "meta",
             "event": "open",
             "argv": ["agent", "--token", REDACTED, f"https://a:{REDACTED}@h"],
+        },
+    ),
+    "streamed-chunks": (
+        {},
+        [chunk("key: gh"), chunk("p_" + FAKE[:20]), chunk(FAKE[20:36] + " ok")],
+        [chunk(f"key: {REDACTED}"), chunk(REDACTED), chunk(f"{REDACTED} ok")],
+    ),
+    "placeholders": (
+        {},
+        {
+            "env": "OPENAI_API_KEY=${OPENAI_API_KEY}",
+            "token": "{{ secrets.TOKEN }}",
+            "pwd": "****",
+            "text": "(such as `--openai-api-key=sk-…`). Or --api-key=sk-proj-" + "Ab1" * 8 + "…",
+        },
+        {
+            "env": "OPENAI_API_KEY=${OPENAI_API_KEY}",
+            "token": "{{ secrets.TOKEN }}",
+            "pwd": "****",
+            "text": f"(such as `--openai-api-key=sk-…`). Or --api-key={REDACTED}…",
+        },
+    ),
+    "versions": (
+        {},
+        {
+            "content": '{\n  "dependencies": {\n    "jsonwebtoken": "^8.5.1",\n'
+            '    "next-auth": ">=4.24 <5 || 5.0.0-beta.4"\n  },\n  "token": "8a5f1c"\n}\n',
+            "toml": 'oauth-token = "1.2"\nsecret = "1.2.3.4.5"\n',
+            "command": "pip install --token ~=3.1 --password v2.x",
+        },
+        {
+            "content": '{\n  "dependencies": {\n    "jsonwebtoken": "^8.5.1",\n'
+            f'    "next-auth": ">=4.24 <5 || 5.0.0-beta.4"\n  }},\n  "token": "{REDACTED}"\n}}\n',
+            "toml": f'oauth-token = "1.2"\nsecret = "{REDACTED}"\n',
+            "command": "pip install --token ~=3.1 --password v2.x",
         },
     ),
     "user-keys": ({"keys": ["tenant"]}, {"Tenant": "acme"}, {"Tenant": REDACTED}),
@@ -586,7 +695,7 @@ def test_every_token_shape_is_redacted_in_any_string(text: str, expected: str) -
 
 @pytest.mark.parametrize(("extra", "value", "expected"), RULE_CASES.values(), ids=list(RULE_CASES))
 def test_every_rule_is_applied(extra: dict[str, Any], value: Any, expected: Any) -> None:
-    assert redacted(value, RedactionPolicy.build(**extra)) == expected
+    assert redact_document(value, RedactionPolicy.build(**extra))[0] == expected
 
 
 @pytest.mark.parametrize("suffix", SECRET_SUFFIXES)
@@ -615,6 +724,35 @@ def test_redact_marks_the_transcript_it_redacted(tmp_path: Path) -> None:
     )
 
 
+def test_redact_keeps_a_package_version_and_counts_in_the_singular(tmp_path: Path) -> None:
+    """Issue #37.12: `"jsonwebtoken": "^8.5.1"` in a package.json an Agent read ends in a
+    secret-like word yet holds a version, not a secret; one value is `1 value`."""
+    package = '{\n  "dependencies": {\n    "jsonwebtoken": "^8.5.1"\n  },\n  "token": "t0k3n"\n}\n'
+    line = {"ts": "2026-12-02T10:00:00Z", "mono_ns": 1, "dir": "c2a",
+            "msg": {"jsonrpc": "2.0", "id": 1, "result": {"content": package}}}  # fmt: skip
+    source = tmp_path / "read.jsonl"
+    source.write_bytes(orjson.dumps(line) + b"\n")
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.exit_code == 0, result.output
+    content = orjson.loads(result.stdout)["msg"]["result"]["content"]
+    assert content == package.replace("t0k3n", REDACTED)
+    assert result.stderr == "acptrace: 1 value redacted in 1 of 1 line\n"
+
+
+@pytest.mark.shared
+def test_real_recordings_hold_no_secret_so_nothing_in_them_is_redacted() -> None:
+    """The recordings of ../shared/real-world hold no secret (those made by acptrace were
+    redacted when recorded): a value redacted there is a look-alike taken for a secret, as
+    `"jsonwebtoken": "^8.5.1"` (acp-inspector's demo session) and qwen-code's instructions
+    `--openai-api-key=sk-…` were."""
+    files = sorted(p for p in REAL_WORLD.rglob("*") if p.suffix in (".jsonl", ".json"))
+    assert len(files) > 50
+    for path in files:
+        with path.open("rb") as source:
+            stats = redact_transcript(source, io.BytesIO(), POLICY)
+        assert stats.redactions == 0, path
+
+
 def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(
     tmp_path: Path,
 ) -> None:
@@ -624,7 +762,7 @@ def test_redact_of_a_redacted_transcript_rewrites_nothing_and_says_so_plainly(
     source.write_bytes(orjson.dumps(opened) + b"\n")
     result = runner.invoke(app, ["redact", str(source)])
     assert result.stdout.encode() == source.read_bytes()
-    assert result.stderr == "acptrace: 0 values redacted in 0 of 1 lines\n"
+    assert result.stderr == "acptrace: 0 values redacted in 0 of 1 line\n"
 
 
 @pytest.mark.parametrize("depth", [250, 255, 488, 1000, 1025, 100_000])
@@ -671,3 +809,122 @@ def test_names_that_end_in_token_but_name_no_secret_are_kept() -> None:
     }
     asked = RedactionPolicy.build(keys=["progressToken"])
     assert redacted(call, asked)["params"]["_meta"] == {"progressToken": REDACTED}
+
+
+# -- what real traffic carries (issue #39.1) -------------------------------------------------
+
+PGP = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBGV\n=Ab3x\n-----END PGP PRIVATE KEY BLOCK-----"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (  # a file read through fs/read_text_file ends in a newline
+            {"content": '{"apiKey": "k1",\n "port": 1}\n'},
+            {"content": f'{{\n  "apiKey": "{REDACTED}",\n  "port": 1\n}}\n'},
+        ),
+        ({"command": "run --api-key=abc123 now"}, {"command": f"run --api-key={REDACTED} now"}),
+        ({"text": 'export DB_PASSWORD="a b c"'}, {"text": f'export DB_PASSWORD="{REDACTED}"'}),
+        ({"text": "MY_SECRET='x y'"}, {"text": f"MY_SECRET='{REDACTED}'"}),
+        (
+            {"text": "//npm.pkg.github.com/:_authToken=0a1b-2c3d\n"},
+            {"text": f"//npm.pkg.github.com/:_authToken={REDACTED}\n"},
+        ),
+        ({"text": f"key:\n{PGP}\n"}, {"text": f"key:\n{REDACTED}\n"}),
+        (  # cut before its END line (a file read in part)
+            {"content": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA"},
+            {"content": REDACTED},
+        ),
+        (
+            {"dir": "stderr", "text": "cfg {'api_key': 'abc', 'password': 'p w', 'n': 3}"},
+            {
+                "dir": "stderr",
+                "text": f"cfg {{'api_key': '{REDACTED}', 'password': '{REDACTED}', 'n': 3}}",
+            },
+        ),
+        (  # YAML, INI and curl's headers: `name: value` / `name = value` starting a line
+            {"output": "db:\n  password: S3cret!\n[smtp]\nsmtp_password = Hunter22\n"},
+            {"output": f"db:\n  password: {REDACTED}\n[smtp]\nsmtp_password = {REDACTED}\n"},
+        ),
+        (
+            {"output": "> X-Api-Key: abc123XYZ\n< set-cookie: sid=9f8e7d; Path=/\n"},
+            {"output": f"> X-Api-Key: {REDACTED}\n< set-cookie: {REDACTED}; Path=/\n"},
+        ),
+        (  # the names of issue #39
+            {"text": "SECRET_KEY_BASE=ab12\nAPP_KEY=base64:cd34=\nENCRYPTION_KEY=ef56\n"},
+            {
+                "text": f"SECRET_KEY_BASE={REDACTED}\nAPP_KEY={REDACTED}\n"
+                f"ENCRYPTION_KEY={REDACTED}\n"
+            },
+        ),
+        (
+            {"client-key-data": "LS0tLS1C", "client-certificate-data": "LS0tLS1D"},
+            {"client-key-data": REDACTED, "client-certificate-data": "LS0tLS1D"},
+        ),
+        (
+            {"OPENAI_KEY": "k", "STRIPE_PUBLISHABLE_KEY": "pk", "primaryKey": "id"},
+            {"OPENAI_KEY": REDACTED, "STRIPE_PUBLISHABLE_KEY": "pk", "primaryKey": "id"},
+        ),
+        (  # terminal/create's args: a flag's value and curl's user:password
+            {"args": ["-u", "bob:pw1", "--token", "t0k", "-u", "1000:1000"]},
+            {"args": ["-u", f"bob:{REDACTED}", "--token", REDACTED, "-u", "1000:1000"]},
+        ),
+    ],
+)
+def test_secrets_where_real_traffic_carries_them(value: Any, expected: Any) -> None:
+    assert redacted(value) == expected
+
+
+def test_prose_and_look_alikes_at_the_start_of_a_line_stay() -> None:
+    text = "Token: the limit\npassword: see below\nkey: value\ncommit 3f2a9c1\n"
+    assert redacted({"output": text}) == {"output": text}
+
+
+def test_a_zed_dump_pasted_twice_keeps_every_structural_rule(tmp_path: Path) -> None:
+    servers = [{"name": "s", "command": "c", "env": [{"name": "X_TENANT", "value": "S3CR3T-1"}]}]
+    zed = [
+        {"_direction": "outgoing", "_type": "request", "id": 1, "method": "session/new",
+         "params": {"cwd": "/p", "mcpServers": servers}},
+        {"_direction": "outgoing", "_type": "request", "id": 2, "method": "authenticate",
+         "params": {"methodId": "m", "pin": "S3CR3T-2"}},
+        chunk("use gh"), chunk("p_S3CR3T" + FAKE[:30]), chunk(" now"),
+    ]  # fmt: skip
+    dump = orjson.dumps(zed, option=orjson.OPT_INDENT_2)
+    source = tmp_path / "zed.json"
+    source.write_bytes(dump + b"\n" + dump + b"\n")
+    result = runner.invoke(app, ["redact", str(source)])
+    assert result.exit_code == 0, result.output
+    assert MARK not in result.stdout.encode()
+    first, second = _documents(result.stdout.encode())
+    assert first[2] == second[2]
+    assert first[0]["params"]["mcpServers"][0]["env"][0] == {"name": "X_TENANT", "value": REDACTED}
+    assert first[1]["params"] == {"methodId": "m", "pin": REDACTED}
+
+
+def _documents(data: bytes) -> list[Any]:
+    decoder = json.JSONDecoder()
+    text, at, out = data.decode(), 0, []
+    while text[at:].strip():
+        value, at = decoder.raw_decode(text, len(text) - len(text[at:].lstrip()))
+        out.append(value)
+    return out
+
+
+def test_chunks_of_a_streamed_message_are_redacted_together_line_by_line() -> None:
+    """`acptrace redact` of a canonical transcript: each chunk keeps its place, the secret its
+    chunks hold is replaced in each; a line between them from another direction does not end
+    the message."""
+    pieces = ["the key is sk-ant-", "api03-", FAKE[:12], FAKE[12:30], ". Rotate it."]
+    records = [
+        {"dir": "a2c", "msg": rpc("session/update", {"sessionId": "s", "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": p}}})}
+        for p in pieces
+    ]  # fmt: skip
+    records.insert(2, {"dir": "stderr", "text": "log line"})
+    source = b"".join(orjson.dumps(record) + b"\n" for record in records)
+    sink = io.BytesIO()
+    redact_transcript(io.BytesIO(source), sink, POLICY)
+    lines = [orjson.loads(line) for line in sink.getvalue().splitlines()]
+    assert lines[2] == {"dir": "stderr", "text": "log line"}
+    texts = [r["msg"]["params"]["update"]["content"]["text"] for r in lines if "msg" in r]
+    assert texts == ["the key is [REDACTED]", REDACTED, REDACTED, REDACTED, ". Rotate it."]

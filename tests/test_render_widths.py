@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
-from acptrace.render.idle_view import REPLAYS_NOTE
+from acptrace.model.columns import meaning
 from acptrace.render.summary import RESUME_COLUMNS, summaries
 from acptrace.render.text import short_id
 from tests.golden import ROOT
@@ -130,7 +130,10 @@ def test_the_idle_timer_table_says_what_of_n_counts() -> None:
     path = ROOT / "sample_traces" / "mixed-session.jsonl"
     text = rendered(path, 100)
     assert " of 2 " in text
-    assert REPLAYS_NOTE in " ".join(text.split())
+    cut_short = meaning("idle", "cut short")
+    assert cut_short is not None
+    assert cut_short.legend is not None
+    assert f"cut short: {cut_short.legend}" in " ".join(text.split())
 
 
 def test_an_inferred_protocol_says_why_and_how_to_choose_the_other(tmp_path: Path) -> None:

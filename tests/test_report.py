@@ -522,6 +522,15 @@ def test_report_json_holds_the_documented_fields(release_1: Path) -> None:
         "incomplete",
         "incomplete_total",
         "idle_timers",
+        "turns",
+        "tool_calls",
+        "permission_requests",
+        "left_out",
+        "tool_call_kinds",
+        "slowest_first_output",
+        "longest_turns",
+        "slowest_tool_calls",
+        "longest_permission_waits",
     ]
     assert list(alpha["metrics"]) == [m.value for m in Metric]
     assert alpha["metrics"]["marker_to_response_ms"] == {

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -89,6 +90,12 @@ def test_a_report_over_the_export_equals_the_report_over_the_transcripts(
     assert {"RC-MISSING", "RC-NO-SNAPSHOT"} <= {r for g in groups for r in g["findings"]}
     assert sum(sum(o.values()) for o in (g["child_outcomes"] for g in groups)) > 0
     assert any(v["replays"] for g in groups for v in g["idle_timers"])
+    # and the turns, tool calls and permission requests of the samples
+    assert sum(g["metrics"]["first_output_ms"]["count"] for g in groups) > 3
+    assert sum(g["metrics"]["tool_call_duration_ms"]["count"] for g in groups) > 3
+    assert sum(g["metrics"]["permission_wait_ms"]["count"] for g in groups) > 0
+    assert any(g["left_out"]["turn_duration_ms"]["unfinished"] for g in groups)
+    assert any(g["slowest_tool_calls"] for g in groups)
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +162,10 @@ def damaged(exported_ndjson: Path, folder: Path, change: Any) -> Path:
             lambda row: {k: v for k, v in row.items() if k != "marker_to_response_ms"},
             "exported tables of another schema: resumes.ndjson has no marker_to_response_ms",
         ),
-        (lambda row: {**row, "outcome": None}, "exported tables cannot be read: KeyError: None"),
+        (
+            lambda row: {**row, "outcome": None},
+            "exported tables cannot be read: resumes.ndjson: outcome is empty in row 1",
+        ),
     ],
 )
 def test_a_damaged_ndjson_table_is_an_error_of_its_directory_never_a_wrong_report(
@@ -214,6 +224,20 @@ def test_the_rows_come_back_as_they_were_analysed(corpus: Path, exported: Path) 
             original.issues,
         )
         assert back.connection == original.connection
+        assert back.turns == tuple(
+            msgspec.structs.replace(t, request_id=id_value(t.request_id)) for t in original.turns
+        )
+        assert back.tool_calls == tuple(
+            msgspec.structs.replace(c, turn_request_id=id_value(c.turn_request_id))
+            for c in original.tool_calls
+        )
+        assert back.permissions == tuple(
+            msgspec.structs.replace(
+                p, request_id=id_value(p.request_id), turn_request_id=id_value(p.turn_request_id)
+            )
+            for p in original.permissions
+        )
+    assert sum(len(s.turns) for s in read) > 3
 
 
 def test_a_folder_of_exports_is_found_recursively(corpus: Path, tmp_path: Path) -> None:
@@ -327,8 +351,11 @@ def test_the_duckdb_query_of_the_docs_gives_the_report_numbers(
 def test_a_file_exported_twice_in_one_export_counts_twice_like_its_transcript(
     corpus: Path, tmp_path: Path
 ) -> None:
-    files = [str(corpus / "alpha-1.jsonl"), str(corpus / "gamma.jsonl")] * 2
+    turns = str(corpus / "samples" / "mixed-session.jsonl")  # (4 turns, 8 tool calls)
+    files = [str(corpus / "alpha-1.jsonl"), str(corpus / "gamma.jsonl"), turns] * 2
     export_tables(files, tmp_path / "twice", ExportFormat.PARQUET, jobs=1)
     over_tables = build_report([str(tmp_path / "twice")], jobs=1)
     assert over_tables == build_report(files, jobs=1)
-    assert [g.resumes for g in over_tables.groups] == [12, 4]
+    assert [g.resumes for g in over_tables.groups] == [12, 4, 4]
+    assert [g.turns.turns for g in over_tables.groups] == [0, 8, 0]
+    assert [g.turns.tool_calls for g in over_tables.groups] == [0, 16, 0]

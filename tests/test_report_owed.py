@@ -21,9 +21,10 @@ from acptrace.model.domain import Outcome
 from acptrace.report import GroupBy, Metric, build_report
 from acptrace.report.document import document
 from acptrace.report.html import render_html
-from acptrace.report.markdown_page import escape, render_markdown
+from acptrace.report.markdown_page import render_markdown
+from acptrace.report.markdown_parts import escape
 from acptrace.report.numbers import stat_text
-from acptrace.report.summaries import Group, Report
+from acptrace.report.summaries import REPLAY_METRICS, Group, Report
 from acptrace.report.terminal import CUT_TITLE, terminal_report
 from tests.shared import REAL_WORLD
 from tests.test_report import complete, transcript
@@ -226,7 +227,7 @@ def test_a_group_that_owes_no_marker_leads_with_request_to_response(mixed: Path)
     latencies = lines_after(text, "Latency and throughput")  # (old-acp: one line, no dashes)
     assert "request → response" in row_of(latencies, "old-acp")
     assert sum("marker → response" in line for line in latencies) == 1  # (new-acp's)
-    assert len(latencies) == 4 + len(Metric) + 1
+    assert len(latencies) == 4 + len(REPLAY_METRICS) + 1
     markdown = render_markdown(report).decode()
     assert "| latency | p50 | p90 | p99 |" in markdown
     assert "| request→resp |" in markdown
@@ -363,7 +364,8 @@ def test_a_report_over_real_agents_leads_each_with_numbers() -> None:
     assert "Slowest replays (top 3 per group, by request → response)" in text
     page = render_html(report).decode()
     assert page.count("ECDF of request → response") == 1
-    markdown = render_markdown(report).decode().splitlines()
+    markdown = render_markdown(report).decode()
+    overview = markdown.split("### Turns", 1)[0].splitlines()  # (the turns have a table too)
     for group in report.groups:
-        (row,) = [line for line in markdown if line.startswith(f"| {escape(group.name)} |")]
+        (row,) = [line for line in overview if line.startswith(f"| {escape(group.name)} |")]
         assert ZERO_OF.search(row) is None or group.owes_marker, row

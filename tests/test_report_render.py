@@ -17,7 +17,8 @@ from acptrace.render.text import printable
 from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
 from acptrace.report.html import NO_CHARTS, POLICY, render_html
-from acptrace.report.markdown_page import escape, render_markdown
+from acptrace.report.markdown_page import render_markdown
+from acptrace.report.markdown_parts import escape
 from acptrace.report.summaries import FileError, Report
 from acptrace.report.terminal import terminal_report
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus

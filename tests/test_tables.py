@@ -7,20 +7,25 @@ import io
 from dataclasses import fields
 from datetime import UTC, datetime
 
+import msgspec
 import polars as pl
 import pytest
 
 from acptrace.model.domain import Finding, Issue, ResumeRow, SessionInfo
+from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
 from acptrace.pipeline.transcripts import open_walk
 from acptrace.tables.builder import (
     CONNECTIONS,
     FINDINGS,
     ISSUES,
     MESSAGES,
+    PERMISSIONS,
     REQUESTS,
     RESUMES,
     SESSIONS,
     TABLES,
+    TOOL_CALLS,
+    TURNS,
     Table,
     frames,
     schema_markdown,
@@ -45,12 +50,25 @@ def test_tables_mirror_their_dataclass(table: Table, dataclass: type) -> None:
     assert not missing, f"{table.name} lacks {missing}: add them to its schema"
 
 
+@pytest.mark.parametrize(
+    ("table", "struct"),
+    [(TURNS, TurnRow), (TOOL_CALLS, ToolCallRow), (PERMISSIONS, PermissionRow)],
+)
+def test_the_turn_tables_mirror_their_rows(table: Table, struct: type[msgspec.Struct]) -> None:
+    columns = [c.name for c in table.columns]
+    assert columns[:2] == ["file", "connection"]  # (the keys every table joins on)
+    assert columns[2:] == list(struct.__struct_fields__)
+
+
 def test_every_table_has_a_file_column_and_documented_columns() -> None:
     assert [t.name for t in TABLES] == [
         "messages",
         "requests",
         "sessions",
         "resumes",
+        "turns",
+        "tool_calls",
+        "permissions",
         "findings",
         "issues",
         "connections",
@@ -191,3 +209,74 @@ def test_batches_concatenate_to_the_same_tables() -> None:
             parts[table.name].append(frame)
     for name, found in parts.items():
         assert pl.concat(found).equals(whole[name]), name
+
+
+def turn_example() -> Transcript:
+    """A v2 turn whose every measure has a value: a first update, a tool call with a permission
+    request answered, a first output and the `idle` that ends it."""
+    t = Transcript()
+    t.initialize()  # 1, 2
+    t.new_session()  # 3, 4
+    t.prompt(id=5, at_ms=100.0)  # 5
+    t.update("user_message_chunk", at_ms=110.0, content={"type": "text", "text": "go on"})  # 6
+    t.tool("t1", at_ms=130.0, kind="edit", title="Edit a.py", status="pending")  # 7
+    t.permission("t1", id="p1", at_ms=140.0)  # 8
+    t.choose("p1", "allow", at_ms=640.0)  # 9
+    t.tool("t1", at_ms=700.0, status="completed")  # 10
+    t.update("agent_message_chunk", at_ms=900.0, content={"type": "text", "text": "done"})  # 11
+    t.state("idle", stop_reason="end_turn", at_ms=1100.0)  # 12
+    return t
+
+
+@pytest.mark.parametrize("table", [TURNS, TOOL_CALLS, PERMISSIONS], ids=lambda t: t.name)
+def test_the_turn_tables_say_what_the_analysis_says(table: Table) -> None:
+    [row] = frames([io.BytesIO(turn_example().text())])[table.name].to_dicts()
+    empty = [name for name, value in row.items() if value is None]
+    assert empty == ["connection"]  # (null: the file holds one connection)
+    expected = {
+        "turns": {
+            "session_id": "sess_1",
+            "request_id": "5",
+            "request_line": 5,
+            "protocol_version": 2,
+            "end": "idle",
+            "end_line": 12,
+            "stop_reason": "end_turn",
+            "first_update_ms": 10.0,
+            "first_output_ms": 800.0,
+            "duration_ms": 1000.0,
+            "updates": 5,
+            "tool_calls": 1,
+            "permission_requests": 1,
+            "permission_wait_ms": 500.0,
+            "during_replay": False,
+            "approximate": False,
+        },
+        "tool_calls": {
+            "tool_call_id": "t1",
+            "turn_request_id": "5",
+            "first_line": 7,
+            "kind": "edit",
+            "title": "Edit a.py",
+            "first_status": "pending",
+            "last_status": "completed",
+            "end_line": 10,
+            "duration_ms": 570.0,
+            "updates": 2,
+            "permission_line": 8,
+            "permission_wait_ms": 500.0,
+        },
+        "permissions": {
+            "request_id": "p1",
+            "request_line": 8,
+            "tool_call_id": "t1",
+            "turn_request_id": "5",
+            "response_line": 9,
+            "wait_ms": 500.0,
+            "outcome": "selected",
+            "option_id": "allow",
+            "option_kind": "allow_once",
+        },
+    }[table.name]
+    assert {name: row[name] for name in expected} == expected
+    assert row["file"] == "<stream>"

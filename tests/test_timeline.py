@@ -453,10 +453,14 @@ def test_a_wrapped_finding_or_note_keeps_its_left_edge_under_its_text() -> None:
     at = next(i for i, line in enumerate(lines) if "▲ warning LC-UNKNOWN-SESSION" in line)
     text_column = lines[at].index("▲") + 2
     rest = lines[at + 1 : at + 3]
-    assert [line[:text_column].strip() for line in rest] == ["", ""]
+    assert [line[:text_column].strip(" ┃") for line in rest] == ["", ""]  # (a turn's lane)
     assert all(line[text_column] != " " for line in rest)  # (under "warning", not further in)
     note = next(i for i, line in enumerate(lines) if "ambiguous · 0 replayed, 1 held" in line)
-    assert lines[note + 1].index("marker→response") == lines[note].index("ambiguous")
+    column = lines[note].index("ambiguous")
+    assert lines[note + 1][:column].strip(" │") == ""
+    assert lines[note + 1][column] != " "  # (under "ambiguous")
+    assert "marker→response 95.0 ms" in lines[note + 1]  # (label and value on one line)
+    assert not lines[note + 1][column:].startswith("·")  # (a separator ends a line)
 
 
 def test_full_payloads_under_a_link_wrap_to_the_end_of_the_line() -> None:

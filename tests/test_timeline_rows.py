@@ -6,15 +6,16 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
-from rich.text import Span
+from rich.text import Span, Text
 
+import acptrace.render.timeline.rows as rows_module
 from acptrace.cli.common import strip_trailing_spaces
 from acptrace.correlate.correlator import Step
 from acptrace.decode.fastpath import KeptPayload
@@ -25,6 +26,7 @@ from acptrace.read.records import DETECTION_SAMPLE
 from acptrace.render.cells import Cell
 from acptrace.render.entries import TimelineBuilder, View
 from acptrace.render.timeline import Rows, TimelineStream
+from acptrace.render.timeline.rows import NONE, Row, Widths
 from tests.golden import ROOT
 from tests.shared import REAL_WORLD
 from tests.test_fastpath import canonical_lines, first_line
@@ -196,3 +198,40 @@ def test_a_cut_row_shows_a_session_id_whole_or_not_at_all(width: int) -> None:
         seen += SESSION_WORD.findall("\n".join(rows_of_lines))  # (not findings: whole ids)
     assert set(seen) <= {"c09edff1…0751"}  # (never c09edff1…07…, c09edff1……, c09edff1…0751…)
     assert seen or width < 60  # (from 60 columns on, some rows are wide enough for the id)
+
+
+NOTES = [
+    "  turn: idle · end_turn · 16 updates, 1 tool call, 1 permission request · →first output"
+    " 1.07 s · →idle ~1.78 s · waited for permission —",
+    '  tool call read "Read README.md": completed · 3 updates · →completed 228.4 ms · '
+    "permission asked at line 12, waited 1.69 s",
+    "  ▲ warning LC-UNKNOWN-SESSION: 1 session/update for sess_stray (the last at line 19)"
+    " while no session/new, session/fork, session/resume or announcement had named it",
+    "  ambiguous · 0 replayed, 1 held · →marker 805.0 ms · marker→response 95.0 ms",
+    "    tool call " + "x" * 70 + ":  no status,   unfinished ·  1 update  ",
+]
+"""Notes and findings as the timeline says them: latencies to keep with their labels, runs of
+spaces, a word longer than the line."""
+
+
+@pytest.mark.parametrize("note", NOTES, ids=range(len(NOTES)))
+def test_a_note_is_wrapped_as_rich_wraps_it(note: str) -> None:
+    """A note or a finding is cut into lines without rich where its characters are one cell
+    each (`fitting.line_starts`, about a tenth of rich's cost): at every width the lines are
+    rich's, plain and styled, spaces and all."""
+    cell = Cell.of(Text(note, "dim", spans=[Span(2, 6, "bold")]))
+    rows = Rows([Row("", NONE, NONE, NONE, NONE, cell, NONE, True)], Widths(1, 1, 1))
+
+    def shown(width: int) -> tuple[str, ...]:
+        plain = Console(file=io.StringIO(), width=width, color_system=None)
+        styled = Console(file=io.StringIO(), width=width, color_system="truecolor")
+        plain.print(rows)
+        styled.print(rows)
+        printed = [cast(io.StringIO, console.file).getvalue() for console in (plain, styled)]
+        return rows.plain_text(width), *printed
+
+    widths = range(12, len(note) + 12)
+    cut = [shown(width) for width in widths]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rows_module, "line_starts", lambda *_: None)  # (rich's wrapping)
+        assert cut == [shown(width) for width in widths]

@@ -175,7 +175,9 @@ def test_tables_still_need_a_directory() -> None:
 
 
 def test_the_format_choice_holds_every_table_format() -> None:
-    assert {f.value for f in ExportFormat} | {"trace-event"} == {c.value for c in ExportChoice}
+    assert {f.value for f in ExportFormat} | {"trace-event", "otlp"} == {
+        c.value for c in ExportChoice
+    }
 
 
 # -- the timeline -----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ MODULES = {
     "export": "export_command",
     "rules": "catalogue_command",
     "formats": "catalogue_command",
+    "explain": "explain_command",
     "record": "record_command",
     "redact": "record_command",
     "mock": "mock_command",
@@ -39,8 +40,8 @@ MODULES = {
 }
 """Each command, and the module that registers it, in the order `acptrace --help` lists them:
 the order a new user meets them. First one transcript (`analyze`, then a closer look:
-`timeline`, `fidelity`), then many (`report`, `export`), the references (`rules`, `formats`),
-and last the ways to make transcripts (`record`, `redact`) and to exercise an Agent or a
+`timeline`, `fidelity`), then many (`report`, `export`), the references (`rules`, `formats`,
+`explain`), and last the ways to make transcripts (`record`, `redact`) and to exercise an Agent or a
 Client (`mock`, `drive`)."""
 
 

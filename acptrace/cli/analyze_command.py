@@ -5,7 +5,7 @@
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 
@@ -14,6 +14,7 @@ from acptrace.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     fail,
+    note_skipped,
     print_error,
     rich_bytes,
 )
@@ -27,7 +28,7 @@ from acptrace.model.domain import Analysis
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.pipeline.pool import analyze_many
 from acptrace.pipeline.transcripts import is_multi_connection, transcript_refusal
-from acptrace.read.inputs import Unmatched, expand
+from acptrace.read.inputs import Skipped, Unmatched, expand, names_one_file
 
 
 class AnalyzeFormat(StrEnum):
@@ -54,15 +55,26 @@ def analyze_command(
     flags: AnalysisFlags,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
+    summary_only: Annotated[
+        bool,
+        typer.Option(
+            "--summary",
+            help="Print only the summary across all files (files, connections, outcomes, "
+            "findings by level and rule, the files with most findings), not each file's.",
+        ),
+    ] = False,
 ) -> None:
     """Analyse transcripts: outcomes, latencies, findings.
 
     Resume outcomes, replay latencies and rule findings for each connection.
 
-    The result goes to stdout, or to the file -o names.
+    The result goes to stdout, or to the file -o names. Over several files (or connections)
+    the terminal view ends with a summary across them all; --summary prints that alone.
     """
     check_output(output)
-    policy = flags.policy()
+    if summary_only and output_format is not AnalyzeFormat.RICH:
+        fail(f"--summary is a terminal view: --format {output_format.value} lists everything")
+    policy = flags.policy(quiet=quiet)
     timeouts = flags.idle_timeouts_ms()
     analyses: list[Analysis] = []
     read_any = False
@@ -72,6 +84,9 @@ def analyze_command(
         if isinstance(path, Unmatched):
             print_error(f"{path.argument}: {path.reason}")
             exit_code = EXIT_ERROR
+        elif isinstance(path, Skipped):  # (an error under --strict: input left unread)
+            note_skipped(path)
+            exit_code = EXIT_ERROR if policy.strict else exit_code
         else:
             paths.append(path)
     try:
@@ -91,29 +106,37 @@ def analyze_command(
     for analysis in analyses:
         exit_code = max(exit_code, EXIT_FINDINGS if policy.fails(analysis) else EXIT_OK)
     if read_any:
-        several = len(paths) > 1 or len(analyses) != 1 or is_multi_connection(analyses)
-        write_output(_render(analyses, output_format, policy, several, timeouts, output), output)
+        one = names_one_file(files) and len(analyses) == 1 and not is_multi_connection(analyses)
+        several = not one
+        view = _View(output_format, several, summary_only)
+        write_output(_render(analyses, view, policy, timeouts, output), output)
     raise typer.Exit(exit_code)
+
+
+class _View(NamedTuple):
+    """What `analyze` writes: the format, whether for several connections, and (terminal
+    view) whether only the summary across them."""
+
+    output_format: AnalyzeFormat
+    several: bool
+    summary_only: bool
 
 
 def _render(
     analyses: list[Analysis],
-    output_format: AnalyzeFormat,
+    view: _View,
     policy: Policy,
-    several: bool,
     timeouts: tuple[float, ...],
     output: str | None,
 ) -> bytes | Iterable[bytes]:
     # (each renderer imported when asked for: a run pays for the one it uses)
-    match output_format:
+    match view.output_format:
         case AnalyzeFormat.JSON:
             from acptrace.render import json_report
 
-            return json_report.chunks(analyses, as_array=several, idle_timeouts_ms=timeouts)
+            return json_report.chunks(analyses, as_array=view.several, idle_timeouts_ms=timeouts)
         case AnalyzeFormat.RICH:
-            from acptrace.render.summary import summaries
-
-            return rich_bytes(*summaries(analyses, timeouts), output=output)
+            return _terminal(analyses, view, timeouts, output)
         case AnalyzeFormat.JUNIT:
             from acptrace.render.junit import junit_xml
 
@@ -130,3 +153,22 @@ def _render(
             from acptrace.render.markdown import markdown_summary
 
             return markdown_summary(analyses, policy)
+
+
+def _terminal(
+    analyses: list[Analysis], view: _View, timeouts: tuple[float, ...], output: str | None
+) -> bytes:
+    """Each connection's section, then (over several) the summary across them; or that
+    summary alone (`--summary`)."""
+    if view.summary_only:
+        from acptrace.render.across_files import across_files
+
+        return rich_bytes(across_files(analyses), output=output)
+    from acptrace.render.summary import summaries
+
+    sections = list(summaries(analyses, timeouts))
+    if len(analyses) > 1:
+        from acptrace.render.across_files import across_files
+
+        sections.append(across_files(analyses))
+    return rich_bytes(*sections, output=output)

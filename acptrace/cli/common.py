@@ -12,6 +12,7 @@ from typing import NoReturn
 import typer
 
 from acptrace.model.excerpt import printable
+from acptrace.read.inputs import Skipped
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130
@@ -85,6 +86,12 @@ def print_error(message: str) -> None:
 def print_note(message: str) -> None:
     """One line on stderr that is not an error (what was written where), escaped the same way."""
     typer.echo(printable(f"acptrace: {message}"), err=True)
+
+
+def note_skipped(skipped: Skipped) -> None:
+    """What a directory held that was not read (a folder that cannot be listed, a link to
+    outside it), one line on stderr."""
+    print_note(f"skipped {skipped.path}: {skipped.reason}")
 
 
 def fail(message: str) -> NoReturn:

@@ -109,6 +109,14 @@ def drive_command(
             "not advertise them (said on stderr; the recordings then break CAP-UNADVERTISED).",
         ),
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Record into an -o folder that already holds files (files of the same names "
+            "are replaced, the others stay).",
+        ),
+    ] = False,
     quiet: QuietOption = False,
     redact: RedactOption = True,
 ) -> None:
@@ -117,9 +125,10 @@ def drive_command(
     One connection makes a session, N more replay it.
 
     Every connection starts the Agent afresh behind the recorder of `acptrace record` and
-    is recorded into the folder -o names (made when missing, its parent must exist; default:
-    acptrace-<UTC time>-<pid> in $ACPTRACE_DIR or the current directory, named on stderr); at
-    the end the latency report over them is printed, as `acptrace report DIR` prints it. A
+    is recorded into the folder -o names (made when missing, its parent must exist; one that
+    holds files is refused unless --force; default: acptrace-<UTC time>-<pid> in $ACPTRACE_DIR
+    or the current directory, named on stderr); at the end the latency report over them is
+    printed, as `acptrace report DIR` prints it. A
     connection whose Agent dies, hangs past --timeout or sends garbage is named on stderr and
     the run goes on; acptrace then exits 1. The same goes for a v2 --prompt turn that does not
     end (no state_update idle) within --timeout: its recording so far is kept. An Agent that
@@ -133,6 +142,8 @@ def drive_command(
     directory = Path(output) if output else default_transcript_path().with_suffix("")
     if output is not None:
         check_output_folder(output)  # (made when missing; its parent not: the rule of -o)
+        if not force:
+            _refuse_earlier_recordings(directory)
     elif not quiet:
         print_note(f"recording to {directory}/")
     if directory.exists() and not directory.is_dir():
@@ -148,7 +159,9 @@ def drive_command(
         redact=redact,
         check_capabilities=not ignore_capabilities,
     )
-    options = AnalysisFlags().policy().options  # (no analysis flags: the config file's)
+    options = (
+        AnalysisFlags().policy(quiet=quiet, judged=False).options
+    )  # (no flags: the config file's)
     try:
         with _signals_interrupt():
             result = drive(agent, directory, settings, print_note)  # (failures: never quiet)
@@ -161,6 +174,20 @@ def drive_command(
     report = build_report(result.transcripts, options)
     write_output(rich_bytes(*terminal_report(report)), None)
     raise typer.Exit(EXIT_FINDINGS if result.failures or report.errors else EXIT_OK)
+
+
+def _refuse_earlier_recordings(directory: Path) -> None:
+    """Refuse (exit 2) a folder that holds anything: an earlier run's 02 and 03 would stay
+    beside this run's 00 and 01, and `acptrace report DIR` would mix the two runs."""
+    if not directory.is_dir():
+        return
+    held = sorted(entry.name for entry in directory.iterdir())
+    if held:
+        shown = ", ".join(held[:3]) + (f", … ({len(held)} in all)" if len(held) > 3 else "")
+        fail(
+            f"-o {directory}: the folder is not empty ({shown}); name a new one, or --force "
+            "to record into it anyway"
+        )
 
 
 @contextlib.contextmanager

@@ -1,4 +1,5 @@
-"""`acptrace export`: the analysis of many transcripts as tables (parquet, csv, ndjson, json)."""
+"""`acptrace export`: the analysis of many transcripts as tables (parquet, csv, ndjson, json),
+as a trace-event timeline, or as OpenTelemetry traces (OTLP/JSON, or sent over OTLP/HTTP)."""
 
 # (no `from __future__ import annotations`: typer reads each option from its annotation,
 # and would evaluate the annotations' text again on every run)
@@ -9,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from acptrace.cli.common import EXIT_ERROR, fail, print_error, print_note
+from acptrace.cli.common import EXIT_ERROR, fail, note_skipped, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.root import app
@@ -19,15 +20,20 @@ from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options
 from acptrace.model.outputs import OutputFailed, write_error_reason
 from acptrace.pipeline.pool import WorkersFailed
-from acptrace.read.inputs import Unmatched, expand
+from acptrace.read.inputs import Skipped, Unmatched, expand
 from acptrace.render.text import plural
 
 COPY_BYTES = 1 << 20
 """A timeline is copied to its output in pieces of this size."""
 
 
+DEFAULT_TIMEOUT_S = 10.0
+"""`--timeout`: OpenTelemetry's exporters wait 10 s by default (`OTEL_EXPORTER_OTLP_TIMEOUT`)."""
+
+
 class ExportChoice(StrEnum):
-    """`--format` of export: a table format (`ExportFormat`), or one trace-event timeline."""
+    """`--format` of export: a table format (`ExportFormat`), one trace-event timeline, or
+    OpenTelemetry traces."""
 
     PARQUET = ExportFormat.PARQUET.value
     CSV = ExportFormat.CSV.value
@@ -35,6 +41,8 @@ class ExportChoice(StrEnum):
     JSON = ExportFormat.JSON.value
     TRACE_EVENT = "trace-event"
     """Not tables: a Chrome Trace Event timeline (docs/trace-event.md)."""
+    OTLP = "otlp"
+    """Not tables: OpenTelemetry traces, OTLP/JSON (docs/otlp.md)."""
 
 
 @app.command("export")
@@ -46,19 +54,37 @@ def export_command(
         str | None,
         output_option(
             "The directory to write one file per table in (needed for tables), or the file "
-            "for --format trace-event (default: stdout).",
+            "for --format trace-event or otlp (default: stdout; with --endpoint: none).",
             metavar="DIR",
         ),
     ] = None,
     output_format: Annotated[ExportChoice, FORMAT] = ExportChoice.PARQUET,
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="With --format otlp: send the traces to this OTLP/HTTP collector instead, its "
+            "base URL as OTEL_EXPORTER_OTLP_ENDPOINT takes it (/v1/traces is added).",
+            show_default=False,
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            metavar="SECONDS",
+            help="With --endpoint: seconds sending may take, every retry included.",
+        ),
+    ] = DEFAULT_TIMEOUT_S,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
     *,
     flags: AnalysisFlags,
 ) -> None:
-    """Export the analysis as tables, or as a trace timeline.
+    """Export the analysis as tables, a timeline or OpenTelemetry traces.
 
-    Messages, requests, sessions, resumes, findings, issues and connections, one table each.
+    Messages, requests, sessions, resumes, turns, tool_calls, permissions, findings, issues and
+    connections, one table each.
 
     One file per table in the directory -o names (required for tables; created when missing,
     its parent must exist),
@@ -68,16 +94,31 @@ def export_command(
     exact values.
     `--format trace-event` writes one Chrome Trace Event timeline instead (to open in
     ui.perfetto.dev), to the file -o names or stdout.
+    `--format otlp` writes OpenTelemetry traces (OTLP/JSON: one trace per connection, its
+    sessions, replays, turns, tool calls and permission waits as spans, the findings as
+    events) to the file -o names or stdout, or with --endpoint sends them to a collector.
     """
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     paths: list[str] = []
     for path in expand(files):
         if isinstance(path, Unmatched):
             fail(f"{path.argument}: {path.reason}")
-        paths.append(path)
+        if isinstance(path, Skipped):
+            note_skipped(path)
+        else:
+            paths.append(path)
+    if endpoint is not None and output_format is not ExportChoice.OTLP:
+        fail("--endpoint sends OpenTelemetry traces: add --format otlp")
     if output_format is ExportChoice.TRACE_EVENT:
         check_output(output)
         _export_trace_event(paths, output, options, quiet)
+        return
+    if output_format is ExportChoice.OTLP:
+        from acptrace.cli.otlp_export import export_otlp  # (protobuf loads only for this)
+
+        export_otlp(
+            paths, options, output=output, endpoint=endpoint, timeout_s=timeout, quiet=quiet
+        )
         return
     if output is None:
         fail("-o/--output DIRECTORY is needed to write tables")
@@ -96,7 +137,9 @@ def export_command(
     except OutputFailed as error:  # (a full disk)
         print_error(f"cannot write in {error} (nothing was written)")
         raise typer.Exit(EXIT_ERROR) from None
-    counts = ", ".join(plural(rows, name.removesuffix("s")) for name, rows in result.rows.items())
+    counts = ", ".join(
+        plural(rows, name.removesuffix("s").replace("_", " ")) for name, rows in result.rows.items()
+    )
     if not quiet:
         print_note(f"wrote {len(result.files)} tables to {output}: {counts}")
 

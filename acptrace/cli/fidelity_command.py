@@ -103,7 +103,7 @@ def fidelity_command(
     names.
     """
     check_output(output)
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     if live == "-" and replayed == "-":
         fail("only one of the files can be stdin (`-`)")
     try:
@@ -158,9 +158,7 @@ def _warn_issues(report: FidelityReport) -> None:
     """Input problems on stderr, one line each up to `SHOWN_ISSUES` (all are in the JSON)."""
     for found in report.issues[:SHOWN_ISSUES]:
         issue = found.issue
-        typer.echo(
-            f"acptrace: {found.path}:{issue.line}: {issue.kind.value}: {issue.message}", err=True
-        )
+        print_note(f"{found.path}:{issue.line}: {issue.kind.value}: {issue.message}")
     if len(report.issues) > SHOWN_ISSUES:
         more = len(report.issues) - SHOWN_ISSUES
-        typer.echo(f"acptrace: … and {plural(more, 'more input issue')}", err=True)
+        print_note(f"… and {plural(more, 'more input issue')}")

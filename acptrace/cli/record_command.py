@@ -13,6 +13,7 @@ from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_no
 from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
+from acptrace.model.excerpt import plural
 from acptrace.read.source import open_input
 from acptrace.record import (
     AgentNotStarted,
@@ -20,8 +21,6 @@ from acptrace.record import (
     RecordingExists,
     RecordSettings,
     TranscriptUnwritable,
-    check_nothing_recorded,
-    check_output,
     default_transcript_path,
     fill_placeholders,
     make_folder,
@@ -121,8 +120,6 @@ def record_command(
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
     policy = _policy(redact_key, redact_pattern) if redact else None
     path = fill_placeholders(output) if output else str(default_transcript_path())
-    if output is not None and not force:
-        _keep_a_recording(path)
     if output is None:
         try:
             make_folder(Path(path))
@@ -131,10 +128,18 @@ def record_command(
     if path != output and not quiet:  # a name acptrace made (the default, or {time} / {pid})
         print_note(f"recording to {path}")
     settings = RecordSettings(
-        redaction=policy, max_line_bytes=max_line_bytes, queue_bytes=queue_bytes
+        redaction=policy,
+        max_line_bytes=max_line_bytes,
+        queue_bytes=queue_bytes,
+        keep_recording=output is not None and not force,
     )
     try:
         result = record(agent, path, settings)
+    except RecordingExists as error:
+        fail(
+            f"cannot write the transcript {error}: --force replaces it, "
+            "{time} in the name makes a new file each run"
+        )
     except AgentNotStarted as error:
         print_error(str(error))
         raise typer.Exit(error.exit_code) from None
@@ -142,9 +147,12 @@ def record_command(
         fail(str(error))
     problems: list[str] = []
     if result.dropped:
-        problems.append(f"{result.dropped} lines were left out (the disk could not keep up)")
+        problems.append(f"{_were(result.dropped, 'line')} left out (the disk could not keep up)")
+    if result.abandoned:
+        abandoned = _were(result.abandoned, "line")
+        problems.append(f"{abandoned} left out (not redacted when the signal's grace ran out)")
     if result.transcript_error:
-        unwritten = f"; {result.unwritten} records were not written" if result.unwritten else ""
+        unwritten = f"; {_were(result.unwritten, 'record')} not written" if result.unwritten else ""
         problems.append(f"{result.transcript_error}{unwritten}")
     for problem in problems:
         print_error(f"the transcript {path} is incomplete: {problem}")
@@ -152,18 +160,9 @@ def record_command(
     raise typer.Exit(result.exit_code or (EXIT_ERROR if problems else EXIT_OK))
 
 
-def _keep_a_recording(path: str) -> None:
-    """Refuse (exit 2, one line) an -o that holds something, so a recording is never lost."""
-    try:
-        check_output(path)  # (its own reasons first: a read-only file is refused as such)
-        check_nothing_recorded(path)
-    except RecordingExists as error:
-        fail(
-            f"cannot write the transcript {error}: --force replaces it, "
-            "{time} in the name makes a new file each run"
-        )
-    except OutputRefused:
-        pass  # said by `record` itself, in the same words as for every output
+def _were(n: int, noun: str) -> str:
+    """`1 line was`, `2 lines were`."""
+    return f"{plural(n, noun)} {'was' if n == 1 else 'were'}"
 
 
 @app.command("redact")
@@ -209,7 +208,10 @@ def redact_command(
     except OSError as error:  # (a full disk, say)
         where = "stdout" if output in (None, "-") else f"the redacted transcript {output}"
         fail(f"cannot write {where}: {error.strerror or error}")
-    summary = f"{stats.redactions} values redacted in {stats.changed} of {stats.lines} lines"
+    summary = (
+        f"{plural(stats.redactions, 'value')} redacted in {stats.changed} of "
+        f"{plural(stats.lines, 'line')}"
+    )
     if stats.marked:
         summary += '; the open record rewritten to say "redacted": true'
     if not quiet:

@@ -22,7 +22,7 @@ from acptrace.cli.common import (
     print_note,
     rich_bytes,
 )
-from acptrace.cli.options import JobsOption, ReportQuietOption, output_option
+from acptrace.cli.options import FORMAT, JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
@@ -48,6 +48,14 @@ from acptrace.report.numbers import count_text
 from acptrace.report.own_files import split_own_files
 from acptrace.report.summaries import FileError, GroupBy, Report
 from acptrace.report.terminal import terminal_report
+
+
+class StdoutFormat(StrEnum):
+    """What `report` writes to stdout (`--format`): the terminal summary, or a file's kind."""
+
+    RICH = "rich"
+    JSON = "json"
+    MARKDOWN = "markdown"
 
 
 class Kind(StrEnum):
@@ -80,6 +88,7 @@ def report_command(
         ),
     ],
     by: Annotated[GroupBy, typer.Option("--by", help="What makes a group.")] = GroupBy.AGENT,
+    stdout_format: Annotated[StdoutFormat, FORMAT] = StdoutFormat.RICH,
     output: Annotated[
         list[str] | None,
         output_option(
@@ -111,8 +120,9 @@ def report_command(
     Outcomes, findings and latency percentiles per group, with an optional comparison
     against an earlier report.json.
 
-    A summary goes to stdout; each -o (repeatable) also writes the report to a file whose
-    suffix picks the kind: .json, .md, .html.
+    A summary goes to stdout (--format json or markdown: report.json's or report.md's
+    text instead, for `| jq` or a CI step summary); each -o (repeatable) also writes the
+    report to a file whose suffix picks the kind: .json, .md, .html.
     """
     if quiet and not output:
         fail("-q without -o writes nothing: name a report file with -o (.json, .md, .html)")
@@ -122,7 +132,7 @@ def report_command(
     old = _baseline(baseline, by, max_regression or [])
     thresholds = _thresholds(max_regression or [])
     timeouts = flags.idle_timeouts_ms()
-    options = flags.policy().options
+    options = flags.policy(quiet=quiet, judged=False).options
     if flags.input_format is not None:
         try:
             format_named(flags.input_format)
@@ -152,7 +162,7 @@ def report_command(
     for path, kind in zip(output or (), kinds, strict=True):
         write_output(_render(kind, report, comparison), path)
     if not quiet:
-        write_output(rich_bytes(*terminal_report(report, comparison)), None)
+        write_output(_stdout(stdout_format, report, comparison), None)
     if comparison is not None:
         for limit in comparison.unchecked:  # (a gate that checks nothing fails)
             print_error(f"--max-regression {comparison.unchecked_note(limit)}")
@@ -217,6 +227,17 @@ def _report_error(path: str, error: FileError | None) -> None:
     del path
     if error is not None:
         print_error(f"{error.path}: {error.message}")
+
+
+def _stdout(stdout_format: StdoutFormat, report: Report, comparison: Comparison | None) -> bytes:
+    """What stdout gets: the terminal summary, or the text a .json or .md file would hold."""
+    match stdout_format:
+        case StdoutFormat.RICH:
+            return rich_bytes(*terminal_report(report, comparison))
+        case StdoutFormat.JSON:
+            return _render(Kind.JSON, report, comparison)
+        case StdoutFormat.MARKDOWN:
+            return _render(Kind.MARKDOWN, report, comparison)
 
 
 def _render(kind: Kind, report: Report, comparison: Comparison | None) -> bytes:

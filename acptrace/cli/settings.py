@@ -17,6 +17,8 @@ applies unless the command line says otherwise (`AnalysisFlags.policy`).
 
 import functools
 import inspect
+import json
+import os
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -24,9 +26,16 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 import typer
 
-from acptrace.cli.common import fail
+from acptrace.cli.common import fail, print_note
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, parse_idle_timeouts
-from acptrace.judge.policy import FailOn, Policy, Settings, find_config, load_config
+from acptrace.judge.policy import (
+    FailOn,
+    Policy,
+    Settings,
+    find_config,
+    load_config,
+    settings_that_count,
+)
 from acptrace.model.errors import UsageError
 from acptrace.model.options import SchemaDepth
 
@@ -129,17 +138,20 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
             "--idle-timeouts",
             metavar="LIST",
             help="Idle timers to judge replays against, e.g. 50ms,1s "
-            "(default: 50ms,100ms,250ms,1s,5s,30s).",
+            "(default: 50ms, 100ms, 250ms, 1s, 5s, 30s).",
         ),
     ] = None
 
-    def policy(self) -> Policy:
+    def policy(self, *, quiet: bool = False, judged: bool = True) -> Policy:
         """The policy of this run: these flags over the config file's settings over defaults.
+        The file's settings that change it are said once on stderr (not when `quiet`), as
+        pytest names its `configfile:`; not `judged` (a command that uses only the policy's
+        options, whose exit code is not of findings): those that change the options.
 
         A bad config file or rule ID is a usage error (exit 2).
         """
         try:
-            base = _file_settings(self.config, self.no_config)
+            base, path = _file_settings(self.config, self.no_config)
             flags = Settings(
                 select=_tuple(self.select),
                 ignore=_tuple(self.ignore),
@@ -153,9 +165,14 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
                 live_tags=_tuple(self.live_tag),
                 schema=self.schema,
             )
-            return flags.over(base).policy(input_format=self.input_format, link=self.link)
+            policy = flags.over(base).policy(input_format=self.input_format, link=self.link)
+            said = path is not None and not quiet
+            counted = settings_that_count(flags, base, judged=judged) if said else []
         except UsageError as error:
             fail(str(error))
+        if counted and path is not None:
+            print_note(f"{_settings_text(counted)} from {_shown(path)}")
+        return policy
 
     def idle_timeouts_ms(self) -> tuple[float, ...]:
         """`--idle-timeouts` in milliseconds (the defaults when not given); a usage error if bad."""
@@ -218,11 +235,30 @@ def analysis_options(
     return decorate
 
 
-def _file_settings(path: Path | None, no_config: bool) -> Settings:
-    if path is not None:
-        return load_config(path)
-    found = None if no_config else find_config(Path.cwd())
-    return load_config(found) if found is not None else Settings()
+def _file_settings(path: Path | None, no_config: bool) -> tuple[Settings, Path | None]:
+    """The config file's settings (none without one), and the file."""
+    found = path if path is not None else None if no_config else find_config(Path.cwd())
+    return (load_config(found) if found is not None else Settings()), found
+
+
+def _settings_text(counted: list[tuple[str, Any]]) -> str:
+    """`fail-on = "warning", select = ["RC-"]`: each as the file says it (TOML)."""
+    return ", ".join(f"{key} = {json.dumps(_plain(value))}" for key, value in counted)
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _shown(path: Path) -> str:
+    """The file as the user would name it: `./acptrace.toml`, `../pyproject.toml`, else whole."""
+    try:
+        relative = os.path.relpath(path.resolve(), Path.cwd())
+    except ValueError:  # (another drive)
+        return str(path)
+    if relative.startswith(".."):
+        return relative if relative.count("..") <= 2 else str(path)
+    return f"./{relative}"
 
 
 def _tuple(values: list[str] | None) -> tuple[str, ...] | None:

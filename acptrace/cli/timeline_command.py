@@ -103,9 +103,8 @@ def timeline_command(
     The view goes to stdout, or to the file -o names. Exit 1 when a finding is at or above
     --fail-on, as for `analyze`.
     """
-    del quiet  # (a timeline prints nothing beside the view but errors: -q is for scripts)
     check_output(output)
-    policy = flags.policy()
+    policy = flags.policy(quiet=quiet)  # (-q: only the view and errors, for scripts)
     view = View(session, request, around, context, full, _line_range(lines))
     try:
         # a session's view needs its tree ahead (children that speak before their

@@ -66,6 +66,7 @@ class _Turn:
             stop_reason=stop,
             first_update_ms=start.ms_until(self.first_update),
             first_output_ms=start.ms_until(self.first_output),
+            first_output_line=None if self.first_output is None else self.first_output.line,
             duration_ms=start.ms_until(at),
             updates=self.updates,
             tool_calls=self.tool_calls,

@@ -7,6 +7,7 @@ the hot path (`fastpath`, `runs`) both come through here.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from acptrace.decode.capabilities import advertised, child_permits
@@ -22,7 +23,7 @@ from acptrace.decode.shapes import (
     WireUpdate,
 )
 from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
-from acptrace.model.excerpt import excerpt
+from acptrace.model.excerpt import cut_name, excerpt
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.model.turns import ACTIVITY_TAGS, PERMISSION_METHOD, Activity
 
@@ -103,6 +104,7 @@ def message_of(
     msg_id = wire.id if valid_id(wire.id) else None  # (an invalid id pairs with nothing)
     method = wire.method
     if type(method) is str:
+        method = sys.intern(method)  # (one string for all: a million pending keep theirs)
         kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
         params = wire.params
         if type(params) is not WireParams:
@@ -146,6 +148,8 @@ def _call(
 ) -> Message:
     """A request or notification whose `params` is an object."""
     session_id = _string(params.sessionId)
+    if session_id is not None:
+        session_id = sys.intern(session_id)  # (a few sessions, named by every message)
     update_tag = update_session_id = replay_from = cancel_target = peer = capabilities = None
     message_id = activity = None
     replay_from_given = False
@@ -272,8 +276,8 @@ def _peer(info: Any, v1_info: Any, version: Any) -> PeerInfo:
     if not isinstance(info, dict):
         info = v1_info if isinstance(v1_info, dict) else {}
     return PeerInfo(
-        name=_string(info.get("name")),
-        version=_string(info.get("version")),
+        name=cut_name(_string(info.get("name"))),
+        version=cut_name(_string(info.get("version"))),
         protocol_version=version if type(version) is int else None,
     )
 

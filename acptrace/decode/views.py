@@ -48,6 +48,13 @@ def shown_payload(payload: Any) -> Any:
     return payload.value() if type(payload) is KeptPayload else payload
 
 
+def may_hold(payload: Any, text: bytes) -> bool:
+    """Whether a step's payload may hold this text: a payload kept in its line is searched (no
+    parsing: a view that looks for one rare member parses only the lines that mention it); one
+    already parsed may (True)."""
+    return text in payload.data if type(payload) is KeptPayload else payload is not None
+
+
 def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, KeptPayload]]:
     """(line, its line as a payload, `shown_payload` parses it) of each update of a run
     sampled for the schema check (`UpdateRun.sampled`)."""

@@ -1,4 +1,6 @@
-"""Export: the tables written as Parquet, CSV, NDJSON or JSON files.
+"""Export: the tables written as Parquet, CSV, NDJSON or JSON files (`exporter`); a transcript
+as a Chrome Trace Event timeline (`trace_event`); the analysis as OpenTelemetry traces
+(`otlp`, its spans in `otlp_spans`, their ids in `trace_context`, OTLP/HTTP in `otlp_http`).
 
 >>> from acptrace.export import export_tables
 

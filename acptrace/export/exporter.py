@@ -7,11 +7,13 @@ Nothing is written unless every transcript was read: the tables are staged in th
 directory and moved into place at the end (a new directory appears whole; in an existing one
 each file is replaced atomically).
 
-CSV is spreadsheet-safe: a text cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
-return gets a single quote in front (OWASP's advice against CSV formula injection: a
-spreadsheet would otherwise run `=HYPERLINK(...)` from a transcript as a formula). Only text
-columns are touched: numbers stay numbers (a negative latency is still `-1.5`). Parquet,
-NDJSON and JSON keep the exact values.
+CSV is spreadsheet-safe and terminal-safe: control characters in a text cell (a tab, a
+newline, ESC, the C1 controls) are written as escapes (`\\x1b`), as every other view shows
+them (a CSV read with `cat` or `column` must not drive the terminal); a text cell that then
+begins with `=`, `+`, `-` or `@` gets a single quote in front (OWASP's advice against CSV
+formula injection: a spreadsheet would otherwise run `=HYPERLINK(...)` from a transcript as a
+formula). Only text columns are touched: numbers stay numbers (a negative latency is still
+`-1.5`). Parquet, NDJSON and JSON keep the exact values.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ import polars as pl
 
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.domain import Analysis
+from acptrace.model.excerpt import printable
 from acptrace.model.options import Execution, Options
 from acptrace.model.outputs import OutputFailed, check_output_folder, write_error_reason
 from acptrace.model.temporary import scratch_folder
 from acptrace.pipeline.pool import each_file
 from acptrace.pipeline.transcripts import open_walks, require_transcript
-from acptrace.tables.builder import BATCH_ROWS, TABLES, Table, walk_frames
+from acptrace.tables.builder import BATCH_ROWS, STREAMED, TABLES, Table, named, walk_frames
 
 __all__ = ["ExportFormat", "Exported", "export_tables"]
 
@@ -128,8 +131,11 @@ def _spool_file(
     spool = _Spool(Path(tempfile.mkdtemp(dir=scratch)))
     with open_walks(path, options, execution=execution) as walks:
         for walk in walks:
+            before, start = walk.connection, {t.name: len(spool.parts[t.name]) for t in STREAMED}
             for table, frame in walk_frames(walk, batch_rows):
                 spool.add(table, frame)
+            if walk.connection != before:  # (a joined file's first recording: named once walked)
+                spool.name_connection(start, walk.connection)
         return _Spooled(spool.parts, spool.rows, tuple(walk.analysis for walk in walks))
 
 
@@ -149,6 +155,16 @@ class _Spool:
         frame.write_ipc(path)
         parts.append(path)
         self.rows[table.name] += frame.height
+
+    def name_connection(self, start: dict[str, int], connection: str | None) -> None:
+        """Name the connection of the parts from `start` on of each table `start` names (each
+        rewritten beside itself, one at a time: memory holds one batch)."""
+        for name, first in start.items():
+            parts = self.parts[name]
+            for index in range(first, len(parts)):
+                renamed = parts[index].with_suffix(".named.arrow")
+                named(pl.read_ipc(parts[index]), connection).write_ipc(renamed)
+                parts[index] = renamed
 
     def extend(self, spooled: _Spooled) -> None:
         """Add a transcript spooled elsewhere, after what is here."""
@@ -173,15 +189,29 @@ class _Spool:
                 lazy.collect().write_json(path)
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What a CSV text cell must not begin with: a spreadsheet reads it as a formula."""
+FORMULA_STARTS = ("=", "+", "-", "@")
+"""What a CSV text cell must not begin with: a spreadsheet reads it as a formula (a tab or a
+carriage return, which some read so too, are escaped first: `CONTROLS`)."""
 _FORMULA_START = "^[" + "".join(re.escape(c) for c in FORMULA_STARTS) + "]"
+
+CONTROLS = [chr(code) for code in (*range(0x20), *range(0x7F, 0xA0))]
+"""The control characters (C0, DEL, C1) a CSV cell shows as escapes, as `printable` does."""
+_ESCAPES = [printable(char) for char in CONTROLS]
+_CONTROL = r"[\x00-\x1f\x7f-\x9f]"
 
 
 def spreadsheet_safe(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Text cells that begin with a formula character prefixed with `'`; others as they were."""
+    """Text cells with control characters escaped, and those that then begin with a formula
+    character prefixed with `'`; others as they were."""
     texts = [name for name, dtype in frame.collect_schema().items() if dtype == pl.String]
-    return frame.with_columns(
+    escaped = frame.with_columns(
+        pl.when(pl.col(name).str.contains(_CONTROL))
+        .then(pl.col(name).str.replace_many(CONTROLS, _ESCAPES))
+        .otherwise(pl.col(name))
+        .alias(name)
+        for name in texts
+    )
+    return escaped.with_columns(
         pl.when(pl.col(name).str.contains(_FORMULA_START))
         .then(pl.lit("'") + pl.col(name))
         .otherwise(pl.col(name))

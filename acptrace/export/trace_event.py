@@ -3,11 +3,13 @@
 One process per transcript, one track (thread) per session and one for the connection:
 requests as complete slices (`X`) from request to response, each replay window's phases
 (`replay` to the marker, `held` to the last update after it, `setup` to the response) nested in
-it, updates and markers as instant events (`i`), findings and input issues as instant events
-with their rule and line, and `M` metadata naming processes and tracks. Times are
-microseconds on one axis per transcript (`acptrace.export.trace_clock`). Slices that overlap
-without nesting (concurrent requests of one session) go to a second track of the session, so
-that every track's slices nest.
+it, turns, tool calls and permission waits as slices nested in their session's track (with
+each turn's first output an instant: `acptrace.export.trace_turns`), updates and markers as
+instant events (`i`), findings and input issues as instant events with their rule and line,
+and `M` metadata naming processes and tracks. Times are microseconds on one axis per
+transcript (`acptrace.export.trace_clock`). Slices that overlap without nesting (concurrent
+requests or tool calls of one session) go to a second track of the session, so that every
+track's slices nest.
 
 The export streams, in a fixed amount of memory however long the transcript: what it gathers
 (each moment's times, each event) is parked on disk as it comes (`acptrace.model.spill`, in
@@ -31,6 +33,7 @@ import orjson
 
 from acptrace.correlate.correlator import Step
 from acptrace.export.trace_clock import Axis, Clock, Moment
+from acptrace.export.trace_turns import lines_asked, turn_events
 from acptrace.model.domain import (
     Analysis,
     Message,
@@ -215,6 +218,8 @@ class _Timeline:
             lookups.at_line(finding.line)
         for issue in analysis.issues:
             lookups.at_line(issue.line)
+        for line in lines_asked(analysis):
+            lookups.at_line(line)
         times = lookups.resolve(self.moments.records(), self.clock)
         answers = iter(lookups.answers)
         for row in analysis.resumes:
@@ -233,6 +238,12 @@ class _Timeline:
             args = {"file": self.path, "line": issue.line, "kind": issue.kind}
             args["message"] = issue.message
             self.instant(None, next(answers), issue.kind, "issue", args)
+        for placed in turn_events(analysis, self.path, answers, last):
+            if placed.instant:
+                self.instant(placed.session_id, placed.start, placed.name, placed.cat, placed.args)
+            else:
+                session, start, end, name, cat, args = placed[:6]
+                self.slice(session, start, end, name, cat, args)
         return times
 
     def phases(self, row: ResumeRow, last: int, answers: Iterator[int]) -> None:

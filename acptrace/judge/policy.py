@@ -263,3 +263,27 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "schema": ("schema", _schema),
 }
 """Config keys: the Settings field each sets and how its value is checked."""
+
+
+def settings_that_count(
+    flags: Settings, base: Settings, *, judged: bool = True
+) -> list[tuple[str, Any]]:
+    """The config keys of `base` (a config file's settings) that change the policy `flags` over
+    `base` makes: set there, not given by `flags`, and not the default (as `(key, value)`, in
+    the order of `_KEYS`); not `judged`: only those that change the analysis options (a
+    command whose exit code is not of findings, as `report`). A run says these once, so that a
+    verdict or an exit code the file changed is never a surprise."""
+
+    def made(settings: Settings) -> Policy | Options:
+        return settings.policy() if judged else settings.policy().options
+
+    policy = made(flags.over(base))
+    counted = []
+    for key, (field, _) in _KEYS.items():
+        value = getattr(base, field)
+        if value is None or getattr(flags, field) is not None:
+            continue
+        without = msgspec.structs.replace(base, **{field: None})
+        if made(flags.over(without)) != policy:
+            counted.append((key, value))
+    return counted

@@ -13,12 +13,11 @@ from typing import Any
 
 import msgspec
 
+from acptrace.model.json_id import JsonId as JsonId  # (re-exported: most modules take it from here)
 from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 from acptrace.model.turns import Activity, PermissionRow, ToolCallRow, TurnRow, Watch
 
-JsonId = int | str | float | None
-"""A JSON-RPC id as it appeared on the wire (int and str ids never compare equal)."""
 INT64 = range(-(2**63), 2**63)
 """The integers an id may be (SCHEMA `RequestId`: int64) and a nanosecond count (`mono_ns`)."""
 
@@ -143,6 +142,7 @@ class IssueKind(StrEnum):
     FRAMES_DROPPED = "frames_dropped"
     TRUNCATED_PAYLOAD = "truncated_payload"
     UNKNOWN_PROTOCOL_VERSION = "unknown_protocol_version"
+    LONE_SURROGATE = "lone_surrogate"
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -578,8 +578,10 @@ class Analysis(FrozenRecord):
         archive), JSON of another kind. Commands refuse such a file (docs/library.md)."""
         return bool(self.source.messages or self.source.events or self.findings)
 
-    def not_a_transcript(self) -> str | None:
-        """Why the input does not look like a transcript (`looks_like_transcript`), or None."""
+    def not_a_transcript(self, quoting: bool = True) -> str | None:
+        """Why the input does not look like a transcript (`looks_like_transcript`), or None;
+        without `quoting`, what its first line holds is left out (`line 1: line is not JSON`):
+        a report shared with others never shows what a file that is no transcript holds."""
         if self.looks_like_transcript:
             return None
         lines = self.source.lines
@@ -590,7 +592,8 @@ class Analysis(FrozenRecord):
             return "every line is blank" if lines > 1 else "its one line is blank"
         first = next((i for i in telling if i.kind is IssueKind.NOT_UTF8), telling[0])
         what = "binary" if first.kind is IssueKind.NOT_UTF8 else "no line is a JSON-RPC message"
-        return f"{what}; line {first.line}: {first.message}"
+        said = first.message if quoting else first.message.split(": ", 1)[0]
+        return f"{what}; line {first.line}: {said}"
 
 
 _UNREAD_LINE = frozenset(

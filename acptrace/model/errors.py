@@ -25,3 +25,13 @@ class NotATranscript(UnreadableInput):
     """No line of the input looks like a transcript: empty, blank, binary, JSON of another kind
     (`Analysis.looks_like_transcript`). Raised only where asked for (`require_transcript`):
     `analyze` itself returns the analysis."""
+
+
+class NoWallClock(AcptraceError):
+    """An export that places spans on the calendar (OTLP) was given a transcript without wall
+    clock times: a format with no `ts`, or only monotonic times."""
+
+
+class DeliveryFailed(AcptraceError):
+    """Telemetry could not be delivered to the endpoint asked for (unreachable, no answer in
+    time, or refused): one line naming the endpoint."""

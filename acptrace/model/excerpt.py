@@ -4,6 +4,7 @@ JSON text of a value at any depth."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any
@@ -20,11 +21,41 @@ def plural(n: int, noun: str) -> str:
 
 def printable(value: Any) -> str:
     """The value as one line of text with control characters shown as escapes (`\\x1b`): the
-    one escaping of untrusted text (file names, transcript text) on every stream."""
+    one escaping of untrusted text (file names, transcript text) on every stream. A byte that
+    was not UTF-8 in a file name (`os.fsdecode` keeps it as a lone surrogate, U+DC80 to
+    U+DCFF) is shown as that byte (`\\xff`), so the name can be told back to the system."""
     text = "" if value is None else str(value)
     if text.isprintable():  # (most text: checked in C, no character-by-character work)
         return text
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # (a byte `os.fsdecode` could not decode, surrogateescape)
+        code -= 0xDC00
+    return f"\\x{code:02x}"
+
+
+def file_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
+    """What a file is called in every output, the one name for it: its path as text, printable
+    (`printable`: control characters and bytes that are not UTF-8 shown as `\\x..`). Every
+    view, table and document names files by it: a name from the file system may hold bytes
+    no UTF-8 writer (orjson, JSON, SARIF, Parquet) takes."""
+    return printable(os.fsdecode(path))
+
+
+NAME_CHARS = 200
+"""A peer's name or version longer than this is cut (`…`) where it is read: a name is a
+few words, and a hostile one (60 MB) would be copied into every view (the report page once
+per chart and table)."""
+
+
+def cut_name(value: str | None) -> str | None:
+    """A name or version cut to `NAME_CHARS` (the last one `…`); None stays None."""
+    if value is None or len(value) <= NAME_CHARS:
+        return value
+    return value[: NAME_CHARS - 1] + "…"
 
 
 def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:

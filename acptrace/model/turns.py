@@ -13,12 +13,10 @@ response and on v2 the first `state_update` `idle` for the session after the pro
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 import msgspec
 
-if TYPE_CHECKING:  # (the domain's messages carry an `Activity`: it imports this module)
-    from acptrace.model.domain import JsonId
+from acptrace.model.json_id import JsonId
 
 OUTPUT_TAGS = frozenset(
     {"agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk"}
@@ -115,6 +113,8 @@ class TurnRow(msgspec.Struct, frozen=True, gc=False):
     """Prompt -> the first update for the session."""
     first_output_ms: float | None
     """Prompt -> the first `agent_message`/`agent_thought` update (or chunk)."""
+    first_output_line: int | None
+    """That update's line (None: the turn had no output), where the views mark it."""
     duration_ms: float | None
     """Prompt -> its end (None when the recording lacks its end or times)."""
     updates: int

@@ -33,6 +33,7 @@ from acptrace.model.domain import (
     Source,
     UpdateRun,
 )
+from acptrace.model.excerpt import file_name
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
 from acptrace.pipeline.joined import Recordings
@@ -55,10 +56,11 @@ def opened(source: TranscriptInput, name: str | None = None) -> Iterator[tuple[B
 
 
 def label(source: TranscriptInput, name: str | None = None) -> str:
-    """The name an input goes by: `name` when given, else its path (`<stream>` for a stream)."""
+    """The name an input goes by: `name` when given, else its path (`<stream>` for a stream),
+    as every output shows it (`file_name`)."""
     if name:
-        return name
-    return os.fspath(source) if isinstance(source, str | os.PathLike) else "<stream>"
+        return file_name(name)
+    return file_name(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
 class _Run:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -186,7 +187,9 @@ def _pooled(
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_end_with, initargs=(os.getpid(),)
+    ) as pool:
         run = _Run(work, paths, options, pool, workers, crashed)
         try:
             for index in range(len(paths)):
@@ -195,6 +198,29 @@ def _pooled(
             run.close()
             pool.shutdown(wait=True, cancel_futures=True)
         run.warn_unstarted()  # (a worker may fail to start after this process was through)
+
+
+PARENT_WATCH_S = 0.2
+"""How often a worker looks whether this process is still there."""
+
+
+def _end_with(parent: int) -> None:
+    """Run in each worker as it starts: end it when this process is gone. Killed (SIGTERM's
+    default action, SIGKILL), this process cannot shut the pool down, and a worker would wait
+    for files for ever, and the resource tracker, which ends when the last of them has, with
+    it. A thread sees the worker handed to another parent (`init`) and ends the worker."""
+    watch = threading.Thread(target=_watch, args=(parent,), name="acptrace-parent", daemon=True)
+    watch.start()
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_WATCH_S)
+    os._exit(EXIT_PARENT_GONE)
+
+
+EXIT_PARENT_GONE = 143
+"""A worker's exit status when this process has gone: as if SIGTERM had ended it."""
 
 
 def _warm_up(module: str) -> None:

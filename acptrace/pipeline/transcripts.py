@@ -119,18 +119,21 @@ def is_multi_connection(analyses: list[Analysis]) -> bool:
     return any(a.source.connection is not None for a in analyses)
 
 
-def transcript_refusal(path: str, analyses: Sequence[Analysis]) -> NotATranscript | None:
+def transcript_refusal(
+    path: str, analyses: Sequence[Analysis], *, quoting: bool = True
+) -> NotATranscript | None:
     """`NotATranscript` (`PATH: not a transcript (why)`) when none of the analyses of a file
-    looks like a transcript (`Analysis.looks_like_transcript`): what commands refuse."""
-    reasons = [analysis.not_a_transcript() for analysis in analyses]
+    looks like a transcript (`Analysis.looks_like_transcript`): what commands refuse (what the
+    file holds left out without `quoting`: `Analysis.not_a_transcript`)."""
+    reasons = [analysis.not_a_transcript(quoting) for analysis in analyses]
     if reasons and all(reasons):
         return NotATranscript(f"{path}: not a transcript ({reasons[0]})")
     return None
 
 
-def require_transcript(path: str, analyses: Sequence[Analysis]) -> None:
+def require_transcript(path: str, analyses: Sequence[Analysis], *, quoting: bool = True) -> None:
     """Raise the `transcript_refusal` of a file, if it has one."""
-    refusal = transcript_refusal(path, analyses)
+    refusal = transcript_refusal(path, analyses, quoting=quoting)
     if refusal is not None:
         raise refusal
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from acptrace.read.envelopes import Part
-from acptrace.read.formats import acp_tck, inspector_trace
+from acptrace.read.formats import ReadSettings, acp_tck, inspector_trace
 from acptrace.read.jsontext import JSONDecodeError, loads
-from acptrace.read.source import BOM, peek_head, read_whole
+from acptrace.read.records import Reader, ReadStats
+from acptrace.read.source import BOM, iter_blocks, peek_head, read_whole
 
 MULTI_CONNECTION_FORMATS = (acp_tck.NAME, inspector_trace.NAME)
 """Formats whose files are read as a sequence of connections."""
@@ -29,8 +30,18 @@ def read_parts(stream: BinaryIO, forced: str | None, max_line_bytes: int) -> lis
     if chosen == acp_tck.NAME:
         return acp_tck.connections(read_whole(stream))
     if chosen == inspector_trace.NAME:
-        return inspector_trace.connections(stream, max_line_bytes)
+        return _inspector_connections(stream, max_line_bytes)
     return None
+
+
+def _inspector_connections(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
+    """An acp-inspector-trace export read whole as that format's records, then cut into its
+    connections (`inspector_trace.connections`)."""
+    stats = ReadStats()
+    lines = iter_blocks(stream, max_line_bytes)
+    reader = Reader(lines, stats, inspector_trace.FORMAT, ReadSettings(fast=False))
+    records = list(reader.records())
+    return inspector_trace.connections(records, stats.lines)
 
 
 def multi_connection_format(head: bytes) -> str | None:

@@ -2,12 +2,17 @@
 
 orjson rejects valid JSON such as `1e400` (it will not produce infinity); the standard library
 reads it. NaN and Infinity literals, which are not JSON, stay errors.
+
+A lone UTF-16 surrogate escape (`"Done \\ud83d"`: what JavaScript's `JSON.stringify` writes for
+a string cut inside an emoji) is valid JSON by RFC 8259, but no Unicode text: orjson refuses
+it. `parsed` reads such a line with each lone surrogate replaced by U+FFFD, and says so.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -42,6 +47,59 @@ def loads(data: bytes | str) -> Any:
             return json.loads(text, parse_constant=_no_constant)
         except (ValueError, UnicodeDecodeError):
             raise error from None
+
+
+class Mended(NamedTuple):
+    """A line read only once its lone surrogate escapes were replaced by U+FFFD."""
+
+    number: int
+    value: Any
+    issue: Issue
+
+
+def parsed(number: int, data: bytes | str) -> tuple[int, Any] | Mended:
+    """One line's JSON value with its number; raises `JSONDecodeError` when it is not JSON."""
+    try:
+        return number, loads(data)
+    except JSONDecodeError as error:
+        if "surrogate" not in str(error):
+            raise
+        mended, count = mend_surrogates(
+            data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        )
+        if not count:
+            raise
+        issue = Issue(
+            number,
+            IssueKind.LONE_SURROGATE,
+            f"{count} lone UTF-16 surrogate escape{'s' if count != 1 else ''} "
+            "(a character cut in half) read as U+FFFD",
+        )
+        return Mended(number, loads(mended), issue)
+
+
+_ESCAPES = re.compile(
+    rb"\\\\"  # an escaped backslash
+    rb"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a pair
+    rb"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"  # a lone half
+)
+"""An escaped backslash (skipped whole, so that `\\\\ud83d` is no escape), a surrogate pair,
+or a lone surrogate: the one thing a match can be that is replaced."""
+
+
+def mend_surrogates(data: bytes) -> tuple[bytes, int]:
+    """The text with each lone surrogate escape replaced by `\\ufffd`, and how many were."""
+    count = 0
+
+    def mend(match: re.Match[bytes]) -> bytes:
+        nonlocal count
+        escape = match.group()
+        if len(escape) != 6:
+            return escape  # an escaped backslash or a whole pair
+        count += 1
+        return rb"\ufffd"
+
+    return _ESCAPES.sub(mend, data), count
 
 
 def _no_constant(name: str) -> Any:

@@ -21,7 +21,8 @@ from acptrace.model.excerpt import excerpt
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import DEFAULT_FORMAT, FORMATS, Decoder, ReadSettings, TranscriptFormat
 from acptrace.read.formats.base import OwnsBytes, Parsed, Stateless
-from acptrace.read.jsontext import JSONDecodeError, loads, too_deep, too_deep_issue
+from acptrace.read.jsontext import JSONDecodeError, Mended, too_deep, too_deep_issue
+from acptrace.read.jsontext import parsed as parsed_json
 from acptrace.read.source import BlankLines, LineBlock, RawLine
 
 DETECTION_SAMPLE = 16
@@ -126,10 +127,7 @@ class Reader:
 
     def _records_of(self, parsed: Parsed | None) -> Iterator[Record]:
         """A parsed line's records: an issue as it is, a JSON value decoded."""
-        if isinstance(parsed, tuple):
-            yield from self._decoders.decode(parsed[1], parsed[0])
-        elif parsed is not None:
-            yield parsed
+        return _records(self._decoders, parsed)
 
     def _decode(self, parsed: Iterable[Parsed]) -> Iterator[Record]:
         """What a format that owns its bytes hands back to be decoded: parsed JSON values (a
@@ -191,10 +189,18 @@ class LaterLines:
         yield from self._records_of(_parsed_line(raw, self.stats))
 
     def _records_of(self, parsed: Parsed | None) -> Iterator[Record]:
-        if isinstance(parsed, tuple):
-            yield from self._decoders.decode(parsed[1], parsed[0])
-        elif parsed is not None:
-            yield parsed
+        return _records(self._decoders, parsed)
+
+
+def _records(decoders: _Decoders, parsed: Parsed | None) -> Iterator[Record]:
+    """A parsed line's records: an issue as it is, a JSON value decoded (after the issue of
+    what had to be mended to read it)."""
+    if isinstance(parsed, tuple):
+        if isinstance(parsed, Mended):
+            yield parsed.issue
+        yield from decoders.decode(parsed[1], parsed[0])
+    elif parsed is not None:
+        yield parsed
 
 
 def detect_format(
@@ -397,7 +403,7 @@ def _parsed_line(raw: RawLine | Issue, stats: ReadStats) -> Parsed | None:
     if raw.too_long:
         return Issue(raw.number, IssueKind.LINE_TOO_LONG, f"line of {raw.too_long} bytes skipped")
     try:
-        return raw.number, loads(raw.data)
+        return parsed_json(raw.number, raw.data)
     except JSONDecodeError as error:
         return too_deep_issue(raw.number) if too_deep(error) else _unparsable(raw)
 

@@ -71,7 +71,21 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     except OSError as error:
         raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
     with handle, _named(str(target)):
+        opened_size = os.fstat(handle.fileno()).st_size
         yield _maybe_gunzip(handle)
+        _check_not_cut(handle, str(target), opened_size)
+
+
+def _check_not_cut(handle: BinaryIO, name: str, opened_size: int) -> None:
+    """Raise `UnreadableInput` when the file is shorter now than when it was opened: cut while
+    it was read (a log rotated by truncation, a recording started again over it), what was
+    read is of neither version, and its counts would say nothing true."""
+    size = os.fstat(handle.fileno()).st_size
+    if size < opened_size:
+        raise UnreadableInput(
+            f"{name}: cut short while it was read ({opened_size:,} bytes when opened, "
+            f"{size:,} at the end): read it again once nothing writes to it"
+        )
 
 
 @contextmanager

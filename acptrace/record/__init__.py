@@ -8,12 +8,7 @@
 """
 
 from acptrace.record.events import CloseReason, Stream
-from acptrace.record.outputs import (
-    OutputRefused,
-    RecordingExists,
-    check_nothing_recorded,
-    check_output,
-)
+from acptrace.record.outputs import OutputRefused, RecordingExists
 from acptrace.record.paths import default_transcript_path, fill_placeholders, make_folder
 from acptrace.record.process import AgentNotStarted
 from acptrace.record.proxy import (
@@ -36,8 +31,6 @@ __all__ = [
     "Stdio",
     "Stream",
     "TranscriptUnwritable",
-    "check_nothing_recorded",
-    "check_output",
     "default_transcript_path",
     "fill_placeholders",
     "make_folder",

@@ -73,14 +73,19 @@ class CaptureQueue:
             self._items.append(stamp(ts_ns, mono_ns))
             self._ready.notify()
 
-    def take(self, max_bytes: int) -> list[Item]:
-        """Wait for items and take them, up to about `max_bytes`; [] once closed and drained.
+    def take(self, max_bytes: int, timeout: float | None = None) -> list[Item]:
+        """Wait for items and take them, up to about `max_bytes`; [] once closed and drained
+        (`drained` then says so), or when `timeout` seconds passed with nothing queued.
 
         The bytes stay counted until `release` is called with what was taken.
         """
         with self._ready:
+            deadline = None if timeout is None else time.monotonic() + timeout
             while not self._items and not self._closed:
-                self._ready.wait()
+                if deadline is None:
+                    self._ready.wait()
+                elif (left := deadline - time.monotonic()) <= 0 or not self._ready.wait(left):
+                    return []
             taken: list[Item] = []
             size = 0
             while self._items and (not taken or size < max_bytes):
@@ -88,6 +93,12 @@ class CaptureQueue:
                 taken.append(item)
                 size += held_bytes((item,))
             return taken
+
+    @property
+    def drained(self) -> bool:
+        """Closed, and everything queued taken."""
+        with self._ready:
+            return self._closed and not self._items
 
     def release(self, items: Iterable[Item]) -> None:
         """The writer is done with these items: their bytes no longer count."""

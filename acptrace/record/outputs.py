@@ -6,8 +6,9 @@ file, when the path is a folder, or when it is a read-only file (it is not silen
 not even by root). What is written is readable by its owner only (0600), whether or not the
 file existed.
 
-`record` also keeps a recording that exists (`check_nothing_recorded`): a recording cannot be
-made again, so it is replaced only when the caller says so.
+`record` also keeps a recording that exists (`check_nothing_recorded`, asked once the file is
+locked: `acptrace.record.claim`): a recording cannot be made again, so it is replaced only when
+the caller says so.
 """
 
 from __future__ import annotations

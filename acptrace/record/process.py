@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Sequence
 from types import FrameType, TracebackType
 
@@ -104,6 +105,8 @@ class SignalForwarder:
         self._previous: dict[int, object] = {}
         self.received: int | None = None
         """The first signal received."""
+        self.received_at: float | None = None
+        """When it was received (monotonic seconds)."""
 
     def __enter__(self) -> SignalForwarder:
         if self._install and threading.current_thread() is threading.main_thread():
@@ -131,6 +134,7 @@ class SignalForwarder:
     def _handle(self, number: int, frame: FrameType | None) -> None:  # noqa: ARG002 (a signal handler)
         if self.received is None:
             self.received = number
+            self.received_at = time.monotonic()
         self._on_signal(number)
         if self._agent is None:
             self._early.append(number)

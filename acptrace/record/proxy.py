@@ -14,9 +14,10 @@ import contextlib
 import os
 import stat
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -24,9 +25,10 @@ from typing import IO
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 from acptrace.record.capture import CaptureQueue
+from acptrace.record.claim import claim_transcript
 from acptrace.record.events import Closed, CloseReason, Item, Opened, Stream
 from acptrace.record.fdio import retire
-from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_output
+from acptrace.record.outputs import OWNER_ONLY, OutputRefused, RecordingExists, check_output
 from acptrace.record.process import (
     SignalForwarder,
     exit_status,
@@ -37,7 +39,7 @@ from acptrace.record.process import (
 from acptrace.record.pump import Pump, PumpEnd
 from acptrace.record.redact import RedactionPolicy
 from acptrace.record.stopping import STOP_GRACE_S, AgentGroup
-from acptrace.record.writer import TranscriptWriter, open_transcript
+from acptrace.record.writer import TranscriptWriter
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 """Longer lines are recorded in parts of at most this size (never held whole)."""
@@ -74,6 +76,10 @@ class RecordSettings:
     hold_back: bool = False
     """When `queue_bytes` are waiting for the disk, hold the traffic back until there is room
     instead of leaving lines out: for a Client that is acptrace itself (drive)."""
+    keep_recording: bool = False
+    """Refuse (`RecordingExists`) a transcript file that already holds bytes, instead of
+    replacing it: checked once the file is locked, so a recorder that ended meanwhile is
+    seen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,9 @@ class RecordResult:
     it is: the caller must say so and fail."""
     unwritten: int = 0
     """Records not written after the writing stopped (the file ends on the last whole one)."""
+    abandoned: int = 0
+    """Lines left out because a stopping signal's grace ran out before they were redacted
+    (also counted in the `close` record's `dropped_lines`, with a `gap`)."""
 
 
 class _FirstEnd:
@@ -131,23 +140,26 @@ def record(
     (and for what it left in its process group to be stopped). `started` is given the Agent's
     group as soon as it runs, for a caller that may have to stop it.
 
-    Raises `TranscriptUnwritable` when the file cannot be created (before anything starts;
-    see `acptrace.record.outputs` for the paths refused)
-    and `AgentNotStarted` when the command cannot be started (a file it created is removed,
-    one that existed is left as it was).
+    Raises `TranscriptUnwritable` when the file cannot be created or another recorder is
+    writing it (before anything starts; see `acptrace.record.outputs` for the paths refused,
+    `acptrace.record.claim` for the lock), `RecordingExists` when `keep_recording` and it
+    holds bytes, and `AgentNotStarted` when the command cannot be started (a file it created
+    is removed, one that existed is left as it was).
     """
     settings = settings or RecordSettings()
     stdio = stdio or Stdio()
     target = Path(path)
-    existed = target.exists()
     try:
         check_output(target)
-        fd = open_transcript(target)
+        claimed = claim_transcript(target, keep_recording=settings.keep_recording)
+    except RecordingExists:
+        raise
     except OutputRefused as error:
         raise TranscriptUnwritable(f"cannot write the transcript {error}") from None
     except OSError as error:
         reason = error.strerror or str(error)
         raise TranscriptUnwritable(f"{target}: cannot write the transcript ({reason})") from None
+    fd = claimed.fd
     first_end = _FirstEnd()
     forwarder = SignalForwarder(
         lambda _: first_end.note(CloseReason.SIGNAL), install=settings.forward_signals
@@ -157,7 +169,7 @@ def record(
             try:
                 agent = spawn(argv)
             except AcptraceError:
-                if not existed:
+                if claimed.created:
                     target.unlink(missing_ok=True)
                 raise
             if stat.S_ISREG(os.fstat(fd).st_mode):  # not a FIFO or a device
@@ -168,9 +180,27 @@ def record(
             if started is not None:
                 started(group)
             recording = _Recording(argv, agent, group, fd, settings, stdio, first_end, forwarder)
-            return recording.run()
+            with _switching_often():
+                return recording.run()
     finally:
         os.close(fd)
+
+
+SWITCH_INTERVAL_S = 0.001
+"""How long Python lets one thread run before another that waits takes over, while recording
+(the interpreter's default is 5 ms): a pump woken by a line waits at most about this for the
+writer to hand over, at each of the few steps a line takes through the proxy, so a ping is
+not delayed by more than a few milliseconds while the writer redacts a megabyte."""
+
+
+@contextlib.contextmanager
+def _switching_often() -> Iterator[None]:
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, SWITCH_INTERVAL_S))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
 
 
 class _Recording:
@@ -236,7 +266,7 @@ class _Recording:
         reason = self._first_end.reason or CloseReason.AGENT_EXIT
         self._queue.put_event(lambda ts, mono: self._closed(returncode, reason, ts, mono))
         self._queue.close()
-        self._writer.join()
+        self._finish_writing()
         for pump, pipe in ((self._output, agent.stdout), (self._errors, agent.stderr)):
             if pump.join(0):  # a pump still reading (a child holds the pipe) keeps its fd
                 _close(pipe)
@@ -247,7 +277,20 @@ class _Recording:
             dropped=self._queue.dropped,
             transcript_error=self._writer.error,
             unwritten=self._writer.unwritten,
+            abandoned=self._writer.abandoned,
         )
+
+    def _finish_writing(self) -> None:
+        """Wait for the writer; after a stopping signal only until a quarter of the grace has
+        passed since it came (the lines it has not redacted by then are left out, as a gap;
+        the line in hand takes up to half a second more), so acptrace ends within the grace
+        whatever is queued."""
+        signalled = self._signals.received_at
+        if signalled is not None:
+            left = signalled + self._settings.stop_grace_s / 4 - time.monotonic()
+            if not self._writer.join(max(0.0, left)):
+                self._writer.abandon()
+        self._writer.join()
 
     def _closed(self, returncode: int, reason: CloseReason, ts_ns: int, mono_ns: int) -> Item:
         pumps = (self._client, self._output, self._errors)

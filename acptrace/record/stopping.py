@@ -3,7 +3,8 @@
 The one way acptrace stops an Agent, for `record` (a signal it received, the Client gone) and
 for `drive` (an Agent that outlives its stdin): the signal to the Agent's process group, a
 grace, SIGKILL to the group. Once the Agent has exited, what it left in its group (a child
-that ignores SIGTERM) is stopped the same way, so no process of the Agent outlives acptrace.
+that ignores SIGTERM) is stopped the same way, so no process of the Agent outlives acptrace;
+so is a process that left the group for its own (`setpgid`) but not the Agent's session.
 """
 
 from __future__ import annotations
@@ -85,11 +86,43 @@ class AgentGroup:
 
 
 def _signal_group(group: int, number: int) -> bool:
-    """Send the signal to the process group; whether the group still had a process."""
+    """Send the signal to the process group, and to the processes of the Agent's session
+    that left it for a group of their own (`setpgid`); whether any was still there."""
     try:
         os.killpg(group, number)
+        alive = True
     except ProcessLookupError:
-        return False
+        alive = False
     except PermissionError:
-        return True
-    return True
+        alive = True
+    for pid in _strays(group):
+        try:
+            os.kill(pid, number)
+            alive = True
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            alive = True
+    return alive
+
+
+def _strays(session: int) -> list[int]:
+    """The live processes of the Agent's session (it leads the one `start_new_session` made)
+    outside its process group: a child that called `setpgid`. One that called `setsid` has a
+    session of its own and is out of reach. Read from /proc (Linux); elsewhere none."""
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:  # (gone meanwhile)
+                continue
+            state, group, sid = fields[0], int(fields[2]), int(fields[3])
+            if sid == session and group != session and state != b"Z":
+                found.append(int(entry))
+    return found

@@ -53,6 +53,16 @@ def encode(item: Item, policy: RedactionPolicy | None) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
+def encode_redacted(item: Captured, message: Any) -> bytes:
+    """The record of a whole traffic line whose message was parsed and redacted already (a
+    chunk of a streamed message, redacted with the others: `acptrace.record.chunks`)."""
+    record = _head(item.ts_ns, item.mono_ns, item.stream.value)
+    record["msg"] = message
+    if not item.line.ended:
+        record["eol"] = False
+    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
 def _encode_traffic(item: Captured, policy: RedactionPolicy | None) -> bytes:
     """The line as `msg` when it can be; as its exact bytes (`raw`, with a note) otherwise."""
     try:

@@ -22,7 +22,7 @@ class Facts:
     def __init__(
         self,
         facts: Sequence[Text | str],
-        separator: str = " · ",
+        separator: str | Text = " · ",
         indent: int = 0,
         hang: int | None = None,
     ) -> None:

@@ -23,6 +23,9 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from acptrace.model.columns import legend_items
+from acptrace.render.facts import Facts
+
 UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
 NO_VALUE = frozenset({"", "—"})
@@ -60,11 +63,16 @@ class Column(msgspec.Struct):
 class FittedTable:
     """A table laid out for the width it is printed at (see the module docstring)."""
 
-    def __init__(self, columns: Sequence[Column], minor: int = 0, **table: Any) -> None:
+    def __init__(
+        self, columns: Sequence[Column], minor: int = 0, legend: str | None = None, **table: Any
+    ) -> None:
         self.columns = list(columns)
         self.minor = minor
         """Columns whose `drop` is at most this go before long names are shortened; the others
         only when shortening the names is not enough."""
+        self.legend = legend
+        """The table's key in `acptrace.model.columns.TABLES`: the columns it shows that do not
+        explain themselves are explained in a line under it; None: no legend."""
         self.table = table
 
     def add_row(self, *cells: Text | str) -> None:
@@ -75,10 +83,15 @@ class FittedTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         table, kept = self._fit(console, options)
         yield table
+        items = legend_items(self.legend, (c.heading for c in kept)) if self.legend else []
+        if items:
+            yield Facts([Text(item, "dim") for item in items], Text(" · ", "dim"))
         if len(kept) < len(self.columns):
             unbounded = options.update(max_width=UNBOUNDED)
             full = Measurement.get(console, unbounded, self._table(self.columns)).maximum
             yield left_out_note([c for c in self.columns if c not in kept], options.max_width, full)
+        elif items:
+            yield Text("")  # (the blank line a table or the left-out note ends with)
 
     def layout(self, console: Console, options: ConsoleOptions) -> Table:
         """The rich table for the width it is printed at, measured by rich itself."""
@@ -101,19 +114,23 @@ class FittedTable:
             shortened = None if minor else shortened_columns(kept, over)
             if shortened is not None:
                 return self._table(shortened), kept
-            if not droppable:
-                return self._table(shortened_columns(kept, over, at_least=True) or kept), kept
+            if not droppable:  # (names as short as they can be told apart: they fold)
+                return self._table(shortened_columns(kept, over, at_least=True) or kept, True), kept
             kept.remove(droppable.pop(0))
 
-    def _table(self, columns: Sequence[Column]) -> Table:
+    def _table(self, columns: Sequence[Column], fold: bool = False) -> Table:
+        """The rich table of these columns; with `fold`, the long names fold over lines where
+        they are still too wide, so that no other cell is cut."""
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
         for column in columns:
+            folds = fold and column.shorten is not None
             table.add_column(
                 column.heading,
                 justify=column.justify,  # type: ignore[arg-type]
                 style=column.style,
-                min_width=column.need(),
-                no_wrap=True,
+                min_width=column.least if folds else column.need(),
+                no_wrap=not folds,
+                overflow="fold" if folds else "ellipsis",
             )
         for row in _rows(columns):
             table.add_row(*row)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.console import Group
 from rich.text import Text
 
 from acptrace.judge.idle_timers import IdleVerdict, timeout_text
@@ -12,15 +11,13 @@ from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.text import cut_names, inert
 
 TITLE = "Idle timers: replays cut short"
-REPLAYS_NOTE = "of N: the replays with times, each child session's replay counted on its own"
-"""Under the table: what `of N` counts (`IdleVerdict.replays`)."""
 
 
-def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Group:
+def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> FittedTable:
     """One row per timeout of each (group name, verdicts); without a name (one file's replays)
     no group column. Red where a timer would have lost updates. Long group names are shortened
-    in the middle only when the terminal is too narrow for them whole. Under it, what `of N`
-    counts (`REPLAYS_NOTE`)."""
+    in the middle only when the terminal is too narrow for them whole. Under it, the legend
+    (what `of N` counts: `IdleVerdict.replays`)."""
     named = any(name is not None for name, _ in groups)
     columns = [
         *([Column("group", shorten=cut_names)] if named else []),
@@ -28,7 +25,7 @@ def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Gr
         Column("cut short", "right"),
         Column("updates lost", "right"),
     ]
-    table = FittedTable(columns, title=TITLE, title_justify="left")
+    table = FittedTable(columns, legend="idle", title=TITLE, title_justify="left")
     for name, verdicts in groups:
         for index, verdict in enumerate(verdicts):
             style = "red" if verdict.cut_short else "green"
@@ -40,4 +37,4 @@ def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> Gr
             if named:
                 cells.insert(0, inert(name or "") if index == 0 else Text(""))
             table.add_row(*cells)
-    return Group(table, Text(f"{REPLAYS_NOTE}\n", style="dim"))
+    return table

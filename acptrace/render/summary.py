@@ -27,7 +27,7 @@ from acptrace.render.facts import Facts
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.idle_view import idle_table
 from acptrace.render.latency import latency
-from acptrace.render.text import inert, plural, short_id
+from acptrace.render.text import inert, plural, printable, short_id
 from acptrace.render.turns_view import TURNS_SHOWN, turns_section
 
 ISSUES_SHOWN = 10
@@ -104,9 +104,9 @@ def _header(analysis: Analysis) -> Group:
         heading = Text("connection ")
         heading.append_text(inert(source.connection, "bold"))
         if source.requirements is not None:
-            heading.append(f"  requirements {', '.join(source.requirements) or '—'}")
+            heading.append(f"  requirements {printable(', '.join(source.requirements)) or '—'}")
         if source.test_status is not None:
-            heading.append(f"  test {source.test_status}")
+            heading.append(f"  test {printable(source.test_status)}")
         lines.append(heading)
     named = inert(source.path, "bold")
     link = f" (link {source.link})" if source.link else ""
@@ -152,7 +152,7 @@ def _resumes(rows: tuple[ResumeRow, ...]) -> FittedTable:
     marker latencies of a v1 connection), then `kind` and the least read numbers (`max gap`,
     `held`), then `end`, `mk`, …: no number is ever cut. The line, the session and
     the outcome stay."""
-    table = FittedTable(RESUME_COLUMNS(), title="Resumes", title_justify="left")
+    table = FittedTable(RESUME_COLUMNS(), legend="resumes", title="Resumes", title_justify="left")
     for row in rows:
         session = inert(("└ " if row.role is Role.CHILD else "") + short_id(row.session_id))
         table.add_row(

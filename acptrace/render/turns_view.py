@@ -40,7 +40,9 @@ def turns_section(turns: tuple[TurnRow, ...]) -> Iterator[RenderableType]:
 def _table(shown: tuple[TurnRow, ...], total: int) -> FittedTable:
     """One row per turn; at narrow widths the stop reason, then the counts, then the waits go,
     never the line, the session, the end or a latency."""
-    table = FittedTable(TURN_COLUMNS(), title=f"Turns ({total})", title_justify="left")
+    table = FittedTable(
+        TURN_COLUMNS(), legend="turns", title=f"Turns ({total})", title_justify="left"
+    )
     for turn in shown:
         approximate = turn.approximate
         table.add_row(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS
 from acptrace.model.options import Options
-from acptrace.read.inputs import Unmatched, expand
+from acptrace.read.inputs import Skipped, Unmatched, expand
 from acptrace.report.collect import Collection, Progress, analyze_files
 from acptrace.report.from_tables import find_exports, is_export, is_table_file
 from acptrace.report.groups import build_groups
@@ -27,8 +27,9 @@ from acptrace.report.summaries import FileError, Group, GroupBy, Metric, Report
 def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
     """Command-line arguments (files, directories, globs) as transcript paths and export
     directories (`acptrace export` tables, found recursively in a directory), and an error for
-    each argument that matches nothing. The tables' files that a directory or a glob holds are
-    left out of the transcripts; a file named is kept, whatever it is."""
+    each argument that matches nothing and for what a directory held that was not read (a
+    folder that cannot be listed, a link to outside it). The tables' files that a directory or
+    a glob holds are left out of the transcripts; a file named is kept, whatever it is."""
     files: list[str] = []
     unmatched: list[FileError] = []
     for argument in arguments:
@@ -45,6 +46,7 @@ def gather(arguments: Sequence[str]) -> tuple[list[str], list[FileError]]:
             continue
         files += sorted([*found, *exports]) if exports else found
         unmatched += [FileError(u.argument, u.reason) for u in expanded if isinstance(u, Unmatched)]
+        unmatched += [FileError(s.path, s.reason) for s in expanded if isinstance(s, Skipped)]
     return files, unmatched
 
 

@@ -6,11 +6,12 @@ report's measures come from its groups, the baseline's from its report.json, by 
 
 A limit (`--max-regression`) is `[METRIC.]STAT=N%|Nms|Ns` for latencies and throughput
 (relative or absolute change in the worse direction: up for latencies, down for throughput;
-METRIC defaults to `marker_to_response`) or `OUTCOME=Npp` for rates (percentage points; worse is
-down for `complete` and `loaded`, up for the others). A group regresses when the change in the
-worse direction is strictly more than the limit; a group missing on either side, or a measure
-without data on either side, is shown but never fails (a measure neither side has is shown only
-when a limit names it).
+METRIC defaults to `marker_to_response`; the latencies of turns are `first_output`,
+`turn_duration`, `tool_call_duration` and `permission_wait`) or `OUTCOME=Npp` for rates
+(percentage points; worse is down for `complete` and `loaded`, up for the others). A group
+regresses when the change in the worse direction is strictly more than the limit; a group
+missing on either side, or a measure without data on either side, is shown but never fails (a
+measure neither side has is shown only when a limit names it).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import orjson
 from acptrace.model.domain import Outcome
 from acptrace.model.errors import AcptraceError
 from acptrace.report.stats import DIGITS, PERCENTILES
-from acptrace.report.summaries import MARKER_OWED, Group, GroupBy, Metric, Report
+from acptrace.report.summaries import MARKER_OWED, REPLAY_METRICS, Group, GroupBy, Metric, Report
 
 KIND = "acptrace-report"
 """The `kind` field of report.json."""
@@ -48,7 +49,13 @@ _METRIC_NAMES = {
     "request_to_marker": Metric.REQUEST_TO_MARKER,
     "request_to_response": Metric.REQUEST_TO_RESPONSE,
     "throughput": Metric.THROUGHPUT,
+    "first_output": Metric.FIRST_OUTPUT,
+    "turn_duration": Metric.TURN_DURATION,
+    "tool_call_duration": Metric.TOOL_CALL_DURATION,
+    "permission_wait": Metric.PERMISSION_WAIT,
 }
+"""The metrics a limit may name: by the name it has in report.json, or without its unit (as
+`instead` suggests them)."""
 _LIMIT = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(%|ms|s|pp)\s*$")
 
 Figures = dict[str, float | None]
@@ -170,6 +177,8 @@ class Comparison:
         kind, _, stat = limit.measure.partition(".")
         if kind == "rate":
             candidates = [rate_measure(Outcome.LOADED)] if Outcome(stat) in MARKER_OWED else []
+        elif Metric(kind) not in REPLAY_METRICS:  # (a turn latency has no stand-in)
+            candidates = []
         else:
             metrics = [Metric.REQUEST_TO_RESPONSE, Metric.MARKER_TO_RESPONSE]
             metrics += [Metric.REQUEST_TO_MARKER, Metric.THROUGHPUT]
@@ -313,7 +322,8 @@ def parse_threshold(text: str) -> Threshold:
         raise ValueError(
             f"{text!r}: unknown measure {name!r} (expected [METRIC.]STAT with STAT one of "
             f"{', '.join(LIMITED_STATS)}, METRIC one of marker_to_response, request_to_marker, "
-            "request_to_response, throughput; or an outcome such as complete or truncated)"
+            "request_to_response, throughput, first_output, turn_duration, tool_call_duration, "
+            "permission_wait; or an outcome such as complete or truncated)"
         )
     if unit_text == "pp" or (metric is Metric.THROUGHPUT and unit_text != "%"):
         allowed = "%" if metric is Metric.THROUGHPUT else "%, ms or s"

@@ -62,6 +62,9 @@ def summarize(path: str, analysis: Analysis, started_us: int | None = None) -> F
         issues=len(analysis.issues),
         connection=analysis.source.connection,
         started_us=started_us,
+        turns=analysis.turns,
+        tool_calls=analysis.tool_calls,
+        permissions=analysis.permissions,
     )
 
 
@@ -89,7 +92,8 @@ def analyze_one(path: str, options: Options, *, execution: Execution | None = No
     file, such as an unknown input format, are the caller's to check first)."""
     try:
         timed = analyze_timed(path, options, execution=execution)
-        require_transcript(path, [analysis for analysis, _ in timed])  # (empty, binary: errors)
+        analyses = [analysis for analysis, _ in timed]
+        require_transcript(path, analyses, quoting=False)  # (empty, binary: errors; unquoted)
         return FileAnalysed(path, tuple(summarize(path, *each) for each in timed))
     except (UnreadableInput, UsageError) as error:
         return FileError(path, str(error).removeprefix(f"{path}: "))

@@ -7,6 +7,8 @@ report.json section of docs/report.md documents every field.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
+from enum import Enum
 from typing import Any
 
 import orjson
@@ -24,6 +26,7 @@ from acptrace.report.summaries import (
     RuleCount,
     few_samples,
 )
+from acptrace.report.turn_summaries import PermissionRef, ToolCallRef, TurnFigures, TurnRef
 
 
 def document(report: Report, comparison: Comparison | None = None) -> dict[str, Any]:
@@ -71,7 +74,33 @@ def group_document(group: Group) -> dict[str, Any]:
         "incomplete": [_resume(ref) for ref in group.cut],  # (the cut replays: `CUT`)
         "incomplete_total": group.cut_total,
         "idle_timers": [verdict_fields(verdict) for verdict in group.idle_timers],
+        **turns_document(group.turns),
     }
+
+
+def turns_document(turns: TurnFigures) -> dict[str, Any]:
+    """A group's turns, tool calls and permission requests beyond their `metrics`."""
+    return {
+        "turns": turns.turns,
+        "tool_calls": turns.tool_calls,
+        "permission_requests": turns.permission_requests,
+        "left_out": {
+            metric.value: {reason.value: n for reason, n in reasons.items()}
+            for metric, reasons in turns.left_out.items()
+        },
+        "tool_call_kinds": {kind: _distribution(d) for kind, d in turns.kinds.items()},
+        "slowest_first_output": [_listed(ref) for ref in turns.slowest_first_output],
+        "longest_turns": [_listed(ref) for ref in turns.longest_turns],
+        "slowest_tool_calls": [_listed(ref) for ref in turns.slowest_tool_calls],
+        "longest_permission_waits": [_listed(ref) for ref in turns.longest_permission_waits],
+    }
+
+
+def _listed(ref: TurnRef | ToolCallRef | PermissionRef) -> dict[str, Any]:
+    """A listed turn, tool call or permission request: its fields, as named and in order
+    (`end` as its value)."""
+    values = {field.name: getattr(ref, field.name) for field in fields(ref)}
+    return {name: v.value if isinstance(v, Enum) else v for name, v in values.items()}
 
 
 def _distribution(distribution: Distribution) -> dict[str, float | int | bool | None]:

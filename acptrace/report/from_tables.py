@@ -3,7 +3,8 @@
 An export directory (one holding `connections.parquet`, `resumes.parquet`, … as `export`
 writes them, or the same tables as NDJSON, `connections.ndjson`, …) stands for the transcripts
 it was exported from: its `connections` rows become
-`FileSummary`s again, with their `resumes` and `findings` rows as `ResumeRow`s and `Finding`s,
+`FileSummary`s again, with their `resumes` and `findings` rows as `ResumeRow`s and `Finding`s
+and their `turns`, `tool_calls` and `permissions` rows as the rows of `acptrace.model.turns`,
 and the report adds them up like summaries of analysed transcripts, so the numbers are the
 same. Directories are scanned lazily by polars, many at a time (`CHUNK` per scan); a
 directory whose tables cannot be read (a table missing, a damaged file, another schema) is an
@@ -16,12 +17,14 @@ What an export cannot give back: a JSON-RPC id is text in the tables (`1` and `"
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields, replace
 from pathlib import Path, PurePath
-from typing import Any, TypeVar
+from types import NoneType
+from typing import Any, TypeVar, get_args, get_type_hints
 
 import orjson
 import polars as pl
@@ -36,10 +39,30 @@ from acptrace.model.domain import (
     Severity,
     WindowEnd,
 )
+from acptrace.model.excerpt import cut_name, excerpt, printable
+from acptrace.model.turns import PermissionRow, ToolCallRow, TurnEnd, TurnRow
 from acptrace.report.summaries import FileError, FileSummary
-from acptrace.tables.builder import CONNECTIONS, FINDINGS, REQUESTS, RESUMES, TABLES, Table
+from acptrace.tables.builder import (
+    CONNECTIONS,
+    FINDINGS,
+    PERMISSIONS,
+    REQUESTS,
+    RESUMES,
+    TABLES,
+    TOOL_CALLS,
+    TURNS,
+    Table,
+)
 
-NEEDED: tuple[Table, ...] = (CONNECTIONS, RESUMES, FINDINGS, REQUESTS)
+NEEDED: tuple[Table, ...] = (
+    CONNECTIONS,
+    RESUMES,
+    FINDINGS,
+    REQUESTS,
+    TURNS,
+    TOOL_CALLS,
+    PERMISSIONS,
+)
 """The tables a report reads from an export directory (of `requests`, only when each
 connection started: `FileSummary.started_us`)."""
 
@@ -139,9 +162,24 @@ def _missing(directory: str, suffix: str) -> str | None:
     if absent:
         return (
             f"exported tables without {', '.join(absent)} (a report reads connections, resumes, "
-            "findings and requests: export the transcripts again with this acptrace)"
+            "findings, requests, turns, tool_calls and permissions: export the transcripts "
+            "again with this acptrace)"
         )
+    special = next(
+        (n for n in (t.name + suffix for t in NEEDED) if _not_regular(directory, n)), None
+    )
+    if special is not None:  # (a FIFO would be waited on for ever, a device read for ever)
+        return f"exported tables cannot be read: {special} is not a regular file"
     return _other_schema(directory) if suffix == ".ndjson" else None
+
+
+def _not_regular(directory: str, name: str) -> bool:
+    """Whether the table's file is something other than a regular file (a FIFO, a device, a
+    socket; a link to one)."""
+    try:
+        return not stat.S_ISREG(os.stat(Path(directory) / name).st_mode)
+    except OSError:
+        return False  # (reading it says why)
 
 
 def _other_schema(directory: str) -> str | None:
@@ -174,6 +212,8 @@ _UNREADABLE = (pl.exceptions.PolarsError, OSError, KeyError, TypeError, ValueErr
 def _read_alone(directory: str, suffix: str) -> Read:
     try:
         return _read_together([directory], suffix)[directory]
+    except Damaged as error:
+        return FileError(directory, f"exported tables cannot be read: {error}")
     except _UNREADABLE as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         return FileError(
@@ -194,11 +234,15 @@ _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
 _PEER_FIELDS = ("name", "version", "protocol_version")
 """What the `connections` table keeps of each side's `PeerInfo` (in its order)."""
 _PEER_COLUMNS = tuple(f"{side}_{name}" for side in ("agent", "client") for name in _PEER_FIELDS)
-_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", "resumes", "findings")
+_COUNTED = ("resumes", "findings", "turns", "tool_calls", "permissions")
+"""The tables of a connection's rows: each one's name is the `connections` column that counts
+its rows and the `FileSummary` field they go in."""
+_SUMMARY_COLUMNS = ("file", "connection", *_PEER_COLUMNS, "issues", *_COUNTED)
 """The columns of `connections` a report reads."""
 
 _T = TypeVar("_T")
 
+_TURN_ENDS = {end.value: end for end in TurnEnd}
 _ROLES = {role.value: role for role in Role}
 _OUTCOMES = {outcome.value: outcome for outcome in Outcome}
 _ENDS = {end.value: end for end in WindowEnd}
@@ -211,39 +255,57 @@ def _read_together(directories: Sequence[str], suffix: str) -> dict[str, Read]:
     if not directories:
         return {}
     connections = _scan(CONNECTIONS, directories, _SUMMARY_COLUMNS, suffix)
-    resumes = _scan(RESUMES, directories, ("file", "connection", *_RESUME_FIELDS), suffix)
-    findings = _scan(FINDINGS, directories, ("file", "connection", *_FINDING_FIELDS), suffix)
+    rows_of = {
+        table.name: _rows_by_connection(table, names, build, directories, suffix)
+        for table, names, build in _ROW_TABLES
+    }
     started = _starts(directories, suffix)
-    rows_of: dict[_Where, list[ResumeRow]] = defaultdict(list)
-    for where, row in zip(_wheres(resumes), _resumes(resumes), strict=True):
-        rows_of[where].append(row)
-    findings_of: dict[_Where, list[Finding]] = defaultdict(list)
-    for where, finding in zip(_wheres(findings), _findings(findings), strict=True):
-        findings_of[where].append(finding)
     summaries: dict[str, list[FileSummary]] = {d: [] for d in directories}
     wheres = list(_wheres(connections))
     repeated = {where for where, n in Counter(wheres).items() if n > 1}
     given: Counter[tuple[_Where, str]] = Counter()  # rows of a repeated one handed out so far
     peers = zip(*(connections[name] for name in _PEER_COLUMNS), strict=True)
-    counts = zip(*(connections[name] for name in ("issues", "resumes", "findings")), strict=True)
-    for where, peer, (issues, resumes_n, findings_n) in zip(wheres, peers, counts, strict=True):
-        rows, found = tuple(rows_of[where]), tuple(findings_of[where])
-        if where in repeated:  # one file exported twice: each copy has its own rows, in turn
-            rows = _next(rows, resumes_n, given, (where, "resumes"))
-            found = _next(found, findings_n, given, (where, "findings"))
+    counts = zip(*(connections[name] for name in _COUNTED), strict=True)
+    for where, peer, issues, counted in zip(
+        wheres, peers, connections["issues"], counts, strict=True
+    ):
+        rows: dict[str, tuple[Any, ...]] = {}
+        for name, count in zip(_COUNTED, counted, strict=True):
+            found = tuple(rows_of[name][where])
+            if where in repeated:  # one file exported twice: each copy has its own rows, in turn
+                found = _next(found, count, given, (where, name))
+            rows[name] = found
         summaries[where[0]].append(
             FileSummary(
                 path=where[1] or "",
                 agent=_peer(*peer[:3]),
                 client=_peer(*peer[3:]),
-                resumes=rows,
-                findings=found,
+                resumes=rows["resumes"],
+                findings=rows["findings"],
                 issues=issues,
                 connection=where[2],
                 started_us=started.get(where),
+                turns=rows["turns"],
+                tool_calls=rows["tool_calls"],
+                permissions=rows["permissions"],
             )
         )
     return {d: tuple(found) for d, found in summaries.items()}
+
+
+def _rows_by_connection(
+    table: Table,
+    names: Sequence[str],
+    build: Callable[[Columns], list[Any]],
+    directories: Sequence[str],
+    suffix: str,
+) -> dict[_Where, list[Any]]:
+    """The rows of a table as records (`build`), by the connection they belong to."""
+    columns = _scan(table, directories, ("file", "connection", *names), suffix)
+    rows_of: dict[_Where, list[Any]] = defaultdict(list)
+    for where, row in zip(_wheres(columns), build(columns), strict=True):
+        rows_of[where].append(row)
+    return rows_of
 
 
 def _next(
@@ -270,9 +332,73 @@ def _scan(table: Table, directories: Sequence[str], names: Sequence[str], suffix
     frame = scanned.select(
         *(pl.col(name).cast(schema[name], strict=True) for name in names), _SOURCE
     ).collect()
+    _check(table, suffix, frame, names)
     columns: Columns = frame.to_dict(as_series=False)
     columns[_SOURCE] = [by_path[path] for path in columns[_SOURCE]]
     return columns
+
+
+class Damaged(ValueError):
+    """A table holds a value no export writes (a latency of `inf`, a count or a rule left
+    empty): the directory is an error of its own, said in one line, not a report of
+    nonsense or a crash further on."""
+
+
+MIN_MS, MAX_MS = 1e-6, 1e12
+"""The latencies an export can hold, other than 0: from a nanosecond (the finest a timestamp
+resolves) to about 30 years; `inf`, NaN, 1e308 and 5e-324 are none."""
+
+
+def _required(record: type) -> frozenset[str]:
+    """The fields of a row that are never None (`int`, `str`, not `int | None`)."""
+    hints = get_type_hints(record)
+    return frozenset(
+        name for name, hint in hints.items() if hint is not Any and NoneType not in get_args(hint)
+    )
+
+
+_REQUIRED = {
+    RESUMES.name: _required(ResumeRow),
+    FINDINGS.name: _required(Finding),
+    CONNECTIONS.name: frozenset({"issues", "resumes", "findings"}),
+}
+"""The columns of each table a report reads that no export leaves empty."""
+
+_KNOWN: dict[str, list[str]] = {
+    name: list(words)
+    for name, words in (
+        ("role", _ROLES),
+        ("outcome", _OUTCOMES),
+        ("end", _ENDS),
+        ("severity", _SEVERITIES),
+    )
+}
+"""The columns that hold one of a few words."""
+
+
+def _check(table: Table, suffix: str, frame: pl.DataFrame, names: Sequence[str]) -> None:
+    """Raise `Damaged` at the first value of these columns that no export writes."""
+    required = _REQUIRED.get(table.name, frozenset())
+    for name in names:
+        column = frame[name]
+        if name in _KNOWN:
+            bad = column.is_null() | ~column.is_in(_KNOWN[name])
+        elif name.endswith("_ms"):  # (NaN compares as no number: bad as well)
+            bad = ~(column.is_null() | (column == 0) | column.is_between(MIN_MS, MAX_MS))
+        elif name in required:
+            bad = column.is_null()
+        else:
+            continue
+        if bad.any():
+            row = bad.arg_true()[0]
+            raise Damaged(
+                f"{table.name}{suffix}: {name} is {_shown(column[row])} in row {row + 1}, "
+                "which no export writes (export the transcripts again)"
+            )
+
+
+def _shown(value: object) -> str:
+    return "empty" if value is None else printable(repr(value) if isinstance(value, str) else value)
 
 
 def _starts(directories: Sequence[str], suffix: str) -> dict[_Where, int]:
@@ -309,7 +435,7 @@ def _wheres(columns: Columns) -> Iterator[_Where]:
 def _peer(name: str | None, version: str | None, protocol: int | None) -> PeerInfo | None:
     if name is None and version is None and protocol is None:
         return None
-    return PeerInfo(name=name, version=version, protocol_version=protocol)
+    return PeerInfo(name=cut_name(name), version=cut_name(version), protocol_version=protocol)
 
 
 def _resumes(columns: Columns) -> list[ResumeRow]:
@@ -328,7 +454,10 @@ def _resumes(columns: Columns) -> list[ResumeRow]:
 def _pauses(text: str | None) -> tuple[ReplayPause, ...]:
     if not text:
         return ()
-    return tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in orjson.loads(text))
+    pauses = tuple(ReplayPause(p["gap_ms"], p["updates_after"]) for p in orjson.loads(text))
+    if any(not (type(p.gap_ms) in (int, float) and MIN_MS <= p.gap_ms <= MAX_MS) for p in pauses):
+        raise Damaged(f"resumes: replay_pauses holds a gap no export writes: {excerpt(text)}")
+    return pauses
 
 
 def _findings(columns: Columns) -> list[Finding]:
@@ -336,6 +465,41 @@ def _findings(columns: Columns) -> list[Finding]:
     c["severity"] = [_SEVERITIES[v] for v in c["severity"]]
     values = zip(*(c[name] for name in _FINDING_FIELDS), strict=True)
     return [Finding(*row) for row in values]
+
+
+def _turns(columns: Columns) -> list[TurnRow]:
+    """The rows as `TurnRow`s (the prompt's id stays text)."""
+    c = dict(columns)
+    c["end"] = [_TURN_ENDS[v] for v in c["end"]]
+    return _structs(TurnRow, c)
+
+
+def _tool_calls(columns: Columns) -> list[ToolCallRow]:
+    return _structs(ToolCallRow, columns)
+
+
+def _permissions(columns: Columns) -> list[PermissionRow]:
+    return _structs(PermissionRow, columns)
+
+
+_S = TypeVar("_S", TurnRow, ToolCallRow, PermissionRow)
+
+
+def _structs(struct: type[_S], columns: Columns) -> list[_S]:
+    """The rows as Structs of `acptrace.model.turns`, whose fields are the table's columns."""
+    names = struct.__struct_fields__
+    return [struct(*row) for row in zip(*(columns[name] for name in names), strict=True)]
+
+
+_ROW_TABLES: tuple[tuple[Table, tuple[str, ...], Callable[[Columns], list[Any]]], ...] = (
+    (RESUMES, _RESUME_FIELDS, _resumes),
+    (FINDINGS, _FINDING_FIELDS, _findings),
+    (TURNS, TurnRow.__struct_fields__, _turns),
+    (TOOL_CALLS, ToolCallRow.__struct_fields__, _tool_calls),
+    (PERMISSIONS, PermissionRow.__struct_fields__, _permissions),
+)
+"""The tables of a connection's rows (`_COUNTED`, in that order): the columns a report reads
+of each, and what makes records of them."""
 
 
 def qualify(read: Sequence[tuple[str, Read]]) -> list[tuple[str, Read]]:

@@ -14,6 +14,7 @@ from acptrace.report.stats import DIGITS, describe, log_edges
 from acptrace.report.summaries import (
     CUT,
     MARKER_OWED,
+    REPLAY_METRICS,
     UNKNOWN,
     FileSummary,
     Group,
@@ -21,7 +22,9 @@ from acptrace.report.summaries import (
     Metric,
     ResumeRef,
     RuleCount,
+    When,
 )
+from acptrace.report.turn_groups import add_up_turns
 
 SLOWEST_SHOWN = 10
 """Slowest replays listed per group."""
@@ -72,13 +75,14 @@ def build_group(
 ) -> Group:
     """Add up one group's files."""
     located = [
-        (_when(s, index), s.where, row) for index, s in enumerate(summaries) for row in s.resumes
+        (s.when(index), s.where, row) for index, s in enumerate(summaries) for row in s.resumes
     ]
     requested = [(when, path, row) for when, path, row in located if row.role is Role.REQUESTED]
     replaying = [(when, path, row) for when, path, row in requested if is_replaying(row)]
     rows = [row for _, _, row in replaying]
     children = [row for _, _, row in located if row.role is Role.CHILD]
-    samples = {metric: tuple(_values(metric, rows)) for metric in Metric}
+    turn_samples, turns = add_up_turns(summaries)
+    samples = {metric: tuple(_values(metric, rows)) for metric in REPLAY_METRICS} | turn_samples
     marker_outcomes = _by_outcome(row for row in rows if owes_marker(row))
     headline = choose_headline(sum(marker_outcomes.values()) > 0, samples)
     cut = sorted((item for item in replaying if item[2].outcome in CUT), key=_in_time)
@@ -101,19 +105,9 @@ def build_group(
         slowest=_slowest(replaying, headline),
         cut=tuple(_ref(path, row) for _, path, row in cut[:CUT_SHOWN]),
         cut_total=len(cut),
+        turns=turns,
         idle_timers=idle_verdicts((row for _, _, row in located), idle_timeouts_ms),
     )
-
-
-When = tuple[bool, int, int]
-"""Where a connection stands in time among a group's: (no time, its start, its place in the
-input), so that the connections with a time come first, earliest first, and the others in
-input order."""
-
-
-def _when(summary: FileSummary, index: int) -> When:
-    started = summary.started_us
-    return (started is None, started or 0, index)
 
 
 def _in_time(item: tuple[When, str, ResumeRow]) -> tuple[When, int]:
@@ -153,8 +147,8 @@ def choose_headline(owed: bool, samples: Mapping[Metric, Sequence[float]]) -> Me
 
 
 def metric_value(metric: Metric, row: ResumeRow) -> float | None:
-    """The metric for one row; throughput is replayed updates per second from the request to
-    the marker, for rows with a marker and a positive request -> marker time."""
+    """One of `REPLAY_METRICS` for one row; throughput is replayed updates per second from the
+    request to the marker, for rows with a marker and a positive request -> marker time."""
     match metric:
         case Metric.MARKER_TO_RESPONSE:
             return row.marker_to_response_ms
@@ -167,6 +161,8 @@ def metric_value(metric: Metric, row: ResumeRow) -> float | None:
             if row.marker_line is None or elapsed is None or elapsed <= 0:
                 return None
             return round(row.replayed_updates / (elapsed / 1000), DIGITS)
+        case _:  # (the turn metrics: `acptrace.report.turn_groups`)
+            raise ValueError(f"{metric.value} is not a metric of resumes")
 
 
 def _values(metric: Metric, rows: Iterable[ResumeRow]) -> Iterator[float]:
@@ -194,7 +190,7 @@ def _rule_counts(summaries: Sequence[FileSummary]) -> tuple[RuleCount, ...]:
     counts: Counter[tuple[str, Severity]] = Counter()
     first: dict[tuple[str, Severity], list[tuple[When, int, str]]] = defaultdict(list)
     for index, summary in enumerate(summaries):
-        when = _when(summary, index)
+        when = summary.when(index)
         for finding in summary.findings:
             key = (finding.rule, finding.severity)
             counts[key] += 1

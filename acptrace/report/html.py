@@ -7,11 +7,7 @@ reach the network even by mistake. Every text from a transcript is escaped. Shou
 
 from __future__ import annotations
 
-import base64
-import html
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
@@ -20,6 +16,15 @@ from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.groups import shared_edges, shared_folder
+from acptrace.report.html_parts import (
+    NARROW_SCREEN,
+    Cell,
+    escape,
+    figure_html,
+    group_cell,
+    num,
+    table_html,
+)
 from acptrace.report.numbers import (
     FEW_LEGEND,
     FEW_MARK,
@@ -39,7 +44,18 @@ from acptrace.report.numbers import (
     verdict_text,
 )
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
-from acptrace.report.summaries import CUT, FEW_REPLAYS, Group, Metric, Report, ResumeRef
+from acptrace.report.summaries import (
+    CUT,
+    FEW_REPLAYS,
+    REPLAY_METRICS,
+    Group,
+    Metric,
+    Report,
+    ResumeRef,
+)
+from acptrace.report.turn_html import METHOD as TURN_METHOD
+from acptrace.report.turn_html import Edges, group_turns, turn_edges, turn_overview
+from acptrace.report.turn_numbers import turn_groups
 
 BINS = 24
 """Histogram bins, log-spaced and shared by every group so the charts compare."""
@@ -68,9 +84,10 @@ h1 { font-size: 24px; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 32px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); }
 h3 { font-size: 15px; margin: 20px 0 6px; }
 p.meta, figcaption, .muted { color: var(--muted); }
-nav a { margin-right: 12px; }
-td.name { min-width: 13em; max-width: 30em; overflow-wrap: anywhere; }
-td.name .swatch { float: left; margin-top: 5px; }
+nav a { margin-right: 12px; display: inline-block; }
+td.name { min-width: 14em; max-width: 30em; overflow-wrap: break-word; position: relative;
+  padding-left: 28px; }
+td.name .swatch { position: absolute; left: 8px; top: 9px; }
 .nowrap { white-space: nowrap; }
 a.up { font-size: 13px; font-weight: normal; margin-left: 10px; }
 .scroll { overflow-x: auto; margin: 6px 0 12px; }
@@ -92,8 +109,25 @@ figure img { max-width: 100%; height: auto; }
 .verdict.fail { background: #fef3f2; color: var(--bad); border: 1px solid #fecdca; }
 .verdict.warn { background: #fffaeb; color: #93370d; border: 1px solid #fedf89; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
-  margin-right: 6px; vertical-align: baseline; }
-"""
+  margin-right: 6px; vertical-align: baseline; background: currentColor; }
+.swatch.dashed, .swatch.dotted { background: none; width: 14px; height: 0; border-radius: 0;
+  border-top: 3px dashed currentColor; }
+.swatch.dotted { border-top-style: dotted; }
+@media (max-width: $NARROW) {
+  body { padding: 16px 12px 32px; }
+  .scroll table, .scroll tbody, .scroll tr { display: block; }
+  .scroll td { display: flow-root; }
+  .scroll thead { display: none; }
+  .scroll tr { padding: 6px 0; border-bottom: 1px solid var(--line); }
+  .scroll td { min-width: 0; max-width: none; padding: 2px 0; border: 0; text-align: right;
+    white-space: normal; }
+  .scroll td::before { content: attr(data-label); float: left; margin-right: 12px;
+    color: var(--muted); }
+  .scroll td.name { text-align: left; font-weight: 600; padding-left: 18px; }
+  .scroll td.name .swatch { left: 0; top: 7px; }
+  .scroll td.name::before { content: none; }
+}
+""".replace("$NARROW", f"{NARROW_SCREEN}px")  # (a phone: html_parts)
 
 
 def render_html(report: Report, comparison: Comparison | None = None) -> bytes:
@@ -104,16 +138,11 @@ def render_html(report: Report, comparison: Comparison | None = None) -> bytes:
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f'<meta name="generator" content="acptrace {_e(__version__)}">\n'
+        f'<meta name="generator" content="acptrace {escape(__version__)}">\n'
         "<title>acptrace latency report</title>\n"
         f"<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
     return page.encode()
-
-
-def _e(value: Any) -> str:
-    """Text from anywhere, escaped for HTML (control characters shown as escapes)."""
-    return html.escape(printable(value), quote=True)
 
 
 def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
@@ -121,33 +150,39 @@ def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
     names = [g.name.removeprefix(folder) for g in report.groups]
     yield "<header><h1>acptrace latency report</h1>"
     yield (
-        f'<p class="meta">{_e(count_text(report.files, "transcript"))} analysed · '
-        f"{_e(count_text(len(report.groups), 'group'))} by <code>{_e(report.group_by)}</code>"
-        + (f' in <span class="path">{_e(folder)}</span>' if folder else "")
-        + (f" · {_e(count_text(len(report.errors), 'file'))} skipped" if report.errors else "")
-        + f" · acptrace {_e(__version__)}</p>"
+        f'<p class="meta">{escape(count_text(report.files, "transcript"))} analysed · '
+        f"{escape(count_text(len(report.groups), 'group'))} by "
+        f"<code>{escape(report.group_by)}</code>"
+        + (f' in <span class="path">{escape(folder)}</span>' if folder else "")
+        + (f" · {escape(count_text(len(report.errors), 'file'))} skipped" if report.errors else "")
+        + f" · acptrace {escape(__version__)}</p>"
     )
     links = ['<a href="#overview">Overview</a>']
     if comparison is not None:
         links.append('<a href="#comparison">Comparison</a>')
     if len(names) <= LINKED_GROUPS:
-        links += [f'<a href="#group-{i}">{_e(name)}</a>' for i, name in enumerate(names)]
+        links += [f'<a href="#group-{i}">{escape(name)}</a>' for i, name in enumerate(names)]
+    if turn_groups(report.groups):
+        links.append('<a href="#turns">Turns</a>')
     if report.errors:
         links.append('<a href="#errors">Skipped files</a>')
     yield f"<nav>{' '.join(links)}</nav></header>"
     if comparison is not None:
         yield _verdict(comparison)
     yield from _overview(report, names)
+    yield from turn_overview(report.groups, names)
     if comparison is not None:
         yield from _comparison(comparison)
     charted = report.groups[:CHARTED_GROUPS] if charts.available() else ()
     edges = {  # (bins shared by the groups of one headline latency, so that they compare)
         metric: shared_edges([g for g in charted if g.headline is metric], metric, BINS)
-        for metric in Metric
+        for metric in REPLAY_METRICS
     }
+    turn_bins = turn_edges(charted)
     for index, group in enumerate(report.groups):
         bins = edges[group.headline] if index < len(charted) else None
-        yield from _group(index, group, names[index], bins, len(names) > LINKED_GROUPS)
+        turns = turn_bins if index < len(charted) else None
+        yield from _group(index, group, names[index], (bins, turns), len(names) > LINKED_GROUPS)
     yield from _errors(report)
     yield _method()
 
@@ -156,34 +191,37 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
     yield '<section id="overview"><h2>Overview</h2>'
     common = common_headline(report.groups)
     head: list[Cell] = ["group"]
-    head += [_num(name) for name in ("conn.", "resumes", "complete", "unmarked", "cut")]
-    head += [_num(name) for name in ("refused", "ambig.", "loaded")]
+    head += [num(name) for name in ("conn.", "resumes", "complete", "unmarked", "cut")]
+    head += [num(name) for name in ("refused", "ambig.", "loaded")]
     head += ["findings", *([] if common else ["latency"])]
-    head += [_num(name) for name in ("p50", "p90", "p99", "throughput")]
+    head += [num(name) for name in ("p50", "p90", "p99", "throughput")]
     rows: list[list[Cell]] = []
     for index, group in enumerate(report.groups):
         counts = group.replay_outcomes
         headline = group.metrics[group.headline]
-        swatch = f'<span class="swatch" style="background:{charts.group_colour(index)}"></span>'
         rows.append(
             [
-                _Name(f'{swatch}<a href="#group-{index}">{_breakable(names[index])}</a>'),
-                _num(group.connections),
-                _num(group.resumes),
-                _num(complete_text(group)),
-                _num(counts[Outcome.UNMARKED_SUCCESS]),
-                _num(sum(counts[o] for o in CUT)),
-                _num(counts[Outcome.REFUSED]),
-                _num(counts[Outcome.AMBIGUOUS]),
-                _num(group.loaded),
+                group_cell(index, names[index]),
+                num(group.connections),
+                num(group.resumes),
+                num(complete_text(group)),
+                num(counts[Outcome.UNMARKED_SUCCESS]),
+                num(sum(counts[o] for o in CUT)),
+                num(counts[Outcome.REFUSED]),
+                num(counts[Outcome.AMBIGUOUS]),
+                num(group.loaded),
                 _severity_counts(group),
-                *([] if common else [_e(SHORT_LABELS.get(group.headline, group.headline.label))]),
-                *(_num(stat_text(group.headline, headline, s)) for s in ("p50", "p90", "p99")),
-                _num(stat_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50")),
+                *(
+                    []
+                    if common
+                    else [escape(SHORT_LABELS.get(group.headline, group.headline.label))]
+                ),
+                *(num(stat_text(group.headline, headline, s)) for s in ("p50", "p90", "p99")),
+                num(stat_text(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50")),
             ]
         )
     named = (
-        f"p50, p90, p99: {_e(common.label)}"
+        f"p50, p90, p99: {escape(common.label)}"
         if common
         else "p50, p90, p99: each group's headline latency (latency), marker → response where "
         "replays owe a marker and sent one, request → response elsewhere"
@@ -197,10 +235,10 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
         "session), loaded (loads answered with success: a load owes no marker). "
         f"{named}; throughput: p50 of replayed updates per second.</p>"
     )
-    yield _table(head, rows)
+    yield table_html(head, rows)
     shown = [(g, m) for g in report.groups for m in (g.headline, Metric.THROUGHPUT)]
     if any(shows_few(g.metrics[m]) for g, m in shown):
-        yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
+        yield f'<p class="muted">{escape(FEW_LEGEND)}</p>'
     if not charts.available():
         yield f'<p class="note">{NO_CHARTS}</p>'
     else:
@@ -209,7 +247,7 @@ def _overview(report: Report, names: Sequence[str]) -> Iterator[str]:
 
 
 def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
-    for metric in Metric:  # (one chart per headline latency the groups have)
+    for metric in REPLAY_METRICS:  # (one chart per headline latency the groups have)
         alike = [(g, n) for g, n in zip(report.groups, names, strict=True) if g.headline is metric]
         if not alike:
             continue
@@ -221,7 +259,7 @@ def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
             if metric is Metric.MARKER_TO_RESPONSE
             else "the headline of the groups where no replay owes a marker or none sent one"
         )
-        yield _figure(
+        yield figure_html(
             ecdf,
             f"ECDF of {metric.label} per group",
             f"{metric.label} ({figure}): share of replaying resumes that answered within a "
@@ -229,7 +267,7 @@ def _overview_charts(report: Report, names: Sequence[str]) -> Iterator[str]:
         )
     bars = charts.outcome_chart(report.groups, names)
     if bars is not None:
-        yield _figure(
+        yield figure_html(
             bars,
             "resumes by outcome per group",
             f"Resumes by outcome (up to {charts.BAR_GROUPS} groups, most resumes first).",
@@ -240,39 +278,44 @@ def _group(
     index: int,
     group: Group,
     name: str,
-    edges: tuple[float, ...] | None,
+    bins: tuple[tuple[float, ...] | None, Edges | None],
     back: bool,
 ) -> Iterator[str]:
+    """A group's section; `bins`: the histogram bins of its headline and of its turn
+    latencies (None: no histogram)."""
     headline = group.headline
+    edges, turn_bins = bins
     up = '<a class="up" href="#overview">↑ overview</a>' if back else ""
-    yield f'<section class="group" id="group-{index}"><h2>{_e(name)}{up}</h2>'
+    yield f'<section class="group" id="group-{index}"><h2>{escape(name)}{up}</h2>'
     yield (
         f'<p class="muted">{count_text(group.connections, "connection")} · '
         f"{count_text(group.resumes, 'resume')} ({group.replaying} replaying) · "
         f"{count_text(sum(c.count for c in group.findings), 'finding')} · "
-        f"{count_text(group.issues, 'input issue')}</p>"
+        f"{count_text(group.issues, 'input issue')}"
+        + (f" · {count_text(group.turns.turns, 'turn')}" if group.turns.turns else "")
+        + "</p>"
     )
     if edges is not None and group.samples[headline]:
         svg = charts.histogram_chart(group, headline, edges, charts.group_colour(index))
-        yield _figure(
+        yield figure_html(
             svg,
             f"histogram of {headline.label} for {printable(name)}",
             f"{headline.label}: histogram over log-spaced bins shared by every group.",
         )
     yield "<h3>Latency and throughput</h3>"
-    head: list[Cell] = ["metric", *(_num(stat) for stat in STATS)]
+    head: list[Cell] = ["metric", *(num(stat) for stat in STATS)]
     rows: list[list[Cell]] = [
         [
-            _e(f"{metric.label} ({metric.unit})"),
-            *(_num(stat_text(metric, group.metrics[metric], s)) for s in STATS),
+            escape(f"{metric.label} ({metric.unit})"),
+            *(num(stat_text(metric, group.metrics[metric], s)) for s in STATS),
         ]
         for metric in measured(group)
     ]
-    yield _table(head, rows)
-    if any(shows_few(group.metrics[metric]) for metric in Metric):
-        yield f'<p class="muted">{_e(FEW_LEGEND)}</p>'
-    if len(measured(group)) < len(Metric):
-        yield f'<p class="muted">{_e(UNMEASURED_NOTE)}</p>'
+    yield table_html(head, rows)
+    if any(shows_few(group.metrics[metric]) for metric in REPLAY_METRICS):
+        yield f'<p class="muted">{escape(FEW_LEGEND)}</p>'
+    if len(measured(group)) < len(REPLAY_METRICS):
+        yield f'<p class="muted">{escape(UNMEASURED_NOTE)}</p>'
     yield from _idle_timers(group)
     yield from _outcomes(group)
     yield from _loads(group)
@@ -283,6 +326,7 @@ def _group(
     yield from _resumes(
         "Cut replays (truncated, complete_failed, unknown)", group.cut, group.cut_total, "none"
     )
+    yield from group_turns(index, group, name, turn_bins)
     yield "</section>"
 
 
@@ -295,16 +339,16 @@ def _idle_timers(group: Group) -> Iterator[str]:
         '<p class="muted">Replays a Client waiting for this much silence would have taken as '
         "complete before their last replayed update, and the updates it would have lost.</p>"
     )
-    head: list[Cell] = [_num("idle timer"), _num("replays cut short"), _num("updates lost")]
+    head: list[Cell] = [num("idle timer"), num("replays cut short"), num("updates lost")]
     rows: list[list[Cell]] = [
         [
-            _num(timeout_text(v.timeout_ms)),
-            _num(f"{v.cut_short} of {v.replays}"),
-            _num(f"{v.updates_lost:,}"),
+            num(timeout_text(v.timeout_ms)),
+            num(f"{v.cut_short} of {v.replays}"),
+            num(f"{v.updates_lost:,}"),
         ]
         for v in group.idle_timers
     ]
-    yield _table(head, rows, [v.cut_short > 0 for v in group.idle_timers])
+    yield table_html(head, rows, [v.cut_short > 0 for v in group.idle_timers])
 
 
 def _outcomes(group: Group) -> Iterator[str]:
@@ -317,7 +361,7 @@ def _outcomes(group: Group) -> Iterator[str]:
             share = "" if outcome is Outcome.NO_REPLAY else rate_text(group.rate(outcome))
             colour = charts.OUTCOME_COLOURS[outcome]
             swatch = f'<span class="swatch" style="background:{colour}"></span>'
-            rows.append([swatch + outcome.value, _num(count), _num(share), _num(children)])
+            rows.append([swatch + outcome.value, num(count), num(share), num(children)])
     if rows:
         yield (
             '<p class="muted">Share: of what owes the outcome. For <code>complete</code>, '
@@ -329,11 +373,11 @@ def _outcomes(group: Group) -> Iterator[str]:
         )
         head: list[Cell] = [
             "outcome",
-            _num("resumes"),
-            _num("share"),
-            _num("child sessions"),
+            num("resumes"),
+            num("share"),
+            num("child sessions"),
         ]
-        yield _table(head, rows)
+        yield table_html(head, rows)
     else:
         yield '<p class="muted">No resumes.</p>'
 
@@ -358,36 +402,36 @@ def _findings(group: Group) -> Iterator[str]:
         return
     rows: list[list[Cell]] = [
         [
-            f"<code>{_e(count.rule)}</code>",
-            _e(count.severity),
-            _num(count.count),
-            "<br>".join(f'<span class="path">{_e(p)}:{line}</span>' for p, line in count.first),
+            f"<code>{escape(count.rule)}</code>",
+            escape(count.severity),
+            num(count.count),
+            "<br>".join(f'<span class="path">{escape(p)}:{line}</span>' for p, line in count.first),
         ]
         for count in group.findings
     ]
-    yield _table(["rule", "level", _num("count"), "first at"], rows)
+    yield table_html(["rule", "level", num("count"), "first at"], rows)
 
 
 def _resumes(title: str, refs: Sequence[ResumeRef], total: int, empty: str) -> Iterator[str]:
-    yield f"<h3>{_e(title)}</h3>"
+    yield f"<h3>{escape(title)}</h3>"
     if not refs:
-        yield f'<p class="muted">{_e(empty.capitalize())}.</p>'
+        yield f'<p class="muted">{escape(empty.capitalize())}.</p>'
         return
     head: list[Cell] = ["file:line", "session", "outcome", "end"]
-    head += [_num("replayed"), _num("marker→resp"), _num("total")]
+    head += [num("replayed"), num("marker→resp"), num("total")]
     rows: list[list[Cell]] = [
         [
-            f'<span class="path">{_e(ref.path)}:{ref.line}</span>',
-            f"<code>{_e(ref.session_id)}</code>",
-            _e(ref.outcome),
-            _e(ref.end if ref.error_code is None else f"{ref.end} {ref.error_code}"),
-            _num(ref.replayed_updates),
-            _num(ms_text(ref.marker_to_response_ms)),
-            _num(ms_text(ref.request_to_response_ms)),
+            f'<span class="path">{escape(ref.path)}:{ref.line}</span>',
+            f"<code>{escape(ref.session_id)}</code>",
+            escape(ref.outcome),
+            escape(ref.end if ref.error_code is None else f"{ref.end} {ref.error_code}"),
+            num(ref.replayed_updates),
+            num(ms_text(ref.marker_to_response_ms)),
+            num(ms_text(ref.request_to_response_ms)),
         ]
         for ref in refs
     ]
-    yield _table(head, rows)
+    yield table_html(head, rows)
     if total > len(refs):
         yield f'<p class="muted">… and {total - len(refs)} more (report.json counts them).</p>'
 
@@ -395,44 +439,44 @@ def _resumes(title: str, refs: Sequence[ResumeRef], total: int, empty: str) -> I
 def _verdict(comparison: Comparison) -> str:
     regressions = comparison.regressions
     limits = ", ".join(t.text for t in comparison.thresholds) or "none"
-    against = f"against {_e(comparison.baseline)}"
+    against = f"against {escape(comparison.baseline)}"
     verdicts = []
     if regressions:
         text = f"{count_text(len(regressions), 'regression')} beyond the limits ({limits})"
-        verdicts.append(f'<p class="verdict fail">✗ {_e(text)} {against}</p>')
+        verdicts.append(f'<p class="verdict fail">✗ {escape(text)} {against}</p>')
     for limit in comparison.unchecked:  # (a gate that checks nothing fails: rules.md §11)
         note = comparison.unchecked_note(limit)
-        verdicts.append(f'<p class="verdict fail">✗ {_e(note)} {against}</p>')
+        verdicts.append(f'<p class="verdict fail">✗ {escape(note)} {against}</p>')
     if not verdicts:
         text = f"No regression beyond the limits ({limits})"
-        verdicts.append(f'<p class="verdict pass">✓ {_e(text)} {against}</p>')
+        verdicts.append(f'<p class="verdict pass">✓ {escape(text)} {against}</p>')
     return "\n".join(verdicts)
 
 
 def _comparison(comparison: Comparison) -> Iterator[str]:
-    yield f'<section id="comparison"><h2>Comparison with {_e(comparison.baseline)}</h2>'
+    yield f'<section id="comparison"><h2>Comparison with {escape(comparison.baseline)}</h2>'
     for title, names in (
         ("Groups the baseline does not have", comparison.only_new),
         ("Groups only the baseline has", comparison.only_baseline),
     ):
         if names:
-            yield f'<p class="muted">{_e(title)}: {", ".join(_e(n) for n in names)}.</p>'
-    head: list[Cell] = ["group", "measure", _num("baseline"), _num("new"), _num("change")]
+            yield f'<p class="muted">{escape(title)}: {", ".join(escape(n) for n in names)}.</p>'
+    head: list[Cell] = ["group", "measure", num("baseline"), num("new"), num("change")]
     head += ["limit", "verdict"]
     rows = [_delta_row(delta) for delta in comparison.deltas]
-    yield _table(head, rows, [delta.regressed for delta in comparison.deltas])
+    yield table_html(head, rows, [delta.regressed for delta in comparison.deltas])
     yield "</section>"
 
 
 def _delta_row(delta: Delta) -> list[Cell]:
     return [
-        _e(delta.group),
-        _e(measure_label(delta.measure)),
-        _num(measure_text(delta.measure, delta.old)),
-        _num(measure_text(delta.measure, delta.new)),
-        _num(change_text(delta)),
-        _e("" if delta.threshold is None else delta.threshold.text),
-        _e(verdict_text(delta)),
+        escape(delta.group),
+        escape(measure_label(delta.measure)),
+        num(measure_text(delta.measure, delta.old)),
+        num(measure_text(delta.measure, delta.new)),
+        num(change_text(delta)),
+        escape("" if delta.threshold is None else delta.threshold.text),
+        escape(verdict_text(delta)),
     ]
 
 
@@ -441,9 +485,9 @@ def _errors(report: Report) -> Iterator[str]:
         return
     yield '<section id="errors"><h2>Skipped files</h2>'
     rows: list[list[Cell]] = [
-        [f'<span class="path">{_e(e.path)}</span>', _e(e.message)] for e in report.errors
+        [f'<span class="path">{escape(e.path)}</span>', escape(e.message)] for e in report.errors
     ]
-    yield _table(["file", "why"], rows)
+    yield table_html(["file", "why"], rows)
     yield "</section>"
 
 
@@ -460,13 +504,9 @@ def _method() -> str:
         "Marker shares are of the replays that owe a marker (v2 resumes with "
         "<code>replayFrom</code>, neither refused nor ambiguous); a <code>session/load</code> "
         "owes none and is counted apart. "
-        f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}.</p></footer>"
+        f"Percentiles of fewer than {FEW_REPLAYS} values are marked {FEW_MARK}. "
+        f"{escape(TURN_METHOD)}</p></footer>"
     )
-
-
-def _breakable(path: str) -> str:
-    """A name as HTML that may break after each `/` before it breaks anywhere else."""
-    return _e(path).replace("/", "/<wbr>")
 
 
 def _severity_counts(group: Group) -> str:
@@ -476,54 +516,4 @@ def _severity_counts(group: Group) -> str:
     if not any(counts.values()):
         return "0"
     shown = (count_text(counts[s], s.value) for s in Severity if counts[s])
-    return " · ".join(f'<span class="nowrap">{_e(text)}</span>' for text in shown)
-
-
-@dataclass(frozen=True, slots=True)
-class _Num:
-    """A right-aligned cell of plain text (escaped when written)."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Name:
-    """A cell naming its row (HTML already escaped): wrapped anywhere rather than widening the
-    table past the page."""
-
-    html: str
-
-
-Cell = str | _Num | _Name
-"""A table cell: HTML already escaped by the caller, a number as plain text, or a row's name."""
-
-
-def _num(value: Any) -> _Num:
-    return _Num(str(value))
-
-
-def _table(head: Sequence[Cell], rows: Sequence[Sequence[Cell]], bad: Sequence[bool] = ()) -> str:
-    header = "".join(_cell("th", cell) for cell in head)
-    lines = [f'<div class="scroll"><table><thead><tr>{header}</tr></thead><tbody>']
-    for index, row in enumerate(rows):
-        cells = "".join(_cell("td", cell) for cell in row)
-        flagged = index < len(bad) and bad[index]
-        lines.append(f'<tr class="bad">{cells}</tr>' if flagged else f"<tr>{cells}</tr>")
-    lines.append("</tbody></table></div>")
-    return "".join(lines)
-
-
-def _cell(tag: str, cell: Cell) -> str:
-    if isinstance(cell, _Num):
-        return f'<{tag} class="num">{_e(cell.text)}</{tag}>'
-    if isinstance(cell, _Name):
-        return f'<{tag} class="name">{cell.html}</{tag}>'
-    return f"<{tag}>{cell}</{tag}>"
-
-
-def _figure(svg: str, alt: str, caption: str) -> str:
-    data = base64.b64encode(svg.encode()).decode("ascii")
-    return (
-        f'<figure><img alt="{_e(alt)}" src="data:image/svg+xml;base64,{data}">'
-        f"<figcaption>{_e(caption)}</figcaption></figure>"
-    )
+    return " · ".join(f'<span class="nowrap">{escape(text)}</span>' for text in shown)

@@ -1,13 +1,12 @@
-"""report.md: the report as a pull-request comment (GitHub-flavoured Markdown).
+"""report.md: the report as a pull-request comment (GitHub-flavoured Markdown): an overview
+of the replays per group, the comparison, the turn latencies (`turn_markdown`), and per group
+the details folded.
 
-Transcript text (group names, paths, rule IDs) is untrusted: every Markdown punctuation character
-is escaped, `@` mentions are broken and line breaks flattened, so it cannot add links, images,
-HTML, mentions or table cells to the comment.
+Transcript text is untrusted and escaped everywhere (`markdown_parts.escape`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from acptrace.judge.idle_timers import timeout_text
@@ -15,9 +14,9 @@ from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
+from acptrace.report.markdown_parts import escape, marked, stat_cell
 from acptrace.report.numbers import (
     FEW_LEGEND,
-    FEW_MARK,
     SHORT_LABELS,
     UNMEASURED_NOTE,
     change_text,
@@ -30,27 +29,24 @@ from acptrace.report.numbers import (
     measured,
     ms_text,
     shows_few,
-    stat_text,
     verdict_text,
 )
-from acptrace.report.stats import STATS, Distribution
-from acptrace.report.summaries import CUT, Group, Metric, Report
+from acptrace.report.stats import STATS
+from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Metric, Report
+from acptrace.report.turn_markdown import group_turns, turn_overview
+from acptrace.report.turn_numbers import turn_groups
 
-TEXT_CHARS = 120
-"""Longer untrusted text is shortened (`…`)."""
 SLOWEST_SHOWN = 5
 """Slowest replays listed per group."""
 CUT_SHOWN = 10
 """Cut replays listed per group."""
-_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
-
-
-def escape(value: object) -> str:
-    """Untrusted text as literal Markdown, safe inside a table cell."""
-    text = printable(value)
-    if len(text) > TEXT_CHARS:
-        text = text[: TEXT_CHARS - 1] + "…"
-    return _PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u200b")
+GROUPS_SHOWN = 100
+"""Groups in the overview table at most (`--by file` over 10,000 files would make a page of
+megabytes, and a pull-request comment holds 65,536 characters); report.json has them all."""
+DETAILS_SHOWN = 20
+"""Groups whose details (latencies, findings, slowest replays) the page shows, at most."""
+ERRORS_SHOWN = 50
+"""Skipped files listed, at most."""
 
 
 def render_markdown(report: Report, comparison: Comparison | None = None) -> bytes:
@@ -63,18 +59,31 @@ def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield from _title(report, comparison)
     yield ""
     yield from _overview(report)
+    if turn_groups(report.groups):
+        yield ""
+        yield from turn_overview(report.groups)
     if comparison is not None:
         yield ""
         yield from _comparison(comparison)
-    for group in report.groups:
+    for group in report.groups[:DETAILS_SHOWN]:
         yield ""
         yield from _details(group)
+    yield from _left_out(len(report.groups) - DETAILS_SHOWN, "group", " in detail")
     if report.errors:
         yield ""
         yield f"**{count_text(len(report.errors), 'file')} skipped:**"
         yield ""
-        for error in report.errors:
+        for error in report.errors[:ERRORS_SHOWN]:
             yield f"- {escape(error.path)}: {escape(error.message)}"
+        yield from _left_out(len(report.errors) - ERRORS_SHOWN, "skipped file")
+
+
+def _left_out(count: int, noun: str, how: str = "") -> Iterator[str]:
+    """The line that says how much a capped list left out (nothing when it left out none)."""
+    if count > 0:
+        yield ""
+        more = count_text(count, f"more {noun}")
+        yield f"… and {more} not shown{how} here (report.json has them all)."
 
 
 def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
@@ -97,7 +106,7 @@ def _overview(report: Report) -> Iterator[str]:
         f"| loaded | errors | warnings | {latency} | p90 | p99 | throughput p50 |"
     )
     yield "|---|" + "---:|" * (14 if common else 13) + ("" if common else "---|---:|")
-    for group in report.groups:
+    for group in report.groups[:GROUPS_SHOWN]:
         counts = group.replay_outcomes
         headline = group.metrics[group.headline]
         cells = [
@@ -113,28 +122,24 @@ def _overview(report: Report) -> Iterator[str]:
             str(group.severities[Severity.ERROR]),
             str(group.severities[Severity.WARNING]),
             *([] if common else [SHORT_LABELS.get(group.headline, group.headline.label)]),
-            *(_stat(group.headline, headline, s) for s in ("p50", "p90", "p99")),
-            _stat(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
+            *(stat_cell(group.headline, headline, s) for s in ("p50", "p90", "p99")),
+            stat_cell(Metric.THROUGHPUT, group.metrics[Metric.THROUGHPUT], "p50"),
         ]
         yield "| " + " | ".join(cells) + " |"
+    yield from _left_out(len(report.groups) - GROUPS_SHOWN, "group")
     yield ""
     yield (
         "complete: of the replays that owe a marker (v2 resumes with replayFrom, neither refused "
         "nor ambiguous; — where none does) · unmarked: answered without a marker (RC-MISSING) "
         "· cut: truncated, failed or pending at the end · loaded: loads answered with success."
     )
-    shown = [(g, m) for g in report.groups for m in (g.headline, Metric.THROUGHPUT)]
+    shown = [(g, m) for g in report.groups[:GROUPS_SHOWN] for m in (g.headline, Metric.THROUGHPUT)]
     if any(shows_few(g.metrics[m]) for g, m in shown):
         yield ""
         yield _FEW_LEGEND
 
 
-_FEW_LEGEND = FEW_LEGEND.replace(FEW_MARK, "\\" + FEW_MARK, 1)
-
-
-def _stat(metric: Metric, distribution: Distribution, stat: str) -> str:
-    """A statistic as a cell: the few-samples mark escaped so it shows as itself."""
-    return stat_text(metric, distribution, stat).replace(FEW_MARK, "\\" + FEW_MARK)
+_FEW_LEGEND = marked(FEW_LEGEND)
 
 
 def _comparison(comparison: Comparison) -> Iterator[str]:
@@ -170,17 +175,18 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
 def _details(group: Group) -> Iterator[str]:
     yield f"#### {escape(group.name)}"
     yield ""
-    yield "<details><summary>Latencies, loads, findings, slowest and cut replays</summary>"
+    turns = ", turns, tool calls and permission waits" if group.turns.any else ""
+    yield f"<details><summary>Latencies, loads, findings, slowest and cut replays{turns}</summary>"
     yield ""
     yield "| metric | " + " | ".join(STATS) + " |"
     yield "|---|" + "---:|" * len(STATS)
     for metric in measured(group):
-        cells = [_stat(metric, group.metrics[metric], stat) for stat in STATS]
+        cells = [stat_cell(metric, group.metrics[metric], stat) for stat in STATS]
         yield f"| {metric.label} ({metric.unit}) | " + " | ".join(cells) + " |"
-    if any(shows_few(group.metrics[metric]) for metric in Metric):
+    if any(shows_few(group.metrics[metric]) for metric in REPLAY_METRICS):
         yield ""
         yield _FEW_LEGEND
-    if len(measured(group)) < len(Metric):
+    if len(measured(group)) < len(REPLAY_METRICS):
         yield ""
         yield UNMEASURED_NOTE
     if any(verdict.replays for verdict in group.idle_timers):
@@ -223,5 +229,6 @@ def _details(group: Group) -> Iterator[str]:
                 f"| {kind} | {escape(ref.path)}:{ref.line} | {ref.outcome.value} "
                 f"| {ms_text(ref.marker_to_response_ms)} | {ms_text(ref.request_to_response_ms)} |"
             )
+    yield from group_turns(group)
     yield ""
     yield "</details>"

@@ -8,7 +8,7 @@ from acptrace.model.domain import Outcome
 from acptrace.report.baseline import Comparison, Delta
 from acptrace.report.baseline import measure_label as measure_label
 from acptrace.report.stats import PERCENTILES, Distribution
-from acptrace.report.summaries import FEW_REPLAYS, Group, Metric, few_samples
+from acptrace.report.summaries import FEW_REPLAYS, REPLAY_METRICS, Group, Metric, few_samples
 
 NONE = "—"
 """Shown for a missing value."""
@@ -142,8 +142,8 @@ def common_headline(groups: Sequence[Group]) -> Metric | None:
 
 
 def complete_text(group: Group) -> str:
-    """`9/21 (42.9%)`: complete replays of those that owe a marker (`COMPLETE_NOTE`); `—` where
-    none does (never `0/N` for replays that owe none)."""
+    """`9/21 (42.9%)`: complete replays of those that owe a marker (the `complete` column of
+    `acptrace.model.columns`); `—` where none does (never `0/N` for replays that owe none)."""
     if not group.owes_marker:
         return NONE
     complete = group.replay_outcomes[Outcome.COMPLETE]
@@ -160,4 +160,4 @@ UNMEASURED_NOTE = (
 def measured(group: Group) -> list[Metric]:
     """The metrics the group has values of (its headline when it has none at all): a v1 Agent's
     group is one line of request → response, not three of dashes."""
-    return [m for m in Metric if group.metrics[m].count] or [group.headline]
+    return [m for m in REPLAY_METRICS if group.metrics[m].count] or [group.headline]

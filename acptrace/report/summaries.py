@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from acptrace.judge.idle_timers import IdleVerdict
 from acptrace.model.domain import (
@@ -15,7 +16,12 @@ from acptrace.model.domain import (
     WindowEnd,
     connection_name,
 )
+from acptrace.model.excerpt import file_name
+from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
 from acptrace.report.stats import Distribution
+
+if TYPE_CHECKING:  # (`turn_summaries` names the metrics of this module)
+    from acptrace.report.turn_summaries import TurnFigures
 
 
 class GroupBy(StrEnum):
@@ -29,12 +35,17 @@ class GroupBy(StrEnum):
 
 
 class Metric(StrEnum):
-    """A per-resume number whose distribution a group reports."""
+    """A number whose distribution a group reports: of each replaying resume
+    (`REPLAY_METRICS`), or of each turn, tool call or permission request (`TURN_METRICS`)."""
 
     MARKER_TO_RESPONSE = "marker_to_response_ms"
     REQUEST_TO_MARKER = "request_to_marker_ms"
     REQUEST_TO_RESPONSE = "request_to_response_ms"
     THROUGHPUT = "replay_updates_per_s"
+    FIRST_OUTPUT = "first_output_ms"
+    TURN_DURATION = "turn_duration_ms"
+    TOOL_CALL_DURATION = "tool_call_duration_ms"
+    PERMISSION_WAIT = "permission_wait_ms"
 
     @property
     def label(self) -> str:
@@ -48,6 +59,27 @@ class Metric(StrEnum):
                 return "request → response"
             case Metric.THROUGHPUT:
                 return "replay throughput"
+            case Metric.FIRST_OUTPUT:
+                return "first output"
+            case Metric.TURN_DURATION:
+                return "turn duration"
+            case Metric.TOOL_CALL_DURATION:
+                return "tool call duration"
+            case Metric.PERMISSION_WAIT:
+                return "permission wait"
+
+    @property
+    def row(self) -> str:
+        """What one value is of (`replay`, `turn`, `tool call`, `permission request`)."""
+        match self:
+            case Metric.FIRST_OUTPUT | Metric.TURN_DURATION:
+                return "turn"
+            case Metric.TOOL_CALL_DURATION:
+                return "tool call"
+            case Metric.PERMISSION_WAIT:
+                return "permission request"
+            case _:
+                return "replay"
 
     @property
     def unit(self) -> str:
@@ -59,6 +91,22 @@ class Metric(StrEnum):
         """Latencies regress upwards, throughput downwards."""
         return self is not Metric.THROUGHPUT
 
+
+REPLAY_METRICS = (
+    Metric.MARKER_TO_RESPONSE,
+    Metric.REQUEST_TO_MARKER,
+    Metric.REQUEST_TO_RESPONSE,
+    Metric.THROUGHPUT,
+)
+"""The metrics of replaying resumes (the replay tables, charts and headline)."""
+TURN_METRICS = (
+    Metric.FIRST_OUTPUT,
+    Metric.TURN_DURATION,
+    Metric.TOOL_CALL_DURATION,
+    Metric.PERMISSION_WAIT,
+)
+"""The latencies of turns, tool calls and permission requests (docs/turns.md): first output
+and duration of each turn, duration of each tool call, wait of each permission request."""
 
 FEW_REPLAYS = 20
 """Percentiles of fewer values than this are marked as such in every output: with so few, one
@@ -100,12 +148,18 @@ LOAD_OUTCOMES = (
 cut, pending at the end, overlapping another replay."""
 
 
+When = tuple[bool, int, int]
+"""Where a connection stands in time among a group's: (no time, its start, its place in the
+input), so that the connections with a time come first, earliest first, and the others in
+input order."""
+
+
 @dataclass(frozen=True, slots=True)
 class FileSummary:
     """What a worker sends back for one transcript: small, picklable, no transcript text kept."""
 
     path: str
-    """The path as given."""
+    """The path as given, as every output names a file (`file_name`, whatever was given)."""
     agent: PeerInfo | None
     """The Agent's `initialize` result."""
     client: PeerInfo | None
@@ -122,11 +176,25 @@ class FileSummary:
     started_us: int | None = None
     """The wall-clock time of the connection's first request that has one (microseconds since
     the epoch, as the `requests` table holds it): what orders places in time (`first at`)."""
+    turns: tuple[TurnRow, ...] = ()
+    """Every turn (`session/prompt`)."""
+    tool_calls: tuple[ToolCallRow, ...] = ()
+    """Every tool call seen in a turn."""
+    permissions: tuple[PermissionRow, ...] = ()
+    """Every permission request."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", file_name(self.path))
 
     @property
     def where(self) -> str:
         """The path, and the connection where the file holds several (for references)."""
         return connection_name(self.path, self.connection)
+
+    def when(self, index: int) -> When:
+        """Where it stands in time among a group's, `index` being its place in the input."""
+        started = self.started_us
+        return (started is None, started or 0, index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,9 +202,13 @@ class FileError:
     """A file that could not be analysed; the report goes on without it."""
 
     path: str
-    """The path as given."""
+    """The path as given, as every output names a file (`file_name`, whatever was given): a
+    name that is not UTF-8 is written into report.json like any other."""
     message: str
     """Why, in one line."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", file_name(self.path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +279,9 @@ class Group:
     severities: dict[Severity, int]
     """Findings by level."""
     metrics: dict[Metric, Distribution]
-    """The distribution of each metric over the replaying requested rows that have it."""
+    """The distribution of each metric: of `REPLAY_METRICS` over the replaying requested rows
+    that have it, of `TURN_METRICS` over the turns, tool calls and permission requests that
+    have it (`TurnFigures.left_out` counts the others)."""
     samples: dict[Metric, tuple[float, ...]]
     """The values behind each distribution (for charts; not written to report.json)."""
     headline: Metric
@@ -220,6 +294,9 @@ class Group:
     """The first replaying resumes (in time order) with an outcome in `CUT`."""
     cut_total: int
     """How many there are in all."""
+    turns: TurnFigures
+    """Its turns, tool calls and permission requests: counts, what the statistics left out,
+    tool calls by kind, the slowest (their distributions are in `metrics`)."""
     idle_timers: tuple[IdleVerdict, ...] = ()
     """For each idle timeout judged, the replays (requested and children) it would have cut."""
 

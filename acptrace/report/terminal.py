@@ -1,5 +1,5 @@
 """The report on a terminal: tables that fit the width without cutting a number, a small bar
-chart of the headline latency per group, the comparison.
+chart of the headline latency per group, the turn sections (`turn_terminal`), the comparison.
 
 Every table is a `FittedTable`: group names and paths are shown whole when there is room, else
 shortened (names in the middle, paths by their leading folders, all still told apart); when the
@@ -9,15 +9,10 @@ wrapped or cut.
 
 from __future__ import annotations
 
-import itertools
-import string
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import Final
 
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.console import Group as Lines
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
 
 from acptrace.model.domain import Outcome, Severity
@@ -26,9 +21,7 @@ from acptrace.render.idle_view import idle_table
 from acptrace.render.summary import OUTCOME_STYLE, SEVERITY_STYLE
 from acptrace.render.text import cut_names, printable
 from acptrace.report.baseline import Comparison
-from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import (
-    FEW_LEGEND,
     SHORT_LABELS,
     UNMEASURED_NOTE,
     change_parts,
@@ -44,34 +37,27 @@ from acptrace.report.numbers import (
     stat_text,
     verdict_text,
 )
-from acptrace.report.stats import STATS, histogram
-from acptrace.report.summaries import CUT, Group, Metric, Report, ResumeRef
+from acptrace.report.stats import STATS
+from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Report, ResumeRef
+from acptrace.report.terminal_parts import (
+    NAME_CHARS,
+    PATH_CHARS,
+    RIGHT,
+    bar_charts,
+    fitted,
+    group_column,
+    group_name,
+    place,
+    place_column,
+    short_places,
+    with_legend,
+)
+from acptrace.report.turn_terminal import turn_sections
 
-BAR_BINS = 8
-"""Bins of each group's bar chart: log-spaced, shared by every group so that they compare."""
-BAR_GROUPS = 6
-"""Groups that get a bar chart (those with most samples; report.html has one for every group)."""
-BAR_WIDTH = 40
-"""The longest bar, in cells (less when the terminal is narrow)."""
-EIGHTHS = " ▏▎▍▌▋▊▉"
-"""Partial blocks, none to seven eighths of a cell."""
-NAME_CHARS = 12
-"""Group names are never shortened below this (in the middle, when the terminal is narrow)."""
-PATH_CHARS = 16
-"""`file:line` cells are never shortened below this (leading directories first; the line number
-is always kept)."""
 SLOWEST_SHOWN = 3
 """Slowest replays listed per group."""
 CUT_SHOWN = 5
 """Cut replays listed per group."""
-RIGHT: Final = "right"
-COMPLETE_NOTE = (
-    "complete: share of the replays that owe a marker (v2 resumes with replayFrom, neither"
-    " refused nor ambiguous; — where none does, as with v1 Agents) · unmarked: answered without"
-    " a marker (RC-MISSING) · cut: truncated, failed or pending at the end · loaded: loads"
-    " answered with success"
-)
-"""Under the overview: what the complete share is a share of, and what the counts count."""
 
 
 def terminal_report(
@@ -85,13 +71,12 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
     yield _header(report)
     if not report.groups:
         return
-    overview = Lines(_groups(report.groups), Text(COMPLETE_NOTE, style="dim"))
-    yield _with_legend(overview, _few_in_overview(report.groups))
+    yield with_legend(_groups(report.groups), _few_in_overview(report.groups))
     if any(g.loads for g in report.groups):
         yield _loads(report.groups)
-    yield from latency_bars(report.groups)
-    latencies = _with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
-    if any(len(measured(g)) < len(Metric) for g in report.groups):
+    yield from bar_charts(report.groups, REPLAY_METRICS, lambda group: group.headline)
+    latencies = with_legend(_latencies(report.groups), _few_in_latencies(report.groups))
+    if any(len(measured(g)) < len(REPLAY_METRICS) for g in report.groups):
         latencies = Lines(latencies, Text(UNMEASURED_NOTE, style="dim"))
     yield latencies
     if any(v.replays for g in report.groups for v in g.idle_timers):
@@ -102,66 +87,9 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         yield _slowest(report.groups)
     if any(g.cut for g in report.groups):
         yield _cut(report.groups)
+    yield from turn_sections(report.groups)
     if comparison is not None:
         yield Lines(_comparison(comparison), _verdict(comparison))
-
-
-def group_name(name: str) -> Text:
-    """A group name as the terminal shows it: printable, whole (`GROUP` shortens it when the
-    terminal is narrow)."""
-    return Text(printable(name))
-
-
-def group_column(heading: str = "group") -> Column:
-    """The column of group names: kept, shortened in the middle when the terminal is narrow."""
-    return Column(heading, shorten=cut_names, least=NAME_CHARS)
-
-
-def place_column() -> Column:
-    """The `file:line` column: kept, shortened by `short_place` when the terminal is narrow."""
-    return Column("file:line", shorten=short_places, least=PATH_CHARS)
-
-
-def place(path: str, line: int) -> Text:
-    """`path:line`, whole (`place_column` shortens it)."""
-    return Text(f"{printable(path)}:{line}")
-
-
-def short_places(places: Sequence[str], width: int) -> list[str]:
-    """Each `path:line` in `width` characters (`short_place`); two that would then read alike
-    (`…/01-replay.jsonl:4` of two folders) keep the end of their folders instead, cut before a
-    number rather than inside one (`…-drive-v2/01-replay.jsonl:4`)."""
-    short = [short_place(place, width) for place in places]
-    seen = Counter(short)
-    return [
-        _left_cut(place, width) if seen[cut] > 1 and len(place) > width else cut
-        for place, cut in zip(places, short, strict=True)
-    ]
-
-
-def _left_cut(text: str, width: int) -> str:
-    """The end of `text` in `width` characters, after a `…` (no number cut at its start)."""
-    return "…" + text[len(text) - width + 1 :].lstrip(string.digits + ".")
-
-
-def short_place(text: str, width: int) -> str:
-    """`path:line` in `width` characters: its leading directories left out
-    (`…/runs/name.jsonl:12`), then the start of the file name; the line number is always kept
-    whole, and a cut never lands inside a number of the file name."""
-    path, colon, line = text.rpartition(":")
-    if not colon or len(text) <= width:
-        return text
-    tail = f":{line}"
-    room = width - len(tail)
-    *folders, name = path.split("/")
-    if len(name) + 2 > room:
-        return "…" + name[len(name) - room + 1 :].lstrip(string.digits) + tail
-    kept = name
-    for folder in reversed(folders):
-        if len(folder) + 1 + len(kept) + 2 > room:
-            break
-        kept = f"{folder}/{kept}"
-    return f"…/{kept}{tail}"
 
 
 def _header(report: Report) -> Text:
@@ -172,27 +100,17 @@ def _header(report: Report) -> Text:
     return text
 
 
-def _fitted(title: str, columns: Sequence[Column], minor: int) -> FittedTable:
-    """A table of these columns; those with a `drop` up to `minor` go before names are cut."""
-    return FittedTable(columns, minor, title=title, title_justify="left")
-
-
-def _with_legend(table: RenderableType, few: bool) -> RenderableType:
-    """The table, and under it the line that explains `*` when it shows one."""
-    return Lines(table, Text(FEW_LEGEND, style="dim")) if few else table
-
-
 def _few_in_overview(groups: Sequence[Group]) -> bool:
     return any(shows_few(g.metrics[g.headline]) for g in groups)
 
 
 def _few_in_latencies(groups: Sequence[Group]) -> bool:
-    return any(shows_few(g.metrics[m]) for g in groups for m in Metric)
+    return any(shows_few(g.metrics[m]) for g in groups for m in REPLAY_METRICS)
 
 
 def _groups(groups: Sequence[Group]) -> FittedTable:
     """Resumes by outcome and the headline percentiles: the complete share is of the replays
-    that owe a marker; the counts beside it add up to the replays (`COMPLETE_NOTE`)."""
+    that owe a marker; the counts beside it add up to the replays (the legend says so)."""
     loads = any(g.loads for g in groups)
     common = common_headline(groups)
     columns = [
@@ -211,7 +129,7 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
         *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 14), ("p90", 10), ("p99", 9))),
     ]
     named = f": {common.label}" if common else " of each group's latency"
-    table = _fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4)
+    table = fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4, legend="groups")
     for group in groups:
         counts = group.replay_outcomes
         cut = sum(counts[o] for o in CUT)
@@ -253,7 +171,7 @@ def _loads(groups: Sequence[Group]) -> FittedTable:
         ),
         Column("ambig", RIGHT, drop=3),
     ]
-    table = _fitted("Loads (session/load: no marker owed)", columns, minor=2)
+    table = fitted("Loads (session/load: no marker owed)", columns, minor=2, legend="loads")
     for group in groups:
         if not group.loads:
             continue
@@ -270,94 +188,11 @@ def _count(count: int, style: str) -> Text:
     return Text(str(count), style=style if count else "dim")
 
 
-EDGE_DECIMALS = 3
-"""Decimals a bin edge may get beyond `ms_text`'s, to tell it from its neighbours."""
-
-
-class LatencyBars:
-    """Per group, replays per bin of the headline latency as horizontal bars (one line a bin),
-    as wide as the terminal allows up to `BAR_WIDTH`."""
-
-    def __init__(self, groups: Sequence[Group], metric: Metric, edges: tuple[float, ...]) -> None:
-        self.groups = groups
-        self.metric = metric
-        self.edges = edges
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        edges = edge_texts(self.edges)
-        labels = [f"{low} to {high}" for low, high in itertools.pairwise(edges)]
-        counted = [histogram(_positive(group, self.metric), self.edges) for group in self.groups]
-        label_width = max(len(label) for label in labels)
-        count_width = max(len(str(n)) for counts in counted for n in counts)
-        room = options.max_width - label_width - count_width - 6  # indent and two gaps
-        width = max(4, min(BAR_WIDTH, room))
-        yield Text(f"{self.metric.label}: replays per log-spaced bin", style="bold")
-        for index, (group, counts) in enumerate(zip(self.groups, counted, strict=True)):
-            title = group_name(group.name).append(f" · {count_text(sum(counts), 'replay')}")
-            if index:
-                yield Text("")
-            table = Table.grid(padding=(0, 1), pad_edge=False)
-            table.add_column(width=1)  # the indent
-            table.add_column(justify=RIGHT, no_wrap=True)
-            table.add_column(no_wrap=True, width=width)
-            table.add_column(justify=RIGHT, no_wrap=True)
-            top = max(counts)
-            for label, count in zip(labels, counts, strict=True):
-                table.add_row("", label, Text(bar(count, top, width), style="cyan"), str(count))
-            yield title
-            yield table
-
-
-def edge_texts(edges: Sequence[float]) -> list[str]:
-    """The bin edges as latencies, with as many decimals as it takes to tell neighbours apart
-    (`807.04 ms to 807.09 ms` where one decimal would say `807.0 ms to 807.1 ms` for every bin
-    of a narrow spread)."""
-    texts: list[str] = []
-    for extra in range(EDGE_DECIMALS + 1):
-        texts = [_latency(edge, extra) for edge in edges]
-        if all(low != high for low, high in itertools.pairwise(texts)):
-            break
-    return texts
-
-
-def _latency(value: float, extra: int) -> str:
-    """`ms_text` with `extra` more decimals."""
-    if abs(value) >= 1000:
-        return f"{value / 1000:.{2 + extra}f} s"
-    return f"{value:.{1 + extra}f} ms"
-
-
-def latency_bars(groups: Sequence[Group]) -> Iterator[LatencyBars]:
-    """The bar charts of the groups with most samples of their headline latency, in group
-    order: one chart per headline latency, its bins shared by the groups it shows."""
-    sampled = [g for g in groups if _positive(g, g.headline)]
-    chosen = sorted(sampled, key=lambda g: -len(_positive(g, g.headline)))[:BAR_GROUPS]
-    for metric in Metric:
-        alike = [g for g in groups if g in chosen and g.headline is metric]
-        edges = shared_edges(alike, metric, BAR_BINS)
-        if edges is not None:
-            yield LatencyBars(alike, metric, edges)
-
-
-def bar(count: int, top: int, width: int) -> str:
-    """A bar of `count` out of `top` in `width` cells, to an eighth of a cell (at least one
-    eighth when count is not 0)."""
-    if not count or not top:
-        return ""
-    eighths = max(1, round(count * width * 8 / top))
-    full, rest = divmod(eighths, 8)
-    return "█" * full + (EIGHTHS[rest] if rest else "")
-
-
-def _positive(group: Group, metric: Metric) -> list[float]:
-    return [v for v in group.samples[metric] if v > 0]
-
-
 def _latencies(groups: Sequence[Group]) -> FittedTable:
     drops = {"count": 4, "min": 2, "max": 3, "mean": 1, "p99": 5, "p90": 6, "p50": 7}
     columns = [group_column(), Column("metric")]
     columns += [Column(stat, RIGHT, drop=drops.get(stat)) for stat in STATS]
-    table = _fitted("Latency and throughput", columns, minor=4)
+    table = fitted("Latency and throughput", columns, minor=4, legend="latencies")
     for group in groups:
         for index, metric in enumerate(measured(group)):
             distribution = group.metrics[metric]
@@ -376,7 +211,7 @@ def _findings(groups: Sequence[Group]) -> FittedTable:
         Column("count", RIGHT, drop=3),
         Column("first at", shorten=short_places, least=PATH_CHARS, drop=1),
     ]
-    table = _fitted("Findings by rule", columns, minor=2)
+    table = fitted("Findings by rule", columns, minor=2, legend="findings")
     for group in groups:
         for index, count in enumerate(group.findings):
             path, line = count.first[0]
@@ -402,7 +237,9 @@ def _slowest(groups: Sequence[Group]) -> FittedTable:
     common = common_headline(groups)
     by = common.label if common else "each group's headline latency"
     title = f"Slowest replays (top {SLOWEST_SHOWN} per group, by {by})"
-    table = _fitted(title, columns, minor=0)  # (paths shortened before a column goes)
+    table = fitted(
+        title, columns, minor=0, legend="slowest"
+    )  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.slowest[:SLOWEST_SHOWN]):
             table.add_row(
@@ -434,7 +271,9 @@ def _cut(groups: Sequence[Group]) -> FittedTable:
         Column("replayed", RIGHT, drop=2),
         Column("total", RIGHT, drop=3),
     ]
-    table = _fitted(CUT_TITLE, columns, minor=0)  # (paths shortened before a column goes)
+    table = fitted(
+        CUT_TITLE, columns, minor=0, legend="cut"
+    )  # (paths shortened before a column goes)
     for group in groups:
         for index, ref in enumerate(group.cut[:CUT_SHOWN]):
             end = ref.end.value if ref.error_code is None else f"{ref.end.value} {ref.error_code}"
@@ -464,7 +303,7 @@ def _comparison(comparison: Comparison) -> FittedTable:
         Column("verdict"),
     ]
     title = Text("Compared with ").append(printable(comparison.baseline))
-    table = FittedTable(columns, minor=3, title=title, title_justify="left")
+    table = FittedTable(columns, minor=3, legend="comparison", title=title, title_justify="left")
     previous = None
     for delta in comparison.deltas:
         if delta.group != previous:

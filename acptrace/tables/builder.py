@@ -3,8 +3,8 @@
 The only module that builds frames. Every table has a fixed schema (`TABLES`), so an empty
 transcript still gives typed, headed tables, and `file` and `connection` columns, so tables of
 many transcripts (and of the connections of one file) can be concatenated. Messages and
-requests stream from a walk in batches of `BATCH_ROWS` rows; sessions, resumes, findings,
-issues and connections come from the finished analysis.
+requests stream from a walk in batches of `BATCH_ROWS` rows; sessions, resumes, turns, tool
+calls, permission requests, findings, issues and connections come from the finished analysis.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, BinaryIO
 
+import msgspec
 import orjson
 import polars as pl
 
@@ -32,6 +33,7 @@ from acptrace.model.domain import (
     Stamp,
 )
 from acptrace.model.options import Options
+from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
 from acptrace.pipeline.analysis import Walk
 from acptrace.pipeline.transcripts import open_walks
 
@@ -91,7 +93,8 @@ _CONNECTION = _c(
     "connection",
     pl.String,
     "In a file that holds several connections, the one (an acp-tck test's nodeid, an "
-    "acp-inspector-trace connection); null for a file of one connection.",
+    "acp-inspector-trace connection, the number `1`, `2`, … of each recording of a joined file, "
+    "the first's too); null for a file of one connection.",
 )
 
 Origin = dict[str, str | None]
@@ -196,6 +199,79 @@ RESUMES = Table(
     ),
 )
 
+TURNS = Table(
+    "turns",
+    "one `session/prompt` and what happened until its end (`TurnRow`, docs/turns.md)",
+    (
+        _FILE,
+        _CONNECTION,
+        _c("session_id", pl.String, "The prompt's session."),
+        _c("request_id", pl.String, "The prompt's id as text."),
+        _c("request_line", pl.Int64, "Line of the prompt."),
+        _c("protocol_version", pl.Int64, "The version its end was judged by."),
+        _c("end", pl.String, "`response`, `idle`, `error`, `disconnect` or `trace_end`."),
+        _c("end_line", pl.Int64, "The line that ended it; null when the recording lacks it."),
+        _c("stop_reason", pl.String, "v1: the response's `stopReason`; v2: the `idle` update's."),
+        _c("first_update_ms", pl.Float64, "Prompt to the first update for the session."),
+        _c("first_output_ms", pl.Float64, "Prompt to the first message or thought (or chunk)."),
+        _c("duration_ms", pl.Float64, "Prompt to its end; null when unfinished or untimed."),
+        _c("updates", pl.Int64, "Updates for the session while it was open."),
+        _c("tool_calls", pl.Int64, "Tool calls first seen while it was open."),
+        _c("permission_requests", pl.Int64, "Permission requests sent while it was open."),
+        _c("permission_wait_ms", pl.Float64, "Request to answer of those, summed."),
+        _c("during_replay", pl.Boolean, "A replay of the session was pending while it was open."),
+        _c("approximate", pl.Boolean, "Its times are estimates (a Zed dump's)."),
+    ),
+)
+
+TOOL_CALLS = Table(
+    "tool_calls",
+    "one tool call of a turn, by `toolCallId` (`ToolCallRow`, docs/turns.md)",
+    (
+        _FILE,
+        _CONNECTION,
+        _c("session_id", pl.String, "Its session."),
+        _c("tool_call_id", pl.String, "Its `toolCallId`."),
+        _c(
+            "turn_request_id",
+            pl.String,
+            "The id (as text) of the prompt of the turn it was first seen in: `request_id` of "
+            "`turns`; null outside a turn.",
+        ),
+        _c("first_line", pl.Int64, "The line it was first seen on."),
+        _c("kind", pl.String, "Its latest kind (`read`, `edit`, `execute`, …)."),
+        _c("title", pl.String, "Its latest title."),
+        _c("first_status", pl.String, "The first status it was given."),
+        _c("last_status", pl.String, "The latest status it was given."),
+        _c("end_line", pl.Int64, "The update that brought it to a final status."),
+        _c("duration_ms", pl.Float64, "First update to a final status; null without one."),
+        _c("updates", pl.Int64, "The updates that patched it."),
+        _c("permission_line", pl.Int64, "Line of its permission request, if any."),
+        _c("permission_wait_ms", pl.Float64, "Its permission request to the answer."),
+        _c("approximate", pl.Boolean, "Its times are estimates (a Zed dump's)."),
+    ),
+)
+
+PERMISSIONS = Table(
+    "permissions",
+    "one `session/request_permission` and its answer (`PermissionRow`, docs/turns.md)",
+    (
+        _FILE,
+        _CONNECTION,
+        _c("session_id", pl.String, "The request's session."),
+        _c("request_id", pl.String, "The request's id as text."),
+        _c("request_line", pl.Int64, "Line of the request."),
+        _c("tool_call_id", pl.String, "The tool call it asks about."),
+        _c("turn_request_id", pl.String, "The id (as text) of the prompt of its turn."),
+        _c("response_line", pl.Int64, "Line of the Client's answer; null when unanswered."),
+        _c("wait_ms", pl.Float64, "Request to answer: how long the Agent waited on the Client."),
+        _c("outcome", pl.String, "`selected`, `cancelled`, `error`, or null (no answer)."),
+        _c("option_id", pl.String, "The option chosen."),
+        _c("option_kind", pl.String, "Its kind as the request listed it (`allow_once`, …)."),
+        _c("approximate", pl.Boolean, "Its times are estimates (a Zed dump's)."),
+    ),
+)
+
 FINDINGS = Table(
     "findings",
     "one rule violation (`Finding`)",
@@ -248,6 +324,9 @@ CONNECTIONS = Table(
         _c("issues", pl.Int64, "Input issues (rows of `issues`)."),
         _c("findings", pl.Int64, "Findings (rows of `findings`)."),
         _c("resumes", pl.Int64, "Outcome rows (rows of `resumes`)."),
+        _c("turns", pl.Int64, "Turns (rows of `turns`)."),
+        _c("tool_calls", pl.Int64, "Tool calls (rows of `tool_calls`)."),
+        _c("permissions", pl.Int64, "Permission requests (rows of `permissions`)."),
     ),
 )
 
@@ -256,11 +335,16 @@ TABLES: tuple[Table, ...] = (
     REQUESTS,
     SESSIONS,
     RESUMES,
+    TURNS,
+    TOOL_CALLS,
+    PERMISSIONS,
     FINDINGS,
     ISSUES,
     CONNECTIONS,
 )
 """Every table, in the order they are documented and exported."""
+STREAMED = (MESSAGES, REQUESTS)
+"""The tables a walk yields in batches as it goes (the others once it has ended)."""
 
 
 # -- rows ------------------------------------------------------------------------------------------
@@ -341,6 +425,28 @@ def resume_row(origin: Origin, row: ResumeRow) -> dict[str, Any]:
     return {**origin, **values}
 
 
+def turn_row(origin: Origin, row: TurnRow) -> dict[str, Any]:
+    """The `turns` row of one turn."""
+    values = _struct_fields(row)
+    values["request_id"] = id_value(row.request_id)
+    return {**origin, **values}
+
+
+def tool_call_row(origin: Origin, row: ToolCallRow) -> dict[str, Any]:
+    """The `tool_calls` row of one tool call."""
+    values = _struct_fields(row)
+    values["turn_request_id"] = id_value(row.turn_request_id)
+    return {**origin, **values}
+
+
+def permission_row(origin: Origin, row: PermissionRow) -> dict[str, Any]:
+    """The `permissions` row of one permission request."""
+    values = _struct_fields(row)
+    values["request_id"] = id_value(row.request_id)
+    values["turn_request_id"] = id_value(row.turn_request_id)
+    return {**origin, **values}
+
+
 def finding_row(origin: Origin, finding: Finding) -> dict[str, Any]:
     """The `findings` row of one finding."""
     rule = REGISTRY.get(finding.rule)
@@ -377,12 +483,21 @@ def connection_row(origin: Origin, analysis: Analysis) -> dict[str, Any]:
         "issues": len(analysis.issues),
         "findings": len(analysis.findings),
         "resumes": len(analysis.resumes),
+        "turns": len(analysis.turns),
+        "tool_calls": len(analysis.tool_calls),
+        "permissions": len(analysis.permissions),
     }
 
 
 def _fields(obj: Any) -> dict[str, Any]:
     """A dataclass's fields, enums as their values."""
     values = {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
+
+
+def _struct_fields(row: msgspec.Struct) -> dict[str, Any]:
+    """A msgspec Struct's fields (the rows of `acptrace.model.turns`), enums as their values."""
+    values = msgspec.structs.asdict(row)
     return {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
 
 
@@ -407,7 +522,10 @@ class _Buffer:
 def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Table, pl.DataFrame]]:
     """Iterate a walk, yielding each table's rows as frames (the streamed ones in batches).
 
-    Only the current batch is in memory; `walk.analysis` is ready once this is exhausted.
+    Only the current batch is in memory; `walk.analysis` is ready once this is exhausted. The
+    first recording of a joined file is named only once walked (`Walk.connection`): batches of
+    its messages and requests yielded before then have no connection, and the caller names
+    them (`named`) when the walk's connection differs from what it was before the walk.
     """
     origin: Origin = {"file": walk.name, "connection": walk.connection}
     messages, requests = _Buffer(MESSAGES, batch_rows), _Buffer(REQUESTS, batch_rows)
@@ -425,14 +543,25 @@ def walk_frames(walk: Walk, batch_rows: int = BATCH_ROWS) -> Iterator[tuple[Tabl
     for request in walk.unanswered:
         if (frame := requests.add(request_row(origin, request, None))) is not None:
             yield REQUESTS, frame
-    yield MESSAGES, messages.take()
-    yield REQUESTS, requests.take()
+    yield MESSAGES, named(messages.take(), walk.connection)
+    yield REQUESTS, named(requests.take(), walk.connection)
+    origin = {"file": walk.name, "connection": walk.connection}  # (named now, see `named`)
     analysis = walk.analysis
     yield SESSIONS, SESSIONS.frame(session_row(origin, s) for s in analysis.sessions)
     yield RESUMES, RESUMES.frame(resume_row(origin, r) for r in analysis.resumes)
+    yield TURNS, TURNS.frame(turn_row(origin, t) for t in analysis.turns)
+    yield TOOL_CALLS, TOOL_CALLS.frame(tool_call_row(origin, c) for c in analysis.tool_calls)
+    yield PERMISSIONS, PERMISSIONS.frame(permission_row(origin, p) for p in analysis.permissions)
     yield FINDINGS, FINDINGS.frame(finding_row(origin, f) for f in analysis.findings)
     yield ISSUES, ISSUES.frame(issue_row(origin, i) for i in analysis.issues)
     yield CONNECTIONS, CONNECTIONS.frame([connection_row(origin, analysis)])
+
+
+def named(frame: pl.DataFrame, connection: str | None) -> pl.DataFrame:
+    """The frame's rows as rows of this connection (unchanged for a file of one)."""
+    if connection is None:
+        return frame
+    return frame.with_columns(pl.lit(connection, pl.String).alias("connection"))
 
 
 def frames(
@@ -443,8 +572,10 @@ def frames(
     for source in sources:
         with open_walks(source, options) as walks:
             for walk in walks:
-                for table, frame in walk_frames(walk):
-                    parts[table.name].append(frame)
+                before, walked = walk.connection, list(walk_frames(walk))
+                for table, frame in walked:
+                    renamed = walk.connection != before and table in STREAMED
+                    parts[table.name].append(named(frame, walk.connection) if renamed else frame)
     return {name: pl.concat(found, how="vertical") for name, found in parts.items()}
 
 

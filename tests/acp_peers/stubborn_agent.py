@@ -10,6 +10,7 @@ Options:
   --ignore-eof       never exit when stdin closes (as codex-acp, claude-agent-acp, gemini)
   --stubborn         --ignore-eof, and ignore SIGTERM, SIGINT and SIGHUP too
   --child PIDFILE    fork a child that ignores SIGTERM and sleeps; its pid is added to PIDFILE
+  --own-group        the child leaves the Agent's process group for one of its own (setpgid)
   --flood BYTES      before each replay's response, send about BYTES of `session/update`s
   --flood-after      send them after the response instead (while the Client is closing)
   --say TEXT         write TEXT as one line on stderr at start
@@ -57,9 +58,11 @@ def capabilities(protocol: int, given: str | None) -> tuple[str, object]:
     return member, json.loads(given) if given is not None else default
 
 
-def fork_child(pidfile: str) -> None:
+def fork_child(pidfile: str, own_group: bool) -> None:
     pid = os.fork()
     if pid == 0:
+        if own_group:
+            os.setpgid(0, 0)  # (as a shell with job control puts each job it starts)
         for number in STOP_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
         os.close(0)  # (it holds no pipe of the Agent's but stdout and stderr, like a tool would)
@@ -101,6 +104,7 @@ def main() -> None:
     parser.add_argument("--ignore-eof", action="store_true")
     parser.add_argument("--stubborn", action="store_true")
     parser.add_argument("--child")
+    parser.add_argument("--own-group", action="store_true")
     parser.add_argument("--flood", type=int, default=0)
     parser.add_argument("--flood-after", action="store_true")
     parser.add_argument("--say")
@@ -112,7 +116,7 @@ def main() -> None:
         sys.stderr.write(args.say + "\n")
         sys.stderr.flush()
     if args.child:
-        fork_child(args.child)
+        fork_child(args.child, args.own_group)
     for line in sys.stdin:
         if line.strip():
             message = json.loads(line)

@@ -11,10 +11,12 @@ from acptrace.model.domain import Issue
 from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import TagPolicy
 from acptrace.read.envelopes import Record
+from acptrace.read.jsontext import Mended
 from acptrace.read.source import RawLine
 
-Parsed = tuple[int, Any] | Issue
-"""A line (or element) parsed: its line and JSON value, or the issue that says why it is not."""
+Parsed = tuple[int, Any] | Mended | Issue
+"""A line (or element) parsed: its line and JSON value (`Mended` when that took replacing lone
+surrogates), or the issue that says why it is not."""
 
 
 class ReadSettings(msgspec.Struct, frozen=True):

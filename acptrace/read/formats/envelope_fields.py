@@ -15,7 +15,7 @@ from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.envelopes import DIRECTION_KEYS, TIME_KEYS, Envelope, Record, RecorderEvent
 from acptrace.read.formats.base import Stateless
-from acptrace.read.jsontext import JSONDecodeError, loads
+from acptrace.read.jsontext import JSONDecodeError, Mended, parsed
 from acptrace.read.timestamps import integer_ns, seconds_ns, wall_ns
 
 PAYLOAD_KEYS = ("msg", "message", "raw", "json", "payload")
@@ -121,7 +121,7 @@ def decode_payload(
     """An envelope for a payload; a string payload is parsed as JSON first."""
     if isinstance(payload, str):
         try:
-            payload = loads(payload)
+            value = parsed(line, payload)
         except JSONDecodeError:
             side = SIDES.get(direction, "peer")
             yield Issue(
@@ -130,6 +130,9 @@ def decode_payload(
                 f"the {side} wrote a line that is not JSON: {excerpt(payload)}",
             )
             return
+        if isinstance(value, Mended):
+            yield value.issue
+        payload = value[1]
     yield Envelope(line, direction, payload, ts_ns, mono_ns, connection)
 
 

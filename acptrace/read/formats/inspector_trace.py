@@ -10,16 +10,15 @@ envelopes say which (`Envelope.connection`), and the pipeline analyses each on i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from acptrace.model.domain import Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.clocks import clocked
 from acptrace.read.envelopes import Envelope, Part, Record, RecorderEvent
-from acptrace.read.formats.base import ReadSettings, Stateless
+from acptrace.read.formats.base import Stateless
 from acptrace.read.formats.envelope_fields import SIDES, decode_payload
-from acptrace.read.source import iter_blocks
 from acptrace.read.timestamps import seconds_ns
 
 NAME = "acp-inspector-trace"
@@ -106,25 +105,19 @@ def _epoch_ms_ns(value: Any) -> int | None:
 FORMAT = InspectorTrace()
 
 
-def connections(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
-    """One part per `connection` value of an acp-inspector-trace export, in order of first
-    frame; what comes before the first frame (the header) belongs to each."""
-    from acptrace.read.records import Reader, ReadStats  # (the registry imports this module)
-
-    stats = ReadStats()
-    reader = Reader(iter_blocks(stream, max_line_bytes), stats, FORMAT, ReadSettings(fast=False))
+def connections(records: Iterable[Record], lines: int) -> list[Part]:
+    """One part per `connection` value of an acp-inspector-trace export (its `records`, read
+    as this format's, `lines` in all), in order of first frame; what comes before the first
+    frame (the header) belongs to each."""
     split = _Split()
-    for record in clocked(reader.records()):
+    for record in clocked(records):
         split.add(record)
     split.flush()
     ended = split.ended()
     if not ended and any(isinstance(r, Issue) for r in split.preamble):
         # (no frame read, and lines that are not one: their issues are still the file's)
-        return [Part(None, NAME, stats.lines, split.preamble)]
-    return [
-        Part(name, NAME, stats.lines, [*split.preamble, *records])
-        for name, records in ended.items()
-    ]
+        return [Part(None, NAME, lines, split.preamble)]
+    return [Part(name, NAME, lines, [*split.preamble, *records]) for name, records in ended.items()]
 
 
 class _Split:

@@ -31,7 +31,7 @@ from acptrace.model.excerpt import excerpt
 from acptrace.read.arrays import split_array
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 from acptrace.read.formats.base import Parsed, ReadSettings
-from acptrace.read.jsontext import JSONDecodeError, loads, too_deep, too_deep_issue
+from acptrace.read.jsontext import JSONDecodeError, loads, parsed, too_deep, too_deep_issue
 from acptrace.read.source import RawLine
 
 _DIRECTIONS = {"outgoing": Direction.C2A, "incoming": Direction.A2C}
@@ -136,7 +136,7 @@ def _elements(lines: Iterable[RawLine | Issue]) -> Iterator[Parsed]:
             continue
         number, data = item
         try:
-            yield number, loads(data)
+            yield parsed(number, data)
         except JSONDecodeError as error:
             if too_deep(error):
                 yield too_deep_issue(number)

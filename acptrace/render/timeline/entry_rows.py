@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from rich.text import Text
 
 from acptrace.model.domain import Direction, Finding, ResumeRow
+from acptrace.model.turns import TurnRow
 from acptrace.render.cells import Cell
 from acptrace.render.entries import Entry, TimelineBuilder, session_depth
 from acptrace.render.timeline.event_cell import (
@@ -31,7 +32,11 @@ from acptrace.render.timeline.row_cells import (
     time_cell,
     time_cell_at,
 )
+from acptrace.render.timeline.row_gutter import RowGutter
 from acptrace.render.timeline.rows import NONE, Row
+from acptrace.render.timeline.span_gutter import SpanGutter
+from acptrace.render.timeline.spans import lanes_needed, spans_in_order
+from acptrace.render.timeline.turn_notes import span_notes
 
 
 class EntryRows:
@@ -42,7 +47,7 @@ class EntryRows:
     def __init__(self, builder: TimelineBuilder, known: Known | None) -> None:
         self.builder, self.view = builder, builder.view
         self.known = known
-        self.gutters = Gutters(known.windows if known is not None else ())
+        self.gutters, self.spans = self._gutters(known)
         self.written_to = 0
         """The line of the last entry written (0 before any)."""
         self.findings_written = 0
@@ -57,7 +62,21 @@ class EntryRows:
         """Take what the analysis tells for the rows still to come (it was read once: known
         only at its end)."""
         self.known = known
-        self.gutters = Gutters(known.windows)
+        self.gutters, self.spans = self._gutters(known)
+
+    def _gutters(self, known: Known | None) -> tuple[Gutters | RowGutter, SpanGutter | None]:
+        """The gutter of the rows: the replay windows' lanes, then the lanes of the turns and
+        tool calls (of the sessions in view, in a session's view), when there are any."""
+        if known is None:
+            return Gutters(()), None
+        windows = Gutters(known.windows)
+        focus = self.builder.focus
+        shown = focus.__contains__ if self.view.session is not None else None
+        lanes = lanes_needed(spans_in_order(known.turns, known.tool_calls, shown))
+        if not any(lanes):
+            return windows, None
+        spans = SpanGutter(spans_in_order(known.turns, known.tool_calls, shown), *lanes)
+        return RowGutter(windows, spans), spans
 
     def add(
         self, entry: Entry | Row, rows: list[Row], last: bool, never_answered: Cell | None
@@ -73,8 +92,11 @@ class EntryRows:
             gutter, continuation = self.gutters.at(line, PLAIN_UPDATE)
             entry.gutter, entry.continuation = gutter, continuation
             rows.append(entry)
-            if last and known is not None and known.findings.next_line == line:
-                self._under(line, None, last, continuation, rows)  # (its findings)
+            spans = self.spans
+            if (spans is not None and spans.marked) or (
+                last and known is not None and known.findings.next_line == line
+            ):
+                self._under(line, None, last, continuation, rows)  # (its spans' notes, findings)
         else:
             assert isinstance(entry, Entry)
             self._entry(entry, rows, last, never_answered)
@@ -153,13 +175,17 @@ class EntryRows:
         """The rows of what is said under a row at this line (its entry's notes, and with the
         line's `last` row its findings), appended to `rows` (a plain update's row: no entry,
         no notes)."""
-        known = self.known
+        known, spans = self.known, self.spans
         if known is None:
             return
         noted = entry is not None and known.has_notes(line)
-        if not noted and (not last or known.findings.next_line != line):
+        marked = spans.marked if spans is not None else None
+        if not noted and not marked and (not last or known.findings.next_line != line):
             return  # (most rows: nothing said under them)
         under = [*known.notes(entry)] if entry is not None and noted else []
+        if spans is not None and marked:
+            under.extend(span_notes(marked, self.view.full))
+            spans.marked = []
         if last:
             while (finding := known.findings.next_at(line)) is not None:
                 under.append(finding_note(finding))
@@ -193,13 +219,24 @@ class EntryRows:
             True,
         )
 
-    def late(self) -> list[Text]:
+    def late(self) -> Iterator[Text]:
         """What the analysis tells about lines already written, in line order (`Known.late`)."""
         if self.known is None:
-            return []
+            return iter(())
         told, findings = self.known.late(self.written_to, self.builder.focus)
         self.findings_written += findings
         return told
+
+    def turns_open_at_end(self) -> Iterator[TurnRow]:
+        """The turns the recording does not end whose prompt was written (of the sessions in
+        view, in a session's view)."""
+        turns = self.known.turns if self.known is not None else ()
+        focus, session = self.builder.focus, self.view.session
+        for row in turns:
+            if row.request_line > self.written_to:
+                return
+            if not row.end.finished and (session is None or row.session_id in focus):
+                yield row
 
     def open_at_end(self) -> Iterator[ResumeRow]:
         """The replay windows still open at the end whose request was written."""

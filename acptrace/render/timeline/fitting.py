@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
+from rich._wrap import divide_line  # (rich's own line breaking: `line_starts`)
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│·▲]*\Z")
+ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│┏┣┗┃╭╰─━·▲—]*\Z")
 """Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
 
 
@@ -50,6 +51,17 @@ def cropped(line: str, width: int) -> str:
     return line if cell_width(line) <= width else set_cell_size(line, width)
 
 
+def line_starts(plain: str, width: int) -> list[int] | None:
+    """Where rich's wrapping (`Text.wrap`, folding what has no space to break at) starts each
+    line but the first of a text whose lines are all `width` cells wide, found without making a
+    rich Text (that costs about a million instructions a note); None for a text whose
+    characters are not all one cell wide (and for a newline or a tab): rich's own wrapping
+    knows those."""
+    if not ONE_CELL.match(plain):
+        return None
+    return divide_line(glued(plain), width, fold=True)
+
+
 def wrapped_lines(text: Text, console: Console, first: int, rest: int) -> list[Text]:
     """The text wrapped (folding what has no space to break at): its first line `first` cells
     wide, the others `rest` (wider where the first line shares its width with a link)."""
@@ -65,16 +77,29 @@ def wrapped_lines(text: Text, console: Console, first: int, rest: int) -> list[T
 GLUE = "\ue000"
 """Stands for the space between a number and its unit, or a latency's label and its value,
 while a line is wrapped (one cell wide, no space to rich, from Unicode's private use area)."""
-_NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:ms|s|/s)\b)|(?<=marker|sponse) (?=~?[\d—])")
-"""`775.0 ms`, and `→marker 1.51 s` / `marker→response 790.0 ms` (a label left at the end
-of one line and its value on the next read as two facts)."""
+_NUMBER_UNIT = re.compile(
+    r"(?<=\d) (?=(?:ms|s|/s|updates?|tool|permission)\b)"  # 775.0 ms, 3 updates, 1 tool call
+    r"|(?<=\btool) (?=calls?\b)|(?<=\bpermission) (?=requests?\b)|(?<=→first) (?=output\b)"
+    r"|(?<=\w) (?=~?(?:—|[\d.]+ (?:ms|s)\b))"  # a latency's label and its value
+    r"|(?<=\S) (?=· )"  # a separator ends a line, never starts one
+)
+"""`775.0 ms`, `3 updates`, `1 tool call`; a latency's label and its value (`→marker 1.51 s`,
+`marker→response 790.0 ms`, a turn's `→first output 1.07 s`, `waited —`: a label left at the
+end of one line and its value on the next read as two facts); and ` · ` kept after the fact
+it follows (a line that starts with `·` reads as a list)."""
+
+
+def glued(plain: str) -> str:
+    """The text with each space between a number and its unit (`775.0 ms`), or a latency's
+    label and its value, as `GLUE`, so that wrapping never parts them (as long as the text:
+    one character for one)."""
+    return _NUMBER_UNIT.sub(GLUE, plain)
 
 
 def unit_glued(text: Text) -> Text:
-    """The text with each space between a number and its unit (`775.0 ms`), or a latency's
-    label and its value, as `GLUE`, so that wrapping never parts them."""
+    """`glued` of a rich Text, its styles kept."""
     return Text(
-        _NUMBER_UNIT.sub(GLUE, text.plain),
+        glued(text.plain),
         style=text.style,
         justify=text.justify,
         end=text.end,

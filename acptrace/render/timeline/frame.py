@@ -10,6 +10,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 
 from acptrace.model.domain import Analysis, ResumeRow
+from acptrace.model.turns import TurnRow
 from acptrace.render.ci import id_text
 from acptrace.render.entries import View
 from acptrace.render.facts import Facts
@@ -18,7 +19,7 @@ from acptrace.render.timeline.fitting import GLUE, unglued
 
 LEGEND = (
     "→ to agent  ← to client  ┌ ├ └ replay window: resume, marker, response  "
-    "⇢ answered at  ⇠ answers"
+    "┏ ┣ ┗ turn: prompt, first output, end  ╭ ╰ tool call  ⇢ answered at  ⇠ answers"
 )
 APPROXIMATE_LEGEND = "~ estimated from the Agent's stderr times (Zed dump), not measured"
 
@@ -54,10 +55,11 @@ def timeline_footer(
     hidden_findings: int,
     approximate: bool,
     open_at_end: Iterable[ResumeRow],
+    turns_open_at_end: Iterable[TurnRow],
 ) -> Iterator[Text]:
     """What is said under the last row: the source, how many rows were shown (and findings
-    not), what `~` means when a time shown was estimated, and the replay windows still open at
-    the end."""
+    not), what `~` means when a time shown was estimated, and the replay windows and turns
+    still open at the end."""
     source = analysis.source
     if not rows:
         yield Text("Nothing in this view.", "dim")
@@ -76,5 +78,11 @@ def timeline_footer(
             f"Replay window of request {id_text(row.request_id)} "
             f"(line {row.request_line}) still open at the end: "
             f"{row.outcome.value} ({row.end.value}).",
+            "dim",
+        )
+    for turn in turns_open_at_end:
+        yield Text(
+            f"Turn of request {id_text(turn.request_id)} (line {turn.request_line}) still open "
+            f"at the end ({turn.end.value}).",
             "dim",
         )

@@ -5,12 +5,14 @@ written."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rich.text import Text
 
 from acptrace.model.domain import Analysis, ResumeRow, Role
+from acptrace.model.turns import ToolCallRow, TurnRow
 from acptrace.render.ci import ms_text
 from acptrace.render.entries import Entry, View
 from acptrace.render.summary import OUTCOME_STYLE
@@ -23,6 +25,7 @@ from acptrace.render.timeline.findings import (
     finding_note,
 )
 from acptrace.render.timeline.gutters import Window, is_request_of, windows_in_lanes
+from acptrace.render.timeline.turn_notes import tool_note, turn_note
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,10 @@ class Known:
     """Each session's parent."""
     rows: tuple[ResumeRow, ...]
     """Every resume row, in line order."""
+    turns: tuple[TurnRow, ...]
+    """Every turn, in line order (drawn as they come: `SpanGutter`)."""
+    tool_calls: tuple[ToolCallRow, ...]
+    """Every tool call, in line order."""
     view: View
     """What the timeline shows (whole or cut identifiers)."""
 
@@ -58,6 +65,8 @@ class Known:
             FindingQueue((findings or HeldFindings(analysis)).in_line_order()),
             {s.session_id: s.parent_session_id for s in analysis.sessions},
             analysis.resumes,
+            analysis.turns,
+            analysis.tool_calls,
             view,
         )
 
@@ -77,10 +86,13 @@ class Known:
             if message.update_session_id == child.session_id:
                 yield outcome_note(child, "child ", self.view)
 
-    def late(self, written_to: int, focus: set[str]) -> tuple[list[Text], int]:
+    def late(self, written_to: int, focus: set[str]) -> tuple[Iterator[Text], int]:
         """What this tells about lines up to `written_to`, already written, in line order: the
-        outcomes of replay windows and children, and the findings (in a session or request
-        view, those about a session in `focus`); and how many of them are findings."""
+        outcomes of replay windows and children, the findings (in a session or request view,
+        those about a session in `focus`), the turns and tool calls; and how many of them are
+        findings. The findings are taken now (the rows still to come take those after them);
+        the turns and tool calls are said as they are read (there may be one for every few
+        lines of a big transcript)."""
         told: list[tuple[int, Text]] = []
         for row in self.rows:
             line = row.request_line if row.role is Role.REQUESTED else row.announce_line
@@ -93,7 +105,26 @@ class Known:
             if self._shown(finding.line, finding.session_id, focus):
                 findings += 1
                 told.append((finding.line, Text.assemble(f"{finding.line}", finding_note(finding))))
-        return [text for _, text in sorted(told, key=lambda pair: pair[0])], findings
+        told.sort(key=lambda pair: pair[0])
+        merged = heapq.merge(told, self._late_spans(written_to, focus), key=lambda pair: pair[0])
+        return (text for _, text in merged), findings
+
+    def _late_spans(self, written_to: int, focus: set[str]) -> Iterator[tuple[int, Text]]:
+        """The notes of the turns and tool calls that started by `written_to`, in line order."""
+        full = self.view.full
+        turns = (
+            (row.request_line, turn_note(row))
+            for row in self.turns
+            if row.request_line <= written_to
+            and self._shown(row.request_line, row.session_id, focus)
+        )
+        calls = (
+            (row.first_line, tool_note(row, full))
+            for row in self.tool_calls
+            if row.first_line <= written_to and self._shown(row.first_line, row.session_id, focus)
+        )
+        for line, note in heapq.merge(turns, calls, key=lambda pair: pair[0]):
+            yield line, Text.assemble(f"{line}", note)
 
     def _shown(self, line: int, session_id: str | None, focus: set[str]) -> bool:
         """Whether the view showed this line (of this session; `focus`: the sessions in view)."""

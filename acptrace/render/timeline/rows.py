@@ -22,6 +22,7 @@ from acptrace.render.timeline.fitting import (
     cell_width,
     cropped,
     ellipsized,
+    line_starts,
     unglued,
     unit_glued,
     wrapped_lines,
@@ -178,32 +179,83 @@ class Rows:
     def _plain_events(
         row: Row, console: Console, width: int, rest: int
     ) -> Iterator[tuple[bool, str]]:
-        """`_events` as plain text (a cut line is cut without a rich Text)."""
-        if row.wrap:
-            for first, event in Rows._events(row, console, width, rest):
-                yield first, event.plain
-        else:
+        """`_events` as plain text (cut or wrapped without a rich Text where it can be)."""
+        if not row.wrap:
             yield True, ellipsized(row.event.plain, width, row.event.whole)
+            return
+        plain = row.event.plain
+        if _fits(plain, width):  # (most notes: one line)
+            yield True, plain
+            return
+        lines = _wrapped_plain(plain, width, rest)
+        if lines is None:
+            lines = [line.plain for line in _wrapped(row.event.text(), console, width, rest)]
+        for index, line in enumerate(lines):
+            yield index == 0, line
 
     @staticmethod
     def _events(row: Row, console: Console, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
         the row's first: the first `width` cells wide, the others (under a link, which only
         the first line has) `rest`."""
-        if row.wrap:  # (a number is never parted from its unit: `unit_glued`)
-            text = row.event.text()
-            hang = _hang(text.plain)
-            if hang > width // 2:
-                hang = 0
-            wrapped = wrapped_lines(unit_glued(text[hang:]), console, width - hang, rest - hang)
-            starts = [text[:hang], *[Text(" " * hang)] * (len(wrapped) - 1)]
-            lines = [start + unglued(line) for start, line in zip(starts, wrapped, strict=True)]
-        else:
+        if not row.wrap:
             cut = row.event.text()
             cut.plain = ellipsized(cut.plain, width, row.event.whole)  # (as `Text.truncate`)
             lines = [cut]
+        elif _fits(row.event.plain, width):
+            lines = [row.event.text()]  # (wrapped in one line as it is)
+        else:
+            lines = _wrapped(row.event.text(), console, width, rest)
         for index, event in enumerate(lines):
             yield index == 0, event
+
+
+def _wrapped(text: Text, console: Console, width: int, rest: int) -> list[Text]:
+    """A wrapped event's lines, the others hung under its text (`_hang`), a number never
+    parted from its unit (`unit_glued`): cut where `_broken` says, else by rich."""
+    broken = _broken(text.plain, width, rest)
+    if broken is not None:
+        hang, starts = broken
+        lines = list(text[hang:].divide(starts))  # (spaces past the width: cut as the line)
+    else:
+        hang = _hang_within(text.plain, width)
+        glued = unit_glued(text[hang:])
+        lines = [unglued(line) for line in wrapped_lines(glued, console, width - hang, rest - hang)]
+    return [(text[:hang] if i == 0 else Text(" " * hang)) + line for i, line in enumerate(lines)]
+
+
+def _wrapped_plain(plain: str, width: int, rest: int) -> list[str] | None:
+    """`_wrapped` of plain text, without rich (None: where only rich can, `_broken`)."""
+    broken = _broken(plain, width, rest)
+    if broken is None:
+        return None
+    hang, starts = broken
+    body = plain[hang:]
+    pieces = [body[a:b] for a, b in zip([0, *starts], [*starts, len(body)], strict=True)]
+    return [(plain[:hang] if i == 0 else " " * hang) + piece for i, piece in enumerate(pieces)]
+
+
+def _broken(plain: str, width: int, rest: int) -> tuple[int, list[int]] | None:
+    """How a wrapped event without a link is cut into lines, as rich cuts it: its hang and
+    where each line after the first starts in the text after it (None: beside a link, or
+    characters only rich measures: `line_starts`)."""
+    if rest != width:
+        return None
+    hang = _hang_within(plain, width)
+    starts = line_starts(plain[hang:], width - hang)
+    return None if starts is None else (hang, starts)
+
+
+def _fits(plain: str, width: int) -> bool:
+    """Text that rich would wrap into one line as it is: one line no wider than `width` (rich's
+    wrapping costs about a million instructions a note, and most notes fit)."""
+    return cell_width(plain) <= width and "\n" not in plain
+
+
+def _hang_within(plain: str, width: int) -> int:
+    """`_hang`, unless it takes more than half the width (then none)."""
+    hang = _hang(plain)
+    return 0 if hang > width // 2 else hang
 
 
 def _hang(plain: str) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from itertools import islice
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -90,7 +91,7 @@ class TimelineStream:
     ) -> Iterator[RenderableType]:
         """The rows still waiting, laid out with the finished analysis (and its `findings`,
         when they are kept apart from it), then the footer."""
-        late: list[Text] = []
+        late: Iterator[Text] = iter(())
         if self.entry_rows.known is None:
             self.findings = findings
             self.entry_rows.know(Known.of(analysis, self.view, findings))
@@ -98,8 +99,11 @@ class TimelineStream:
         if analysis.source.connection_end is ConnectionEnd.UNKNOWN:  # (the file stopped)
             self.never_answered = PENDING_AT_END
         yield self._batch(len(self.waiting), finished=True)
-        if late:
-            yield Group(Text("Found after the lines above were written:", "dim"), *late)
+        told = list(islice(late, BATCH_ROWS))
+        if told:
+            yield Group(Text("Found after the lines above were written:", "dim"), *told)
+        while told := list(islice(late, BATCH_ROWS)):  # (a note a turn: a batch at a time)
+            yield Group(*told)
         yield Group(*self._footer(analysis))
 
     def _batch(self, count: int, *, finished: bool) -> Rows:
@@ -130,5 +134,10 @@ class TimelineStream:
         total = self.findings.count if self.findings is not None else len(analysis.findings)
         hidden = total - shown.findings_written
         return timeline_footer(
-            analysis, self.rows_written, hidden, self.approximate, shown.open_at_end()
+            analysis,
+            self.rows_written,
+            hidden,
+            self.approximate,
+            shown.open_at_end(),
+            shown.turns_open_at_end(),
         )

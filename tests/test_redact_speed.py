@@ -1,0 +1,89 @@
+"""Redaction is linear (issue #39.2): a megabyte of one string, made of the worst inputs found
+for every shape's keyword and every name rule, is redacted in well under a second.
+
+Before issue #39 the `url-credentials` shape rescanned from every letter: 200 KB of hex and a
+URL took 43 s (x4 per doubling). Times are CPU seconds of this process, which a busy machine
+moves less than wall time; the bound is twice the slowest input measured on the 2-core VM.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from acptrace.record.redact import RedactionPolicy, redact_message, redact_string
+from acptrace.record.secret_shapes import SHAPES
+from acptrace.record.spans import Reading
+
+POLICY = RedactionPolicy.build()
+SIZE = 1_000_000
+BOUND_S = 1.0
+
+
+def fill(unit: str) -> str:
+    return (unit * (SIZE // len(unit) + 1))[:SIZE]
+
+
+WORST = {
+    "hex-and-url": "0123456789abcdef" * (SIZE // 16) + " https://example.com/x",
+    "name=value": fill("&key="),
+    "name: value at line starts": fill("password: x1\n"),
+    "name: value mid-line": fill("token: "),
+    "name=value with values": fill("password=x "),
+    "curl users": fill("-u a:b "),
+    "url passwords": fill("://a:b@"),
+    "jwt headers": fill("eyJ"),
+    "pem markers": fill("-----BEGIN RSA PRIVATE KEY-----"),
+    "bearer prose": fill("Bearer "),
+    "telegram": fill("1234567890:AA"),
+    "zero-width": fill("ghp_\u200b"),
+    "separators": fill("a="),
+    "dashes": fill("--"),
+    "shapes and names interleaved": fill("ghp_" + "A1" * 18 + " password=x1 "),
+    "shapes and flags interleaved": fill("sk-" + "a" * 20 + " --token t "),
+    "a capital that lowers to two": fill("\u0130"),
+}
+"""The costliest inputs found (tried: every keyword alone, spaced, followed by a long run, and
+each rule's separators, as a megabyte each, in each way of reading a string)."""
+
+KEYWORDS = sorted({keyword for shape in SHAPES for keyword in shape.keywords})
+
+
+def cpu_seconds(text: str, reading: Reading) -> float:
+    start = time.process_time()
+    redact_string(text, POLICY, reading)
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("reading", list(Reading))
+@pytest.mark.parametrize("name", list(WORST))
+def test_the_worst_inputs_found_take_well_under_a_second(name: str, reading: Reading) -> None:
+    assert cpu_seconds(WORST[name], reading) < BOUND_S
+
+
+@pytest.mark.parametrize("keyword", KEYWORDS)
+def test_every_keyword_repeated_is_linear(keyword: str) -> None:
+    """Each shape's keyword a megabyte over, alone, spaced and in capitals, and followed by a
+    megabyte of what its token may hold."""
+    for text in (fill(keyword), fill(keyword + " "), fill(keyword.upper() + "A1")):
+        assert cpu_seconds(text, Reading.FREE) < BOUND_S, text[:40]
+    assert cpu_seconds(keyword + "a" * SIZE, Reading.FREE) < BOUND_S
+
+
+def test_a_megabyte_of_one_string_in_a_message_is_redacted_in_well_under_a_second() -> None:
+    secret = "ghp_" + "S3CR3Tx" * 6
+    message = {"params": {"text": WORST["hex-and-url"] + f" token {secret}"}}
+    start = time.process_time()
+    redacted, count = redact_message(message, POLICY)
+    assert time.process_time() - start < BOUND_S / 4
+    assert secret not in redacted["params"]["text"]
+    assert count == 1
+
+
+def test_twice_the_input_takes_about_twice_the_time() -> None:
+    """Linear, not quadratic: doubling the worst input does not quadruple its time."""
+    unit = "&key="
+    small = min(cpu_seconds(fill(unit)[: SIZE // 2], Reading.FREE) for _ in range(3))
+    large = min(cpu_seconds(fill(unit), Reading.FREE) for _ in range(3))
+    assert large < 3 * small + 0.01
