@@ -364,16 +364,17 @@ _REQUIRED = {
 }
 """The columns of each table a report reads that no export leaves empty."""
 
-_KNOWN: dict[str, list[str]] = {
-    name: list(words)
-    for name, words in (
-        ("role", _ROLES),
-        ("outcome", _OUTCOMES),
-        ("end", _ENDS),
-        ("severity", _SEVERITIES),
+_KNOWN: dict[tuple[str, str], list[str]] = {
+    (table.name, name): list(words)
+    for table, name, words in (
+        (RESUMES, "role", _ROLES),
+        (RESUMES, "outcome", _OUTCOMES),
+        (RESUMES, "end", _ENDS),
+        (TURNS, "end", _TURN_ENDS),
+        (FINDINGS, "severity", _SEVERITIES),
     )
 }
-"""The columns that hold one of a few words."""
+"""The columns (table, column) that hold one of a few words."""
 
 
 def _check(table: Table, suffix: str, frame: pl.DataFrame, names: Sequence[str]) -> None:
@@ -381,8 +382,8 @@ def _check(table: Table, suffix: str, frame: pl.DataFrame, names: Sequence[str])
     required = _REQUIRED.get(table.name, frozenset())
     for name in names:
         column = frame[name]
-        if name in _KNOWN:
-            bad = column.is_null() | ~column.is_in(_KNOWN[name])
+        if (known := _KNOWN.get((table.name, name))) is not None:
+            bad = column.is_null() | ~column.is_in(known)
         elif name.endswith("_ms"):  # (NaN compares as no number: bad as well)
             bad = ~(column.is_null() | (column == 0) | column.is_between(MIN_MS, MAX_MS))
         elif name in required:

@@ -214,6 +214,7 @@ TURNS = Table(
         _c("stop_reason", pl.String, "v1: the response's `stopReason`; v2: the `idle` update's."),
         _c("first_update_ms", pl.Float64, "Prompt to the first update for the session."),
         _c("first_output_ms", pl.Float64, "Prompt to the first message or thought (or chunk)."),
+        _c("first_output_line", pl.Int64, "Line of that first output; null without one."),
         _c("duration_ms", pl.Float64, "Prompt to its end; null when unfinished or untimed."),
         _c("updates", pl.Int64, "Updates for the session while it was open."),
         _c("tool_calls", pl.Int64, "Tool calls first seen while it was open."),
