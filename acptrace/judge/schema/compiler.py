@@ -43,8 +43,15 @@ class Break(msgspec.Struct, frozen=True, gc=False):
     """The JSON path (`result.capabilities`, `params.prompt[].type`: arrays without index)."""
     want: str
     """What the schema wants there."""
-    came: str
-    """What came (an excerpt of the value, or its type)."""
+    value: Any
+    """What came."""
+    text: str | None = None
+    """What came, in words, where not the value's (`came`): `nothing`, a count."""
+
+    @property
+    def came(self) -> str:
+        """What came, in words (worked out only for the breaks a finding shows)."""
+        return came(self.value) if self.text is None else self.text
 
 
 Check = Callable[[Any, str, list[Break]], None]
@@ -105,7 +112,7 @@ class Compiler:
         """The check of one schema node."""
         if node is False:
             return lambda value, path, breaks: breaks.append(
-                Break(INVALID, path, "nothing (no value is allowed)", came(value))
+                Break(INVALID, path, "nothing (no value is allowed)", value)
             )
         if not isinstance(node, dict):
             return _ok
@@ -170,7 +177,7 @@ class Compiler:
             for key in required:
                 if key not in value:
                     breaks.append(Break(INVALID, _member(path, key), REQUIRED,
-                                        "nothing"))  # fmt: skip
+                                        None, "nothing"))  # fmt: skip
             for key, sub in checked:
                 if key in value and key != "_meta":
                     sub(value[key], _member(path, key), breaks)
@@ -187,7 +194,9 @@ class Compiler:
             if type(value) is not list:
                 return
             if len(value) < least:
-                breaks.append(Break(INVALID, path, f"at least {least} items", f"{len(value)}"))
+                breaks.append(
+                    Break(INVALID, path, f"at least {least} items", value, f"{len(value)}")
+                )
             if items is not _ok:
                 inner = path + "[]"
                 for item in value:
@@ -202,7 +211,7 @@ class Compiler:
             found: list[Break] = []
             inner(value, path, found)
             if not any(b.kind == INVALID for b in found):
-                breaks.append(Break(INVALID, path, "a value this place excludes", came(value)))
+                breaks.append(Break(INVALID, path, "a value this place excludes", value))
 
         return check
 
@@ -222,7 +231,7 @@ class Compiler:
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
             if type(value) is not dict:
-                breaks.append(Break(INVALID, path, "an object", came(value)))
+                breaks.append(Break(INVALID, path, "an object", value))
                 return
             tag = value.get(member)
             branch = compiled.get(tag) if type(tag) is str else None
@@ -232,9 +241,9 @@ class Compiler:
                 fallback(value, path, breaks)
             elif member not in value:
                 breaks.append(Break(INVALID, _member(path, member), REQUIRED,
-                                    "nothing"))  # fmt: skip
+                                    None, "nothing"))  # fmt: skip
             else:
-                breaks.append(Break(INVALID, _member(path, member), wanted, came(tag)))
+                breaks.append(Break(INVALID, _member(path, member), wanted, tag))
 
         return check
 
@@ -262,7 +271,7 @@ class Compiler:
                 if not any(b.kind == INVALID for b in found):
                     breaks.extend(found)
                     return
-            breaks.append(Break(INVALID, path, wanted, came(value)))
+            breaks.append(Break(INVALID, path, wanted, value))
 
         return check
 
@@ -289,7 +298,7 @@ def _others(
         if key in known or key.startswith("_"):
             continue
         if closed:
-            breaks.append(Break(UNKNOWN, _member(path, key), "no such member", came(item)))
+            breaks.append(Break(UNKNOWN, _member(path, key), "no such member", item))
         else:
             extra(item, _member(path, key), breaks)
 
@@ -304,7 +313,7 @@ def _type(wanted: str | list[str]) -> Check:
 
     def check(value: Any, path: str, breaks: list[Break]) -> None:
         if not _fits(json_type(value), types):
-            breaks.append(Break(INVALID, path, f"type {words}", came(value)))
+            breaks.append(Break(INVALID, path, f"type {words}", value))
 
     return check
 
@@ -312,7 +321,7 @@ def _type(wanted: str | list[str]) -> Check:
 def _const(wanted: Any) -> Check:
     def check(value: Any, path: str, breaks: list[Break]) -> None:
         if value != wanted or type(value) is not type(wanted):
-            breaks.append(Break(INVALID, path, excerpt(wanted, 40), came(value)))
+            breaks.append(Break(INVALID, path, excerpt(wanted, 40), value))
 
     return check
 
@@ -322,7 +331,7 @@ def _enum(values: list[Any]) -> Check:
 
     def check(value: Any, path: str, breaks: list[Break]) -> None:
         if not any(value == v and type(value) is type(v) for v in values):
-            breaks.append(Break(INVALID, path, wanted, came(value)))
+            breaks.append(Break(INVALID, path, wanted, value))
 
     return check
 
@@ -334,11 +343,11 @@ def _bounds(node: dict[str, Any]) -> Check:
         kind = type(value)
         if kind in (int, float):
             if low is not None and value < low:
-                breaks.append(Break(INVALID, path, f"at least {low}", came(value)))
+                breaks.append(Break(INVALID, path, f"at least {low}", value))
             if high is not None and value > high:
-                breaks.append(Break(INVALID, path, f"at most {high}", came(value)))
+                breaks.append(Break(INVALID, path, f"at most {high}", value))
         elif kind is str and shortest is not None and len(value) < shortest:
-            breaks.append(Break(INVALID, path, f"at least {shortest} characters", came(value)))
+            breaks.append(Break(INVALID, path, f"at least {shortest} characters", value))
 
     return check
 

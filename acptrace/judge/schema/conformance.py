@@ -71,7 +71,7 @@ class Conformance:
     checked against both versions' schemas and each tally kept apart: the one of the version
     the connection is judged by in the end counts (`breaks`)."""
 
-    __slots__ = ("_shapes", "_tags", "_tallies", "every")
+    __slots__ = ("_counts", "_decided", "_shapes", "_tags", "_tallies", "every")
 
     def __init__(self, every: bool = False) -> None:
         self.every = every
@@ -82,6 +82,10 @@ class Conformance:
         self._tallies: dict[int | None, dict[tuple[str, str, str], SchemaBreak]] = {}
         """The breaks of messages checked once the version was negotiated (None), and of the
         others against each version (1, 2), by (rule, label, path)."""
+        self._counts: dict[tuple[int | None, str, str, str], int] = {}
+        """How many messages broke each tallied (tally, rule, label, path) so."""
+        self._decided: dict[tuple[Any, ...], tuple[str, ...]] = {}
+        """`_shaped`'s decisions, by the way a message broke its schema."""
         self._shapes: set[tuple[int | None, str]] = set()
         """(tally, label) already found shaped for the other version."""
 
@@ -99,15 +103,34 @@ class Conformance:
         if version is not None:
             own = _checked(version, message, payload, request)
             if own is not None and own.breaks:
-                other = _checked(_other(version), message, payload, request)
-                self._tally(None, message, own, version, other, request)
+                self._tally(None, message, own, version, request, payload)
             return
         one = _checked(1, message, payload, request)
         two = _checked(2, message, payload, request)
         if one is not None and one.breaks:
-            self._tally(1, message, one, 1, two, request)
+            self._tally(1, message, one, 1, request, payload, two)
         if two is not None and two.breaks:
-            self._tally(2, message, two, 2, one, request)
+            self._tally(2, message, two, 2, request, payload, one)
+
+    def _shaped(
+        self,
+        message: Message,
+        own: Checked,
+        request: Message | None,
+        payload: dict[str, Any],
+        other: Checked | None,
+    ) -> tuple[str, ...]:
+        """The members (or tag) only the other version defines that a message shaped for it
+        carries (empty: not shaped for it). Decided once for each way a method or tag breaks
+        its schema: the same breaks, the same shape."""
+        pattern = (own.label, own.version, *((b.path, b.want) for b in own.breaks))
+        decided = self._decided.get(pattern)
+        if decided is None:
+            if other is None:
+                other = _checked(_other(own.version), message, payload, request)
+            decided = () if other is None else _shaped_for(own, other, message.update_tag)
+            self._decided[pattern] = decided
+        return decided
 
     def wants(self, message: Message) -> bool:
         """Whether to check this message: any but an update whose tag was checked before
@@ -138,56 +161,62 @@ class Conformance:
         message: Message,
         own: Checked,
         version: int,
-        other: Checked | None,
         request: Message | None,
+        payload: dict[str, Any],
+        other: Checked | None = None,
     ) -> None:
-        """Tally a message's breaks, or its shape for the other version: it breaks its
-        version's schema, meets the other's, and carries a member only the other names."""
+        """Tally a message's breaks, or its shape for the other version (`_shaped`)."""
         label = own.label
         asked = request or message  # (a response's session and id are its request's)
         found = [b for b in own.breaks if (b.path, b.want) not in COVERED]
         invalid = [b for b in found if b.kind == INVALID]
-        if invalid and other is not None and _shaped_for(own, other):
-            if (tally, label) not in self._shapes:
-                self._shapes.add((tally, label))
-                first = invalid[0]
-                shaped_by = tuple(sorted(own.extra - other.extra)) or (f"{message.update_tag}",)
-                self._add(tally, SchemaBreak(SCHEMA_VERSION_SHAPE, label, message.line,
-                                             first.path, first.want, first.came, version, 1,
-                                             asked.session_id, asked.id,
-                                             shaped_by))  # fmt: skip
-            return
-        paths = set()
-        for each in found:
-            if (each.kind, each.path) in paths:
-                continue  # (one place broken two ways counts once for the message)
-            paths.add((each.kind, each.path))
-            self._add(tally, SchemaBreak(_RULE_OF[each.kind], label, message.line, each.path,
-                                         each.want, each.came, version, 1,
-                                         asked.session_id, asked.id))  # fmt: skip
+        if invalid:
+            shaped_by = self._shaped(message, own, request, payload, other)
+            if shaped_by:
+                if (tally, label) not in self._shapes:
+                    self._shapes.add((tally, label))
+                    first = invalid[0]
+                    self._add(tally, SchemaBreak(SCHEMA_VERSION_SHAPE, label, message.line,
+                                                 first.path, first.want, first.came, version, 1,
+                                                 asked.session_id, asked.id,
+                                                 shaped_by))  # fmt: skip
+                return
+        counts = self._counts
+        firsts: dict[tuple[int | None, str, str, str], Break] = {}
+        for each in found:  # (one place broken two ways counts once for the message)
+            firsts.setdefault((tally, _RULE_OF[each.kind], label, each.path), each)
+        for key, each in firsts.items():
+            if key in counts:
+                counts[key] += 1
+                continue
+            counts[key] = 1
+            self._add(tally, SchemaBreak(key[1], label, message.line, each.path, each.want,
+                                         each.came, version, 1, asked.session_id,
+                                         asked.id))  # fmt: skip
 
     def _add(self, tally: int | None, found: SchemaBreak) -> None:
         breaks = self._tallies.setdefault(tally, {})
-        key = (found.rule, found.label, found.path)
-        seen = breaks.get(key)
-        if seen is None:
-            breaks[key] = found
-        else:
-            breaks[key] = msgspec.structs.replace(seen, count=seen.count + 1)
+        breaks[found.rule, found.label, found.path] = found
 
     def breaks(self, version: int) -> list[SchemaBreak]:
-        """Every break tallied for a connection judged by this version, in line order."""
-        found = [*self._tallies.get(None, {}).values()]
-        found += self._tallies.get(1 if version <= 1 else 2, {}).values()
+        """Every break tallied for a connection judged by this version, in line order, with
+        how many messages broke it so."""
+        found = []
+        for tally in (None, 1 if version <= 1 else 2):
+            for first in self._tallies.get(tally, {}).values():
+                count = self._counts.get((tally, first.rule, first.label, first.path), 1)
+                found.append(msgspec.structs.replace(first, count=count))
         return sorted(found, key=lambda b: b.line)
 
 
-def _shaped_for(own: Checked, other: Checked) -> bool:
-    """The message is shaped for the other version: it meets that one's schema and carries a
-    member that one names and its own does not, or is an update of a tag only that one has."""
+def _shaped_for(own: Checked, other: Checked, tag: str | None) -> tuple[str, ...]:
+    """What shapes a message for the other version: it meets that one's schema, and carries
+    members that one names and its own does not, or is an update of a tag only that one has
+    (empty: not shaped for it)."""
     if any(b.kind == INVALID for b in other.breaks):
-        return False
-    return bool(own.extra - other.extra) or own.tag_elsewhere
+        return ()
+    members = tuple(sorted(own.extra - other.extra))
+    return members or ((f"{tag}",) if own.tag_elsewhere else ())
 
 
 def _other(version: int) -> int:
