@@ -103,7 +103,7 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
             "--schema",
             help="What the ACP JSON Schema check reads: default, every message but the updates "
             "of a tag already checked on the connection (each tag's first); full, every "
-            "message (at most twice the time). --ignore SCHEMA- turns it off.",
+            "message (several times slower). --ignore SCHEMA- turns it off.",
             show_default=False,
         ),
     ] = None
