@@ -129,6 +129,16 @@ def test_readme_set_up_commands_come_first() -> None:
     assert install < tests < lines.index("## Quick start")
 
 
+def test_readme_says_how_to_install_and_what_the_tests_need() -> None:
+    """No placeholder to fill in: how to install from a clone, where `../shared` comes from,
+    how long the suite takes (#37 item 12)."""
+    setup = section(README.read_text(), "Set up and run")
+    assert "OWNER" not in setup
+    assert "`pipx install .`" in setup
+    assert "shared folder" in setup
+    assert re.search(r"\d+-\d+ minutes", setup)
+
+
 def test_readme_is_a_first_visit() -> None:
     """The references live in docs/; the README only links to them."""
     text = README.read_text()

@@ -17,7 +17,7 @@ from acptrace.decode import runs
 from acptrace.decode.fastpath import canonical_read
 from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
 from acptrace.decode.stream import ReadStats, read_records
-from acptrace.model.domain import Issue, UpdateRun
+from acptrace.model.domain import Issue, UpdateRun, ns_ms
 from acptrace.model.options import Execution
 from acptrace.model.tags import TagPolicy
 from acptrace.model.turns import Watch
@@ -360,3 +360,23 @@ def test_a_time_in_an_odd_form_in_a_run_is_read_as_the_general_path_reads_it(var
     assert next(r for r in records if isinstance(r, UpdateRun)).first.line == first
     assert fast == general
     assert each_message(t.text()) == general
+
+
+@given(
+    st.one_of(
+        st.integers(min_value=0, max_value=2**60),
+        st.integers(min_value=0, max_value=10**12).map(lambda us: us * 1000 + 500),
+        st.integers(min_value=2**53 - 10**6, max_value=2**53 + 10**6),
+    )
+)
+def test_a_latency_in_milliseconds_is_the_rounded_float(ns: int) -> None:
+    """`ns_ms` takes in integers what `round(ns / 1e6, 3)` gives (every latency of the
+    analysis), at a half microsecond and past 2**53 too."""
+    assert ns_ms(ns) == round(ns / 1e6, 3)
+
+
+def test_a_latency_in_milliseconds_agrees_near_each_microsecond() -> None:
+    for us in (0, 1, 999, 10**6, 123_456_789, 9 * 10**12):
+        for ns in range(us * 1000 - 3, us * 1000 + 1004):
+            if ns >= 0:
+                assert ns_ms(ns) == round(ns / 1e6, 3), ns

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+from collections.abc import Sequence
 
 import pytest
 from rich.console import Console
@@ -12,7 +13,14 @@ from rich.measure import Measurement
 from rich.text import Text
 
 import acptrace.render.fitted as fitted_module
-from acptrace.render.fitted import UNBOUNDED, Column, FittedTable, surely_fits, widest
+from acptrace.render.fitted import (
+    ROOMY_NAME,
+    UNBOUNDED,
+    Column,
+    FittedTable,
+    surely_fits,
+    widest,
+)
 from acptrace.render.text import cut_names
 
 
@@ -69,14 +77,14 @@ def test_surely_fits_counts_cells_by_their_width_on_screen() -> None:
 NAMES = [f"/work/runs/nightly/{agent}-acp/replay-{n}.jsonl" for agent in "ab" for n in (1, 2)]
 
 
-def _names_table(minor: int = 0) -> FittedTable:
+def _names_table(minor: int = 0, names: Sequence[str] = NAMES) -> FittedTable:
     columns = [
         Column("group", shorten=cut_names, least=12),
         Column("count", "right", drop=2),
         Column("mean", "right", drop=1),
     ]
     table = FittedTable(columns, minor)
-    for index, name in enumerate(NAMES):
+    for index, name in enumerate(names):
         table.add_row(name, str(index), "12.5 ms")
     return table
 
@@ -109,8 +117,15 @@ def test_minor_columns_go_before_names_are_cut() -> None:
     names_first = _shown(_names_table(minor=0), full - 3)
     assert "…" in names_first[1]  # (the names gave way, every column kept)
     assert "mean" in names_first[0]
-    mean_first = _shown(_names_table(minor=1), full - 3)
-    assert mean_first[1].split()[0] == NAMES[0]
+    roomy = _shown(_names_table(minor=1), full - 3)
+    assert "…" in roomy[1]  # (names a little shorter, still over `ROOMY_NAME`, keep minor columns)
+    assert "mean" in roomy[0]
+    assert "Left out at" not in "\n".join(roomy)
+    short = [f"nightly-{agent}-acp-replay-{n}.jsonl" for agent in "ab" for n in (1, 2)]
+    full = max(len(line.rstrip()) for line in _shown(_names_table(names=short), 200))
+    over = len(short[0]) - ROOMY_NAME + 1  # (the names would go under `ROOMY_NAME`)
+    mean_first = _shown(_names_table(minor=1, names=short), full - over)
+    assert mean_first[1].split()[0] == short[0]
     assert "mean" not in mean_first[0]
     assert "Left out at" in "\n".join(mean_first)
     assert "mean" in "\n".join(mean_first[5:])

@@ -666,6 +666,20 @@ def test_default_transcript_goes_to_acptrace_dir(tmp_path: Path) -> None:
     assert f"acptrace: recording to {made}".encode() in result.stderr
 
 
+def test_a_recording_that_never_starts_is_never_announced(tmp_path: Path) -> None:
+    """`recording to FILE` is said once the Agent runs: a command that cannot start makes no
+    file, and naming one would send the user looking for it (#37 item 12)."""
+    folder = tmp_path / "recordings"
+    env = {**os.environ, "ACPTRACE_DIR": str(folder)}
+    args = [*RECORD, "--", "/nonexistent/agent"]
+    result = subprocess.run(
+        args, input=b"", capture_output=True, env=env, timeout=TIMEOUT_S, check=False
+    )
+    assert result.returncode == 127
+    assert result.stderr == b"acptrace: error: /nonexistent/agent: command not found\n"
+    assert list(folder.iterdir()) == []
+
+
 def test_an_agent_that_cannot_start_exits_127_and_leaves_no_file(transcript: Path) -> None:
     args = [*RECORD, "-o", str(transcript), "--", "/nonexistent/agent", "--acp"]
     result = subprocess.run(args, input=b"", capture_output=True, timeout=TIMEOUT_S, check=False)
@@ -1057,7 +1071,7 @@ def test_an_incomplete_transcript_fails_the_command(
     expected: int,
     says: list[str],
 ) -> None:
-    def incomplete(*_args: Any) -> RecordResult:
+    def incomplete(*_args: Any, **_kwargs: Any) -> RecordResult:
         return RecordResult(agent_exit, CloseReason.AGENT_EXIT, 3, dropped, error)
 
     monkeypatch.setattr("acptrace.cli.record_command.record", incomplete)

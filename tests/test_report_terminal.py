@@ -411,8 +411,9 @@ def test_report_by_file_tells_long_names_apart_and_keeps_numbers_whole(
     rows = list(itertools.takewhile(str.strip, lines[4:]))
     shown = [line.split()[0] for line in rows]
     assert len(set(shown)) == len(names)
+    assert f"paths relative to {deep}/" in " ".join(text.split())  # (once, not on every row)
     if width == 200:
-        assert sorted(shown) == sorted(names)  # (whole: there is room)
+        assert sorted(shown) == sorted(Path(name).name for name in names)  # (whole: room)
     assert all(len(line) <= width for line in text.splitlines())
     for line in text.splitlines():
         assert not CUT_NUMBER.search(line), line

@@ -175,7 +175,7 @@ def test_tables_still_need_a_directory() -> None:
 
 
 def test_the_format_choice_holds_every_table_format() -> None:
-    assert {f.value for f in ExportFormat} | {"trace-event", "otlp"} == {
+    assert {f.value for f in ExportFormat} | {"trace-event", "otlp", "speedscope"} == {
         c.value for c in ExportChoice
     }
 

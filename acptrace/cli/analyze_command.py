@@ -3,7 +3,8 @@
 # (no `from __future__ import annotations`: typer reads each option from its annotation,
 # and would evaluate the annotations' text again on every run)
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated, NamedTuple
 
@@ -20,7 +21,7 @@ from acptrace.cli.common import (
 )
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
-from acptrace.cli.progress import file_progress
+from acptrace.cli.progress import Meter, progress, reading
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.judge.policy import Policy
@@ -90,9 +91,9 @@ def analyze_command(
         else:
             paths.append(path)
     try:
-        with file_progress(len(paths), "analysing", quiet) as advance:
+        with _progress(paths, quiet) as meter:
             for path, result in zip(paths, analyze_many(paths, policy.options, jobs), strict=True):
-                advance()
+                meter.advance()
                 if not isinstance(result, UnreadableInput):  # (an empty or a binary file: no)
                     result = transcript_refusal(path, result) or result
                 if isinstance(result, UnreadableInput):
@@ -172,3 +173,14 @@ def _terminal(
 
         sections.append(across_files(analyses))
     return rich_bytes(*sections, output=output)
+
+
+@contextmanager
+def _progress(paths: list[str], quiet: bool) -> Iterator[Meter]:
+    """Files analysed of several, or the bytes read of one (a big file takes seconds)."""
+    if len(paths) == 1:
+        with reading(quiet):
+            yield Meter()
+    else:
+        with progress("analysing", len(paths), quiet, "files") as meter:
+            yield meter

@@ -7,12 +7,14 @@ import io
 import os
 import re
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from acptrace.model.excerpt import printable
-from acptrace.read.inputs import Skipped
+
+if TYPE_CHECKING:  # (`--version` reads no input: common is imported before any command)
+    from acptrace.read.inputs import Skipped
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130

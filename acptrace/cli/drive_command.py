@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -14,16 +15,19 @@ import typer
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_bytes
 from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.output import check_output_folder, write_output
+from acptrace.cli.progress import Meter, progress
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags
 from acptrace.drive import (
     DEFAULT_LINGER_MS,
     DEFAULT_TIMEOUT_S,
+    DriveProgress,
     DriveRefused,
     DriveSettings,
     Permission,
     drive,
 )
+from acptrace.model.excerpt import printable
 from acptrace.record import default_transcript_path
 from acptrace.report import build_report
 from acptrace.report.terminal import terminal_report
@@ -159,12 +163,13 @@ def drive_command(
         redact=redact,
         check_capabilities=not ignore_capabilities,
     )
-    options = (
-        AnalysisFlags().policy(quiet=quiet, judged=False).options
-    )  # (no flags: the config file's)
+    options = AnalysisFlags().policy(quiet=quiet, judged=False).options  # (the config file's)
+    connections = settings.replays + (session is None)
     try:
-        with _signals_interrupt():
-            result = drive(agent, directory, settings, print_note)  # (failures: never quiet)
+        with _signals_interrupt(), progress("", connections, quiet, "connections") as meter:
+            settings = replace(settings, progress=_Shown(meter))
+            notify = _noted(meter)  # (failures: never quiet)
+            result = drive(agent, directory, settings, notify)
     except OSError as error:
         fail(f"{directory}: cannot write the recordings ({error.strerror or error})")
     except DriveRefused as error:
@@ -188,6 +193,28 @@ def _refuse_earlier_recordings(directory: Path) -> None:
             f"-o {directory}: the folder is not empty ({shown}); name a new one, or --force "
             "to record into it anyway"
         )
+
+
+class _Shown(DriveProgress):
+    """The run's progress on a bar: connections done, and the request the one under way
+    waits on."""
+
+    def __init__(self, meter: Meter) -> None:
+        self.meter, self.under_way = meter, ""
+
+    def connection(self, number: int, total: int) -> None:
+        if number > 1:
+            self.meter.advance()
+        self.under_way = f"connection {number} of {total}"
+        self.meter.describe(self.under_way)
+
+    def request(self, method: str) -> None:
+        self.meter.describe(f"{self.under_way}: {method}")
+
+
+def _noted(meter: Meter) -> Callable[[str], None]:
+    """`print_note`, above the bar while one is shown."""
+    return lambda message: meter.note(printable(f"acptrace: {message}"))
 
 
 @contextlib.contextmanager

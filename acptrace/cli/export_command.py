@@ -8,11 +8,13 @@ from enum import StrEnum
 from functools import partial
 from typing import Annotated
 
+import orjson
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, note_skipped, print_error, print_note
 from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
+from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.export.file_formats import ExportFormat
@@ -43,6 +45,8 @@ class ExportChoice(StrEnum):
     """Not tables: a Chrome Trace Event timeline (docs/trace-event.md)."""
     OTLP = "otlp"
     """Not tables: OpenTelemetry traces, OTLP/JSON (docs/otlp.md)."""
+    SPEEDSCOPE = "speedscope"
+    """Not tables: the timeline's slices in speedscope's own format (docs/trace-event.md)."""
 
 
 @app.command("export")
@@ -54,7 +58,8 @@ def export_command(
         str | None,
         output_option(
             "The directory to write one file per table in (needed for tables), or the file "
-            "for --format trace-event or otlp (default: stdout; with --endpoint: none).",
+            "for --format trace-event, speedscope or otlp (default: stdout; with --endpoint: "
+            "none).",
             metavar="DIR",
         ),
     ] = None,
@@ -93,7 +98,8 @@ def export_command(
     or a carriage return (a spreadsheet would run it as a formula); the other formats keep
     exact values.
     `--format trace-event` writes one Chrome Trace Event timeline instead (to open in
-    ui.perfetto.dev), to the file -o names or stdout.
+    ui.perfetto.dev), to the file -o names or stdout; `--format speedscope` its slices in
+    speedscope's own format, each frame named by its method.
     `--format otlp` writes OpenTelemetry traces (OTLP/JSON: one trace per connection, its
     sessions, replays, turns, tool calls and permission waits as spans, the findings as
     events) to the file -o names or stdout, or with --endpoint sends them to a collector.
@@ -109,9 +115,9 @@ def export_command(
             paths.append(path)
     if endpoint is not None and output_format is not ExportChoice.OTLP:
         fail("--endpoint sends OpenTelemetry traces: add --format otlp")
-    if output_format is ExportChoice.TRACE_EVENT:
+    if output_format in (ExportChoice.TRACE_EVENT, ExportChoice.SPEEDSCOPE):
         check_output(output)
-        _export_trace_event(paths, output, options, quiet)
+        _export_trace_event(paths, output, options, quiet, output_format)
         return
     if output_format is ExportChoice.OTLP:
         from acptrace.cli.otlp_export import export_otlp  # (protobuf loads only for this)
@@ -126,9 +132,15 @@ def export_command(
     from acptrace.export.exporter import export_tables  # polars loads only for this command
 
     try:
-        result = export_tables(
-            paths, output, ExportFormat(output_format), options, jobs=jobs, require_transcripts=True
-        )
+        with reading(quiet):
+            result = export_tables(
+                paths,
+                output,
+                ExportFormat(output_format),
+                options,
+                jobs=jobs,
+                require_transcripts=True,
+            )
     except UsageError as error:
         fail(str(error))
     except (UnreadableInput, WorkersFailed) as error:
@@ -145,17 +157,23 @@ def export_command(
 
 
 def _export_trace_event(
-    paths: list[str], output: str | None, options: Options, quiet: bool
+    paths: list[str],
+    output: str | None,
+    options: Options,
+    quiet: bool,
+    kind: ExportChoice = ExportChoice.TRACE_EVENT,
 ) -> None:
     """The transcripts as one timeline, to `output` or stdout (nothing written on failure:
-    it is made in a temporary file first, in a fixed amount of memory, then copied)."""
+    it is made in a temporary file first, in a fixed amount of memory, then copied; as
+    speedscope's file, made from it in memory)."""
     import tempfile
 
     from acptrace.export.trace_event import write_trace_events
 
     with tempfile.TemporaryFile(prefix="acptrace-trace-") as made:
         try:
-            events = write_trace_events(paths, made.write, options, require_transcripts=True)
+            with reading(quiet):
+                events = write_trace_events(paths, made.write, options, require_transcripts=True)
         except UsageError as error:
             fail(str(error))
         except UnreadableInput as error:
@@ -164,8 +182,15 @@ def _export_trace_event(
         except OSError as error:  # (the temporary folder is full)
             fail(f"cannot make the timeline: {write_error_reason(error)}")
         made.seek(0)
-        write_output(iter(partial(made.read, COPY_BYTES), b""), output)
+        if kind is ExportChoice.SPEEDSCOPE:
+            from acptrace.export.speedscope import speedscope
+
+            write_output(orjson.dumps(speedscope(orjson.loads(made.read()))), output)
+        else:
+            write_output(iter(partial(made.read, COPY_BYTES), b""), output)
     if quiet:
         return
     where = output or "stdout"
-    print_note(f"wrote {plural(events, 'trace event')} of {plural(len(paths), 'file')} to {where}")
+    what = "the slices of " if kind is ExportChoice.SPEEDSCOPE else ""
+    note = f"wrote {what}{plural(events, 'trace event')} of {plural(len(paths), 'file')}"
+    print_note(f"{note} to {where}")

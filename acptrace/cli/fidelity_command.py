@@ -19,6 +19,7 @@ from acptrace.cli.common import (
 )
 from acptrace.cli.options import FORMAT, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
+from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.fidelity import FidelityReport, PlaceNames, fidelity
@@ -107,7 +108,8 @@ def fidelity_command(
     if live == "-" and replayed == "-":
         fail("only one of the files can be stdin (`-`)")
     try:
-        report = fidelity(live, replayed, options, require_transcripts=True)
+        with reading(quiet):
+            report = fidelity(live, replayed, options, require_transcripts=True)
     except UsageError as error:
         fail(str(error))
     except UnreadableInput as error:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,7 @@ import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
 from acptrace.cli.options import QuietOption, RedactOption, output_option
+from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.excerpt import plural
@@ -30,6 +32,7 @@ from acptrace.record import (
 )
 from acptrace.record.proxy import DEFAULT_MAX_LINE_BYTES, DEFAULT_QUEUE_BYTES
 from acptrace.record.redact import RedactionPolicy
+from acptrace.record.stopping import AgentGroup
 
 RedactPatternOption = Annotated[
     list[str] | None,
@@ -125,8 +128,7 @@ def record_command(
             make_folder(Path(path))
         except OSError as error:
             fail(f"cannot create the folder for {path} ({error.strerror or error})")
-    if path != output and not quiet:  # a name acptrace made (the default, or {time} / {pid})
-        print_note(f"recording to {path}")
+    announce = path != output and not quiet  # a name acptrace made (default, {time}, {pid})
     settings = RecordSettings(
         redaction=policy,
         max_line_bytes=max_line_bytes,
@@ -134,7 +136,8 @@ def record_command(
         keep_recording=output is not None and not force,
     )
     try:
-        result = record(agent, path, settings)
+        # (said once the Agent runs: one that cannot be started makes no file to name)
+        result = record(agent, path, settings, started=_announced(path) if announce else None)
     except RecordingExists as error:
         fail(
             f"cannot write the transcript {error}: --force replaces it, "
@@ -165,6 +168,11 @@ def _were(n: int, noun: str) -> str:
     return f"{plural(n, noun)} {'was' if n == 1 else 'were'}"
 
 
+def _announced(path: str) -> Callable[[AgentGroup], None]:
+    """Says where the recording goes, once the Agent runs."""
+    return lambda _: print_note(f"recording to {path}")
+
+
 @app.command("redact")
 def redact_command(
     file: Annotated[
@@ -192,7 +200,7 @@ def redact_command(
     """
     policy = _policy(redact_key, redact_pattern)
     try:
-        with open_input(file) as source:
+        with reading(quiet or output in (None, "-")), open_input(file) as source:
             if output is None or output == "-":
                 stats = redact_transcript(source, sys.stdout.buffer, policy)
                 sys.stdout.buffer.flush()

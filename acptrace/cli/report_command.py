@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acptrace.cli.common import (
     EXIT_ERROR,
@@ -24,6 +22,7 @@ from acptrace.cli.common import (
 )
 from acptrace.cli.options import FORMAT, JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
+from acptrace.cli.progress import progress
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.model.errors import UsageError
@@ -159,8 +158,10 @@ def report_command(
             comparison = compare(report, old, thresholds)
         except BaselineError as error:
             fail(str(error))
-    for path, kind in zip(output or (), kinds, strict=True):
-        write_output(_render(kind, report, comparison), path)
+    with progress("writing", len(kinds), quiet, "files") as meter:
+        for path, kind in zip(output or (), kinds, strict=True):
+            meter.step(f"drawing {path}")  # (report.html's charts take seconds for many groups)
+            write_output(_render(kind, report, comparison), path)
     if not quiet:
         write_output(_stdout(stdout_format, report, comparison), None)
     if comparison is not None:
@@ -200,33 +201,17 @@ def _thresholds(texts: list[str]) -> tuple[Threshold, ...]:
 
 @contextmanager
 def _progress(total: int, quiet: bool) -> Iterator[OnDone]:
-    """A progress bar on stderr when it is a terminal (and not --quiet); errors as they come."""
-    console = Console(stderr=True)
-    if quiet or not console.is_terminal or total < 2:
-        yield _report_error
-        return
-    columns = (
-        TextColumn("analysing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console) as bar:
-        task = bar.add_task("analysing", total=total)
+    """Files analysed, on stderr when it is a terminal (`cli.progress`); errors as they come,
+    above the bar."""
+    with progress("analysing", total, quiet, "files") as meter:
 
         def on_done(path: str, error: FileError | None) -> None:
             del path  # (`OnDone`'s signature: the error names its file)
-            if error is not None:  # above the bar, not through it
-                bar.console.print(inert(f"acptrace: error: {error.path}: {error.message}"))
-            bar.advance(task)
+            if error is not None:
+                meter.note(inert(f"acptrace: error: {error.path}: {error.message}").plain)
+            meter.advance()
 
         yield on_done
-
-
-def _report_error(path: str, error: FileError | None) -> None:
-    del path
-    if error is not None:
-        print_error(f"{error.path}: {error.message}")
 
 
 def _stdout(stdout_format: StdoutFormat, report: Report, comparison: Comparison | None) -> bytes:

@@ -33,6 +33,7 @@ from acptrace.cli.common import (
 )
 from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.output import Write, check_output, output_stream
+from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.correlate.correlator import Step
@@ -111,7 +112,12 @@ def timeline_command(
         # announcement): stdin or a FIFO is then copied once, and read twice as a file
         copied = replayable(file) if session is not None else nullcontext(file)
         # the findings wait on disk, not in memory (a million would take hundreds of MB)
-        with copied as readable, scratch_folder(tempfile.gettempdir(), "timeline") as scratch:
+        watched = reading(quiet or output is None)  # (on a terminal the view is the progress)
+        with (
+            watched,
+            copied as readable,
+            scratch_folder(tempfile.gettempdir(), "timeline") as scratch,
+        ):
             rereadable = _rereadable(readable)
             ahead = (
                 analyze_parked(readable, policy.options, scratch / "ahead", name=file)

@@ -53,27 +53,34 @@ class _Turn:
 
     def row(self, end: TurnEnd, at: Stamp | None, version: int, stop: str | None) -> TurnRow:
         """Its row, ended so (`at`: the stamp of what ended it, if the recording has it)."""
-        start, request = self.start, self.request
+        start, request, first_update, first_output = (
+            self.start, self.request, self.first_update, self.first_output
+        )  # fmt: skip
         assert request.session_id is not None  # (a prompt opens a turn only for its session)
-        stamps = (start, self.first_update, self.first_output, at)
-        return TurnRow(
-            session_id=request.session_id,
-            request_id=request.id,
-            request_line=request.line,
-            protocol_version=version,
-            end=end,
-            end_line=None if at is None else at.line,
-            stop_reason=stop,
-            first_update_ms=start.ms_until(self.first_update),
-            first_output_ms=start.ms_until(self.first_output),
-            first_output_line=None if self.first_output is None else self.first_output.line,
-            duration_ms=start.ms_until(at),
-            updates=self.updates,
-            tool_calls=self.tool_calls,
-            permission_requests=self.permissions,
-            permission_wait_ms=summed(self.waits),
-            during_replay=self.replay,
-            approximate=any(s is not None and s.approximate for s in stamps),
+        approximate = (
+            start.approximate
+            or (first_update is not None and first_update.approximate)
+            or (first_output is not None and first_output.approximate)
+            or (at is not None and at.approximate)
+        )
+        return TurnRow(  # (by position, in the fields' order: keywords cost four times more)
+            request.session_id,
+            request.id,
+            request.line,
+            version,
+            end,
+            None if at is None else at.line,
+            stop,
+            start.ms_until(first_update),
+            start.ms_until(first_output),
+            None if first_output is None else first_output.line,
+            start.ms_until(at),
+            self.updates,
+            self.tool_calls,
+            self.permissions,
+            summed(self.waits) if self.waits else None,
+            self.replay,
+            approximate,
         )
 
 
@@ -116,21 +123,22 @@ class _ToolCall:
         return False
 
     def row(self) -> ToolCallRow:
-        return ToolCallRow(
-            session_id=self.session_id,
-            tool_call_id=self.tool_call_id,
-            turn_request_id=self.turn_request_id,
-            first_line=self.first.line,
-            kind=self.kind,
-            title=self.title,
-            first_status=self.first_status,
-            last_status=self.last_status,
-            end_line=None if self.end is None else self.end.line,
-            duration_ms=self.first.ms_until(self.end),
-            updates=self.updates,
-            permission_line=self.permission,
-            permission_wait_ms=self.wait,
-            approximate=self.first.approximate or bool(self.end and self.end.approximate),
+        first, end = self.first, self.end
+        return ToolCallRow(  # (by position, in the fields' order: keywords cost four times more)
+            self.session_id,
+            self.tool_call_id,
+            self.turn_request_id,
+            first.line,
+            self.kind,
+            self.title,
+            self.first_status,
+            self.last_status,
+            None if end is None else end.line,
+            first.ms_until(end),
+            self.updates,
+            self.permission,
+            self.wait,
+            first.approximate or (end is not None and end.approximate),
         )
 
 
@@ -176,8 +184,10 @@ class TurnBook:
         while a turn waits for one."""
         turns = self._turns.get(session_id)
         if turns:
-            waiting = any(turn.first_output is None for turn in turns)
-            return Watch.EVERYTHING if waiting else Watch.ACTIVITY
+            for turn in turns:  # (asked as each run begins: no generator)
+                if turn.first_output is None:
+                    return Watch.EVERYTHING
+            return Watch.ACTIVITY
         if self._calls.get(session_id) and not self._replaying(session_id):
             return Watch.ACTIVITY
         return Watch.COUNTS

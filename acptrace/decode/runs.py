@@ -36,7 +36,12 @@ from acptrace.model.tags import (
 )
 from acptrace.model.turns import ACTIVITY_TAGS, OUTPUT_TAGS, Activity, Watch
 from acptrace.read.clocks import Clock
-from acptrace.read.timestamps import second_start_ns, usual_text, utc_microseconds_ns
+from acptrace.read.timestamps import (
+    checked_usual_ns,
+    second_start_ns,
+    usual_text,
+    utc_microseconds_ns,
+)
 
 
 def is_utf8(data: bytes) -> bool:
@@ -98,13 +103,11 @@ class Notes:
 
     __slots__ = ("bits", "unusual")
 
-    def __init__(self, bits: dict[str, int], unusual: set[str] | frozenset[str] | None = None):
+    def __init__(self, bits: dict[str, int]) -> None:
         self.bits = bits
         """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
         `OUTPUT`); other tags are only counted."""
-        self.unusual = (
-            {tag for tag, note in bits.items() if note != MESSAGE} if unusual is None else unusual
-        )
+        self.unusual = {tag for tag, note in bits.items() if note != MESSAGE}
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
 
@@ -115,47 +118,30 @@ class Notes:
             self.bits[tag] = note
         else:  # (nothing else to note of it: the run loop no longer looks it up)
             self.bits.pop(tag, None)
-        if note in (0, MESSAGE) and isinstance(self.unusual, set):
+        if note in (0, MESSAGE):
             self.unusual.discard(tag)
-
-    def output_seen(self) -> None:
-        """A run's first output was noted: its later outputs are not (the run's own copy)."""
-        for tag in OUTPUT_TAGS:
-            note = self.bits[tag] & ~OUTPUT
-            self.bits[tag] = note
-            if note == MESSAGE:
-                assert isinstance(self.unusual, set), "a run's own notes"
-                self.unusual.discard(tag)
 
 
 class RunNotes(msgspec.Struct, frozen=True):
-    """What runs note: made once per analysis (`notes`), for a run that is watched for a
-    turn's activity and one that is not; a run watched for a first output gets its own."""
+    """What runs note, made once per analysis (`notes`): for each `Watch`, the notes of a run
+    read for it (shared by every such run: a run that sees its first output goes on with the
+    notes of its watch without `FIRST_OUTPUT`, nothing is copied per run)."""
 
-    counts: Notes
-    activity: Notes
+    by_watch: tuple[Notes, ...]
+    """Indexed by the `Watch` bits."""
     every: bool = False
     """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first."""
 
-    def sampled(self, tag: str) -> bool:
-        """A tag's update was sampled (`SAMPLED`): its later ones are not, unless `every`;
-        whether the run's own notes are to forget it too."""
-        if self.every:
-            return False
-        self.counts.unsample(tag)
-        self.activity.unsample(tag)
-        return True
+    def sampled(self, tag: str) -> None:
+        """A tag's update was sampled (`SAMPLED`): its later ones on the connection are not,
+        unless `every`."""
+        if not self.every:
+            for noted in self.by_watch:
+                noted.unsample(tag)
 
     def watched(self, watch: int) -> Notes:
-        """The notes for a run read with `watch` (its own, which it changes, with
-        `Watch.FIRST_OUTPUT`)."""
-        shared = self.activity if watch & Watch.ACTIVITY else self.counts
-        if not watch & Watch.FIRST_OUTPUT:
-            return shared
-        bits = dict(shared.bits)
-        for tag in OUTPUT_TAGS:
-            bits[tag] |= OUTPUT
-        return Notes(bits, set(shared.unusual) | OUTPUT_TAGS)
+        """The notes for a run read with `watch`."""
+        return self.by_watch[watch]
 
 
 def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunNotes:
@@ -169,10 +155,17 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
         bits[tag] = bits.get(tag, 0) | EVIDENCE
-    watched = dict(bits)
-    for tag in ACTIVITY_TAGS:
-        watched[tag] = watched.get(tag, 0) | ACTIVITY
-    return RunNotes(Notes(bits), Notes(watched), sampled == SchemaDepth.FULL)
+
+    def watched(watch: int) -> Notes:
+        noted = dict(bits)
+        for tag in ACTIVITY_TAGS if watch & Watch.ACTIVITY else ():
+            noted[tag] = noted.get(tag, 0) | ACTIVITY
+        for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
+            noted[tag] |= OUTPUT
+        return Notes(noted)
+
+    every = sampled == SchemaDepth.FULL
+    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)), every)
 
 
 class Run:
@@ -192,9 +185,9 @@ class Run:
         "last_ts",
         "live",
         "noted",
+        "notes",
         "own_mono",
         "pauses",
-        "run_notes",
         "sampled",
         "session",
         "snapshot",
@@ -227,14 +220,14 @@ class Run:
         """What the analysis needs of the session's updates (`Watch`), asked as the run began."""
         self.breaks = breaks
         """Tags that end a run."""
+        self.notes = noted
         self.noted = noted.watched(watch)
-        self.run_notes = noted
-        """The connection's notes, whose `SAMPLED` bits a sampled tag clears."""
-        self.sampled: list[tuple[int, bytes]] = []
-        """(line, the line) of each update sampled for the schema check (`SAMPLED`)."""
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
-        a turn's activity and first output."""
+        a turn's activity and first output (until it is seen: `_output_seen`)."""
+        self.sampled: list[tuple[int, bytes]] = []
+        """(line, the line) of each update sampled for the schema check (`SAMPLED`; the
+        connection's notes, `notes`, then forget its tag)."""
         self.activity: list[tuple[Stamp, Activity]] = []
         """Where and what each tool and state update after the first said (when watched)."""
         self.first_output: Stamp | None = None
@@ -316,7 +309,8 @@ class Run:
                     break
                 second_end = ts[:19] + "/"
             # a known second: six ASCII digits and a Z must follow (27 characters in all)
-            if ts[26] != "Z" or not ts[20:26].isdigit() or not ts.isascii():
+            fraction = ts[20:26]
+            if ts[26] != "Z" or not fraction.isdigit() or not ts.isascii():
                 break
             mono = line.mono_ns
             if mono is not None and own_mono is not None:  # (the usual case)
@@ -329,7 +323,7 @@ class Run:
                 if second_ns is None or line_second_ns is None or last_us is None:
                     second_ns, line_second_ns = _seconds(last_ts, ts)  # (both usual times)
                     last_us = int(last_ts[20:26])
-                us = int(ts[20:26])
+                us = int(fraction)
                 gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
             if mono is not None:
                 last_mono = mono
@@ -337,9 +331,9 @@ class Run:
                 widest = gap
                 pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
-            no_id = params.update.messageId is UNSET  # (most lines: an agent's message chunk,
-            if (no_id or tag in unusual) and tag in noted:  # its id there: nothing to note)
-                note(tag, first + index, no_id, line)
+            no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
+            if (no_id or tag in unusual) and tag in noted and note(tag, first + index, no_id, line):
+                noted, unusual = self.noted.bits, self.noted.unusual  # (a first output: fewer)
         else:
             index = len(lines)
         self.last_ts, self.last_mono, self.own_mono, self.widest = (
@@ -354,18 +348,19 @@ class Run:
         no_id: bool,
         read: PlainLine[Any, Any] | None,
         data: bytes = b"",
-    ) -> None:
+    ) -> bool:
         """An update whose tag says more than a count (`notes`): never history, the user's
         message, a message update without an id, a tag of one protocol version only, a turn's
         activity, the first of its tag (`read`: the line as the run loop read it; None: one
-        `takes` took, whose line is `data`; a run's first has neither: `UpdateRun.sampled`)."""
+        `takes` took, whose line is `data`; a run's first has neither: `UpdateRun.sampled`).
+        True when it was the first output the run was watched for (its notes changed)."""
         note = self.noted.bits.get(tag, 0)
         if note & SAMPLED and (read is not None or data):
             self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
-            if self.run_notes.sampled(tag):
-                self.noted.unsample(tag)
-        if note & (ACTIVITY | OUTPUT) and read is not None:
-            self._timed(note, line, read)
+            self.notes.sampled(tag)
+        seen = (
+            bool(note & (ACTIVITY | OUTPUT)) and read is not None and self._timed(note, line, read)
+        )
         if note & LIVE:
             self.live.append((line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
@@ -377,15 +372,23 @@ class Run:
             self.unidentified_at = self.unidentified_at or line
         if note & EVIDENCE and tag not in self.evidence:
             self.evidence[tag] = line
+        return seen
 
-    def _timed(self, note: int, line: int, read: PlainLine[Any, Any]) -> None:
-        """A turn's activity, or the first output, on a line the run loop read."""
-        stamp = Stamp(line, utc_microseconds_ns(read.ts), read.mono_ns)  # (a usual time)
+    def _timed(self, note: int, line: int, read: PlainLine[Any, Any]) -> bool:
+        """A turn's activity, or the first output (then True), on a line the run loop read
+        (and found a usual time)."""
+        stamp = Stamp(line, checked_usual_ns(read.ts), read.mono_ns)
         if note & ACTIVITY:
             self.activity.append((stamp, update_activity(read.msg.params.update)))
         if note & OUTPUT:
-            self.first_output = stamp
-            self.noted.output_seen()
+            self._output_seen(stamp)
+            return True
+        return False
+
+    def _output_seen(self, stamp: Stamp) -> None:
+        """The run's first output: kept, and its later outputs not noted for it."""
+        self.first_output = stamp
+        self.noted = self.notes.watched(self.watch & ~Watch.FIRST_OUTPUT)
 
     def takes(
         self, message: Message, clock: Clock, usual: str | None = None, data: bytes = b""
@@ -418,8 +421,7 @@ class Run:
             if note & ACTIVITY and message.activity is not None:
                 self.activity.append((stamp, message.activity))
             if note & OUTPUT:
-                self.first_output = stamp
-                self.noted.output_seen()
+                self._output_seen(stamp)
         if usual is not None and message.ts_ns is not None:  # (it is the clock's last time)
             self.last_ts = usual
         else:

@@ -63,6 +63,17 @@ class Step(StrEnum):
     """`initialize`, then the replaying request."""
 
 
+class DriveProgress:
+    """What a run tells as it goes: the connection under way, then each request it sends
+    (real Agents take seconds to answer, and a run minutes). This one tells nobody."""
+
+    def connection(self, number: int, total: int) -> None:
+        """Connection `number` (from 1) of `total` starts."""
+
+    def request(self, method: str) -> None:
+        """The connection under way sends `method` and waits for its answer."""
+
+
 @dataclass(frozen=True, slots=True)
 class DriveSettings:
     """What the scripted Client does."""
@@ -91,6 +102,8 @@ class DriveSettings:
     check_capabilities: bool = True
     """Refuse a step the Agent's `initialize` result does not allow (`DriveRefused`); False:
     send it anyway, named to `notify`, and the recordings break rule CAP-UNADVERTISED."""
+    progress: DriveProgress = field(default_factory=DriveProgress)
+    """Told of each connection and each request as the run goes (a progress display)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,12 +152,15 @@ def drive(
     directory.mkdir(parents=True, exist_ok=True)
     results: list[ConnectionResult] = []
     session_id = settings.session_id
+    total = settings.replays + (session_id is None)
     if session_id is None:
+        settings.progress.connection(1, total)
         first, session_id = _new_session(argv, directory / "00-new.jsonl", settings, notify)
         results.append(first)
         if session_id is None:
             return DriveResult(tuple(results), None)
     for number in range(1, settings.replays + 1):
+        settings.progress.connection(total - settings.replays + number, total)
         path = directory / f"{number:02d}-replay.jsonl"
         results.append(_replay(argv, path, session_id, settings, notify))
     return DriveResult(tuple(results), session_id)
@@ -189,6 +205,7 @@ def _make_session(
         refused = _refusal(path, version, result, methods, sent, settings, notify)
         if refused is not None:
             raise ConnectionFailed(refused)
+        settings.progress.request("session/new")
         new = connection.request(
             "session/new", new_session_params(settings.cwd), settings.timeout_s
         )
@@ -196,6 +213,7 @@ def _make_session(
         if session_id is None:
             raise ConnectionFailed(f"session/new gave no session id: {_problem(new)}")
         if settings.prompt is not None:
+            settings.progress.request("session/prompt")
             answered = _run_turn(connection, version, session_id, settings.prompt, settings)
             if "error" in answered:
                 notify(f"{path}: session/prompt failed: {_problem(answered)}")
@@ -224,6 +242,7 @@ def _replay_session(
         refused = _refusal(path, version, result, (method,), (method,), settings, notify)
         if refused is not None:
             raise ConnectionFailed(refused)
+        settings.progress.request(method)
         connection.request(method, params, settings.timeout_s)
         connection.linger(settings.linger_ms / 1000)
     except ConnectionFailed as error:
@@ -327,6 +346,7 @@ def _refusal(
 def _initialize(connection: Connection, settings: DriveSettings) -> tuple[int, Any]:
     """Initialize: the negotiated version and the result. ConnectionFailed on an error answer."""
     params = initialize_params(settings.protocol)
+    settings.progress.request("initialize")
     response = connection.request("initialize", params, settings.timeout_s)
     if "error" in response:
         raise ConnectionFailed(f"initialize failed: {_problem(response)}")

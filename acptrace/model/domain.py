@@ -362,7 +362,7 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
         if later is None:
             return None
         ns = self.ns_until(later)
-        return None if ns is None else round(ns / 1e6, 3)
+        return None if ns is None else ns_ms(ns)
 
     def ms_to(self, ts_ns: int | None, mono_ns: int | None) -> float | None:
         """Milliseconds from this stamp to a later one with these times (`ms_until`)."""
@@ -391,6 +391,22 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
     def of(message: Message) -> Stamp:
         """The stamp of a message."""
         return Stamp(message.line, message.ts_ns, message.mono_ns, message.approximate)
+
+
+_EXACT_NS = 2**53
+"""Below it, `ns / 1e6` is within a millionth of a millisecond of its true value."""
+
+
+def ns_ms(ns: int) -> float:
+    """Nanoseconds (not negative) as milliseconds rounded to the microsecond: the float
+    `round(ns / 1e6, 3)` gives, taken in integers (`round` of a float writes it out in decimal:
+    thrice the instructions). The two agree but at a tie, which `round` settles by the float's
+    binary value: `ns / 1e6` is off its true value by less than half its last place (below
+    `_EXACT_NS`), a nanosecond's millionth of a millisecond is more than that, so only an exact
+    half microsecond can round apart; it, and any larger count, goes to `round`."""
+    if ns % 1000 == 500 or ns >= _EXACT_NS:
+        return round(ns / 1e6, 3)
+    return ((ns + 500) // 1000) / 1000
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)

@@ -12,8 +12,9 @@ import shutil
 import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 from typing import BinaryIO
@@ -25,6 +26,9 @@ from acptrace.model.options import DEFAULT_MAX_LINE_BYTES
 
 """Lines longer than this are reported as `line_too_long` and skipped, never held in memory."""
 
+OPENED: ContextVar[Callable[[BinaryIO, str], None] | None] = ContextVar("OPENED", default=None)
+"""Told of each transcript file `open_input` opens (the file itself, not what unpacks it, and
+its name), so that a progress display can show how far it has been read (`cli.progress`)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
 """A UTF-8 byte order mark, skipped where an input starts with one."""
@@ -70,6 +74,8 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise UnreadableInput(f"{target}: permission denied") from None
     except OSError as error:
         raise UnreadableInput(f"{target}: cannot be read ({error.strerror or error})") from None
+    if (watch := OPENED.get()) is not None:
+        watch(handle, str(target))
     with handle, _named(str(target)):
         opened_size = os.fstat(handle.fileno()).st_size
         yield _maybe_gunzip(handle)

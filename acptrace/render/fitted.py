@@ -28,6 +28,10 @@ from acptrace.render.facts import Facts
 
 UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
+ROOMY_NAME = 24
+"""Names shortened to this many characters still read well: a minor column stays while the
+names can make room by shortening no further (so that a wide terminal, or the 160 columns of a
+pipe, shows every column, the names a little shorter)."""
 NO_VALUE = frozenset({"", "—"})
 """What a cell holds when it has no value."""
 
@@ -64,7 +68,12 @@ class FittedTable:
     """A table laid out for the width it is printed at (see the module docstring)."""
 
     def __init__(
-        self, columns: Sequence[Column], minor: int = 0, legend: str | None = None, **table: Any
+        self,
+        columns: Sequence[Column],
+        minor: int = 0,
+        legend: str | None = None,
+        settle: Callable[[Console, ConsoleOptions], None] | None = None,
+        **table: Any,
     ) -> None:
         self.columns = list(columns)
         self.minor = minor
@@ -73,7 +82,12 @@ class FittedTable:
         self.legend = legend
         """The table's key in `acptrace.model.columns.TABLES`: the columns it shows that do not
         explain themselves are explained in a line under it; None: no legend."""
+        self.settle = settle
+        """Called with the console and its options before the table is laid out: tables that
+        share their names' cuts settle them there, all at once (`report.relative.NameBook`)."""
         self.table = table
+        self.shown = self.columns
+        """The columns of the table last laid out (names shortened, columns left out)."""
 
     def add_row(self, *cells: Text | str) -> None:
         """Append one row (a cell per column, in order)."""
@@ -98,6 +112,8 @@ class FittedTable:
         return self._fit(console, options)[0]
 
     def _fit(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[Column]]:
+        if self.settle is not None:
+            self.settle(console, options)
         kept = list(self.columns)
         droppable = sorted(
             (c for c in kept if c.drop is not None), key=lambda c: (not c.idle(), c.drop)
@@ -111,7 +127,7 @@ class FittedTable:
             if over <= 0:
                 return table, kept
             minor = droppable and (droppable[0].idle() or (droppable[0].drop or 0) <= self.minor)
-            shortened = None if minor else shortened_columns(kept, over)
+            shortened = shortened_columns(kept, over, floor=ROOMY_NAME if minor else 0)
             if shortened is not None:
                 return self._table(shortened), kept
             if not droppable:  # (names as short as they can be told apart: they fold)
@@ -121,6 +137,7 @@ class FittedTable:
     def _table(self, columns: Sequence[Column], fold: bool = False) -> Table:
         """The rich table of these columns; with `fold`, the long names fold over lines where
         they are still too wide, so that no other cell is cut."""
+        self.shown = list(columns)
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
         for column in columns:
             folds = fold and column.shorten is not None
@@ -138,15 +155,15 @@ class FittedTable:
 
 
 def shortened_columns(
-    columns: Sequence[Column], over: int, *, at_least: bool = False
+    columns: Sequence[Column], over: int, *, at_least: bool = False, floor: int = 0
 ) -> list[Column] | None:
     """The columns with their long names shortened by `over` cells in all, the widest first;
-    None when that cannot be done without going below their `least` widths (unless `at_least`:
-    then as short as those allow)."""
+    None when that cannot be done without going below their `least` widths, or `floor` (unless
+    `at_least`: then as short as those allow)."""
     widths = {
         index: column.need() for index, column in enumerate(columns) if column.shorten is not None
     }
-    least = {i: max(columns[i].least, Text(columns[i].heading).cell_len) for i in widths}
+    least = {i: max(columns[i].least, floor, Text(columns[i].heading).cell_len) for i in widths}
     left = over
     while left > 0:
         open_ = [i for i in widths if widths[i] > least[i]]

@@ -9,7 +9,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from msgspec import to_builtins
+from msgspec.structs import asdict
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts, verdict_fields
 from acptrace.model.domain import Analysis, PeerInfo, ResumeRow, Severity
@@ -67,10 +67,11 @@ def _document(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> dict[str
         "findings": Streamed(analysis.findings),
         "issues": Streamed(analysis.issues),
         "sessions": Streamed(analysis.sessions),
-        # (msgspec Structs: one per tool call may be many, docs/turns.md)
-        "turns": Streamed(map(to_builtins, analysis.turns)),
-        "tool_calls": Streamed(map(to_builtins, analysis.tool_calls)),
-        "permissions": Streamed(map(to_builtins, analysis.permissions)),
+        # (msgspec Structs of flat fields: one per tool call may be many, docs/turns.md; orjson
+        # writes `asdict`'s dicts as `to_builtins` made them, in 0.8 of the instructions)
+        "turns": Streamed(map(asdict, analysis.turns)),
+        "tool_calls": Streamed(map(asdict, analysis.tool_calls)),
+        "permissions": Streamed(map(asdict, analysis.permissions)),
         "idle_timers": [
             verdict_fields(verdict) for verdict in idle_verdicts(analysis.resumes, idle_timeouts_ms)
         ],

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from acptrace.judge.policy import FailOn, Policy
 from acptrace.model.domain import Analysis, Finding, PeerInfo, Severity
 from acptrace.render.ci import count, id_text, ms_text
+from acptrace.render.markdown_text import literal
 from acptrace.render.text import plural, printable, transcript_name
 
 FINDINGS_SHOWN = 50
@@ -24,7 +25,6 @@ TEXT_CHARS = 200
 """Longer untrusted text is cut (`…`)."""
 
 ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.NOTE: "ℹ️"}  # noqa: RUF001
-_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
 
 
 def markdown_summary(analyses: Sequence[Analysis], policy: Policy) -> bytes:
@@ -142,9 +142,10 @@ def _peer(peer: PeerInfo | None) -> str:
 
 
 def text(value: object) -> str:
-    """Untrusted free text, inert in Markdown: one line, punctuation escaped, mentions broken."""
+    """Untrusted free text, inert in Markdown: one line, what would be markup escaped
+    (`markdown_text.literal`), mentions broken."""
     cleaned = _cut(printable(value))
-    return _PUNCTUATION.sub(r"\\\1", cleaned).replace("@", "@\u200b")
+    return literal(cleaned)
 
 
 def code(value: object) -> str:

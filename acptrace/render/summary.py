@@ -29,6 +29,7 @@ from acptrace.render.idle_view import idle_table
 from acptrace.render.latency import latency
 from acptrace.render.text import inert, plural, printable, short_id
 from acptrace.render.turns_view import TURNS_SHOWN, turns_section
+from acptrace.render.wrapping import Wrapped
 
 ISSUES_SHOWN = 10
 """Issues listed one by one before the rest are only counted."""
@@ -232,9 +233,9 @@ def _findings(findings: tuple[Finding, ...]) -> Iterator[RenderableType]:
         )
         table.add_column("line", justify="right")
         table.add_column("rule", style=SEVERITY_STYLE[severity], no_wrap=True)
-        table.add_column("message", overflow="fold")  # (a long session id wraps, never cut)
+        table.add_column("message")  # (a long session id wraps at its hyphens: `Wrapped`)
         for finding in group:
-            table.add_row(str(finding.line), finding.rule, inert(finding.message))
+            table.add_row(str(finding.line), finding.rule, Wrapped(inert(finding.message)))
         yield table
         for rule, shown_count in shown.items():
             if (more := counts[severity, rule] - shown_count) > 0:
@@ -255,9 +256,9 @@ def _issues(analysis: Analysis) -> Iterator[RenderableType]:
     )
     table.add_column("line", justify="right")
     table.add_column("kind", no_wrap=True)
-    table.add_column("message", overflow="fold")
+    table.add_column("message")
     for issue in issues[:ISSUES_SHOWN]:
-        table.add_row(str(issue.line), issue.kind, inert(issue.message))
+        table.add_row(str(issue.line), issue.kind, Wrapped(inert(issue.message)))
     yield table
     if len(issues) > ISSUES_SHOWN:
         yield Text(f"… and {len(issues) - ISSUES_SHOWN} more issues (--format json lists all)")

@@ -66,7 +66,7 @@ def TURN_COLUMNS() -> list[Column]:
         Column("line", right),
         Column("session"),
         Column("end"),
-        Column("first out", right),
+        Column("first out", right, drop=5),
         Column("duration", right),
         Column("upd", right, drop=3),
         Column("tools", right, drop=2),

@@ -2,15 +2,15 @@
 statistics as cells with their few-samples mark shown as itself. The replay sections
 (`markdown_page`) and the turn sections (`turn_markdown`) are built of them.
 
-Transcript text (group names, paths, rule IDs, tool titles) is untrusted: every Markdown
-punctuation character is escaped, `@` mentions are broken and line breaks flattened, so it
-cannot add links, images, HTML, mentions or table cells to the comment.
+Transcript text (group names, paths, rule IDs, tool titles) is untrusted: it is made literal
+(`render.markdown_text.literal`: what Markdown would read as markup escaped, `@` mentions
+broken, line breaks flattened), so it cannot add links, images, HTML, mentions or table cells
+to the comment.
 """
 
 from __future__ import annotations
 
-import re
-
+from acptrace.render.markdown_text import literal
 from acptrace.render.text import printable
 from acptrace.report.numbers import FEW_MARK, stat_text
 from acptrace.report.stats import Distribution
@@ -18,7 +18,6 @@ from acptrace.report.summaries import Metric
 
 TEXT_CHARS = 120
 """Longer untrusted text is shortened (`…`)."""
-_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&=\"'$%^:;,?/])")
 
 
 def escape(value: object) -> str:
@@ -26,7 +25,7 @@ def escape(value: object) -> str:
     text = printable(value)
     if len(text) > TEXT_CHARS:
         text = text[: TEXT_CHARS - 1] + "…"
-    return _PUNCTUATION.sub(r"\\\1", text).replace("@", "@\u200b")
+    return literal(text)
 
 
 def marked(text: str) -> str:

@@ -37,6 +37,7 @@ from acptrace.report.numbers import (
     stat_text,
     verdict_text,
 )
+from acptrace.report.relative import BOOK, NameBook, relative_report
 from acptrace.report.stats import STATS
 from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Report, ResumeRef
 from acptrace.report.terminal_parts import (
@@ -68,7 +69,9 @@ def terminal_report(
 
 
 def _sections(report: Report, comparison: Comparison | None) -> Iterator[RenderableType]:
-    yield _header(report)
+    report, folder = relative_report(report)
+    BOOK.set(NameBook([group.name for group in report.groups]))
+    yield _header(report, folder)
     if not report.groups:
         return
     yield with_legend(_groups(report.groups), _few_in_overview(report.groups))
@@ -92,11 +95,14 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         yield Lines(_comparison(comparison), _verdict(comparison))
 
 
-def _header(report: Report) -> Text:
+def _header(report: Report, folder: str) -> Text:
+    """What was read and how it is grouped; the folder every path is relative to."""
     text = Text(f"{count_text(report.files, 'transcript')} · ")
     text.append(f"{count_text(len(report.groups), 'group')} by {report.group_by.value}")
     if report.errors:
         text.append(f" · {count_text(len(report.errors), 'file')} skipped", style="red")
+    if folder:
+        text.append(f"\npaths relative to {printable(folder)}")
     return text
 
 

@@ -17,9 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from acptrace.render.fitted import Column, FittedTable
-from acptrace.render.text import cut_names, printable
+from acptrace.render.text import printable
 from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import FEW_LEGEND, count_text
+from acptrace.report.relative import BOOK, end_names
 from acptrace.report.stats import histogram
 from acptrace.report.summaries import Group, Metric
 
@@ -47,8 +48,9 @@ def group_name(name: str) -> Text:
 
 
 def group_column(heading: str = "group") -> Column:
-    """The column of group names: kept, shortened in the middle when the terminal is narrow."""
-    return Column(heading, shorten=cut_names, least=NAME_CHARS)
+    """The column of group names: kept, shortened by `end_names` (one way in every table: the
+    report's `NameBook`) when the terminal is narrow."""
+    return Column(heading, shorten=BOOK.get() or end_names, least=NAME_CHARS)
 
 
 def place_column() -> Column:
@@ -102,8 +104,11 @@ def fitted(
     title: str, columns: Sequence[Column], minor: int, legend: str | None = None
 ) -> FittedTable:
     """A table of these columns; those with a `drop` up to `minor` go before names are cut;
-    under it the legend of the table `legend` names (`acptrace.model.columns`), if any."""
-    return FittedTable(columns, minor, legend, title=title, title_justify="left")
+    under it the legend of the table `legend` names (`acptrace.model.columns`), if any; names
+    are cut one way in every table of the report (`report.relative.NameBook`)."""
+    table = FittedTable(columns, minor, legend, title=title, title_justify="left")
+    book = BOOK.get()
+    return table if book is None else book.register(table)
 
 
 def with_legend(table: RenderableType, few: bool, legend: str = FEW_LEGEND) -> RenderableType:

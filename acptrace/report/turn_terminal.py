@@ -154,7 +154,9 @@ def _listing(
     """A table (its title and legend `titled`) of the first `SLOWEST_SHOWN` rows `listed` of
     each group, named by group and place (the places are shortened before any column goes)."""
     title, legend = titled
-    table = fitted(title, [group_column(), place_column(), *columns], minor=0, legend=legend)
+    # (the least of the columns, `drop=1`, goes before the names are cut: they are cut one way
+    # in every table, so the tightest table cuts them for all)
+    table = fitted(title, [group_column(), place_column(), *columns], minor=1, legend=legend)
     for group in groups:
         for index, ref in enumerate(listed(group.turns)[:SLOWEST_SHOWN]):
             name = group_name(group.name) if index == 0 else Text("")

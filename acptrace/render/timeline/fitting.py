@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from rich._wrap import divide_line  # (rich's own line breaking: `line_starts`)
 from rich.cells import cell_len, set_cell_size
-from rich.console import Console
 from rich.text import Text
+
+from acptrace.render.wrapping import line_breaks, wrapped
 
 ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│┏┣┗┃╭╰─━·▲—]*\Z")
 """Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
@@ -51,27 +51,21 @@ def cropped(line: str, width: int) -> str:
     return line if cell_width(line) <= width else set_cell_size(line, width)
 
 
-def line_starts(plain: str, width: int) -> list[int] | None:
-    """Where rich's wrapping (`Text.wrap`, folding what has no space to break at) starts each
-    line but the first of a text whose lines are all `width` cells wide, found without making a
-    rich Text (that costs about a million instructions a note); None for a text whose
-    characters are not all one cell wide (and for a newline or a tab): rich's own wrapping
-    knows those."""
+def line_starts(plain: str, first: int, rest: int) -> list[int] | None:
+    """Where `render.wrapping` breaks a text whose first line is `first` cells wide and the
+    others `rest` (a number kept with its unit: `glued`), found without making a rich Text
+    (that costs about a million instructions a note); None for a text whose characters are not
+    all one cell wide (and for a newline or a tab): `wrapped_lines` measures those."""
     if not ONE_CELL.match(plain):
         return None
-    return divide_line(glued(plain), width, fold=True)
+    return line_breaks(glued(plain), first, rest)
 
 
-def wrapped_lines(text: Text, console: Console, first: int, rest: int) -> list[Text]:
-    """The text wrapped (folding what has no space to break at): its first line `first` cells
-    wide, the others `rest` (wider where the first line shares its width with a link)."""
-    lines = list(text.wrap(console, first, overflow="fold"))
-    if rest <= first or len(lines) < 2 or not text.plain.startswith(lines[0].plain):
-        return lines
-    after = len(lines[0].plain)
-    following = text.plain[after:]  # (the break: a newline, or the spaces wrap dropped)
-    after += 1 if following.startswith("\n") else len(following) - len(following.lstrip(" "))
-    return [lines[0], *text[after:].wrap(console, rest, overflow="fold")]
+def wrapped_lines(text: Text, first: int, rest: int) -> list[Text]:
+    """The text wrapped between words (an identifier at its `/`, `_` and `-` only:
+    `render.wrapping`): its first line `first` cells wide, the others `rest` (wider where the
+    first line shares its width with a link)."""
+    return wrapped(text, first, rest)
 
 
 GLUE = "\ue000"

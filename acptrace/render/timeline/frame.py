@@ -16,6 +16,7 @@ from acptrace.render.entries import View
 from acptrace.render.facts import Facts
 from acptrace.render.text import inert, plural
 from acptrace.render.timeline.fitting import GLUE, unglued
+from acptrace.render.wrapping import wrapped
 
 LEGEND = (
     "→ to agent  ← to client  ┌ ├ └ replay window: resume, marker, response  "
@@ -45,7 +46,7 @@ class _Legend:
         items = self.text.split("  ")
         kept = [i.replace(" ", GLUE) if cell_len(i) <= width else i for i in items]
         glued = Text("  ".join(kept), self.style)
-        for line in glued.wrap(console, width, overflow="fold"):
+        for line in wrapped(glued, width):
             yield unglued(line)
 
 

@@ -4,10 +4,8 @@ file or a pipe."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import attrgetter
 
 import msgspec
@@ -96,7 +94,7 @@ class Rows:
         """The rows as rich prints them without colour on a console `width` wide (each line cut
         to the width, without spaces at its end; no rows: one empty line), with no console:
         what a file or a pipe gets (a rich print per batch costs more than the rows)."""
-        lines = self._plain(_plain_console(width), self._event_width(width), width)
+        lines = self._plain(self._event_width(width), width)
         return "\n".join([line.rstrip(" ") for line in lines]) + "\n"
 
     def _event_width(self, max_width: int) -> int:
@@ -111,13 +109,13 @@ class Rows:
         widths = self.widths
         width_open = self._event_width(options.max_width)
         if console.no_color or console.color_system is None:
-            joined = "\n".join(self._plain(console, width_open))
+            joined = "\n".join(self._plain(width_open))
             yield Segment(joined)  # (one segment: rich's styling per span costs more than the rest)
             yield Segment.line()
             return
         for row in self.rows:
             width = _beside(row.link, width_open)
-            for first, event in self._events(row, console, width, width_open):
+            for first, event in self._events(row, width, width_open):
                 text = Text.assemble(
                     row.number.rjust(widths.line) if first else " " * widths.line,
                     " ",
@@ -135,7 +133,7 @@ class Rows:
                 yield from text.render(console)
                 yield Segment.line()
 
-    def _plain(self, console: Console, width_open: int, crop: int | None = None) -> Iterator[str]:
+    def _plain(self, width_open: int, crop: int | None = None) -> Iterator[str]:
         """The lines as plain text (the same characters as the styled ones), the event
         `width_open` wide without a link; each line cut to `crop` cells, as a console cuts it,
         when given."""
@@ -163,7 +161,7 @@ class Rows:
                 yield line if crop is None else cropped(line, crop)
                 continue
             width = _beside(row.link, width_open)
-            for first, event in self._plain_events(row, console, width, width_open):
+            for first, event in self._plain_events(row, width, width_open):
                 if not first:
                     fixed = (
                         f"{' ' * (line_width + time_width + 4)}"
@@ -176,9 +174,7 @@ class Rows:
                 yield line if crop is None else cropped(line, crop)
 
     @staticmethod
-    def _plain_events(
-        row: Row, console: Console, width: int, rest: int
-    ) -> Iterator[tuple[bool, str]]:
+    def _plain_events(row: Row, width: int, rest: int) -> Iterator[tuple[bool, str]]:
         """`_events` as plain text (cut or wrapped without a rich Text where it can be)."""
         if not row.wrap:
             yield True, ellipsized(row.event.plain, width, row.event.whole)
@@ -189,12 +185,12 @@ class Rows:
             return
         lines = _wrapped_plain(plain, width, rest)
         if lines is None:
-            lines = [line.plain for line in _wrapped(row.event.text(), console, width, rest)]
+            lines = [line.plain for line in _wrapped(row.event.text(), width, rest)]
         for index, line in enumerate(lines):
             yield index == 0, line
 
     @staticmethod
-    def _events(row: Row, console: Console, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
+    def _events(row: Row, width: int, rest: int) -> Iterator[tuple[bool, Text]]:
         """The event cell's lines (one, cut, unless the row wraps), each with whether it is
         the row's first: the first `width` cells wide, the others (under a link, which only
         the first line has) `rest`."""
@@ -205,45 +201,33 @@ class Rows:
         elif _fits(row.event.plain, width):
             lines = [row.event.text()]  # (wrapped in one line as it is)
         else:
-            lines = _wrapped(row.event.text(), console, width, rest)
+            lines = _wrapped(row.event.text(), width, rest)
         for index, event in enumerate(lines):
             yield index == 0, event
 
 
-def _wrapped(text: Text, console: Console, width: int, rest: int) -> list[Text]:
+def _wrapped(text: Text, width: int, rest: int) -> list[Text]:
     """A wrapped event's lines, the others hung under its text (`_hang`), a number never
-    parted from its unit (`unit_glued`): cut where `_broken` says, else by rich."""
-    broken = _broken(text.plain, width, rest)
-    if broken is not None:
-        hang, starts = broken
-        lines = list(text[hang:].divide(starts))  # (spaces past the width: cut as the line)
-    else:
-        hang = _hang_within(text.plain, width)
-        glued = unit_glued(text[hang:])
-        lines = [unglued(line) for line in wrapped_lines(glued, console, width - hang, rest - hang)]
+    parted from its unit (`unit_glued`), words kept whole (`render.wrapping`)."""
+    hang = _hang_within(text.plain, width)
+    glued = unit_glued(text[hang:])
+    lines = [unglued(line) for line in wrapped_lines(glued, width - hang, rest - hang)]
+    for line in lines:
+        line.rstrip()  # (a glue where a line was folded is a space again)
     return [(text[:hang] if i == 0 else Text(" " * hang)) + line for i, line in enumerate(lines)]
 
 
 def _wrapped_plain(plain: str, width: int, rest: int) -> list[str] | None:
-    """`_wrapped` of plain text, without rich (None: where only rich can, `_broken`)."""
-    broken = _broken(plain, width, rest)
-    if broken is None:
-        return None
-    hang, starts = broken
-    body = plain[hang:]
-    pieces = [body[a:b] for a, b in zip([0, *starts], [*starts, len(body)], strict=True)]
-    return [(plain[:hang] if i == 0 else " " * hang) + piece for i, piece in enumerate(pieces)]
-
-
-def _broken(plain: str, width: int, rest: int) -> tuple[int, list[int]] | None:
-    """How a wrapped event without a link is cut into lines, as rich cuts it: its hang and
-    where each line after the first starts in the text after it (None: beside a link, or
-    characters only rich measures: `line_starts`)."""
-    if rest != width:
-        return None
+    """`_wrapped` of plain text, without a rich Text (None: characters only rich measures,
+    `line_starts`)."""
     hang = _hang_within(plain, width)
-    starts = line_starts(plain[hang:], width - hang)
-    return None if starts is None else (hang, starts)
+    body = plain[hang:]
+    starts = line_starts(body, width - hang, rest - hang)
+    if starts is None:
+        return None
+    ends = zip([0, *starts], [*starts, len(body)], strict=True)
+    pieces = [body[a:b].rstrip() for a, b in ends]
+    return [(plain[:hang] if i == 0 else " " * hang) + piece for i, piece in enumerate(pieces)]
 
 
 def _fits(plain: str, width: int) -> bool:
@@ -275,12 +259,6 @@ def _beside(link: Cell, width_open: int) -> int:
     if not link.plain:
         return width_open
     return max(_EVENT_CELLS, width_open - len(link.plain) - 1)
-
-
-@lru_cache(maxsize=4)
-def _plain_console(width: int) -> Console:
-    """A console without colour, `width` wide, for the rows that wrap (rich's wrapping)."""
-    return Console(file=io.StringIO(), width=width, color_system=None, highlight=False)
 
 
 def _aligned(cell: Cell, width: int, align: AlignMethod) -> Text:

@@ -1,0 +1,178 @@
+"""The terminal report's names relative to the folder every path in it shares, said once.
+
+`report DIR --by directory` named each group by its whole folder (`/work/shared/real-world/
+agents-2026-12b/…`), so at 80 columns every row was cut to the same leading folders and lost
+the part that tells it apart; `file:line` cells lost their folders the same way. Here every
+path of the report (the group names when they are paths, and each `file:line`) is made relative
+to the folder they all share, which the header says once (a `file:line` of a folder's group to
+that folder: the group's name says it on the row); a name that still does not fit keeps
+its end, the part that tells rows apart (`…/claude-agent-acp-drive`), and is cut one way in
+every table: the way the table that leaves it least room cuts it (`NameBook`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import string
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+
+from rich.console import Console, ConsoleOptions
+
+from acptrace.render.fitted import UNBOUNDED, Column, FittedTable
+from acptrace.render.text import cut_names, printable, shared_folders
+from acptrace.report.summaries import Group, GroupBy, Report, ResumeRef, RuleCount
+
+NUMBER = frozenset(string.digits + ".")
+"""What a number is made of: a cut inside one leaves the rest of it out too."""
+TOP = "./"
+"""The name of the group of files in the shared folder itself (`--by directory`)."""
+
+
+def relative_report(report: Report) -> tuple[Report, str]:
+    """The report with its paths relative to the folder they all share, and that folder (`""`
+    when they share none, or when there is only one path and no folder to speak of)."""
+    folder = shared_folders(list(_paths(report)))
+    if not folder:
+        return report, ""
+    groups = tuple(_relative_group(group, folder, report.group_by) for group in report.groups)
+    return dataclasses.replace(report, groups=groups), folder
+
+
+def _paths(report: Report) -> Iterator[str]:
+    """Every path the terminal report shows (a folder group as a folder: with its `/`)."""
+    for group in report.groups:
+        if report.group_by is GroupBy.DIRECTORY:
+            yield group.name.rstrip("/") + "/"
+        elif report.group_by is GroupBy.FILE:
+            yield group.name
+        yield from (ref.path for ref in (*group.slowest, *group.cut))
+        yield from (path for count in group.findings for path, _ in count.first)
+
+
+def _relative_group(group: Group, folder: str, by: GroupBy) -> Group:
+    """The group with its name relative to `folder`, and its `file:line` paths too, or to the
+    group's own folder when it is one (the group's name says the folder, its rows the file)."""
+    name, within = group.name, folder
+    if by is GroupBy.DIRECTORY:
+        within = name.rstrip("/") + "/"
+        name = _relative(within, folder).rstrip("/") or TOP
+    elif by is GroupBy.FILE:
+        name = _relative(name, folder)
+    return dataclasses.replace(
+        group,
+        name=name,
+        slowest=tuple(_relative_ref(ref, within) for ref in group.slowest),
+        cut=tuple(_relative_ref(ref, within) for ref in group.cut),
+        findings=tuple(_relative_count(count, within) for count in group.findings),
+    )
+
+
+def _relative_ref(ref: ResumeRef, folder: str) -> ResumeRef:
+    return dataclasses.replace(ref, path=_relative(ref.path, folder))
+
+
+def _relative_count(count: RuleCount, folder: str) -> RuleCount:
+    first = tuple((_relative(path, folder), line) for path, line in count.first)
+    return dataclasses.replace(count, first=first)
+
+
+def _relative(path: str, folder: str) -> str:
+    return path[len(folder) :] if path.startswith(folder) else path
+
+
+def end_names(names: Sequence[str], width: int) -> list[str]:
+    """Names in `width` characters each where they are longer: a path keeps its last folders
+    whole after `…/` (as many as fit), so that it is cut the same way at any width that keeps
+    the same folders, else the end of its last one; a name that is no path, or two that would
+    then read alike, are cut in the middle (`cut_names`)."""
+    middle = cut_names(names, width)
+    cut = [_end(name, width) or short for name, short in zip(names, middle, strict=True)]
+    return cut if len(set(cut)) == len(cut) else middle
+
+
+def _end(name: str, width: int) -> str | None:
+    """The name whole, or its last folders after `…/`, or the end of its last folder (no number
+    cut at its start); None for a name that is no path."""
+    if len(name) <= width:
+        return name
+    parts = name.split("/")
+    kept = ""
+    for part in reversed(parts[1:]):
+        longer = f"{part}/{kept}" if kept else part
+        if len(longer) + 2 > width:
+            break
+        kept = longer
+    if kept:
+        return f"…/{kept}"
+    if len(parts) == 1:
+        return None
+    at = len(name) - width + 1
+    end = name[at:]
+    return "…" + (end.lstrip(string.digits + ".") if name[at - 1] in NUMBER else end)
+
+
+class NameBook:
+    """The cut of every group name, one for all the tables of a report: each table that shows
+    the names registers (`register`), and before the first is laid out at a width, every one of
+    them is laid out once to learn the least room any leaves the names (`settle`); from then on
+    each shortens them to that room, the whole set of names at once (`end_names` tells them
+    apart among all of them, not among the few one table lists). A table with room for the
+    names whole shows them whole."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = [printable(name) for name in names]
+        self.tables: list[FittedTable] = []
+        self._rooms: dict[int, int] = {}
+        self._room = UNBOUNDED
+        self._settling = False
+
+    def register(self, table: FittedTable) -> FittedTable:
+        """The table, its names' cuts now settled with the others'."""
+        table.settle = self.settle
+        self.tables.append(table)
+        return table
+
+    def settle(self, console: Console, options: ConsoleOptions) -> None:
+        """The least room any table leaves the names at this width, learnt once."""
+        if self._settling:
+            return  # (a table laid out while the rooms are learnt)
+        width = options.max_width
+        if width not in self._rooms:
+            self._settling, self._room = True, UNBOUNDED
+            rooms = []
+            for table in self.tables:
+                table.layout(console, options)
+                rooms += [column.need() for column in _shortened(table, self)]
+            apart = [room for room in rooms if self._apart(room)]
+            self._rooms[width] = min(apart, default=UNBOUNDED)
+            self._settling = False
+        self._room = self._rooms[width]
+
+    def __call__(self, names: Sequence[str], width: int) -> list[str]:
+        """`names` shortened as a column's `shorten`: to the settled room, however wide `width`
+        (to `width` where the room would make two of them read alike: a table too narrow for
+        the others' cut cuts its own, as wide as telling them apart takes)."""
+        shown: list[str] = []
+        for room in (min(width, self._room), width):
+            cut = dict(zip(self.names, end_names(self.names, room), strict=True))
+            shown = [cut.get(name, name) for name in names]
+            if len(set(shown)) == len(set(names)):
+                break
+        return shown
+
+    def _apart(self, room: int) -> bool:
+        """Every name still told apart from every other when cut to `room`."""
+        return len(set(end_names(self.names, room))) == len(set(self.names))
+
+
+def _shortened(table: FittedTable, book: NameBook) -> Iterator[Column]:
+    """The table's columns of names that its last layout shortened (a shortened column is a new
+    one: `fitted.shortened`)."""
+    for column in table.shown:
+        if column.shorten is book and all(column is not own for own in table.columns):
+            yield column
+
+
+BOOK: ContextVar[NameBook | None] = ContextVar("BOOK", default=None)
+"""The book of the report whose tables are being made (`group_column` and the tables take it)."""

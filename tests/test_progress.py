@@ -1,0 +1,107 @@
+"""Progress on long work (#37 item 2): on a terminal, every command that reads one big file
+shows the bytes read of its size, `drive` its connections and the request under way, `report`
+its files; on stderr, gone when the work is done, never with -q nor when stderr is a pipe. The
+terminal runs are in a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.generate import generate
+from tests.golden import ROOT
+from tests.terminal import ESCAPES, in_terminal
+
+ERASED = b"\x1b[1A\x1b[2K"
+"""Up a line and erase it: a transient bar's last act."""
+MOCK = [
+    sys.executable,
+    "-m",
+    "acptrace",
+    "mock",
+    str(ROOT / "sample_traces/outcome-complete.jsonl"),
+]
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A recording that takes more than a second to read (about 24 MB)."""
+    path = tmp_path_factory.mktemp("progress") / "big.jsonl"
+    with path.open("wb") as out:
+        generate(out, mb=24, sessions=None, seed=1)
+    return path
+
+
+def shown(args: list[str]) -> bytes:
+    """What the terminal got, stdout and stderr, from acptrace run from this checkout."""
+    return in_terminal(args, 100, ROOT, stderr=True)
+
+
+def gone(terminal: bytes, label: bytes) -> bool:
+    """The bar (a line with `label`) was erased once the work ended: after its last drawing,
+    the cursor goes up a line and erases it."""
+    return ERASED in terminal[terminal.rindex(label) :]
+
+
+def plain(terminal: bytes) -> bytes:
+    """The terminal's text without its escape codes."""
+    return ESCAPES.sub(b"", terminal)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["fidelity", "{big}", "-o", "{out}"],
+        ["timeline", "{big}", "-o", "{out}"],
+        ["redact", "{big}", "-o", "{out}"],
+        ["export", "{big}", "--format", "trace-event", "-o", "{out}"],
+    ],
+    ids=["fidelity", "timeline", "redact", "export"],
+)
+def test_one_big_file_shows_the_bytes_read_then_goes(
+    big: Path, tmp_path: Path, command: list[str]
+) -> None:
+    args = [part.format(big=big, out=tmp_path / "out") for part in command]
+    terminal = shown(args)
+    assert b"reading big.jsonl" in terminal
+    assert re.search(rb" \d+\.\d/24\.\d MB ", plain(terminal))  # (of its size)
+    assert gone(terminal, b"big.jsonl")
+
+
+def test_no_progress_with_quiet(big: Path, tmp_path: Path) -> None:
+    terminal = shown(["timeline", str(big), "-q", "-o", str(tmp_path / "out")])
+    assert b"big.jsonl" not in terminal
+
+
+def test_no_progress_when_stderr_is_a_pipe(big: Path, tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "acptrace", "fidelity", str(big), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert run.stderr == b""
+
+
+def test_drive_shows_its_connections_and_the_request_under_way(tmp_path: Path) -> None:
+    terminal = shown(["drive", "-n", "2", "-o", str(tmp_path / "runs"), "--", *MOCK])
+    assert re.search(rb"connection [23] of 3: (initialize|session/resume)", terminal)
+    assert re.search(rb"[12]/3 connections", plain(terminal))
+    assert gone(terminal, b" connections ")
+    quiet = shown(["drive", "-q", "-n", "2", "-o", str(tmp_path / "quiet"), "--", *MOCK])
+    assert b"connections" not in quiet
+
+
+def test_one_helper_makes_every_bar() -> None:
+    """No command draws a bar of its own (`cli.progress` is the one place)."""
+    drawn = [
+        path.name
+        for path in (ROOT / "acptrace").rglob("*.py")
+        if "rich.progress" in path.read_text() and path.name != "progress.py"
+    ]
+    assert drawn == []
