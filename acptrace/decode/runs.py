@@ -26,7 +26,14 @@ from acptrace.decode.shapes import (
     PlainLine,
 )
 from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
-from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
+from acptrace.model.options import SchemaDepth
+from acptrace.model.tags import (
+    EVIDENCE_TAGS,
+    KNOWN_TAGS,
+    MESSAGE_TAGS,
+    SNAPSHOT_TAG,
+    USER_MESSAGE_TAGS,
+)
 from acptrace.model.turns import ACTIVITY_TAGS, OUTPUT_TAGS, Activity, Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.timestamps import (
@@ -80,13 +87,15 @@ _NOT_LATER = -1
 """`_later_second` of a time that is not a usual time later than the one before (no second
 starts at -1 ns: they are whole seconds)."""
 
-LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT = 1, 2, 4, 8, 16, 32
+LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT, SAMPLED = 1, 2, 4, 8, 16, 32, 64
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
 in `UpdateRun.live`), the user's message (counted in `users`), a message update, which carries
 a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of one protocol
 version only (its first line kept in `UpdateRun.evidence`), a turn's activity (where the run is
 watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
-a turn waits for its first, that one's time kept in `UpdateRun.first_output`)."""
+a turn waits for its first, that one's time kept in `UpdateRun.first_output`), a tag not yet
+seen on the connection where the schema check samples runs (its line kept in
+`UpdateRun.sampled`, the bit then cleared for the connection: `RunNotes.sampled`)."""
 
 
 class Notes:
@@ -98,9 +107,19 @@ class Notes:
         self.bits = bits
         """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
         `OUTPUT`); other tags are only counted."""
-        self.unusual = frozenset(tag for tag, note in bits.items() if note != MESSAGE)
+        self.unusual = {tag for tag, note in bits.items() if note != MESSAGE}
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
+
+    def unsample(self, tag: str) -> None:
+        """A tag's first update was sampled: its later ones are not."""
+        note = self.bits.get(tag, 0) & ~SAMPLED
+        if note:
+            self.bits[tag] = note
+        else:  # (nothing else to note of it: the run loop no longer looks it up)
+            self.bits.pop(tag, None)
+        if note in (0, MESSAGE):
+            self.unusual.discard(tag)
 
 
 class RunNotes(msgspec.Struct, frozen=True):
@@ -110,15 +129,28 @@ class RunNotes(msgspec.Struct, frozen=True):
 
     by_watch: tuple[Notes, ...]
     """Indexed by the `Watch` bits."""
+    every: bool = False
+    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first."""
+
+    def sampled(self, tag: str) -> None:
+        """A tag's update was sampled (`SAMPLED`): its later ones on the connection are not,
+        unless `every`."""
+        if not self.every:
+            for noted in self.by_watch:
+                noted.unsample(tag)
 
     def watched(self, watch: int) -> Notes:
         """The notes for a run read with `watch`."""
         return self.by_watch[watch]
 
 
-def notes(live_tags: frozenset[str]) -> RunNotes:
-    """What a run notes, with these never-history tags."""
+def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunNotes:
+    """What a run notes, with these never-history tags (`sampled`: and the first update of
+    each known tag on the connection, or every update, `SAMPLED`)."""
     bits = dict.fromkeys(live_tags, LIVE)
+    if sampled is not None:
+        for tag in KNOWN_TAGS:
+            bits[tag] = bits.get(tag, 0) | SAMPLED
     for tag in MESSAGE_TAGS | OUTPUT_TAGS:
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
@@ -132,7 +164,8 @@ def notes(live_tags: frozenset[str]) -> RunNotes:
             noted[tag] |= OUTPUT
         return Notes(noted)
 
-    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)))
+    every = sampled == SchemaDepth.FULL
+    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)), every)
 
 
 class Run:
@@ -155,6 +188,7 @@ class Run:
         "notes",
         "own_mono",
         "pauses",
+        "sampled",
         "session",
         "snapshot",
         "stale",
@@ -191,6 +225,9 @@ class Run:
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
         a turn's activity and first output (until it is seen: `_output_seen`)."""
+        self.sampled: list[tuple[int, bytes]] = []
+        """(line, the line) of each update sampled for the schema check (`SAMPLED`; the
+        connection's notes, `notes`, then forget its tag)."""
         self.activity: list[tuple[Stamp, Activity]] = []
         """Where and what each tool and state update after the first said (when watched)."""
         self.first_output: Stamp | None = None
@@ -232,7 +269,11 @@ class Run:
             decode = _keeping(decode, kept.append)
         if not utf8:  # (msgspec does not check the UTF-8 of what it skips)
             decode = _utf8_only(decode)
+        sampled = len(self.sampled)
         index = self._loop(decode, lines, start, first)
+        for at in range(sampled, len(self.sampled)):  # (`_note` knew their numbers only)
+            number = self.sampled[at][0]
+            self.sampled[at] = (number, lines[number - first])
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -300,13 +341,26 @@ class Run:
         )  # fmt: skip
         return index
 
-    def _note(self, tag: str, line: int, no_id: bool, read: PlainLine[Any, Any] | None) -> bool:
+    def _note(
+        self,
+        tag: str,
+        line: int,
+        no_id: bool,
+        read: PlainLine[Any, Any] | None,
+        data: bytes = b"",
+    ) -> bool:
         """An update whose tag says more than a count (`notes`): never history, the user's
         message, a message update without an id, a tag of one protocol version only, a turn's
-        activity (`read`: the line as the run loop read it; None: one `takes` took). True when
-        it was the first output the run was watched for (its notes changed)."""
+        activity, the first of its tag (`read`: the line as the run loop read it; None: one
+        `takes` took, whose line is `data`; a run's first has neither: `UpdateRun.sampled`).
+        True when it was the first output the run was watched for (its notes changed)."""
         note = self.noted.bits.get(tag, 0)
-        seen = note >= ACTIVITY and read is not None and self._timed(note, line, read)
+        if note & SAMPLED and (read is not None or data):
+            self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
+            self.notes.sampled(tag)
+        seen = (
+            bool(note & (ACTIVITY | OUTPUT)) and read is not None and self._timed(note, line, read)
+        )
         if note & LIVE:
             self.live.append((line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
@@ -336,10 +390,13 @@ class Run:
         self.first_output = stamp
         self.noted = self.notes.watched(self.watch & ~Watch.FIRST_OUTPUT)
 
-    def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
+    def takes(
+        self, message: Message, clock: Clock, usual: str | None = None, data: bytes = b""
+    ) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
         way (already checked against `clock`, which is up to date). `usual`: the text of its
-        `ts` when that is a usual time (`usual_text` of its time, which is then not written)."""
+        `ts` when that is a usual time (`usual_text` of its time, which is then not written);
+        `data`: its line (sampled where its tag is, `SAMPLED`)."""
         tag = message.update_tag
         if (
             not plain_update(message, self.breaks)
@@ -358,7 +415,7 @@ class Run:
                 self.widest = gap
                 self.pauses.append((message.line, gap))
         self.last, self.own_mono = stamp, message.mono_ns
-        self._note(tag, message.line, message.message_id is None, None)
+        self._note(tag, message.line, message.message_id is None, None, data)
         if message is not self.first:  # (the first's activity is its own)
             note = self.noted.bits.get(tag, 0)
             if note & ACTIVITY and message.activity is not None:
