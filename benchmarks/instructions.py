@@ -4,6 +4,7 @@ valgrind's callgrind, which a shared machine's load does not move.
     python benchmarks/instructions.py                 # 20 MB slices of the realistic corpus
     python benchmarks/instructions.py --mb 5          # quicker, noisier in start-up's share
     python benchmarks/instructions.py --file X.jsonl  # your own transcript (and its ts-only copy)
+    python benchmarks/instructions.py --extra=--schema=full  # analyze with other options
 
 Two slices of one generated transcript (`generate.py --corpus realistic`): as generated (every
 line has `ts` and `mono_ns`), and the same lines with `mono_ns` taken out (`ts` text only: what
@@ -83,10 +84,10 @@ def instructions(command: list[str]) -> int:
     return int(found[1])
 
 
-def analyze(path: Path) -> list[str]:
-    """The analysis timed (one process, JSON written nowhere)."""
+def analyze(path: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    """The analysis timed (one process, JSON written nowhere; `extra`: more options)."""
     return [PYTHON, "-m", "acptrace", "analyze", "--jobs", "1", "--format", "json", "-o",
-            "/dev/null", str(path)]  # fmt: skip
+            "/dev/null", *extra, str(path)]  # fmt: skip
 
 
 def loop(path: Path) -> list[str]:
@@ -101,14 +102,16 @@ def without_mono(source: Path, target: Path) -> None:
             out.write(MONO_NS.sub(b"", line, count=1))
 
 
-def count(name: str, path: Path, startup: int, loop_startup: int) -> Counted:
+def count(
+    name: str, path: Path, startup: int, loop_startup: int, extra: tuple[str, ...] = ()
+) -> Counted:
     """One slice's counts, start-up taken away."""
     with path.open("rb") as f:
         lines = sum(1 for _ in f)
     return Counted(
         name,
         lines,
-        instructions(analyze(path)) - startup,
+        instructions(analyze(path, extra)) - startup,
         instructions(loop(path)) - loop_startup,
     )
 
@@ -129,7 +132,11 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=20, help="the slice's size (10**6 bytes)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--file", type=Path, help="a transcript of your own instead")
+    parser.add_argument(
+        "--extra", action="append", default=[], help="an option for analyze (repeatable)"
+    )
     args = parser.parse_args()
+    extra = tuple(args.extra)
     source = args.file or transcripts(args.mb, 1, args.seed)[0]
     compile_package()
     with tempfile.TemporaryDirectory() as folder:
@@ -137,13 +144,14 @@ def main() -> None:
         tiny.write_bytes(TINY)
         empty.write_bytes(b"")
         without_mono(source, ts_only)
-        startup = instructions(analyze(tiny))
+        startup = instructions(analyze(tiny, extra))
         loop_startup = instructions(loop(empty))
         rows = [
-            count("ts and mono_ns", source, startup, loop_startup),
-            count("ts only", ts_only, startup, loop_startup),
+            count("ts and mono_ns", source, startup, loop_startup, extra),
+            count("ts only", ts_only, startup, loop_startup, extra),
         ]
-    print(f"{source.name}: instructions (callgrind), start-up taken away")
+    shown = f" (analyze {' '.join(extra)})" if extra else ""
+    print(f"{source.name}: instructions (callgrind), start-up taken away{shown}")
     print(f"{'slice':<16} {'lines':>9} {'acptrace':>15} {'orjson loop':>15} {'ratio':>6}")
     for row in rows:
         print(f"{row.name:<16} {row.lines:>9,} {row.acptrace:>15,} {row.loop:>15,} "

@@ -16,6 +16,7 @@ from acptrace import analyze_file
 from benchmarks.derive_mix import main as derive_mix
 from benchmarks.generate import REAL_MIX, STRUCTURAL_TAGS, generate
 from tests.shared import SHARED
+from tests.transcript import NO_SCHEMA
 
 TABLE = json.loads(Path(REAL_MIX).read_text())
 
@@ -62,9 +63,10 @@ def non_ascii_share(path: Path) -> float:
 
 @pytest.mark.parametrize("kind", ["realistic", "large"])
 def test_either_corpus_is_a_clean_transcript(tmp_path: Path, kind: str) -> None:
-    (analysis,) = analyze_file(str(corpus(tmp_path, kind)))
+    (analysis,) = analyze_file(str(corpus(tmp_path, kind)), NO_SCHEMA)
     assert analysis.issues == ()
-    assert analysis.findings == ()
+    assert analysis.findings == ()  # (its updates carry the members sizes and rules need, not
+    # all the schema wants: `generate.py` keeps its bytes per seed, the figures measured on it)
     assert len(analysis.resumes) > 3
 
 

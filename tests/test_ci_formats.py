@@ -190,7 +190,7 @@ def test_github_annotations_one_per_finding_at_its_level() -> None:
 def test_github_annotations_cannot_be_hijacked_by_transcript_text(tmp_path: Path) -> None:
     path = tmp_path / "a,b:c.jsonl"
     path.write_bytes(hostile().text())
-    _, text = analyze(str(path), "-f", "github")
+    _, text = analyze(str(path), "-f", "github", "--ignore", "SCHEMA-")  # (the chunk's only)
     (line,) = text.splitlines()  # the newline in the session ID did not start a command
     assert line.startswith(f"::warning file={str(path).replace(',', '%2C').replace(':', '%3A')},")
     assert "x\\x0a::error" in line  # shown as text inside the message

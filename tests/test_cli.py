@@ -175,7 +175,12 @@ def test_rules_command_lists_every_rule() -> None:
     result = runner.invoke(app, ["rules", "--format", "json"])
     rules = json.loads(result.stdout)
     assert [r["id"] for r in rules] == [r.id for r in RULES]  # the catalogue, in its order
-    assert len(rules) == 34  # rules.md §1-§5 and §4b, TR-BATCH-LIFECYCLE retired among them
+    assert len(rules) == 37  # rules.md §1-§5, §4b, §12; TR-BATCH-LIFECYCLE retired among them
+    assert [r["id"] for r in rules if r["family"] == "schema"] == [
+        "SCHEMA-INVALID",
+        "SCHEMA-UNKNOWN-MEMBER",
+        "SCHEMA-VERSION-SHAPE",
+    ]
     retired = {r["id"]: r["retired"] for r in rules if r["retired"]}
     assert list(retired) == ["TR-BATCH-LIFECYCLE"]
     assert next(r for r in rules if r["id"] == "TR-BATCH-LIFECYCLE")["severity"] is None

@@ -171,6 +171,7 @@ ANALYSING = {
         "child_rules",
         "select",
         "ignore",
+        "schema",
         "idle_timeouts",
     ),
 }

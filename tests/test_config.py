@@ -111,6 +111,7 @@ def test_every_key() -> None:
             "marker-tag": "done",
             "history-tags": ["usage_update"],
             "live-tags": ["my_tag"],
+            "schema": "full",
         },
         "test",
     )
@@ -124,6 +125,7 @@ def test_every_key() -> None:
         ("usage_update",),
         ("my_tag",),
     )
+    assert options.schema == "full"
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from acptrace import Options, Outcome
 from acptrace.cli import app
 from acptrace.read.cutjson import read_cut
 from tests import shared
-from tests.transcript import ADVERTISED
+from tests.transcript import ADVERTISED, NO_SCHEMA
 
 EXAMPLE = shared.SPEC / "examples" / "acp-tck-report.example.json"
 EPOCH_MS = 1_785_312_000_000
@@ -69,7 +69,7 @@ def frames(connection: Any, start_ms: float = 0.0) -> list[dict[str, Any]]:
 
 
 def trace(*records: dict[str, Any], dropped: int = 0) -> list[acptrace.Analysis]:
-    return acptrace.analyze_file(io.BytesIO(jsonl([header(dropped), *records])))
+    return acptrace.analyze_file(io.BytesIO(jsonl([header(dropped), *records])), NO_SCHEMA)
 
 
 def test_an_inspector_trace_of_one_connection_is_one_named_analysis_with_epoch_ms_times() -> None:
@@ -107,7 +107,8 @@ def test_each_connection_is_analysed_on_its_own_and_ends_when_a_later_one_starts
         "unknown",
     )
     (_, assumed) = acptrace.analyze_file(
-        io.BytesIO(jsonl([header(), *frames(1), *frames(2)])), Options(assume_closed=True)
+        io.BytesIO(jsonl([header(), *frames(1), *frames(2)])),
+        Options(assume_closed=True, ignore=("SCHEMA-",)),
     )
     assert assumed.source.connection_end.value == "assumed"
 
@@ -139,10 +140,10 @@ def test_a_header_alone_has_no_connection() -> None:
 def test_a_trace_none_of_whose_frames_reads_keeps_its_issues() -> None:
     """Not a silent pass: the header and the broken lines are analysed as one connection."""
     data = jsonl([header(), *frames(1)[:1]]).replace(b"}\n{", b"}\xf5{", 1)
-    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data), NO_SCHEMA)
     assert analysis.source.connection is None
     assert [(i.line, i.kind) for i in analysis.issues] == [(1, "not_utf8")]
-    assert acptrace.analyze(io.BytesIO(data)).issues == analysis.issues
+    assert acptrace.analyze(io.BytesIO(data), NO_SCHEMA).issues == analysis.issues
 
 
 # -- acp-tck reports --------------------------------------------------------------------------
@@ -187,7 +188,7 @@ def test_each_test_transcript_is_one_connection_named_by_its_nodeid() -> None:
         ("ACP-RESUME-201", [tck_test("t.py::test_missing", MISSING_MARKER)]),
         ("ACP-RESUME-202", [tck_test("t.py::test_marked", WITH_MARKER, "XFAIL")]),
     )
-    missing, marked = acptrace.analyze_file(io.BytesIO(data))
+    missing, marked = acptrace.analyze_file(io.BytesIO(data), NO_SCHEMA)
     assert [(a.source.connection, a.source.requirements, a.source.test_status) for a in (
         missing, marked)] == [
         ("t.py::test_missing", ("ACP-RESUME-201",), "FAIL"),
@@ -210,10 +211,14 @@ def test_sent_is_client_to_agent_and_another_dir_is_unknown_direction() -> None:
     ping = {"jsonrpc": "2.0", "id": 9, "method": "_ext/ping"}  # (no direction to infer)
     pong = {"jsonrpc": "2.0", "id": 9, "result": {}}
     known = entries([("c2a", ping), ("a2c", pong)])
-    (analysis,) = acptrace.analyze_file(io.BytesIO(report(("R", [tck_test("t::k", known)]))))
+    (analysis,) = acptrace.analyze_file(
+        io.BytesIO(report(("R", [tck_test("t::k", known)]))), NO_SCHEMA
+    )
     assert analysis.issues == ()
     odd = [{**known[0], "dir": "sideways"}, known[1]]
-    (analysis,) = acptrace.analyze_file(io.BytesIO(report(("R", [tck_test("t::o", odd)]))))
+    (analysis,) = acptrace.analyze_file(
+        io.BytesIO(report(("R", [tck_test("t::o", odd)]))), NO_SCHEMA
+    )
     assert [i.kind for i in analysis.issues][:1] == ["unknown_direction"]
     assert '"sideways"' in analysis.issues[0].message
 
@@ -221,7 +226,7 @@ def test_sent_is_client_to_agent_and_another_dir_is_unknown_direction() -> None:
 def test_a_test_listed_under_several_requirements_is_analysed_once() -> None:
     case = tck_test("t.py::test_missing", MISSING_MARKER)
     data = report(("ACP-A", [case]), ("ACP-B", [case]))
-    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data), NO_SCHEMA)
     assert analysis.source.requirements == ("ACP-A", "ACP-B")
 
 
@@ -232,7 +237,7 @@ def test_a_payload_cut_by_the_report_is_an_issue_and_its_envelope_still_counts()
     messages = [*EXCHANGE, ("c2a", RESUME), ("a2c", cut), ("a2c", MARKER), ("a2c", STATE),
                 ("a2c", RESUME_OK), ("a2c", nothing)]  # fmt: skip
     data = report(("ACP-R", [tck_test("t.py::test_cut", entries(messages))]))
-    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data), NO_SCHEMA)
     kinds = [(i.kind, "25 byte(s)" in i.message) for i in analysis.issues]
     assert kinds == [("truncated_payload", True), ("truncated_payload", False)]
     assert analysis.source.messages == 9  # the cut update is read; nothing is left of the last
@@ -250,7 +255,7 @@ def test_a_report_without_transcripts_has_no_connection_and_json_says_so() -> No
 
 def test_a_report_that_is_cut_off_is_an_issue_not_a_crash() -> None:
     data = report(("ACP-R", [tck_test("t.py::test_missing", MISSING_MARKER)]))[:300]
-    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data), NO_SCHEMA)
     assert [i.kind for i in analysis.issues] == ["not_json"]
 
 
@@ -391,7 +396,7 @@ def test_a_multi_connection_head_followed_by_anything_never_raises(
 
 def test_a_deeply_nested_report_is_an_issue_not_a_crash() -> None:
     data = b'{"tck_version": "0.1.0", "requirements": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data), NO_SCHEMA)
     assert [i.kind for i in analysis.issues] == ["not_json"]
 
 

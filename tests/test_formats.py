@@ -19,6 +19,7 @@ from acptrace.model.domain import Direction
 from acptrace.read.formats import FORMATS
 from tests.shared import REAL_WORLD
 from tests.traffic import write_traffic
+from tests.transcript import NO_SCHEMA
 
 # One replay, as (direction, message, milliseconds since the start).
 SESSION = "sess_1"
@@ -192,7 +193,15 @@ def test_the_same_replay_in_every_format_gives_the_same_analysis(name: str) -> N
         -32603,
     )
     assert (row.marker_count, row.replayed_updates, row.held_updates) == (1, 2, 1)
-    assert [(f.rule, f.severity.value) for f in analysis.findings] == [("RC-NOT-HISTORY", "error")]
+    assert [(f.rule, f.severity.value) for f in analysis.findings] == [
+        ("RC-NOT-HISTORY", "error"),
+        *[("SCHEMA-INVALID", "error")] * 3,  # (every format: the same schema checks)
+    ]
+    assert [f.message.split(" breaks")[0] for f in analysis.findings[1:]] == [
+        "session/update notice: params.update.severity",  # (the replay's minimal updates)
+        "session/update notice: params.update.title",
+        "session/update state_update: params.update.state",
+    ]
     assert analysis.connection.agent is not None
     assert analysis.connection.agent.name == "agent"
     if timed:
@@ -248,7 +257,7 @@ def test_zed_error_response_and_null_id_notifications() -> None:
     ]  # fmt: skip
     data = orjson.dumps(entries, option=orjson.OPT_INDENT_2)
     walk_items = []
-    with acptrace.open_walk(io.BytesIO(data)) as walk:
+    with acptrace.open_walk(io.BytesIO(data), NO_SCHEMA) as walk:
         walk_items = list(walk)
     messages = [item.message for item in walk_items if isinstance(item, acptrace.Step)]
     starts = [n for n, text in enumerate(data.split(b"\n"), 1) if text == b"  {"]
@@ -265,7 +274,7 @@ def test_zed_error_response_and_null_id_notifications() -> None:
 
 def test_cut_off_zed_array_is_an_issue() -> None:
     data = b'[\n  {"_direction": "outgoing", "_type": "request", "id": 1, "method": "x"},\n  {"_dir'
-    analysis = acptrace.analyze(io.BytesIO(data))
+    analysis = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)
     assert analysis.source.format == "zed"
     assert [(i.line, i.kind) for i in analysis.issues] == [(3, "truncated_line")]
 

@@ -226,7 +226,9 @@ def write(tmp_path: Path, name: str, t: Transcript) -> str:
 
 def test_analyze_json_carries_the_gap_and_the_verdicts(tmp_path: Path) -> None:
     path = write(tmp_path, "run.jsonl", paged(Transcript()))
-    result = runner.invoke(app, ["analyze", path, "-f", "json", "--idle-timeouts", "50ms,1s"])
+    result = runner.invoke(
+        app, ["analyze", path, "-f", "json", "--idle-timeouts", "50ms,1s", "--ignore", "SCHEMA-"]
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     (row,) = document["resumes"]
@@ -243,7 +245,7 @@ def test_analyze_json_carries_the_gap_and_the_verdicts(tmp_path: Path) -> None:
 
 def test_analyze_shows_the_idle_timer_table(tmp_path: Path) -> None:
     path = write(tmp_path, "run.jsonl", paged(Transcript()))
-    result = runner.invoke(app, ["analyze", path])
+    result = runner.invoke(app, ["analyze", path, "--ignore", "SCHEMA-"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.split("Idle timers")[1].splitlines()
     rows = [line.split() for line in lines if line.strip().endswith(("0", "2"))]

@@ -55,7 +55,11 @@ def test_v1_load_spec_example_is_loaded_without_marker_rules() -> None:
     (row,) = analysis.resumes
     assert (row.outcome, row.method, row.replayed_updates) == (Outcome.LOADED, "session/load", 2)
     assert analysis.connection.protocol_version == 1
-    assert analysis.findings == ()
+    # the docs' example answers session/load with `null`, where the v1 schema wants an object
+    assert [(f.rule, f.line) for f in analysis.findings] == [("SCHEMA-INVALID", 6)]
+    assert "result breaks the ACP v1 schema: it wants type object, and null came" in (
+        analysis.findings[0].message
+    )
     assert analysis.connection.client is not None
     assert analysis.connection.client.name == "my-client"
 

@@ -20,7 +20,7 @@ from acptrace.report.collect import analyze_files, analyze_one
 from acptrace.report.document import document
 from acptrace.report.stats import Distribution
 from acptrace.report.summaries import FileError, Group, Report
-from tests.transcript import Transcript
+from tests.transcript import NO_SCHEMA, Transcript
 
 runner = CliRunner()
 GAP_MS = 20_000.0
@@ -207,7 +207,7 @@ def test_a_rule_found_at_two_levels_is_counted_at_each(tmp_path: Path) -> None:
         ("c", 1, "session/load"),
     ]:
         (tmp_path / f"{name}.jsonl").write_bytes(unadvertised(version, method).text())
-    report = build_report([str(tmp_path)], jobs=1)
+    report = build_report([str(tmp_path)], NO_SCHEMA, jobs=1)
     [lone] = report.groups
     assert [(c.rule, c.severity.value, c.count) for c in lone.findings] == [
         ("CAP-UNADVERTISED", "error", 1),

@@ -176,6 +176,7 @@ def test_analysis_tables_match_the_analysis(tables: dict[str, pl.DataFrame]) -> 
     assert tables["sessions"]["session_id"].to_list() == ["sess_1"]
     findings = tables["findings"].select("rule", "severity", "family", "line").rows()
     assert findings == [
+        ("SCHEMA-INVALID", "error", "schema", 10),  # session/prompt without its prompt
         ("TR-BATCH", "note", "transport", 10),  # the batch of a session/prompt and a ping
         ("LC-ACTIVE-REJECTED", "error", "lifecycle", 11),  # its -32002 while sess_1 is active
         ("JR-UNANSWERED", "warning", "jsonrpc", 12),

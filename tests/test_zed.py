@@ -20,7 +20,7 @@ from acptrace.read.formats.zed import leading_time_ns
 from acptrace.report import GroupBy, Metric, build_report
 from acptrace.tables.builder import frames
 from tests import shared
-from tests.transcript import Transcript
+from tests.transcript import NO_SCHEMA, Transcript
 
 REAL_WORLD = shared.REAL_WORLD
 ZED_DUMPS = sorted(REAL_WORLD.glob("zed-*.json"))
@@ -73,12 +73,12 @@ def test_stderr_elements_are_stderr_events_not_an_issue() -> None:
 
 def test_an_element_that_only_looks_like_stderr_is_not_read_as_it() -> None:
     odd = {"_direction": "stderr", "_type": "notification", "id": None, "params": "x"}
-    analysis = acptrace.analyze(io.BytesIO(dump(NEW, odd, NEW_OK)))
+    analysis = acptrace.analyze(io.BytesIO(dump(NEW, odd, NEW_OK)), NO_SCHEMA)
     assert [i.kind for i in analysis.issues] == ["mixed_format"]
 
 
 def test_null_id_on_a_notification_means_no_id() -> None:
-    with acptrace.open_walk(io.BytesIO(dump(NEW, NEW_OK, UPDATE))) as walk:
+    with acptrace.open_walk(io.BytesIO(dump(NEW, NEW_OK, UPDATE)), NO_SCHEMA) as walk:
         steps = [i for i in walk if isinstance(i, acptrace.Step)]
     assert [s.message.kind.value for s in steps] == ["request", "response", "notification"]
     assert steps[2].message.id is None
@@ -88,7 +88,7 @@ def test_null_id_on_a_notification_means_no_id() -> None:
 def test_several_arrays_in_one_file_are_read_in_turn_as_one_transcript() -> None:
     first, second = dump(NEW, NEW_OK), dump(PROMPT, UPDATE, PROMPT_OK)
     data = first + b"\n" + second
-    with acptrace.open_walk(io.BytesIO(data)) as walk:
+    with acptrace.open_walk(io.BytesIO(data), NO_SCHEMA) as walk:
         steps = [i for i in walk if isinstance(i, acptrace.Step)]
     assert [s.message.method for s in steps if s.message.method] == [
         "session/new",
@@ -104,7 +104,7 @@ def test_arrays_may_follow_each_other_on_one_line() -> None:
     data = b'[{"_direction": "outgoing", "_type": "request", "id": 1, "method": "session/new",\n'
     data += b'"params": {}}][{"_direction": "incoming", "_type": "response", "id": 1,\n'
     data += b'"method": "session/new", "params": {"sessionId": "s1"}}]\n'
-    analysis = acptrace.analyze(io.BytesIO(data))
+    analysis = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)
     assert (analysis.source.messages, analysis.issues) == (2, ())
 
 
@@ -112,7 +112,7 @@ def test_a_repeated_prefix_is_skipped_with_its_count() -> None:
     first = dump(NEW, NEW_OK)
     second = dump(NEW, NEW_OK, PROMPT, PROMPT_OK)
     data = first + second
-    analysis = acptrace.analyze(io.BytesIO(data))
+    analysis = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)
     assert analysis.source.messages == 4
     second_starts = opening_lines(data)[2:]
     (issue,) = analysis.issues
@@ -123,7 +123,7 @@ def test_a_repeated_prefix_is_skipped_with_its_count() -> None:
 
 def test_an_array_that_repeats_the_one_before_whole_adds_nothing() -> None:
     once = dump(NEW, NEW_OK)
-    analysis = acptrace.analyze(io.BytesIO(once + once))
+    analysis = acptrace.analyze(io.BytesIO(once + once), NO_SCHEMA)
     assert analysis.source.messages == 2
     assert [(i.kind, "2 element(s)" in i.message) for i in analysis.issues] == [
         ("repeated_messages", True)
@@ -132,14 +132,14 @@ def test_an_array_that_repeats_the_one_before_whole_adds_nothing() -> None:
 
 def test_an_array_that_starts_differently_is_read_whole() -> None:
     data = dump(NEW, NEW_OK) + dump(PROMPT, NEW, NEW_OK)
-    analysis = acptrace.analyze(io.BytesIO(data))
+    analysis = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)
     assert analysis.source.messages == 5
     assert not [i for i in analysis.issues if i.kind == "repeated_messages"]
 
 
 def test_text_between_arrays_is_an_issue_on_its_line() -> None:
     data = dump(NEW, NEW_OK) + b"copied at 10:00\n" + dump(PROMPT, PROMPT_OK)
-    analysis = acptrace.analyze(io.BytesIO(data))
+    analysis = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)
     stray = data.split(b"\n").index(b"copied at 10:00") + 1
     assert [(i.line, i.kind) for i in analysis.issues] == [(stray, "not_json")]
     assert analysis.source.messages == 4
@@ -175,7 +175,7 @@ def logged(at: str, text: str = "INFO gemini_acp_agent: working") -> dict[str, A
 
 
 def resume_row(*elements: dict[str, Any]) -> tuple[ResumeRow, Analysis]:
-    analysis = acptrace.analyze(io.BytesIO(dump(*elements)))
+    analysis = acptrace.analyze(io.BytesIO(dump(*elements)), NO_SCHEMA)
     (row,) = analysis.resumes
     return row, analysis
 
@@ -371,7 +371,7 @@ def test_what_counts_as_a_timed_stderr_line(text: str, expected: int | None) -> 
 
 def test_a_dump_of_mostly_stderr_lines_is_still_read_as_zed() -> None:
     noisy = [logged(T0)] * 20
-    analysis = acptrace.analyze(io.BytesIO(dump(*noisy, RESUME, MARKER, RESUME_OK)))
+    analysis = acptrace.analyze(io.BytesIO(dump(*noisy, RESUME, MARKER, RESUME_OK)), NO_SCHEMA)
     assert (analysis.source.format, analysis.issues) == ("zed", ())
     assert analysis.resumes[0].approximate
 
@@ -433,8 +433,8 @@ def test_a_real_zed_capture_passes_strict_and_reads_every_element(path: Path) ->
 @pytest.mark.skipif(not ZED_DUMPS, reason=f"no Zed dumps in {REAL_WORLD}")
 def test_a_real_zed_capture_pasted_twice_is_read_once() -> None:
     data = ZED_DUMPS[0].read_bytes()
-    once = acptrace.analyze(io.BytesIO(data))
-    twice = acptrace.analyze(io.BytesIO(data + data))
+    once = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)
+    twice = acptrace.analyze(io.BytesIO(data + data), NO_SCHEMA)
     assert twice.source.messages == once.source.messages
     assert [i.kind for i in twice.issues] == ["repeated_messages"]
     assert [r.outcome for r in twice.resumes] == [r.outcome for r in once.resumes]

@@ -48,6 +48,7 @@ class FidelityFormat(StrEnum):
         "child_rules",
         "select",
         "ignore",
+        "schema",
         "idle_timeouts",
     )
 )

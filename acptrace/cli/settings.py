@@ -37,6 +37,7 @@ from acptrace.judge.policy import (
     settings_that_count,
 )
 from acptrace.model.errors import UsageError
+from acptrace.model.options import SchemaDepth
 
 _R = TypeVar("_R")
 
@@ -96,6 +97,16 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
         list[str] | None,
         typer.Option(metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."),
     ] = None
+    schema: Annotated[
+        SchemaDepth | None,
+        typer.Option(
+            "--schema",
+            help="What the ACP JSON Schema check reads: default, every message but the updates "
+            "of a tag already checked on the connection (each tag's first); full, every "
+            "message (several times slower). --ignore SCHEMA- turns it off.",
+            show_default=False,
+        ),
+    ] = None
     input_format: Annotated[
         str | None,
         typer.Option(
@@ -152,6 +163,7 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
                 marker_tag=self.marker_tag,
                 history_tags=_tuple(self.history_tag),
                 live_tags=_tuple(self.live_tag),
+                schema=self.schema,
             )
             policy = flags.over(base).policy(input_format=self.input_format, link=self.link)
             said = path is not None and not quiet

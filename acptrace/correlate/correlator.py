@@ -256,6 +256,14 @@ class Correlator:
             f"protocolVersion {version} is newer than ACP v{KNOWN_PROTOCOL}: judged as v2",
         )
 
+    def negotiated_version(self, forced: int | None) -> int | None:
+        """The version `protocol` gives once forced or negotiated (by `initialize`), without
+        saying why; None while it is only inferred (a cheap question, asked per message)."""
+        if forced is not None:
+            return forced
+        negotiated = self._negotiated()
+        return None if negotiated is None else negotiated[0]
+
     def _negotiated(self) -> tuple[int, ProtocolSource] | None:
         """The version of the latest success response to `initialize`, else of the request."""
         if self.agent is not None and self.agent.protocol_version is not None:

@@ -29,6 +29,9 @@ class Found(msgspec.Struct, frozen=True, gc=False):
     payload: Any
     """The object; on the hot path, the line that holds it (`fastpath.KeptPayload`), decoded
     only when a view shows it (`shown_payload`)."""
+    cut: bool = False
+    """The input cut the object short (rules.md §10): what is left is not what was sent, and
+    the schema check leaves it alone."""
 
     @property
     def line(self) -> int:
@@ -93,7 +96,7 @@ class Classifier(msgspec.Struct):
             message = self._infer(message)
             if message.direction is Direction.UNKNOWN and _needs_direction(message):
                 yield from self._report_unknown(message)
-        yield Found(message, obj)
+        yield Found(message, obj, envelope.cut)
 
     def _infer(self, message: Message) -> Message:
         """The message with its direction inferred from its method, where the method tells."""

@@ -32,6 +32,7 @@ from acptrace.decode.shapes import (
     decode_message,
 )
 from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.model.turns import Watch
 from acptrace.read.clocks import Clock
@@ -60,18 +61,24 @@ class FastDecoder:
         runs_for: TagPolicy | None = None,
         payloads: bool = False,
         watch: Callable[[str], int] | None = None,
+        sampled: SchemaDepth | None = None,
     ) -> None:
         """`watch`: what the analysis needs of a session's updates as a run of them begins
         (it has followed every record before; None: all of it, `Watch.EVERYTHING`, as for a
         reader in another process). With `payloads` runs are always read for their activity:
-        a view makes a message of each of their lines."""
+        a view makes a message of each of their lines. `sampled` (the schema check's depth):
+        each message comes out `Found` with its line too, and each run with its sampled lines
+        (`UpdateRun.sampled`: the first of each tag on the connection, or every one)."""
         self.canonical = format_name == CANONICAL
         self.payloads = payloads
+        self.found = payloads or sampled is not None
+        """Each message comes out `Found` with its line."""
+        self.sampled = sampled is not None
         self._watch = watch
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
-        self._notes = notes(runs_for.live_tags if runs_for is not None else frozenset())
+        self._notes = notes(runs_for.live_tags if runs_for is not None else frozenset(), sampled)
         """What a run notes of its updates' tags (`runs.notes`)."""
 
     def message(self, data: bytes, line: int, utf8: bool = False) -> Message | Found | None:
@@ -79,7 +86,7 @@ class FastDecoder:
         when the line needs the general path. `utf8`: the line is known to be UTF-8 (`all_utf8`
         checked its block)."""
         message = self.read(data, line, utf8)[0]
-        if message is None or not self.payloads:
+        if message is None or not self.found:
             return message
         return Found(message, KeptPayload(data, self.canonical))
 
@@ -124,7 +131,7 @@ class FastDecoder:
                 yield RawLine(number, data[:-1], ended=True)
                 continue
             issue = clock.check(message)
-            if issue is None and run is not None and run.takes(message, clock, usual):
+            if issue is None and run is not None and run.takes(message, clock, usual, data):
                 continue
             if run is not None:
                 yield self._done(run, lines, start)
@@ -134,7 +141,7 @@ class FastDecoder:
                 run = Run(message, self._breaks, self._notes, clock, usual, self.payloads, watch)
                 start = index - 1
                 continue
-            yield Found(message, KeptPayload(data, self.canonical)) if self.payloads else message
+            yield Found(message, KeptPayload(data, self.canonical)) if self.found else message
             if issue is not None:
                 yield issue
         if run is not None:
@@ -149,8 +156,12 @@ class FastDecoder:
         return watch | Watch.ACTIVITY if self.payloads else watch
 
     def _done(self, run: Run, lines: list[bytes], start: int) -> UpdateRun:
-        """The run, with its lines when payloads are kept (`run_found` reads them)."""
+        """The run, with its lines when payloads are kept (`run_found` reads them), and with
+        the lines the schema check reads when sampled."""
         done = run.done()
+        if self.sampled:
+            sampled = ((done.first.line, lines[start]), *run.sampled)
+            done = msgspec.structs.replace(done, sampled=sampled, canonical=self.canonical)
         if not self.payloads:
             return done
         kept = tuple(run.kept) if run.kept is not None else ()

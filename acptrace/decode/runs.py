@@ -26,7 +26,14 @@ from acptrace.decode.shapes import (
     PlainLine,
 )
 from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
-from acptrace.model.tags import EVIDENCE_TAGS, MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
+from acptrace.model.options import SchemaDepth
+from acptrace.model.tags import (
+    EVIDENCE_TAGS,
+    KNOWN_TAGS,
+    MESSAGE_TAGS,
+    SNAPSHOT_TAG,
+    USER_MESSAGE_TAGS,
+)
 from acptrace.model.turns import ACTIVITY_TAGS, OUTPUT_TAGS, Activity, Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.timestamps import (
@@ -80,14 +87,16 @@ _NOT_LATER = -1
 """`_later_second` of a time that is not a usual time later than the one before (no second
 starts at -1 ns: they are whole seconds)."""
 
-LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT = 1, 2, 4, 8, 16, 32
+LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT, SAMPLED = 1, 2, 4, 8, 16, 32, 64
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
 in `UpdateRun.live`), the user's message (counted in `users`), a message update, which carries
 a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of one protocol
 version only (its first line kept in `UpdateRun.evidence`), a turn's activity (where the run is
 watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
-a turn waits for its first, that one's time kept in `UpdateRun.first_output`)."""
-CALLED = LIVE | ACTIVITY | OUTPUT
+a turn waits for its first, that one's time kept in `UpdateRun.first_output`), a tag not yet
+seen on the connection where the schema check samples runs (its line kept in
+`UpdateRun.sampled`, the bit then cleared for the connection: `RunNotes.sampled`)."""
+CALLED = LIVE | ACTIVITY | OUTPUT | SAMPLED
 """The notes the run loop leaves to `Run._note`; it notes a user's message, a tag of one
 protocol version only and a tag that is only live in place (most noted lines: a call of
 `_note` cost ~2,300 instructions a line)."""
@@ -102,9 +111,19 @@ class Notes:
         self.bits = bits
         """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
         `OUTPUT`); other tags are only counted."""
-        self.unusual = frozenset(tag for tag, note in bits.items() if note != MESSAGE)
+        self.unusual = {tag for tag, note in bits.items() if note != MESSAGE}
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
+
+    def unsample(self, tag: str) -> None:
+        """A tag's first update was sampled: its later ones are not."""
+        note = self.bits.get(tag, 0) & ~SAMPLED
+        if note:
+            self.bits[tag] = note
+        else:  # (nothing else to note of it: the run loop no longer looks it up)
+            self.bits.pop(tag, None)
+        if note in (0, MESSAGE):
+            self.unusual.discard(tag)
 
 
 class RunNotes(msgspec.Struct, frozen=True):
@@ -114,15 +133,28 @@ class RunNotes(msgspec.Struct, frozen=True):
 
     by_watch: tuple[Notes, ...]
     """Indexed by the `Watch` bits."""
+    every: bool = False
+    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first."""
+
+    def sampled(self, tag: str) -> None:
+        """A tag's update was sampled (`SAMPLED`): its later ones on the connection are not,
+        unless `every`."""
+        if not self.every:
+            for noted in self.by_watch:
+                noted.unsample(tag)
 
     def watched(self, watch: int) -> Notes:
         """The notes for a run read with `watch`."""
         return self.by_watch[watch]
 
 
-def notes(live_tags: frozenset[str]) -> RunNotes:
-    """What a run notes, with these never-history tags."""
+def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunNotes:
+    """What a run notes, with these never-history tags (`sampled`: and the first update of
+    each known tag on the connection, or every update, `SAMPLED`)."""
     bits = dict.fromkeys(live_tags, LIVE)
+    if sampled is not None:
+        for tag in KNOWN_TAGS:
+            bits[tag] = bits.get(tag, 0) | SAMPLED
     for tag in MESSAGE_TAGS | OUTPUT_TAGS:
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
@@ -136,7 +168,8 @@ def notes(live_tags: frozenset[str]) -> RunNotes:
             noted[tag] |= OUTPUT
         return Notes(noted)
 
-    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)))
+    every = sampled == SchemaDepth.FULL
+    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)), every)
 
 
 class Run:
@@ -159,6 +192,7 @@ class Run:
         "notes",
         "own_mono",
         "pauses",
+        "sampled",
         "session",
         "snapshot",
         "stale",
@@ -195,6 +229,9 @@ class Run:
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
         a turn's activity and first output (until it is seen: `_output_seen`)."""
+        self.sampled: list[tuple[int, bytes]] = []
+        """(line, the line) of each update sampled for the schema check (`SAMPLED`; the
+        connection's notes, `notes`, then forget its tag)."""
         self.activity: list[tuple[Stamp, Activity]] = []
         """Where and what each tool and state update after the first said (when watched)."""
         self.first_output: Stamp | None = None
@@ -237,7 +274,11 @@ class Run:
             decode = _keeping(decode, kept.append)
         if not utf8:  # (msgspec does not check the UTF-8 of what it skips)
             decode = _utf8_only(decode)
+        sampled = len(self.sampled)
         index = self._loop(decode, lines, start, first)
+        for at in range(sampled, len(self.sampled)):  # (`_note` knew their numbers only)
+            number = self.sampled[at][0]
+            self.sampled[at] = (number, lines[number - first])
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -247,18 +288,13 @@ class Run:
         return index
 
     def _loop(self, decode: PlainDecode, lines: list[bytes], start: int, first: int) -> int:
-        """The loop most lines of a big transcript go through (`grow`): in locals, without a
-        `Message` a line; what msgspec reads in the narrowed shape (`PlainLine`) is taken unless
-        it is what the general path would report (times: `_later_second`)."""
-        session, breaks, pauses = self.session, self.breaks, self.pauses
-        timed = self.watch & Watch.PAUSES
-        noted, unusual, note = self.noted.bits, self.noted.unusual, self._note
-        evidence, live = self.evidence, self.live
-        last_ts, last_mono, own_mono, widest = (
-            self.last_ts, self.last_mono, self.own_mono, self.widest
-        )  # fmt: skip
+        """The loop most lines of a big transcript go through (`grow`), in locals: a line's
+        narrowed shape (`PlainLine`) taken unless the general path would report it."""
+        session, breaks, pauses, evidence = self.session, self.breaks, self.pauses, self.evidence
+        noted, unusual, note, live = self.noted.bits, self.noted.unusual, self._note, self.live
+        last_ts, last_mono, own_mono = self.last_ts, self.last_mono, self.own_mono
         second_end, second_ns, last_us = last_ts[:19] + "/", None, None  # (`_later_second`)
-        index = start
+        timed, index = self.watch & Watch.PAUSES, start  # (gaps: only where a replay needs them)
         for index in range(start, len(lines)):
             try:
                 line = decode(lines[index])
@@ -274,8 +310,7 @@ class Run:
                 if line_second_ns == _NOT_LATER:
                     break
                 second_end = ts[:19] + "/"
-            # a known second: six ASCII digits and a Z must follow (27 characters in all)
-            fraction = ts[20:26]
+            fraction = ts[20:26]  # (a known second: six ASCII digits and a Z must follow)
             if ts[26] != "Z" or not fraction.isdigit() or not ts.isascii():
                 break
             mono = line.mono_ns
@@ -283,21 +318,17 @@ class Run:
                 if last_mono is None or mono < last_mono:
                     break
                 last_mono = mono
-            if timed:  # (where a window takes the run: most runs are only counted)
-                if mono is not None and own_mono is not None:  # (the usual case)
-                    gap, last_us = mono - own_mono, None
-                else:
-                    if second_ns is None or line_second_ns is None or last_us is None:
-                        second_ns, line_second_ns = _seconds(last_ts, ts)  # (usual times)
-                        last_us = int(last_ts[20:26])
-                    us = int(fraction)  # (a ts-only line's gap costs its fraction's parse)
-                    gap = (us - last_us) * 1000
-                    if line_second_ns is not second_ns:  # (its own second: whole seconds apart)
-                        gap += line_second_ns - second_ns
-                    last_us = us
-                if gap > widest:
-                    widest = gap
-                    pauses.append((first + index, gap))
+            if timed and mono is not None and own_mono is not None:  # (the usual case)
+                gap, last_us = mono - own_mono, None
+            elif timed:  # (a ts-only line's gap costs its fraction's parse)
+                if second_ns is None or line_second_ns is None or last_us is None:
+                    second_ns, line_second_ns, last_us = _starts(last_ts, ts)
+                gap, last_us = ((us := int(fraction)) - last_us) * 1000, us
+                if line_second_ns is not second_ns:  # (its own second: whole seconds apart)
+                    gap += line_second_ns - second_ns
+            if timed and gap > self.widest:  # (a wider gap than any before: rare)
+                self.widest = gap
+                pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
             no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
             if no_id or tag in unusual:
@@ -309,24 +340,34 @@ class Run:
                         noted, unusual = self.noted.bits, self.noted.unusual
                 else:  # (as `_note` would)
                     if bits & USER:
-                        self.users += 1
-                        self.users_at = self.users_at or first + index
+                        self.users, self.users_at = self.users + 1, self.users_at or first + index
                     if bits & EVIDENCE and tag not in evidence:
                         evidence[tag] = first + index
         else:
             index = len(lines)
-        self.last_ts, self.last_mono, self.own_mono, self.widest = (
-            last_ts, last_mono, own_mono, widest
-        )  # fmt: skip
+        self.last_ts, self.last_mono, self.own_mono = last_ts, last_mono, own_mono
         return index
 
-    def _note(self, tag: str, line: int, no_id: bool, read: PlainLine[Any, Any] | None) -> bool:
+    def _note(
+        self,
+        tag: str,
+        line: int,
+        no_id: bool,
+        read: PlainLine[Any, Any] | None,
+        data: bytes = b"",
+    ) -> bool:
         """An update whose tag says more than a count (`notes`): never history, the user's
         message, a message update without an id, a tag of one protocol version only, a turn's
-        activity (`read`: the line as the run loop read it; None: one `takes` took). True when
-        it was the first output the run was watched for (its notes changed)."""
+        activity, the first of its tag (`read`: the line as the run loop read it; None: one
+        `takes` took, whose line is `data`; a run's first has neither: `UpdateRun.sampled`).
+        True when it was the first output the run was watched for (its notes changed)."""
         note = self.noted.bits.get(tag, 0)
-        seen = note >= ACTIVITY and read is not None and self._timed(note, line, read)
+        if note & SAMPLED and (read is not None or data):
+            self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
+            self.notes.sampled(tag)
+        seen = (
+            bool(note & (ACTIVITY | OUTPUT)) and read is not None and self._timed(note, line, read)
+        )
         if note & LIVE:
             self.live.append((line, tag))
             self.snapshot = self.snapshot or tag == SNAPSHOT_TAG
@@ -356,10 +397,13 @@ class Run:
         self.first_output = stamp
         self.noted = self.notes.watched(self.watch & ~Watch.FIRST_OUTPUT)
 
-    def takes(self, message: Message, clock: Clock, usual: str | None = None) -> bool:
+    def takes(
+        self, message: Message, clock: Clock, usual: str | None = None, data: bytes = b""
+    ) -> bool:
         """Take the message when it is one more plain update of this run's session, the same
         way (already checked against `clock`, which is up to date). `usual`: the text of its
-        `ts` when that is a usual time (`usual_text` of its time, which is then not written)."""
+        `ts` when that is a usual time (`usual_text` of its time, which is then not written);
+        `data`: its line (sampled where its tag is, `SAMPLED`)."""
         tag = message.update_tag
         if (
             not plain_update(message, self.breaks)
@@ -378,7 +422,7 @@ class Run:
                 self.widest = gap
                 self.pauses.append((message.line, gap))
         self.last, self.own_mono = stamp, message.mono_ns
-        self._note(tag, message.line, message.message_id is None, None)
+        self._note(tag, message.line, message.message_id is None, None, data)
         if message is not self.first:  # (the first's activity is its own)
             note = self.noted.bits.get(tag, 0)
             if note & ACTIVITY and message.activity is not None:
@@ -466,6 +510,7 @@ def _later_second(ts: str, last_ts: str, second_ns: int | None) -> int | None:
     return _NOT_LATER if start is None else start
 
 
-def _seconds(last_ts: str, ts: str) -> tuple[int, int]:
-    """Where the seconds of two usual times start, in nanoseconds."""
-    return second_start_ns(last_ts[:19]) or 0, second_start_ns(ts[:19]) or 0
+def _starts(last_ts: str, ts: str) -> tuple[int, int, int]:
+    """Where the seconds of two usual times start, in nanoseconds, and the first's fraction in
+    microseconds."""
+    return second_start_ns(last_ts[:19]) or 0, second_start_ns(ts[:19]) or 0, int(last_ts[20:26])

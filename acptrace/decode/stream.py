@@ -64,7 +64,9 @@ class HotPath:
         watch: Callable[[str], int] | None = None,
     ) -> None:
         self._decoder = (
-            FastDecoder(format_name, settings.runs_for, settings.payloads, watch) if fast else None
+            FastDecoder(format_name, settings.runs_for, settings.payloads, watch, settings.sampled)
+            if fast
+            else None
         )
         self._fallback = fallback
 

@@ -55,6 +55,13 @@ def may_hold(payload: Any, text: bytes) -> bool:
     return text in payload.data if type(payload) is KeptPayload else payload is not None
 
 
+def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, KeptPayload]]:
+    """(line, its line as a payload, `shown_payload` parses it) of each update of a run
+    sampled for the schema check (`UpdateRun.sampled`)."""
+    for line, data in run.sampled:
+        yield line, KeptPayload(data, run.canonical)
+
+
 def run_found(run: UpdateRun) -> Iterator[Found]:
     """Each update of a run read with its lines (`UpdateRun.lines`), Found with its line as the
     hot path finds a message one by one (each line of a run is one it takes): the first is the

@@ -10,6 +10,7 @@ import msgspec
 from acptrace.correlate.observations import Observation
 from acptrace.judge.lost import demote_for_lost_input
 from acptrace.judge.rules import Rule, applies_on
+from acptrace.judge.schema.conformance import SchemaBreak
 from acptrace.model.domain import Finding
 
 
@@ -41,7 +42,7 @@ class Judge(msgspec.Struct):
             if rule.observes is not None:
                 self._by_type.setdefault(rule.observes, []).append(rule)
 
-    def observe(self, observation: Observation) -> None:
+    def observe(self, observation: Observation | SchemaBreak) -> None:
         """Judge one observation."""
         for rule in self._by_type.get(type(observation), ()):
             if self.sink is None:

@@ -18,7 +18,7 @@ import msgspec
 from acptrace.judge.rules import RULES
 from acptrace.model.domain import Analysis, Finding, Severity
 from acptrace.model.errors import UsageError
-from acptrace.model.options import Options
+from acptrace.model.options import Options, SchemaDepth
 
 _T = TypeVar("_T")
 
@@ -87,6 +87,8 @@ class Settings(msgspec.Struct, frozen=True):
     """`history-tags`: by-default never-history tags to treat as history."""
     live_tags: tuple[str, ...] | None = None
     """`live-tags`: further tags to treat as never history."""
+    schema: SchemaDepth | None = None
+    """`schema`: what the schema check reads, `default` or `full`."""
 
     def over(self, base: Settings) -> Settings:
         """These settings where they say something, `base`'s elsewhere."""
@@ -112,6 +114,7 @@ class Settings(msgspec.Struct, frozen=True):
             live_tags=self.live_tags or (),
             select=self.select or (),
             ignore=self.ignore or (),
+            schema=_pick(self.schema, defaults.schema),
         )
         return Policy(options, _pick(self.fail_on, FailOn.ERROR), _pick(self.strict, False))
 
@@ -232,6 +235,13 @@ def _string(value: Any) -> str:
     return value
 
 
+def _schema(value: Any) -> SchemaDepth:
+    try:
+        return SchemaDepth(value)
+    except ValueError:
+        raise ValueError(f"expected one of {', '.join(SchemaDepth)}") from None
+
+
 def _fail_on(value: Any) -> FailOn:
     try:
         return FailOn(value)
@@ -250,6 +260,7 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "marker-tag": ("marker_tag", _string),
     "history-tags": ("history_tags", _strings),
     "live-tags": ("live_tags", _strings),
+    "schema": ("schema", _schema),
 }
 """Config keys: the Settings field each sets and how its value is checked."""
 

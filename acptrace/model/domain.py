@@ -291,7 +291,8 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     """With its lines: each line as the run loop decoded it (a `decode.shapes.PlainLine`, None
     for the first and any other it did not decode), so that a view does not decode it again."""
     canonical: bool = False
-    """With its lines: each is a canonical record (its message is `msg`), not a bare message."""
+    """With its lines (or sampled lines): each is a canonical record (its message is `msg`),
+    not a bare message."""
     users: Tally | None = None
     """Its `user_message` and `user_message_chunk` updates (RC-REPLAY-WITHOUT-CURSOR)."""
     unidentified: Tally | None = None
@@ -305,6 +306,9 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     first_output: Stamp | None = None
     """Where and when its first `agent_message`/`agent_thought` update (or chunk) was, when it
     was read for it (`watched`) and that update is not its first."""
+    sampled: tuple[tuple[int, bytes], ...] = ()
+    """(line, the line) of the updates the schema check reads (rules.md §12), when the analysis
+    checks it: the run's first, and any that is the first of its tag on the connection."""
     watched: int = Watch.EVERYTHING
     """What the run was read for (`Watch`): without `ACTIVITY` its tool and state updates
     after the first were only counted, without `FIRST_OUTPUT` its outputs, without `PAUSES` its

@@ -5,9 +5,23 @@ changes what an analysis finds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MARKER_TAG, TagPolicy
+
+SCHEMA_RULES = ("SCHEMA-INVALID", "SCHEMA-UNKNOWN-MEMBER", "SCHEMA-VERSION-SHAPE")
+"""The rules of the schema check (rules.md §12): when none is wanted, no message is checked."""
+
+
+class SchemaDepth(StrEnum):
+    """What the schema check reads (`Options.schema`, `--schema`)."""
+
+    DEFAULT = "default"
+    """Every message outside runs of plain updates, and the first update of each tag."""
+    FULL = "full"
+    """Every message (each update on its own: slower)."""
+
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
@@ -37,10 +51,24 @@ class Options(FrozenRecord):
     """Rule IDs (or prefixes) to leave out."""
     link: str | None = None
     """For multi-hop traces: the link to analyse (`client`, `agent` or `A,B`; None: the Agent's)."""
+    schema: SchemaDepth = SchemaDepth.DEFAULT
+    """What the schema check reads (rules.md §12): `default`, every message but updates of a
+    tag already checked on the connection; `full`, every message (the hot path keeps every
+    line of a run for it: slower)."""
 
     def tag_policy(self) -> TagPolicy:
         """The tag classification these options ask for."""
         return TagPolicy.build(self.marker_tag, self.history_tags, self.live_tags)
+
+    @property
+    def checks_schema(self) -> bool:
+        """Whether any schema rule is wanted (else no message is checked)."""
+        return any(self.wants(rule, "schema") for rule in SCHEMA_RULES)
+
+    @property
+    def schema_every(self) -> bool:
+        """The schema check reads every message (`schema` `full`)."""
+        return self.schema == SchemaDepth.FULL and self.checks_schema
 
     def wants(self, rule_id: str, family: str) -> bool:
         """Whether findings of this rule are reported."""

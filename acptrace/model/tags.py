@@ -79,6 +79,16 @@ FIXED_LIVE_TAGS = frozenset(
 DEFAULT_LIVE_TAGS = frozenset({"usage_update", "session_info_update", "prompt_suggestions_update"})
 """Tags that are never history by default; `--history-tag` can reclassify them."""
 
+KNOWN_TAGS = (
+    HISTORY_TAGS
+    | EVIDENCE_TAGS
+    | FIXED_LIVE_TAGS
+    | DEFAULT_LIVE_TAGS
+    | {"tool_call_update", "usage_update", "compaction_update"}
+)
+"""Every tag acptrace knows of either version: the schema check samples the first update of
+each on a connection from inside runs of plain updates (`decode.runs.SAMPLED`)."""
+
 
 class TagClass(StrEnum):
     """How the ordering rules treat an update tag."""

@@ -16,11 +16,12 @@ from acptrace.correlate.observations import Observation, WindowClosed
 from acptrace.decode.classify import Found
 from acptrace.decode.malformed import Batch, LostMessage
 from acptrace.decode.stream import Decoded, Read, ReadStats, decoded, read_records
-from acptrace.decode.views import run_found
+from acptrace.decode.views import run_found, sampled_updates, shown_payload
 from acptrace.judge.dispatch import FindingSink, Finishing, Judge
 from acptrace.judge.lost import LostInput, demote_for_lost_input
 from acptrace.judge.outcomes import rows_for
 from acptrace.judge.rules import RULES
+from acptrace.judge.schema.conformance import Conformance
 from acptrace.model.domain import (
     Analysis,
     Connection,
@@ -67,8 +68,8 @@ class _Run:
     correlator and the judge, the outcome rows, the issues, the counts."""
 
     __slots__ = (
-        "closed", "correlator", "events", "issues", "judge", "lost", "messages", "rows",
-        "unanswered",
+        "closed", "correlator", "events", "forced", "issues", "judge", "lost", "messages",
+        "rows", "schema", "unanswered",
     )  # fmt: skip
 
     def __init__(self, options: Options, sink: FindingSink | None, report_version: int | None):
@@ -82,6 +83,9 @@ class _Run:
         """Requests still pending at the recorded end of the connection."""
         self.lost = LostInput()
         """Whether the input lost messages (rules.md §9)."""
+        self.schema = Conformance(options.schema_every) if options.checks_schema else None
+        """The schema check (rules.md §12), when a schema rule is wanted."""
+        self.forced = options.protocol
         self.correlator = Correlator(
             options.tag_policy(), self.observe, options.protocol, options.child_rules,
             report_version,
@@ -94,10 +98,15 @@ class _Run:
             message, payload = (
                 (item.message, item.payload) if isinstance(item, Found) else (item, None)
             )
-            yield self.correlator.on_message(message, payload)
+            step = self.correlator.on_message(message, payload)
+            if self.schema is not None and isinstance(item, Found) and not item.cut:
+                self.check(step)
+            yield step
         elif isinstance(item, UpdateRun):
             self.messages += item.count
             self.correlator.on_run(item)
+            if self.schema is not None and item.sampled:
+                self.check_run(item)
             if item.lines and runs_whole:  # (the view reads its lines)
                 yield item
             elif item.lines:  # (payloads kept: a step for each, as `on_message` gives)
@@ -111,6 +120,31 @@ class _Run:
             self.lost.on_lost(item.line)
         else:
             self.observe(item)
+
+    def check(self, step: Step) -> None:
+        """A message against the schema (rules.md §12), unless a check of its tag before
+        makes it one the default leaves (`Conformance.wants`)."""
+        assert self.schema is not None
+        if self.schema.wants(step.message):
+            self.schema.message(
+                step.message, shown_payload(step.payload), self.negotiated(), step.request
+            )
+
+    def check_run(self, run: UpdateRun) -> None:
+        """The updates of a run the hot path kept for the schema check: its first (unless its
+        tag was checked before: parsed only if not), and the first of any tag on the
+        connection."""
+        assert self.schema is not None
+        first = run.first
+        for line, payload in sampled_updates(run):
+            if line != first.line:
+                self.schema.update(first, line, shown_payload(payload), self.negotiated())
+            elif self.schema.wants(first):
+                self.schema.message(first, shown_payload(payload), self.negotiated())
+
+    def negotiated(self) -> int | None:
+        """The protocol version negotiated so far (or forced), None before any is."""
+        return self.correlator.negotiated_version(self.forced)
 
     def record(self, item: RecorderEvent | Issue) -> None:
         """An input issue, or a recorder event (the first close ends the connection)."""
@@ -245,6 +279,9 @@ class Walk:
         if version_issue is not None:
             run.issue(version_issue)
         lost = run.lost.reason()
+        if run.schema is not None:
+            for found in run.schema.breaks(protocol.version):
+                run.judge.observe(found)
         if self.findings_sink is not None:
             self.findings_sink.finish(Finishing(protocol.version, lost, protocol.shown))
         return Analysis(
@@ -313,7 +350,11 @@ def _records(
     forced = format_named(options.input_format) if options.input_format else None
     lines = iter_blocks(stream, execution.max_line_bytes)
     settings = ReadSettings(
-        link=options.link, fast=execution.fast, runs_for=runs_for, payloads=execution.payloads
+        link=options.link,
+        fast=execution.fast,
+        runs_for=runs_for,
+        payloads=execution.payloads,
+        sampled=options.schema if options.checks_schema else None,
     )
     return read_records(lines, stats, forced, settings, watch)
 

@@ -180,7 +180,12 @@ def _plan(
         processes=execution.split,
         format=chosen.name,
         strict=forced is not None,
-        settings=ReadSettings(link=options.link, fast=True, runs_for=runs_for),
+        settings=ReadSettings(
+            link=options.link,
+            fast=True,
+            runs_for=runs_for,
+            sampled=options.schema if options.checks_schema else None,
+        ),
         max_line_bytes=execution.max_line_bytes,
     )
 
@@ -397,7 +402,7 @@ class _Once(msgspec.Struct, frozen=True):
     key: str
 
 
-Other = Record | UpdateRun | _Once
+Other = Record | UpdateRun | Found | _Once
 """A piece's records that are not messages (few), kept apart from the messages (most)."""
 
 
@@ -439,14 +444,13 @@ class _PieceReader:
             for record in self._hot.read(self._read.items(lines), clock):
                 if isinstance(record, Message):
                     messages.append(record)
-                else:
-                    assert not isinstance(record, Found), "a split file keeps no payloads"
+                else:  # (a `Found` keeps the line the schema check reads: `sampled`)
                     others.append((len(messages) + len(others), self._other(record)))
         except NeedsOrder:
             return _Decoded(piece, [], [], clock, 0, 0, in_order=True)
         return _Decoded(piece, messages, others, clock, stats.lines, stats.blank - blank)
 
-    def _other(self, record: Record | UpdateRun) -> Other:
+    def _other(self, record: Record | UpdateRun | Found) -> Other:
         """The record, an issue reported once marked with what it is once for."""
         if not isinstance(record, Issue) or record.kind not in _ONCE_KINDS:
             return record
@@ -680,7 +684,7 @@ class _Join:
         records.extend(messages[taken:])
         return records
 
-    def _kept(self, other: Other) -> Record | UpdateRun | None:
+    def _kept(self, other: Other) -> Record | UpdateRun | Found | None:
         """The record as one pass has it: a probe settled, a repeated once-issue dropped."""
         if isinstance(other, TimeProbe):
             return self._clock.settle(other)

@@ -6,8 +6,8 @@ from importlib import import_module
 
 from acptrace.judge.rules.registry import REGISTRY, Rule, Verdict
 
-SECTIONS = ("marker", "history", "children", "lifecycle", "capabilities", "jsonrpc")
-"""The rule modules, in the order of rules.md's sections (§1, §2, §3, §4, §4b, §5): each
+SECTIONS = ("marker", "history", "children", "lifecycle", "capabilities", "jsonrpc", "schema")
+"""The rule modules, in the order of rules.md's sections (§1, §2, §3, §4, §4b, §5, §12): each
 registers its section's rules in the catalogue's order, so that the registry is the catalogue
 (a test holds it to rules.md)."""
 
@@ -27,6 +27,10 @@ a resume that replays without being asked, §11)."""
 V2_ONLY = frozenset({"LC-NO-MESSAGE-ID"})
 """Rules outside RC that judge what only ACP v2 requires (message ids, rules.md §4)."""
 
+SHOWN_ONLY = frozenset({"SCHEMA-VERSION-SHAPE"})
+"""Rules judged only where something showed the version (a message shaped for the other
+version than the inference's default is only evidence, rules.md §12)."""
+
 
 def applies_on(rule_id: str, protocol_version: int, shown: bool = True) -> bool:
     """Whether a rule is judged on a connection of this protocol version (rules.md §7, §10,
@@ -34,6 +38,8 @@ def applies_on(rule_id: str, protocol_version: int, shown: bool = True) -> bool:
     judged on a version that is only the inference's default)."""
     if rule_id in V2_ONLY:
         return protocol_version >= 2 and shown
+    if rule_id in SHOWN_ONLY:
+        return shown
     if protocol_version >= 2:
         return True
     return not rule_id.startswith(MARKER_RULE_PREFIX) or rule_id in KEPT_ON_V1
@@ -64,6 +70,7 @@ __all__ = [
     "MARKER_RULE_PREFIX",
     "RULES",
     "SECTIONS",
+    "SHOWN_ONLY",
     "SOURCE_LEGEND",
     "V2_ONLY",
     "Rule",

@@ -131,6 +131,22 @@ EXAMPLES: dict[str, RuleExample] = {
         "session/close answered -32601 (method not found) although capabilities.session was "
         "advertised",
     ),
+    "SCHEMA-INVALID": RuleExample(
+        "../shared/real-world/acp-spec-docs__v2-prompt-lifecycle.jsonl:2",
+        "session/prompt (result): result.messageId breaks the ACP v2 schema: it wants a required "
+        "member, and nothing came",
+    ),
+    "SCHEMA-UNKNOWN-MEMBER": RuleExample(
+        None,  # (the 2.4.0 schemas close no object: no recording can break it yet)
+        "session/prompt (params): params.extra is no member the ACP v2 schema defines there "
+        "(a number came)",
+    ),
+    "SCHEMA-VERSION-SHAPE": RuleExample(
+        "../shared/real-world/agents-2026-12/pysdk-echo-v2/00-new.jsonl:8",
+        "session/prompt (result) is shaped for ACP v1 on a v2 connection: it carries stopReason, "
+        "which only v1 defines, and meets the v1 schema; v2 wants a required member at "
+        "result.messageId, and nothing came",
+    ),
     "JR-INVALID": RuleExample(f"{_JSONRPC}:7", 'invalid JSON-RPC: jsonrpc is 2.0, not "2.0"'),
     "JR-ORPHAN-RESPONSE": RuleExample(f"{_JSONRPC}:8", "response id 99 matches no pending request"),
     "JR-DUPLICATE-ID": RuleExample(

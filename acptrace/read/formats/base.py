@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import msgspec
 
 from acptrace.model.domain import Issue
+from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import TagPolicy
 from acptrace.read.envelopes import Record
 from acptrace.read.jsontext import Mended
@@ -30,6 +31,10 @@ class ReadSettings(msgspec.Struct, frozen=True):
     tags by this policy (None: every message on its own, for views that show each)."""
     payloads: bool = False
     """On the hot path, keep each message's line for views that show payloads (`Execution`)."""
+    sampled: SchemaDepth | None = None
+    """On the hot path, keep each message's line for the schema check (rules.md §12), and of
+    a run of plain updates the lines of its first update and of the first of each tag on the
+    connection (`DEFAULT`), or of every update (`FULL`): `UpdateRun.sampled`."""
 
 
 class Decoder(Protocol):

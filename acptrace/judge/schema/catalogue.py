@@ -1,0 +1,177 @@
+"""The ACP JSON Schemas shipped with acptrace, and which definition each message is checked by.
+
+`schema-v1.json` and `schema-v2.json` beside this module are `schema/v1/schema.json` and
+`schema/v2/schema.json` of `@agentclientprotocol/sdk` 2.4.0 (npm, Apache-2.0: `LICENSE` beside
+them), unchanged. The v2 schema predates the `replay_complete` update (2026-11-13): it is added
+here as a known `sessionUpdate` variant with only an optional `_meta` (the spec's README).
+
+A definition names its method (`x-method`) and the side that handles it (`x-side`: `agent`
+for what the Client sends the Agent and the Agent's answers, `client` the other way,
+`protocol` either way); its name ends in `Request`, `Response` or `Notification`. A request or
+notification is checked by its method's definition for the way it travelled, a response by the
+definition of the method of the request it answers (its `result`) or by `Error` (its `error`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import orjson
+
+from acptrace.judge.schema.compiler import Check, Compiler
+from acptrace.model.domain import Direction, MessageKind
+from acptrace.model.tags import MARKER_TAG
+
+VERSIONS = (1, 2)
+"""The protocol versions a schema ships for."""
+
+_SUFFIXES = {
+    MessageKind.REQUEST: "Request",
+    MessageKind.RESPONSE: "Response",
+    MessageKind.NOTIFICATION: "Notification",
+}
+_HANDLERS = {"agent": (Direction.C2A,), "client": (Direction.A2C,),
+             "protocol": (Direction.C2A, Direction.A2C)}  # fmt: skip
+"""The way a request or notification travels to the side that handles it (`x-side`)."""
+
+REPLAY_COMPLETE_BRANCH: dict[str, Any] = {
+    "title": "replay_complete",
+    "description": "The end of a replay (the RFD 'Replay Complete Signal', 2026-11-13).",
+    "type": "object",
+    "properties": {
+        "sessionUpdate": {"type": "string", "const": MARKER_TAG},
+        "_meta": {"type": ["object", "null"], "additionalProperties": True},
+    },
+    "required": ["sessionUpdate"],
+}
+
+
+class _Head(msgspec.Struct):
+    """What the catalogue reads of every definition: its method and side (the rest of its
+    text skipped, no Python object made of it)."""
+
+    method: str | None = msgspec.field(default=None, name="x-method")
+    side: str | None = msgspec.field(default=None, name="x-side")
+
+
+class _Document(msgspec.Struct):
+    defs: dict[str, msgspec.Raw] = msgspec.field(name="$defs")
+
+
+class Definitions(Mapping[str, Any]):
+    """A schema's `$defs`, each parsed when first asked for: a message needs a few of the
+    two hundred, and parsing them all made objects enough for the garbage collector to walk
+    them all again (some 10 ms of every run)."""
+
+    def __init__(self, raw: dict[str, msgspec.Raw], version: int) -> None:
+        self._raw = raw
+        self._parsed: dict[str, Any] = {}
+        self._version = version
+
+    def __getitem__(self, name: str) -> Any:
+        node = self._parsed.get(name)
+        if node is None:
+            node = self._parsed[name] = orjson.loads(bytes(self._raw[name]))
+            if name == "SessionUpdate" and self._version >= 2:
+                _add_replay_complete(node)
+        return node
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def heads(self) -> Iterator[tuple[str, _Head]]:
+        """Each definition's method and side, read without parsing the definition."""
+        decode = msgspec.json.Decoder(_Head).decode
+        for name, raw in self._raw.items():
+            yield name, decode(raw)
+
+
+class Schema:
+    """One version's schema: its definitions, compiled one by one as messages need them."""
+
+    def __init__(self, version: int, defs: Definitions) -> None:
+        self.version = version
+        self.defs = defs
+        self.compiler = Compiler(self.defs)
+        self.calls: dict[tuple[str, MessageKind, Direction], str] = {}
+        """The definition of each (method, request or notification, direction)."""
+        self.answers: dict[str, str] = {}
+        """The definition of each method's result."""
+        for name, head in defs.heads():
+            method, side = head.method, head.side
+            if method is None:
+                continue
+            if name.endswith(_SUFFIXES[MessageKind.RESPONSE]):
+                self.answers[method] = name
+                continue
+            kind = next(k for k, suffix in _SUFFIXES.items() if name.endswith(suffix))
+            for direction in _HANDLERS.get(side or "", ()):
+                self.calls[method, kind, direction] = name
+
+    def check(self, name: str) -> Check:
+        """The check of a definition (`calls`, `answers`, `Error`)."""
+        return self.compiler.definition(name)
+
+    def members(self, name: str) -> frozenset[str]:
+        """The members a definition names at its top (its own `properties` and those of the
+        definitions its `allOf` refers to)."""
+        node = self.defs.get(name, {})
+        found = set(node.get("properties", ()))
+        for part in node.get("allOf", ()):
+            ref = part.get("$ref", "") if isinstance(part, dict) else ""
+            found.update(self.defs.get(ref.rsplit("/", 1)[-1], {}).get("properties", ()))
+        return frozenset(found)
+
+    def update(self) -> Check:
+        """The check of a `session/update`'s `params.update` (`SessionUpdate`)."""
+        return self.compiler.definition("SessionUpdate")
+
+    @cached_property
+    def update_tags(self) -> frozenset[str]:
+        """The `sessionUpdate` tags this version knows (the branches of `SessionUpdate`)."""
+        union = self.defs["SessionUpdate"]
+        branches = union.get("anyOf") or union.get("oneOf") or ()
+        return frozenset(
+            const
+            for branch in branches
+            if isinstance(const := branch.get("properties", {}).get("sessionUpdate", {}).get(
+                "const"), str)
+        )  # fmt: skip
+
+    def methods(self) -> frozenset[str]:
+        """Every method this version defines."""
+        return frozenset(method for method, _, _ in self.calls) | frozenset(self.answers)
+
+
+@cache
+def schema(version: int) -> Schema:
+    """The schema of a protocol version (v2 for anything above 1), loaded once."""
+    version = 1 if version <= 1 else 2
+    text = Path(__file__).with_name(f"schema-v{version}.json").read_bytes()
+    document = msgspec.json.decode(text, type=_Document)
+    return Schema(version, Definitions(document.defs, version))
+
+
+_KNOWN_MARKER: dict[str, Any] = {
+    "type": "object",
+    "properties": {"sessionUpdate": {"const": MARKER_TAG}},
+    "required": ["sessionUpdate"],
+}
+"""What the open branch's `not` lists for `replay_complete`, as for each known update."""
+
+
+def _add_replay_complete(union: dict[str, Any]) -> None:
+    """`replay_complete` as a known update (before the open "custom or future" branch, whose
+    `not` lists the known ones)."""
+    branches: list[Any] = union["anyOf"]
+    for branch in branches:
+        if "not" in branch:
+            branch["not"]["anyOf"].append(_KNOWN_MARKER)
+    branches.insert(len(branches) - 1, REPLAY_COMPLETE_BRANCH)

@@ -1,0 +1,445 @@
+"""A JSON Schema compiled once into Python checks: the subset the ACP schemas use.
+
+Each schema node becomes one function `check(value, path, breaks)` that appends a `Break` for
+each place the value breaks it (`path` is the JSON path so far, `result.capabilities`). The
+keywords read are `$ref` (to `#/$defs/…`, compiled when first reached), `allOf`, `anyOf`,
+`oneOf` (as `anyOf`: the ACP schemas' branches never overlap), `not`, `type`, `const`, `enum`,
+`properties`, `required`, `additionalProperties` and `unevaluatedProperties` (false: a member
+not defined is an unknown member, a `note`), `items`, `minItems`, `minimum`, `maximum`,
+`minLength`. Annotations (`description`, `format`, `default`, the `x-` keys) are not checks.
+`_meta` holds what the schema leaves free and is never looked into; members whose names begin
+with `_` are extensions, never unknown.
+
+A union whose branches each fix one member to a constant (`sessionUpdate`, `type`, …) is read
+by that member: the value's branch alone is checked, so a break is named inside it
+(`params.update.content.type`), not as "no branch matched". Other unions are tried branch by
+branch, those whose type cannot fit the value skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import msgspec
+
+from acptrace.model.excerpt import excerpt, json_text
+
+INVALID, UNKNOWN = "invalid", "unknown"
+"""A `Break`'s kind: the value breaks the schema; a member the schema does not define where
+it closes the object."""
+
+
+REQUIRED = "a required member"
+"""What a `Break` wants where a member the schema requires is missing."""
+
+
+class Break(msgspec.Struct, frozen=True, gc=False):
+    """One place a value breaks its schema."""
+
+    kind: str
+    """`INVALID` or `UNKNOWN`."""
+    path: str
+    """The JSON path (`result.capabilities`, `params.prompt[].type`: arrays without index)."""
+    want: str
+    """What the schema wants there."""
+    value: Any
+    """What came."""
+    text: str | None = None
+    """What came, in words, where not the value's (`came`): `nothing`, a count."""
+
+    @property
+    def came(self) -> str:
+        """What came, in words (worked out only for the breaks a finding shows)."""
+        return came(self.value) if self.text is None else self.text
+
+
+Check = Callable[[Any, str, list[Break]], None]
+
+_JSON_TYPES: dict[type, str] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a parsed value (`integer` for whole numbers)."""
+    return _JSON_TYPES.get(type(value), "unknown")
+
+
+def _fits(value_type: str, wanted: frozenset[str]) -> bool:
+    return value_type in wanted or (value_type == "integer" and "number" in wanted)
+
+
+def came(value: Any) -> str:
+    """What came, for a message: a short value, the members of an object, or an array."""
+    kind = json_type(value)
+    if kind == "object":
+        names = ", ".join(excerpt(key, 20) for key in list(value)[:6])
+        return f"an object with {names}{', …' if len(value) > 6 else ''}" if value else "{}"
+    if kind == "array":
+        return "an array"
+    return f"{excerpt(value, 40)} ({kind})" if kind == "string" else json_text(value)
+
+
+def _ok(value: Any, path: str, breaks: list[Break]) -> None:
+    """A schema that accepts anything (`true`, `{}`, an annotation)."""
+
+
+class Compiler:
+    """Compiles the nodes of one schema document, each `$defs` entry once, when first reached."""
+
+    def __init__(self, defs: Mapping[str, Any]) -> None:
+        self.defs = defs
+        self._compiled: dict[str, Check] = {}
+
+    def definition(self, name: str) -> Check:
+        """The check of `#/$defs/<name>` (compiled on first use; recursion goes through a cell)."""
+        check = self._compiled.get(name)
+        if check is None:
+            cell: list[Check] = []
+            self._compiled[name] = lambda value, path, breaks: cell[0](value, path, breaks)
+            cell.append(self.compile(self.defs[name]))
+            check = self._compiled[name] = cell[0]
+        return check
+
+    def compile(self, node: Any) -> Check:
+        """The check of one schema node."""
+        if node is False:
+            return lambda value, path, breaks: breaks.append(
+                Break(INVALID, path, "nothing (no value is allowed)", value)
+            )
+        if not isinstance(node, dict):
+            return _ok
+        checks = [check for check in self._parts(node) if check is not _ok]
+        if not checks:
+            return _ok
+        if len(checks) == 1:
+            return checks[0]
+        return _all(checks)
+
+    def _parts(self, node: dict[str, Any]) -> list[Check]:
+        parts = [_type(node["type"])] if "type" in node else []
+        if "const" in node:
+            parts.append(_const(node["const"]))
+        if "enum" in node:
+            parts.append(_enum(node["enum"]))
+        if "$ref" in node:
+            parts.append(self._ref(node["$ref"]))
+        for sub in node.get("allOf", ()):
+            parts.append(self.compile(sub))
+        for key in ("anyOf", "oneOf"):
+            if key in node:
+                parts.append(self._union(node[key]))
+        if "not" in node:
+            parts.append(self._not(node["not"]))
+        if {
+            "properties",
+            "required",
+            "additionalProperties",
+            "unevaluatedProperties",
+        } & node.keys():
+            parts.append(self._object(node))
+        if "items" in node or "minItems" in node:
+            parts.append(self._array(node))
+        if {"minimum", "maximum", "minLength"} & node.keys():
+            parts.append(_bounds(node))
+        return parts
+
+    def _ref(self, ref: str) -> Check:
+        name = ref.rsplit("/", 1)[-1]
+        compiled: list[Check] = []
+
+        def follow(value: Any, path: str, breaks: list[Break]) -> None:
+            if not compiled:
+                compiled.append(self.definition(name))
+            compiled[0](value, path, breaks)
+
+        return follow
+
+    def _object(self, node: dict[str, Any]) -> Check:
+        properties = {key: self.compile(sub) for key, sub in node.get("properties", {}).items()}
+        checked = [(key, check) for key, check in properties.items() if check is not _ok]
+        required = tuple(node.get("required", ()))
+        closed = node.get("additionalProperties", node.get("unevaluatedProperties")) is False
+        others = node.get("additionalProperties")
+        extra = self.compile(others) if isinstance(others, dict) else _ok
+        known = frozenset(properties)
+
+        def check(value: Any, path: str, breaks: list[Break]) -> None:
+            if type(value) is not dict:
+                return  # (`type` says so, where the schema wants an object)
+            for key in required:
+                if key not in value:
+                    breaks.append(Break(INVALID, _member(path, key), REQUIRED,
+                                        None, "nothing"))  # fmt: skip
+            for key, sub in checked:
+                if key in value and key != "_meta":
+                    sub(value[key], _member(path, key), breaks)
+            if closed or extra is not _ok:
+                _others(value, path, known, closed, extra, breaks)
+
+        return check
+
+    def _array(self, node: dict[str, Any]) -> Check:
+        items = self.compile(node.get("items", True))
+        least = node.get("minItems", 0)
+
+        def check(value: Any, path: str, breaks: list[Break]) -> None:
+            if type(value) is not list:
+                return
+            if len(value) < least:
+                breaks.append(
+                    Break(INVALID, path, f"at least {least} items", value, f"{len(value)}")
+                )
+            if items is not _ok:
+                inner = path + "[]"
+                for item in value:
+                    items(item, inner, breaks)
+
+        return check
+
+    def _not(self, node: Any) -> Check:
+        inner = self.compile(node)
+
+        def check(value: Any, path: str, breaks: list[Break]) -> None:
+            found: list[Break] = []
+            inner(value, path, found)
+            if not any(b.kind == INVALID for b in found):
+                breaks.append(Break(INVALID, path, "a value this place excludes", value))
+
+        return check
+
+    def _union(self, branches: list[Any]) -> Check:
+        tagged = _tagged(branches)
+        if tagged is not None:
+            return self._tagged_union(*tagged)
+        return self._tried_union(branches)
+
+    def _tagged_union(
+        self, member: str, by_value: dict[Any, Any], open_branch: Any | None
+    ) -> Check:
+        """A union read by the value of one member (`_tagged`)."""
+        compiled = {value: self.compile(branch) for value, branch in by_value.items()}
+        fallback = self.compile(open_branch) if open_branch is not None else None
+        wanted = _listed(list(by_value))
+
+        def check(value: Any, path: str, breaks: list[Break]) -> None:
+            if type(value) is not dict:
+                breaks.append(Break(INVALID, path, "an object", value))
+                return
+            tag = value.get(member)
+            branch = compiled.get(tag) if type(tag) is str else None
+            if branch is not None:
+                branch(value, path, breaks)
+            elif fallback is not None:
+                fallback(value, path, breaks)
+            elif member not in value:
+                breaks.append(Break(INVALID, _member(path, member), REQUIRED,
+                                    None, "nothing"))  # fmt: skip
+            else:
+                breaks.append(Break(INVALID, _member(path, member), wanted, tag))
+
+        return check
+
+    def _tried_union(self, branches: list[Any]) -> Check:
+        """A union tried branch by branch: the first the value meets (no `INVALID` break)."""
+        compiled = [(self.compile(b), _types_of(b, self.defs), _const_of(b)) for b in branches]
+        consts = [c for _, _, c in compiled if c is not _NO_CONST]
+        free = [(t, _title(b)) for b, (_, t, c) in zip(branches, compiled, strict=True)
+                if c is _NO_CONST]  # fmt: skip
+        wanted = _union_wants(consts, free)
+
+        def check(value: Any, path: str, breaks: list[Break]) -> None:
+            value_type = json_type(value)
+            fitting = [
+                branch for branch, types, const in compiled
+                if (types is None or _fits(value_type, types))
+                and (const is _NO_CONST or (const == value and type(const) is type(value)))
+            ]  # fmt: skip
+            if len(fitting) == 1:
+                fitting[0](value, path, breaks)
+                return
+            for branch in fitting:
+                found: list[Break] = []
+                branch(value, path, found)
+                if not any(b.kind == INVALID for b in found):
+                    breaks.extend(found)
+                    return
+            breaks.append(Break(INVALID, path, wanted, value))
+
+        return check
+
+
+def _all(checks: list[Check]) -> Check:
+    def check(value: Any, path: str, breaks: list[Break]) -> None:
+        for part in checks:
+            part(value, path, breaks)
+
+    return check
+
+
+def _others(
+    value: dict[str, Any],
+    path: str,
+    known: frozenset[str],
+    closed: bool,
+    extra: Check,
+    breaks: list[Break],
+) -> None:
+    """The members an object's `properties` do not name: unknown where it is closed, else
+    checked against `additionalProperties`."""
+    for key, item in value.items():
+        if key in known or key.startswith("_"):
+            continue
+        if closed:
+            breaks.append(Break(UNKNOWN, _member(path, key), "no such member", item))
+        else:
+            extra(item, _member(path, key), breaks)
+
+
+def _member(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _type(wanted: str | list[str]) -> Check:
+    types = frozenset([wanted] if isinstance(wanted, str) else wanted)
+    words = " or ".join(sorted(types))
+
+    def check(value: Any, path: str, breaks: list[Break]) -> None:
+        if not _fits(json_type(value), types):
+            breaks.append(Break(INVALID, path, f"type {words}", value))
+
+    return check
+
+
+def _const(wanted: Any) -> Check:
+    def check(value: Any, path: str, breaks: list[Break]) -> None:
+        if value != wanted or type(value) is not type(wanted):
+            breaks.append(Break(INVALID, path, excerpt(wanted, 40), value))
+
+    return check
+
+
+def _enum(values: list[Any]) -> Check:
+    wanted = _listed(values)
+
+    def check(value: Any, path: str, breaks: list[Break]) -> None:
+        if not any(value == v and type(value) is type(v) for v in values):
+            breaks.append(Break(INVALID, path, wanted, value))
+
+    return check
+
+
+def _bounds(node: dict[str, Any]) -> Check:
+    low, high, shortest = node.get("minimum"), node.get("maximum"), node.get("minLength")
+
+    def check(value: Any, path: str, breaks: list[Break]) -> None:
+        kind = type(value)
+        if kind in (int, float):
+            if low is not None and value < low:
+                breaks.append(Break(INVALID, path, f"at least {low}", value))
+            if high is not None and value > high:
+                breaks.append(Break(INVALID, path, f"at most {high}", value))
+        elif kind is str and shortest is not None and len(value) < shortest:
+            breaks.append(Break(INVALID, path, f"at least {shortest} characters", value))
+
+    return check
+
+
+def _listed(values: list[Any]) -> str:
+    shown = ", ".join(excerpt(v, 30) if isinstance(v, str) else repr(v) for v in values[:8])
+    more = ", …" if len(values) > 8 else ""
+    return f"one of {shown}{more}"
+
+
+_NO_CONST: Any = object()
+
+
+def _const_of(node: Any) -> Any:
+    """The constant a branch fixes its value to, or `_NO_CONST`."""
+    return node["const"] if isinstance(node, dict) and "const" in node else _NO_CONST
+
+
+def _union_wants(consts: list[Any], free: list[tuple[frozenset[str] | None, str | None]]) -> str:
+    """What a tried union wants, in words: its constants, its objects by their titles (the
+    variants: `http`, `stdio`), and the types of its other branches."""
+    words = [_listed(consts)] if consts else []
+    titled = [title for types, title in free if title is not None and types != _NULL]
+    if titled:
+        words.append("an object of one of the kinds " + ", ".join(titled))
+    kinds = {kind for types, title in free if title is None and types for kind in types}
+    if any(types == _NULL for types, _ in free):
+        kinds.add("null")
+    if kinds:
+        words.append("type " + " or ".join(sorted(kinds)))
+    if any(types is None and title is None for types, title in free):
+        words.append("a value of another branch")
+    return " or ".join(words) if words else "a value of one branch"
+
+
+_NULL = frozenset({"null"})
+
+
+def _title(branch: Any) -> str | None:
+    """A branch's title, or the constant its object fixes a member to (`_tagged`)."""
+    if not isinstance(branch, dict):
+        return None
+    if isinstance(branch.get("title"), str):
+        return str(branch["title"])
+    for sub in branch.get("properties", {}).values():
+        if isinstance(sub, dict) and isinstance(sub.get("const"), str):
+            return str(sub["const"])
+    return None
+
+
+def _types_of(node: Any, defs: Mapping[str, Any], depth: int = 0) -> frozenset[str] | None:
+    """The JSON types a branch can accept (None: any, or not known without checking)."""
+    if not isinstance(node, dict) or depth > 20:
+        return None
+    if "type" in node:
+        wanted = node["type"]
+        return frozenset([wanted] if isinstance(wanted, str) else wanted)
+    if "const" in node:
+        return frozenset([json_type(node["const"])])
+    if "$ref" in node:
+        return _types_of(defs.get(node["$ref"].rsplit("/", 1)[-1]), defs, depth + 1)
+    for key in ("allOf", "anyOf", "oneOf"):
+        parts = [_types_of(sub, defs, depth + 1) for sub in node.get(key, ())]
+        if parts and key == "allOf":
+            known = [p for p in parts if p is not None]
+            return frozenset.intersection(*known) if known else None
+        if parts:
+            return None if None in parts else frozenset().union(*parts)  # type: ignore[arg-type]
+    return None
+
+
+def _tagged(branches: list[Any]) -> tuple[str, dict[Any, Any], Any | None] | None:
+    """A union whose branches are objects each fixing one member to a constant (a required
+    member with a `const`), but one open branch at most (one with a `not`, the "custom or
+    future" variant): that member, the branches by its value, and the open branch."""
+    member: str | None = None
+    by_value: dict[Any, Any] = {}
+    open_branch = None
+    for branch in branches:
+        if not isinstance(branch, dict):
+            return None
+        if "not" in branch and open_branch is None:
+            open_branch = branch
+            continue
+        fixed = [
+            (key, sub["const"]) for key, sub in branch.get("properties", {}).items()
+            if isinstance(sub, dict) and "const" in sub and key in branch.get("required", ())
+        ]  # fmt: skip
+        if len(fixed) != 1 or (member is not None and fixed[0][0] != member):
+            return None
+        member = fixed[0][0]
+        by_value[fixed[0][1]] = branch
+    if member is None or len(by_value) < 1:
+        return None
+    return member, by_value, open_branch
