@@ -17,7 +17,7 @@ from acptrace.decode import runs
 from acptrace.decode.fastpath import canonical_read
 from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
 from acptrace.decode.stream import ReadStats, read_records
-from acptrace.model.domain import Issue, UpdateRun, ns_ms
+from acptrace.model.domain import Issue, Tally, UpdateRun, ns_ms
 from acptrace.model.options import Execution
 from acptrace.model.tags import TagPolicy
 from acptrace.model.turns import Watch
@@ -237,6 +237,24 @@ def test_runs_of_updates_are_analysed_as_their_messages_one_by_one(
     assert gaps == [row.max_replay_gap_ms for row in fast.resumes]
 
 
+def test_a_run_counts_the_users_messages_and_keeps_the_first_line_of_each_evidence_tag() -> None:
+    t = padded()
+    t.initialize()
+    t.new_session()
+    first = t.update("agent_message_chunk")
+    user = t.update("user_message_chunk")
+    t.update("user_message_chunk")
+    call = t.update("tool_call", toolCallId="c1")
+    t.update("tool_call", toolCallId="c2")
+    message = t.update("user_message")
+    t.update("user_message")
+    (run,) = [r for r in records_with_runs(t.text()) if isinstance(r, UpdateRun)]
+    assert (run.first.line, run.count) == (first, 7)  # (the run loop read all but the first)
+    assert run.users == Tally(user, 4)
+    assert run.evidence == ((call, "tool_call"), (message, "user_message"))
+    assert run.unidentified is None
+
+
 def test_a_run_carries_its_widest_gaps_as_the_messages_show_them() -> None:
     t = padded()
     t.initialize()
@@ -251,10 +269,12 @@ def test_a_run_carries_its_widest_gaps_as_the_messages_show_them() -> None:
     last = t.update("agent_message_chunk", at_ms=t.now_ms + 1)
     t.marker(at_ms=t.now_ms + 2)
     t.result(7)
-    taken = [r for r in records_with_runs(t.text()) if isinstance(r, UpdateRun)]
+    taken = [r for r in records_with_runs(t.text(), Watch.PAUSES) if isinstance(r, UpdateRun)]
     assert [(r.first.line, r.count) for r in taken] == [(first, 6)]
     assert taken[0].pauses == ((first + 1, 5_000_000), (wide, 700_000_000), (wider, 900_000_000))
     assert taken[0].end.line == last
+    counted = [r for r in records_with_runs(t.text()) if isinstance(r, UpdateRun)]
+    assert [(r.count, r.pauses) for r in counted] == [(6, ())]  # (where no replay measures them)
     fast, general = both(t.text())
     row = general.resumes[0]
     assert fast.resumes[0] == row == each_message(t.text()).resumes[0]

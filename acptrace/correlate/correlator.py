@@ -43,7 +43,7 @@ from acptrace.model.domain import (
     WindowEnd,
 )
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
-from acptrace.model.turns import PERMISSION_METHOD
+from acptrace.model.turns import PERMISSION_METHOD, Watch
 
 CREATING_METHODS = frozenset({"session/new", "session/fork"})
 """Requests whose result creates a session (Known and Active)."""
@@ -161,6 +161,12 @@ class Correlator:
             case MessageKind.RESPONSE:
                 return self._response(message, payload)
         return Step(message, payload=payload)
+
+    def watch(self, session_id: str) -> int:
+        """What the next updates of the session must tell (`Watch`), asked as a run of them
+        begins: the turn book's needs, and their silences where a replay measures them."""
+        watch = self.turns.watch(session_id)
+        return watch | Watch.PAUSES if self.windows.measuring(session_id) else watch
 
     def on_run(self, run: UpdateRun) -> None:
         """Follow a run of plain updates as `on_message` would follow each of them."""

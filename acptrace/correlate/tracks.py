@@ -57,12 +57,18 @@ class Track(msgspec.Struct, eq=False):
         if self.replay_at is None:
             self.replay_at = self.announce
 
+    @property
+    def measuring(self) -> bool:
+        """The silences between its updates are measured (`record_updates`): it replays, and
+        no marker came yet."""
+        return self.replaying and not self.markers
+
     def record_updates(self, run: UpdateRun) -> None:
         """Count a run of non-marker updates for this session."""
         if self.first_update is None:
             self.first_update = Stamp.of(run.first)
         self.snapshot_seen = self.snapshot_seen or run.snapshot
-        if self.markers or not self.replaying:
+        if not self.measuring:
             self.held += run.count
             if self.markers:
                 self.snapshot_after_marker = self.snapshot_after_marker or run.snapshot

@@ -186,7 +186,7 @@ class TurnBook:
         if turns:
             for turn in turns:  # (asked as each run begins: no generator)
                 if turn.first_output is None:
-                    return Watch.EVERYTHING
+                    return Watch.ACTIVITY | Watch.FIRST_OUTPUT
             return Watch.ACTIVITY
         if self._calls.get(session_id) and not self._replaying(session_id):
             return Watch.ACTIVITY

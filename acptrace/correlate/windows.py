@@ -118,6 +118,15 @@ class WindowBook(msgspec.Struct):
         for _, track in self.child_tracks.get(session_id, ()):
             track.record_updates(run)
 
+    def measuring(self, session_id: str) -> bool:
+        """Whether a track the session's updates go to (`on_run`) measures their silences
+        (`Track.measuring`): only then must a run of them measure them (`Watch.PAUSES`)."""
+        for window in self.by_session.get(session_id, ()):  # (asked as each run begins: loops)
+            if window.requested.measuring:
+                return True
+        children = self.child_tracks.get(session_id)
+        return children is not None and any(track.measuring for _, track in children)
+
     def replaying(self, session_id: str) -> bool:
         """Whether updates for the session now are replayed history: a replay of it (a load, a
         replaying resume) is pending, or of a parent that announced it."""

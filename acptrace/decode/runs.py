@@ -96,6 +96,10 @@ watched for it, its time and members kept in `UpdateRun.activity`), the Agent's 
 a turn waits for its first, that one's time kept in `UpdateRun.first_output`), a tag not yet
 seen on the connection where the schema check samples runs (its line kept in
 `UpdateRun.sampled`, the bit then cleared for the connection: `RunNotes.sampled`)."""
+CALLED = LIVE | ACTIVITY | OUTPUT | SAMPLED
+"""The notes the run loop leaves to `Run._note`; it notes a user's message, a tag of one
+protocol version only and a tag that is only live in place (most noted lines: a call of
+`_note` cost ~2,300 instructions a line)."""
 
 
 class Notes:
@@ -251,7 +255,8 @@ class Run:
         self.widest = -1
         """The largest gap between two of its updates so far, in nanoseconds (-1: none)."""
         self.pauses: list[tuple[int, int]] = []
-        """(line, gap_ns) of each update after a gap wider than any before (`UpdateRun`)."""
+        """(line, gap_ns) of each update after a gap wider than any before (`UpdateRun`), where
+        watched for them (`Watch.PAUSES`)."""
         self.last_ts, self.last_mono = _NEVER, clock.last_mono_ns
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock, usual)
@@ -283,16 +288,13 @@ class Run:
         return index
 
     def _loop(self, decode: PlainDecode, lines: list[bytes], start: int, first: int) -> int:
-        """The loop most lines of a big transcript go through (`grow`): in locals, without a
-        `Message` a line; what msgspec reads in the narrowed shape (`PlainLine`) is taken unless
-        it is what the general path would report (times: `_later_second`)."""
-        session, breaks, pauses = self.session, self.breaks, self.pauses
-        noted, unusual, note = self.noted.bits, self.noted.unusual, self._note
-        last_ts, last_mono, own_mono, widest = (
-            self.last_ts, self.last_mono, self.own_mono, self.widest
-        )  # fmt: skip
+        """The loop most lines of a big transcript go through (`grow`), in locals: a line's
+        narrowed shape (`PlainLine`) taken unless the general path would report it."""
+        session, breaks, pauses, evidence = self.session, self.breaks, self.pauses, self.evidence
+        noted, unusual, note, live = self.noted.bits, self.noted.unusual, self._note, self.live
+        last_ts, last_mono, own_mono = self.last_ts, self.last_mono, self.own_mono
         second_end, second_ns, last_us = last_ts[:19] + "/", None, None  # (`_later_second`)
-        index = start
+        timed, index = self.watch & Watch.PAUSES, start  # (gaps: only where a replay needs them)
         for index in range(start, len(lines)):
             try:
                 line = decode(lines[index])
@@ -308,37 +310,42 @@ class Run:
                 if line_second_ns == _NOT_LATER:
                     break
                 second_end = ts[:19] + "/"
-            # a known second: six ASCII digits and a Z must follow (27 characters in all)
-            fraction = ts[20:26]
+            fraction = ts[20:26]  # (a known second: six ASCII digits and a Z must follow)
             if ts[26] != "Z" or not fraction.isdigit() or not ts.isascii():
                 break
             mono = line.mono_ns
-            if mono is not None and own_mono is not None:  # (the usual case)
+            if mono is not None:
                 if last_mono is None or mono < last_mono:
                     break
-                gap, last_us = mono - own_mono, None
-            else:
-                if mono is not None and (last_mono is None or mono < last_mono):
-                    break
-                if second_ns is None or line_second_ns is None or last_us is None:
-                    second_ns, line_second_ns = _seconds(last_ts, ts)  # (both usual times)
-                    last_us = int(last_ts[20:26])
-                us = int(fraction)
-                gap, last_us = line_second_ns - second_ns + (us - last_us) * 1000, us
-            if mono is not None:
                 last_mono = mono
-            if gap > widest:
-                widest = gap
+            if timed and mono is not None and own_mono is not None:  # (the usual case)
+                gap, last_us = mono - own_mono, None
+            elif timed:  # (a ts-only line's gap costs its fraction's parse)
+                if second_ns is None or line_second_ns is None or last_us is None:
+                    second_ns, line_second_ns, last_us = _starts(last_ts, ts)
+                gap, last_us = ((us := int(fraction)) - last_us) * 1000, us
+                if line_second_ns is not second_ns:  # (its own second: whole seconds apart)
+                    gap += line_second_ns - second_ns
+            if timed and gap > self.widest:  # (a wider gap than any before: rare)
+                self.widest = gap
                 pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
             no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
-            if (no_id or tag in unusual) and tag in noted and note(tag, first + index, no_id, line):
-                noted, unusual = self.noted.bits, self.noted.unusual  # (a first output: fewer)
+            if no_id or tag in unusual:
+                bits = noted.get(tag, 0)
+                if bits == LIVE:  # (usage, commands, session info: only kept, never history)
+                    live.append((first + index, tag))
+                elif bits & CALLED or (no_id and bits & MESSAGE):
+                    if note(tag, first + index, no_id, line):  # (a first output: fewer notes)
+                        noted, unusual = self.noted.bits, self.noted.unusual
+                else:  # (as `_note` would)
+                    if bits & USER:
+                        self.users, self.users_at = self.users + 1, self.users_at or first + index
+                    if bits & EVIDENCE and tag not in evidence:
+                        evidence[tag] = first + index
         else:
             index = len(lines)
-        self.last_ts, self.last_mono, self.own_mono, self.widest = (
-            last_ts, last_mono, own_mono, widest
-        )  # fmt: skip
+        self.last_ts, self.last_mono, self.own_mono = last_ts, last_mono, own_mono
         return index
 
     def _note(
@@ -409,7 +416,7 @@ class Run:
         if self.kept is not None:
             self.kept.append(None)
         stamp = Stamp.of(message)
-        if self.last is not None:
+        if self.last is not None and self.watch & Watch.PAUSES:
             gap = self.last.ns_until(stamp)
             if gap is not None and gap > self.widest:
                 self.widest = gap
@@ -503,6 +510,7 @@ def _later_second(ts: str, last_ts: str, second_ns: int | None) -> int | None:
     return _NOT_LATER if start is None else start
 
 
-def _seconds(last_ts: str, ts: str) -> tuple[int, int]:
-    """Where the seconds of two usual times start, in nanoseconds."""
-    return second_start_ns(last_ts[:19]) or 0, second_start_ns(ts[:19]) or 0
+def _starts(last_ts: str, ts: str) -> tuple[int, int, int]:
+    """Where the seconds of two usual times start, in nanoseconds, and the first's fraction in
+    microseconds."""
+    return second_start_ns(last_ts[:19]) or 0, second_start_ns(ts[:19]) or 0, int(last_ts[20:26])

@@ -280,7 +280,8 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     """(line, tag) of each never-history update, by the tag policy of the analysis."""
     pauses: tuple[tuple[int, int], ...] = ()
     """(line, gap_ns) of each update that came after a longer silence since the update before
-    it than any before it in the run (`Stamp.ns_until`); the last is the run's largest inner gap."""
+    it than any before it in the run (`Stamp.ns_until`); the last is the run's largest inner gap.
+    Measured only where the run was read for them (`watched`: `Watch.PAUSES`), else empty."""
     last: Stamp | None = None
     """The last update's line and times (None: the run is its first update)."""
     lines: tuple[bytes, ...] = ()
@@ -310,7 +311,8 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     checks it: the run's first, and any that is the first of its tag on the connection."""
     watched: int = Watch.EVERYTHING
     """What the run was read for (`Watch`): without `ACTIVITY` its tool and state updates
-    after the first were only counted, without `FIRST_OUTPUT` its outputs."""
+    after the first were only counted, without `FIRST_OUTPUT` its outputs, without `PAUSES` its
+    silences were not measured."""
 
     @staticmethod
     def single(message: Message, live: tuple[tuple[int, str], ...] = ()) -> UpdateRun:

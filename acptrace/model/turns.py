@@ -49,7 +49,10 @@ class Watch:
     """The activity of its tool and state updates (`Activity`)."""
     FIRST_OUTPUT = 2
     """Its first output as a message of its own (a turn waits for it)."""
-    EVERYTHING = ACTIVITY | FIRST_OUTPUT
+    PAUSES = 4
+    """The widest silences between its updates (`UpdateRun.pauses`: a window of the session,
+    whose replay may measure them, is open)."""
+    EVERYTHING = ACTIVITY | FIRST_OUTPUT | PAUSES
     """What a reader that cannot ask (in another process) assumes."""
 
 

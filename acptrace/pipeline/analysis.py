@@ -252,11 +252,11 @@ class Walk:
         stats = ReadStats()
         recordings = self._stream if isinstance(self._stream, Recordings) else None
         if recordings is not None:
-            reads, stats = recordings.connection(run.correlator.turns.watch), recordings.stats
+            reads, stats = recordings.connection(run.correlator.watch), recordings.stats
         elif part is None:
             reads = _records(cast(BinaryIO, self._stream), self.options, self.execution, stats,
                              None if self.each_message else self.options.tag_policy(),
-                             run.correlator.turns.watch)  # fmt: skip
+                             run.correlator.watch)  # fmt: skip
         else:
             reads, stats.format, stats.lines = iter(part.records), part.format, part.lines
         for item in decoded(reads):
