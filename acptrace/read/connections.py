@@ -40,8 +40,7 @@ def _inspector_connections(stream: BinaryIO, max_line_bytes: int) -> list[Part]:
     stats = ReadStats()
     lines = iter_blocks(stream, max_line_bytes)
     reader = Reader(lines, stats, inspector_trace.FORMAT, ReadSettings(fast=False))
-    records = list(reader.records())
-    return inspector_trace.connections(records, stats.lines)
+    return inspector_trace.connections(reader.records(), lambda: stats.lines)
 
 
 def multi_connection_format(head: bytes) -> str | None:

@@ -10,7 +10,7 @@ envelopes say which (`Envelope.connection`), and the pipeline analyses each on i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from acptrace.model.domain import Direction, Issue, IssueKind
@@ -105,15 +105,16 @@ def _epoch_ms_ns(value: Any) -> int | None:
 FORMAT = InspectorTrace()
 
 
-def connections(records: Iterable[Record], lines: int) -> list[Part]:
+def connections(records: Iterable[Record], counted: Callable[[], int]) -> list[Part]:
     """One part per `connection` value of an acp-inspector-trace export (its `records`, read
-    as this format's, `lines` in all), in order of first frame; what comes before the first
-    frame (the header) belongs to each."""
+    as this format's, as they come; `counted`: its lines, asked once they are all read), in
+    order of first frame; what comes before the first frame (the header) belongs to each."""
     split = _Split()
     for record in clocked(records):
         split.add(record)
     split.flush()
     ended = split.ended()
+    lines = counted()
     if not ended and any(isinstance(r, Issue) for r in split.preamble):
         # (no frame read, and lines that are not one: their issues are still the file's)
         return [Part(None, NAME, lines, split.preamble)]

@@ -8,7 +8,7 @@ import re
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
-from acptrace.render.wrapping import line_breaks, wrapped
+from acptrace.render.wrapping import line_breaks
 
 ONE_CELL = re.compile(r"[\x20-\x7e…↩◆→←⇢⇠┌├└│┏┣┗┃╭╰─━·▲—]*\Z")
 """Text whose every character is one cell wide (most of a timeline: ASCII, arrows, boxes)."""
@@ -55,17 +55,10 @@ def line_starts(plain: str, first: int, rest: int) -> list[int] | None:
     """Where `render.wrapping` breaks a text whose first line is `first` cells wide and the
     others `rest` (a number kept with its unit: `glued`), found without making a rich Text
     (that costs about a million instructions a note); None for a text whose characters are not
-    all one cell wide (and for a newline or a tab): `wrapped_lines` measures those."""
+    all one cell wide (and for a newline or a tab): `render.wrapping.wrapped` measures those."""
     if not ONE_CELL.match(plain):
         return None
     return line_breaks(glued(plain), first, rest)
-
-
-def wrapped_lines(text: Text, first: int, rest: int) -> list[Text]:
-    """The text wrapped between words (an identifier at its `/`, `_` and `-` only:
-    `render.wrapping`): its first line `first` cells wide, the others `rest` (wider where the
-    first line shares its width with a link)."""
-    return wrapped(text, first, rest)
 
 
 GLUE = "\ue000"

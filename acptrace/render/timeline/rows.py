@@ -23,8 +23,8 @@ from acptrace.render.timeline.fitting import (
     line_starts,
     unglued,
     unit_glued,
-    wrapped_lines,
 )
+from acptrace.render.wrapping import wrapped
 
 NONE = Cell()
 """An empty cell."""
@@ -211,7 +211,7 @@ def _wrapped(text: Text, width: int, rest: int) -> list[Text]:
     parted from its unit (`unit_glued`), words kept whole (`render.wrapping`)."""
     hang = _hang_within(text.plain, width)
     glued = unit_glued(text[hang:])
-    lines = [unglued(line) for line in wrapped_lines(glued, width - hang, rest - hang)]
+    lines = [unglued(line) for line in wrapped(glued, width - hang, rest - hang)]
     for line in lines:
         line.rstrip()  # (a glue where a line was folded is a space again)
     return [(text[:hang] if i == 0 else Text(" " * hang)) + line for i, line in enumerate(lines)]
