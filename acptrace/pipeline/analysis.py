@@ -135,12 +135,12 @@ class _Run:
         tag was checked before: parsed only if not), and the first of any tag on the
         connection."""
         assert self.schema is not None
-        first = run.first
+        first, version = run.first, self.negotiated()
         for line, payload in sampled_updates(run):
             if line != first.line:
-                self.schema.update(first, line, shown_payload(payload), self.negotiated())
-            elif self.schema.wants(first):
-                self.schema.message(first, shown_payload(payload), self.negotiated())
+                self.schema.update(first, line, payload, version)
+            elif self.schema.wants(first) and not self.schema.screened(payload, version):
+                self.schema.message(first, shown_payload(payload), version)
 
     def negotiated(self) -> int | None:
         """The protocol version negotiated so far (or forced), None before any is."""

@@ -265,7 +265,7 @@ class Compiler:
         return check
 
     def _union(self, branches: list[Any]) -> Check:
-        tagged = _tagged(branches)
+        tagged = tag_reading(branches)
         if tagged is not None:
             return self._tagged_union(*tagged)
         return self._tried_union(branches)
@@ -273,7 +273,7 @@ class Compiler:
     def _tagged_union(
         self, member: str, by_value: dict[Any, Any], open_branch: Any | None
     ) -> Check:
-        """A union read by the value of one member (`_tagged`), each branch compiled when a
+        """A union read by the value of one member (`tag_reading`), each branch compiled when a
         value first takes it, without what the reading already checked (an object, whose
         `member` is the branch's own value)."""
         compiled: dict[Any, Check] = {}
@@ -502,7 +502,7 @@ def _plain_type(node: Any, defs: Mapping[str, Any], depth: int = 0) -> frozenset
 
 
 def _title(branch: Any) -> str | None:
-    """A branch's title, or the constant its object fixes a member to (`_tagged`)."""
+    """A branch's title, or the constant its object fixes a member to (`tag_reading`)."""
     if not isinstance(branch, dict):
         return None
     if isinstance(branch.get("title"), str):
@@ -534,7 +534,7 @@ def _types_of(node: Any, defs: Mapping[str, Any], depth: int = 0) -> frozenset[s
     return None
 
 
-def _tagged(branches: list[Any]) -> tuple[str, dict[Any, Any], Any | None] | None:
+def tag_reading(branches: list[Any]) -> tuple[str, dict[Any, Any], Any | None] | None:
     """A union whose branches are objects each fixing one member to a constant (a required
     member with a `const`), but one open branch at most (one with a `not`, the "custom or
     future" variant): that member, the branches by its value, and the open branch."""

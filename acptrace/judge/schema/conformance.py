@@ -11,7 +11,7 @@ none of its breaks counted again as `SCHEMA-INVALID` (one finding per cause).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -33,6 +33,21 @@ a v2 message update without its `messageId` is LC-NO-MESSAGE-ID's."""
 _NO_PARAMS: dict[str, Any] = {}
 """What a request or notification without `params` is checked as (JSON-RPC lets it leave
 them out; its method's required members are then missing)."""
+
+
+class Kept(Protocol):
+    """A message left in the line it came in (decode's `KeptPayload`)."""
+
+    @property
+    def data(self) -> bytes:
+        """The line (a canonical record, or the bare message)."""
+
+    @property
+    def canonical(self) -> bool:
+        """The line is a canonical record: the message is its `msg`."""
+
+    def value(self) -> Any:
+        """The message, parsed now."""
 
 
 class SchemaBreak(msgspec.Struct, frozen=True):
@@ -144,8 +159,12 @@ class Conformance:
         self._tags.add(tag)
         return True
 
-    def update(self, first: Message, line: int, payload: Any, version: int | None) -> None:
-        """Check one update of a run whose first update is `first` (`UpdateRun.sampled`)."""
+    def update(self, first: Message, line: int, kept: Kept, version: int | None) -> None:
+        """Check one update of a run whose first update is `first` (`UpdateRun.sampled`),
+        left in its line: under `every`, screened first (`passes`)."""
+        if self.screened(kept, version):
+            return
+        payload = kept.value()
         params = payload.get("params") if isinstance(payload, dict) else None
         update = params.get("update") if isinstance(params, dict) else None
         tag = update.get("sessionUpdate") if isinstance(update, dict) else None
@@ -154,6 +173,19 @@ class Conformance:
         message = msgspec.structs.replace(first, line=line, update_tag=tag)
         if self.wants(message):
             self.message(message, payload, version)
+
+    def screened(self, kept: Kept, version: int | None) -> bool:
+        """Under `every`, whether an update passes its version's screen (`screen`): it breaks
+        nothing there (False before the version is negotiated, or refused: checked the long
+        way). The default checks too few updates for the screen's making to pay."""
+        if not self.every or version is None:
+            return False
+        found = schema(version)
+        try:
+            found.screen_update(kept.canonical)(kept.data)
+        except msgspec.ValidationError:
+            return False
+        return True
 
     def _tally(
         self,

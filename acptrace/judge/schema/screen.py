@@ -1,0 +1,385 @@
+"""The schema check's first screen: each definition as msgspec types no looser than the
+schema, so that a message msgspec decodes from its line breaks nothing there, and only the
+others are checked node by node (`compiler`), which names every break.
+
+A valid message then costs one decode in C of the line it came in (no Python object made of
+it, and no Python call per schema node): the check of real traffic, nearly all valid, costs a
+small part of what walking every value did. The screen may be stricter than the schema (a
+message it refuses is only checked the long way), never looser:
+
+- what msgspec cannot say exactly becomes `Never`, a type no finite JSON value decodes into:
+  `not`, a union msgspec cannot tell apart, an object whose members are both named and typed
+  by `additionalProperties`, a merge (`allOf`) of objects one of which is closed;
+- a tagged union (`compiler.tag_reading`) loses its open "custom or future" branch: an update of
+  a tag the schema does not know is checked the long way;
+- a closed object refuses every member it does not name, `_`-prefixed extensions too;
+- an object's members are typed whether or not `type` says it is an object.
+
+`tests/test_schema_screen.py` holds it to that: on every example and every real message, and
+on thousands of broken ones, what the screen lets through the compiler finds nothing in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import msgspec
+
+from acptrace.judge.schema.compiler import tag_reading
+
+CHECKING = frozenset({
+    "type", "const", "enum", "$ref", "allOf", "anyOf", "oneOf", "not", "properties",
+    "required", "additionalProperties", "unevaluatedProperties", "items", "minItems",
+    "minimum", "maximum", "minLength",
+})  # fmt: skip
+"""The keywords the compiler checks (`compiler.Compiler._parts`); the others annotate."""
+
+_OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties",
+                          "unevaluatedProperties"})  # fmt: skip
+
+
+class Never(msgspec.Struct, rename={"never": "~never~"}):
+    """A type no finite JSON value decodes into: an object whose one required member (a name
+    no ACP message uses) is again such an object."""
+
+    never: Never
+
+
+class _Spec(msgspec.Struct):
+    """An object's members as the schema types them, before they become a Struct."""
+
+    properties: dict[str, Any]
+    required: set[str]
+    closed: bool = False
+    """`additionalProperties` or `unevaluatedProperties` is false."""
+
+
+Decode = Callable[[bytes], Any]
+
+
+class Screen:
+    """The types of one schema's definitions, each made when first needed, and a decoder of
+    each (definition, member, line shape)."""
+
+    def __init__(self, defs: Mapping[str, Any]) -> None:
+        self.defs = defs
+        self._types: dict[str, Any] = {}
+        self._decoders: dict[tuple[str, str, bool], Decode] = {}
+
+    def decoder(self, name: str, part: str, canonical: bool) -> Decode:
+        """A decode of a line holding a message whose `part` (`params`, `result`, `error`)
+        `#/$defs/<name>` checks: a canonical record (`canonical`, the message is its `msg`)
+        or the bare message. It raises `msgspec.ValidationError` where the screen refuses."""
+        key = (name, part, canonical)
+        found = self._decoders.get(key)
+        if found is None:
+            message = msgspec.defstruct("Message", [(part, self.definition(name))])
+            line = msgspec.defstruct("Line", [("msg", message)]) if canonical else message
+            found = self._decoders[key] = msgspec.json.Decoder(line).decode
+        return found
+
+    def passes(self, name: str, value: Any) -> bool:
+        """Whether a parsed value passes the screen for `#/$defs/<name>`."""
+        try:
+            msgspec.convert(value, self.definition(name))
+        except msgspec.ValidationError:
+            return False
+        return True
+
+    def definition(self, name: str) -> Any:
+        """The type of `#/$defs/<name>` (a definition reached again while its type is being
+        made is `Never`: recursion is left to the long way)."""
+        found = self._types.get(name)
+        if found is None:
+            self._types[name] = Never
+            found = self._types[name] = self.type_of(self.defs[name])
+        return found
+
+    def type_of(self, node: Any) -> Any:
+        """The type of one schema node."""
+        if node is False:
+            return Never
+        if not isinstance(node, dict) or not CHECKING & node.keys():
+            return Any
+        checking = CHECKING & node.keys()
+        if "not" in checking:
+            return Never
+        if checking == {"$ref"}:
+            return self.definition(_ref_name(node["$ref"]))
+        parts = _checking_parts(node)
+        if checking == {"allOf"} and len(parts) <= 1:
+            return self.type_of(parts[0]) if parts else Any
+        if checking & {"anyOf", "oneOf"}:
+            return self._union(node)
+        kind = node.get("type")
+        if isinstance(kind, list):
+            return _one_of([self.type_of(_narrowed(node, each)) for each in kind])
+        if kind in (None, "object") and checking & (_OBJECT_KEYS | {"allOf", "$ref"}):
+            return self._object(node)
+        if checking & {"allOf", "$ref"}:
+            return Never  # (a value of another type merged with parts: not said exactly)
+        return self._plain(node)
+
+    def _union(self, node: dict[str, Any]) -> Any:
+        """A union: tagged (`compiler.tag_reading`), the node's own members merged into each
+        branch; else of types msgspec tells apart (`_one_of`)."""
+        if {"anyOf", "oneOf"} <= node.keys():
+            return Never
+        branches = node.get("anyOf") or node.get("oneOf") or []
+        own = {k: v for k, v in node.items() if k not in ("anyOf", "oneOf")}
+        tagged = tag_reading(branches)
+        if tagged is not None:
+            member, by_value, _ = tagged  # (the open branch left to the long way)
+            return self._tagged_union(member, by_value, own)
+        if CHECKING & own.keys():
+            return Never  # (members beside an untagged union: not said exactly)
+        return _one_of([self.type_of(branch) for branch in branches])
+
+    def _tagged_union(self, member: str, by_value: dict[Any, Any], own: dict[str, Any]) -> Any:
+        """A Struct per branch, tagged by its value of `member`. A branch the screen cannot
+        say exactly is left out: its values are checked the long way. One branch left is a
+        plain Struct whose `member` is its constant (msgspec does not ask a lone tagged Struct
+        for its tag)."""
+        specs = []
+        for value, branch in by_value.items():
+            spec = self._spec({**own, "allOf": [*own.get("allOf", ()), branch]})
+            if spec is not None and type(value) in (str, int) and not spec.closed:
+                specs.append((value, spec))
+        if len(specs) == 1:
+            return self._struct(specs[0][1])
+        structs = []
+        for value, spec in specs:
+            spec.properties.pop(member, None)
+            spec.required.discard(member)
+            structs.append(self._struct(spec, tag_field=member, tag=value))
+        return Union[tuple(structs)] if structs else Never  # noqa: UP007
+
+    def _object(self, node: dict[str, Any]) -> Any:
+        others = node.get("additionalProperties")
+        if _typed_others(node) and not ({"properties", "required", "allOf", "$ref"}
+                                        & node.keys()):  # fmt: skip
+            return dict[str, self.type_of(others)]  # type: ignore[misc]
+        spec = self._spec(node)
+        if spec is None:
+            return Never
+        if not spec.properties and not spec.required and not spec.closed:
+            return dict[str, Any]
+        return self._struct(spec)
+
+    def _spec(self, node: Any) -> _Spec | None:
+        """The members of an object node merged with those of its `allOf` parts and `$ref`
+        (None: not said exactly)."""
+        if not _object_like(node):
+            return None
+        own = _Spec(
+            dict(node.get("properties", {})),
+            set(node.get("required", ())),
+            node.get("additionalProperties", node.get("unevaluatedProperties")) is False,
+        )
+        specs = [own]
+        for part in _checking_parts(node) + ([{"$ref": node["$ref"]}] if "$ref" in node else []):
+            target = part
+            if isinstance(part, dict) and (CHECKING & part.keys()) == {"$ref"}:
+                target = self.defs.get(_ref_name(part["$ref"]))
+            found = self._spec(target)
+            if found is None:
+                return None
+            specs.append(found)
+        named = [spec for spec in specs if spec.properties or spec.required]
+        if any(spec.closed for spec in specs) and len(named) > 1:
+            return None  # (a closed object merged: the members each refuses differ)
+        for spec in specs[1:]:
+            _merge(own, spec)
+            own.closed = own.closed or spec.closed
+        return own
+
+    def _struct(self, spec: _Spec, tag_field: str | None = None, tag: Any = None) -> Any:
+        fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+        rename = {}
+        for index, (key, sub) in enumerate(spec.properties.items()):
+            if key == "_meta" and not spec.closed:
+                continue  # (never looked into; an open object takes it as any member)
+            kind = Any if key == "_meta" else self.type_of(sub)
+            field = f"f{index}"
+            rename[field] = key
+            if key in spec.required:
+                fields.append((field, kind))
+            else:
+                fields.append((field, kind | msgspec.UnsetType, msgspec.UNSET))
+        for index, key in enumerate(sorted(spec.required - spec.properties.keys())):
+            rename[f"r{index}"] = key
+            fields.append((f"r{index}", Any))
+        fields.sort(key=lambda field: len(field) == 3)  # (required ones first)
+        return msgspec.defstruct(
+            "Object", fields, rename=rename, forbid_unknown_fields=spec.closed,
+            tag_field=tag_field, tag=tag,
+        )  # fmt: skip
+
+    def _plain(self, node: dict[str, Any]) -> Any:
+        """A node of one type, or a `const` or `enum`, without members or branches."""
+        meta = _meta(node)
+        if "const" in node or "enum" in node:
+            values = [node["const"]] if "const" in node else list(node["enum"])
+            return _literal(values, node.get("type")) if meta is None else Never
+        kind = node.get("type")
+        base = _PLAIN.get(kind, Never) if kind is not None else Any
+        if kind == "array":
+            base = list[self.type_of(node.get("items", True))]  # type: ignore[misc]
+        return Annotated[base, meta] if meta is not None and base is not Never else base
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def _checking_parts(node: dict[str, Any]) -> list[Any]:
+    """The parts of a node's `allOf` that check anything (not annotations alone)."""
+    return [p for p in node.get("allOf", ()) if not isinstance(p, dict) or CHECKING & p.keys()]
+
+
+_NOT_OBJECT = frozenset({"anyOf", "oneOf", "not", "const", "enum", "items", "minItems",
+                         "minimum", "maximum", "minLength"})  # fmt: skip
+
+
+def _typed_others(node: dict[str, Any]) -> bool:
+    """`additionalProperties` (or `unevaluatedProperties`) is a schema that checks."""
+    return any(
+        isinstance(node.get(key), dict) and CHECKING & node[key].keys()
+        for key in ("additionalProperties", "unevaluatedProperties")
+    )
+
+
+def _object_like(node: Any) -> bool:
+    """A node that says only what an object's members are (`_Spec`)."""
+    return (
+        isinstance(node, dict)
+        and node.get("type", "object") == "object"
+        and not _NOT_OBJECT & node.keys()
+        and not _typed_others(node)
+    )
+
+
+_APPLIES = {
+    "object": _OBJECT_KEYS | {"allOf", "$ref"},
+    "array": frozenset({"items", "minItems"}),
+    "string": frozenset({"minLength"}),
+    "integer": frozenset({"minimum", "maximum"}),
+    "number": frozenset({"minimum", "maximum"}),
+}
+
+
+def _narrowed(node: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A node of several types, for one of them: the keywords that apply to that type (a
+    `$ref`, `allOf`, `const` or `enum` applies to all: kept, for `type_of` to judge)."""
+    typed = frozenset().union(*_APPLIES.values()) - {"allOf", "$ref"}
+    keep = _APPLIES.get(kind, frozenset())
+    return {k: v for k, v in node.items() if k not in typed or k in keep} | {"type": kind}
+
+
+def _merge(spec: _Spec, other: _Spec) -> None:
+    """Merge another part's members into an object's (a member both type is the one that
+    checks, or both: `allOf` of the two)."""
+    for key, sub in other.properties.items():
+        mine = spec.properties.get(key)
+        if mine is None or not (isinstance(mine, dict) and CHECKING & mine.keys()):
+            spec.properties[key] = sub
+        elif isinstance(sub, dict) and CHECKING & sub.keys() and sub != mine:
+            spec.properties[key] = {"allOf": [mine, sub]}
+    spec.required |= other.required
+
+
+def _meta(node: dict[str, Any]) -> msgspec.Meta | None:
+    """The bounds msgspec checks (`minimum`, `maximum`, `minLength`, `minItems`)."""
+    bounds = {
+        "ge": node.get("minimum"),
+        "le": node.get("maximum"),
+        "min_length": node.get("minLength", node.get("minItems")),
+    }
+    given = {key: value for key, value in bounds.items() if value is not None}
+    return msgspec.Meta(**given) if given else None
+
+
+_PLAIN: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool,
+                          "null": None, "object": dict[str, Any]}  # fmt: skip
+
+_ALLOWED = {"string": (str,), "integer": (int,), "number": (int,), None: (str, int)}
+"""The values of a `const` or `enum` a `Literal` can hold, by the node's `type`."""
+
+
+def _literal(values: list[Any], kind: Any) -> Any:
+    """A `const` or `enum` as a `Literal` (of strings or integers only: a boolean or a float is
+    not told apart from its neighbours exactly), with `None` for a null among them."""
+    rest = [v for v in values if v is not None]
+    allowed = _ALLOWED.get(kind, ())
+    if kind == "null":
+        return None if None in values else Never
+    if not all(type(v) in allowed for v in rest) or (None in values and kind is not None):
+        return Never
+    if not rest:
+        return None
+    literal = Literal[tuple(rest)]  # type: ignore[valid-type]
+    return literal | None if None in values else literal
+
+
+def _members(kind: Any) -> list[Any]:
+    """The members of a union type (a type not a union: itself)."""
+    if get_origin(kind) in (Union, UnionType):
+        return [m for arg in get_args(kind) for m in _members(arg)]
+    return [kind]
+
+
+def _kind(kind: Any) -> str:
+    """What JSON a type decodes from, the way msgspec tells a union's members apart."""
+    base = get_args(kind)[0] if get_origin(kind) is Annotated else kind
+    origin = get_origin(base)
+    if base is None or base is type(None):
+        return "null"
+    if origin is Literal:
+        return "literal " + "/".join(sorted({type(v).__name__ for v in get_args(base)}))
+    if origin is list:
+        return "array"
+    if origin is dict or (isinstance(base, type) and issubclass(base, msgspec.Struct)):
+        return "object"
+    return {str: "str", int: "int", float: "float", bool: "bool"}.get(base, "other")
+
+
+def _one_of(types: list[Any]) -> Any:
+    """A union of branch types, where msgspec tells its members apart by their JSON alone
+    (else `Never`: a union of two objects not tagged alike, two arrays, …). A string (an
+    integer) takes in literals of its type; a number takes in integers."""
+    members = list(dict.fromkeys(m for kind in types for m in _members(kind)))
+    if Any in members:
+        return Any
+    members = [m for m in members if m is not Never]
+    kinds = {m: _kind(m) for m in members}
+    for wide, narrow in (("str", "literal str"), ("int", "literal int"), ("float", "int")):
+        if wide in kinds.values():
+            members = [m for m in members if kinds[m] != narrow]
+    literals = [m for m in members if kinds[m].startswith("literal")]
+    if len(literals) > 1:
+        merged = Literal[tuple(v for m in literals for v in get_args(m))]  # type: ignore[valid-type]
+        members = [m for m in members if m not in literals] + [merged]
+        kinds[merged] = _kind(merged)
+    if not members or not _apart(members, kinds):
+        return Never
+    return Union[tuple(members)] if len(members) > 1 else members[0]  # noqa: UP007
+
+
+def _apart(members: list[Any], kinds: dict[Any, str]) -> bool:
+    """Whether msgspec can tell a union's members apart: one of each kind, but objects that
+    are all Structs tagged by the same member."""
+    counted = [kinds[m] for m in members]
+    objects = [m for m in members if kinds[m] == "object"]
+    if len(objects) > 1:
+        fields = {getattr(getattr(m, "__struct_config__", None), "tag_field", None)
+                  for m in objects}  # fmt: skip
+        if len(fields) != 1 or None in fields:
+            return False
+        counted = [k for k in counted if k != "object"]
+    literal_kinds = {part for k in counted if k.startswith("literal ")
+                     for part in k.removeprefix("literal ").split("/")}  # fmt: skip
+    plain = [k for k in counted if not k.startswith("literal ")]
+    overlaps = literal_kinds & {"str", "int"} & set(plain)
+    return len(plain) == len(set(plain)) and "other" not in plain and not overlaps
