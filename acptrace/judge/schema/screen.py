@@ -183,7 +183,7 @@ class Screen:
             target = part
             if isinstance(part, dict) and (CHECKING & part.keys()) == {"$ref"}:
                 target = self.defs.get(_ref_name(part["$ref"]))
-            found = self._spec(target)
+            found = self._spec(target) or self._union_spec(target)
             if found is None:
                 return None
             specs.append(found)
@@ -194,6 +194,29 @@ class Screen:
             _merge(own, spec)
             own.closed = own.closed or spec.closed
         return own
+
+    def _union_spec(self, node: Any) -> _Spec | None:
+        """A tagged union merged into one object, where that is no looser (a `state_update`
+        is an update whose `allOf` is the union of states): the tag one of its values, and
+        every other member of any branch typed as each branch that names it types it (both,
+        where two do). No looser only while no branch requires more than its tag, nor is
+        closed (None otherwise, and for any other node)."""
+        branches = node.get("anyOf") or node.get("oneOf") if isinstance(node, dict) else None
+        if not branches or (CHECKING - {"anyOf", "oneOf"}) & node.keys():
+            return None
+        tagged = tag_reading(branches)
+        if tagged is None:
+            return None
+        member, by_value, _ = tagged
+        merged = _Spec({}, {member})
+        for branch in by_value.values():
+            spec = self._spec(branch)
+            if spec is None or spec.closed or spec.required - {member}:
+                return None
+            spec.properties.pop(member, None)
+            _merge(merged, spec)
+        merged.properties[member] = {"enum": list(by_value)}
+        return merged
 
     def _struct(self, spec: _Spec, tag_field: str | None = None, tag: Any = None) -> Any:
         fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
