@@ -72,10 +72,6 @@ def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), "unknown")
 
 
-def _fits(value_type: str, wanted: frozenset[str]) -> bool:
-    return value_type in wanted or (value_type == "integer" and "number" in wanted)
-
-
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
     "integer": (int,), "number": (int, float), "null": (type(None),),
@@ -189,7 +185,14 @@ class Compiler:
         wanted = _plain_type(node, self.defs)
         if wanted is not None:
             member[_TYPES], member[_WANTS] = python_types(wanted), _words(wanted)
-        member[_CHECK] = _ok if wanted is not None else self.compile(node)
+        member[_CHECK] = _ok if wanted is not None else self.compile_now(node)
+
+    def compile_now(self, node: Any) -> Check:
+        """`compile`, with a node that only refers to a definition (`{"$ref": …}`, or an
+        `allOf` of one) made that definition's check now, not a step that makes it later
+        (`_ref`): for what a value is about to be checked by."""
+        name = _ref_only(node)
+        return self.definition(name) if name is not None else self.compile(node)
 
     def _object(self, node: dict[str, Any], typed: bool = False) -> Check:
         """An object's members (`typed`: and that it is an object, `type: object`)."""
@@ -233,8 +236,10 @@ class Compiler:
         return check
 
     def _array(self, node: dict[str, Any], typed: bool = False) -> Check:
-        """An array's items (`typed`: and that it is an array, `type: array`)."""
-        items = self.compile(node.get("items", True))
+        """An array's items (`typed`: and that it is an array, `type: array`), their check
+        made when a first item comes."""
+        items_node = node.get("items", True)
+        items: list[Check] = [] if _checks(items_node) else [_ok]
         least = node.get("minItems", 0)
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
@@ -246,10 +251,12 @@ class Compiler:
                 breaks.append(
                     Break(INVALID, path, f"at least {least} items", value, f"{len(value)}")
                 )
-            if items is not _ok:
-                inner = path + "[]"
+            if value and not items:
+                items.append(self.compile_now(items_node))
+            if value and items[0] is not _ok:
+                each, inner = items[0], path + "[]"
                 for item in value:
-                    items(item, inner, breaks)
+                    each(item, inner, breaks)
 
         return check
 
@@ -305,19 +312,21 @@ class Compiler:
         return check
 
     def _tried_union(self, branches: list[Any]) -> Check:
-        """A union tried branch by branch: the first the value meets (no `INVALID` break)."""
-        compiled = [(self.compile(b), _types_of(b, self.defs), _const_of(b)) for b in branches]
-        consts = [c for _, _, c in compiled if c is not _NO_CONST]
-        free = [(t, _title(b)) for b, (_, t, c) in zip(branches, compiled, strict=True)
-                if c is _NO_CONST]  # fmt: skip
+        """A union tried branch by branch: the first the value meets (no `INVALID` break);
+        only those whose types (`_types_of`) and constant can fit the value."""
+        typed = [(b, _types_of(b, self.defs), _const_of(b)) for b in branches]
+        compiled = [(self.compile(b), None if t is None else python_types(t), c)
+                    for b, t, c in typed]  # fmt: skip
+        consts = [c for _, _, c in typed if c is not _NO_CONST]
+        free = [(t, _title(b)) for b, t, c in typed if c is _NO_CONST]
         wanted = _union_wants(consts, free)
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
-            value_type = json_type(value)
+            kind = type(value)
             fitting = [
                 branch for branch, types, const in compiled
-                if (types is None or _fits(value_type, types))
-                and (const is _NO_CONST or (const == value and type(const) is type(value)))
+                if (types is None or kind in types)
+                and (const is _NO_CONST or (const == value and type(const) is kind))
             ]  # fmt: skip
             if len(fitting) == 1:
                 fitting[0](value, path, breaks)
@@ -343,6 +352,17 @@ CHECKING = frozenset({
     "minimum", "maximum", "minLength",
 })  # fmt: skip
 """The keywords a check reads (`Compiler._parts`); the others annotate."""
+
+
+def _ref_only(node: Any) -> str | None:
+    """The definition a node only refers to (`{"$ref": …}`, or an `allOf` of one), if so."""
+    if not isinstance(node, dict):
+        return None
+    checks = CHECKING & node.keys()
+    parts = node.get("allOf", ())
+    if checks == {"allOf"} and len(parts) == 1:
+        return _ref_only(parts[0])
+    return str(node["$ref"]).rsplit("/", 1)[-1] if checks == {"$ref"} else None
 
 
 def _checks(node: Any) -> bool:
