@@ -285,7 +285,6 @@ class Compiler:
         `member` is the branch's own value)."""
         compiled: dict[Any, Check] = {}
         fallback = self.compile(open_branch) if open_branch is not None else None
-        wanted = _listed(list(by_value))
 
         def branch_of(tag: Any) -> Check | None:
             found = compiled.get(tag)
@@ -307,37 +306,41 @@ class Compiler:
                 breaks.append(Break(INVALID, _member(path, member), REQUIRED,
                                     None, "nothing"))  # fmt: skip
             else:
-                breaks.append(Break(INVALID, _member(path, member), wanted, tag))
+                breaks.append(Break(INVALID, _member(path, member), _listed(list(by_value)), tag))
 
         return check
 
     def _tried_union(self, branches: list[Any]) -> Check:
         """A union tried branch by branch: the first the value meets (no `INVALID` break);
-        only those whose types (`_types_of`) and constant can fit the value."""
+        only those whose types (`_types_of`) and constant can fit the value, each compiled
+        when a value first fits it."""
         typed = [(b, _types_of(b, self.defs), _const_of(b)) for b in branches]
-        compiled = [(self.compile(b), None if t is None else python_types(t), c)
-                    for b, t, c in typed]  # fmt: skip
-        consts = [c for _, _, c in typed if c is not _NO_CONST]
-        free = [(t, _title(b)) for b, t, c in typed if c is _NO_CONST]
-        wanted = _union_wants(consts, free)
+        tried = [[None, None if t is None else python_types(t), c, b] for b, t, c in typed]
+
+        def fitting(value: Any) -> list[Check]:
+            kind, found = type(value), []
+            for entry in tried:
+                types, const = entry[1], entry[2]
+                if (types is None or kind in types) and (
+                    const is _NO_CONST or (const == value and type(const) is kind)
+                ):
+                    if entry[0] is None:
+                        entry[0] = self.compile(entry[3])
+                    found.append(entry[0])
+            return found
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
-            kind = type(value)
-            fitting = [
-                branch for branch, types, const in compiled
-                if (types is None or kind in types)
-                and (const is _NO_CONST or (const == value and type(const) is kind))
-            ]  # fmt: skip
-            if len(fitting) == 1:
-                fitting[0](value, path, breaks)
+            branches = fitting(value)
+            if len(branches) == 1:
+                branches[0](value, path, breaks)
                 return
-            for branch in fitting:
+            for branch in branches:
                 found: list[Break] = []
                 branch(value, path, found)
                 if not any(b.kind == INVALID for b in found):
                     breaks.extend(found)
                     return
-            breaks.append(Break(INVALID, path, wanted, value))
+            breaks.append(Break(INVALID, path, _tried_wants(typed), value))
 
         return check
 
@@ -439,13 +442,19 @@ def _const(wanted: Any) -> Check:
 
 
 def _enum(values: list[Any]) -> Check:
-    wanted = _listed(values)
+    listed = {(type(v), v) for v in values if type(v) in _HASHED}
 
     def check(value: Any, path: str, breaks: list[Break]) -> None:
+        if type(value) in _HASHED and (type(value), value) in listed:
+            return
         if not any(value == v and type(value) is type(v) for v in values):
-            breaks.append(Break(INVALID, path, wanted, value))
+            breaks.append(Break(INVALID, path, _listed(values), value))
 
     return check
+
+
+_HASHED = frozenset({str, int, float, bool, type(None)})
+"""The parsed values an enum finds by hash."""
 
 
 def _bounds(node: dict[str, Any]) -> Check:
@@ -476,6 +485,12 @@ _NO_CONST: Any = object()
 def _const_of(node: Any) -> Any:
     """The constant a branch fixes its value to, or `_NO_CONST`."""
     return node["const"] if isinstance(node, dict) and "const" in node else _NO_CONST
+
+
+def _tried_wants(typed: list[tuple[Any, frozenset[str] | None, Any]]) -> str:
+    """What a tried union wants, in words (`_union_wants`), from its (branch, types, const)."""
+    consts = [c for _, _, c in typed if c is not _NO_CONST]
+    return _union_wants(consts, [(t, _title(b)) for b, t, c in typed if c is _NO_CONST])
 
 
 def _union_wants(consts: list[Any], free: list[tuple[frozenset[str] | None, str | None]]) -> str:
