@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import msgspec
 
 from acptrace.judge.schema.catalogue import Schema, schema
-from acptrace.judge.schema.compiler import INVALID, REQUIRED, UNKNOWN, Break
+from acptrace.judge.schema.compiler import INVALID, REQUIRED, UNKNOWN, Break, Check
 from acptrace.model.domain import JsonId, Message, MessageKind
 
 SCHEMA_INVALID, SCHEMA_UNKNOWN_MEMBER, SCHEMA_VERSION_SHAPE = (
@@ -86,7 +86,7 @@ class Conformance:
     checked against both versions' schemas and each tally kept apart: the one of the version
     the connection is judged by in the end counts (`breaks`)."""
 
-    __slots__ = ("_counts", "_decided", "_shapes", "_tags", "_tallies", "every")
+    __slots__ = ("_checks", "_counts", "_decided", "_shapes", "_tags", "_tallies", "every")
 
     def __init__(self, every: bool = False) -> None:
         self.every = every
@@ -103,6 +103,9 @@ class Conformance:
         """`_shaped`'s decisions, by the way a message broke its schema."""
         self._shapes: set[tuple[int | None, str]] = set()
         """(tally, label) already found shaped for the other version."""
+        self._checks: dict[tuple[Any, ...], tuple[str, Check] | None] = {}
+        """What checks a message of a negotiated version, by what picks it (`_pick`): the
+        member checked and its check; None where the schema does not judge it."""
 
     def message(
         self,
@@ -116,6 +119,8 @@ class Conformance:
         if not isinstance(payload, dict):
             return
         if version is not None:
+            if self._breaks_nothing(message, payload, version, request):
+                return  # (most messages: checked without a word of what they are)
             own = _checked(version, message, payload, request)
             if own is not None and own.breaks:
                 self._tally(None, message, own, version, request, payload)
@@ -126,6 +131,24 @@ class Conformance:
             self._tally(1, message, one, 1, request, payload, two)
         if two is not None and two.breaks:
             self._tally(2, message, two, 2, request, payload, one)
+
+    def _breaks_nothing(
+        self, message: Message, payload: dict[str, Any], version: int, request: Message | None
+    ) -> bool:
+        """Whether a message is not judged or breaks nothing in its version, its check found
+        by one look-up (`_checks`); else it is checked again with its label (`_checked`)."""
+        failed = "error" in payload and payload["error"] is not None
+        key = (version, message.kind, message.direction, message.method, message.update_tag,
+               request.method if request is not None else None, failed)  # fmt: skip
+        picked = self._checks.get(key, _UNPICKED)
+        if picked is _UNPICKED:
+            picked = self._checks[key] = _pick(version, message, payload, request)
+        if picked is None:
+            return True
+        part, check = picked
+        found: list[Break] = []
+        check(payload.get(part, _NO_PARAMS), part, found)
+        return not found
 
     def _shaped(
         self,
@@ -285,6 +308,21 @@ class Checked(msgspec.Struct, frozen=True):
             and tag not in schema(self.version).update_tags
             and tag in schema(_other(self.version)).update_tags
         )
+
+
+_UNPICKED: Any = object()
+
+
+def _pick(
+    version: int, message: Message, payload: dict[str, Any], request: Message | None
+) -> tuple[str, Check] | None:
+    """The member of a message checked, and its check (None: not judged; `_target`)."""
+    version_schema = schema(version)
+    found = _target(version_schema, message, payload, request)
+    if found is None:
+        return None
+    _, part, name = found
+    return part, version_schema.check(name)
 
 
 def _checked(
