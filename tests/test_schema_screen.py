@@ -125,10 +125,11 @@ def test_the_screen_lets_every_valid_update_tag_through_and_no_broken_one(versio
         assert breaks(version, name, params) == []
         loose = [m for m in mutations(params, rng, 200) if not held(version, name, m)]
         assert loose == [], params["update"]["sessionUpdate"]
-    # the tags it lets through as they come: all but those whose branch is a union itself
-    passed = {p["update"]["sessionUpdate"] for p in every_update(version)
-              if screened(version, name, p, canonical=True)}  # fmt: skip
-    assert len(passed) >= len(every_update(version)) - 2
+    # and lets each valid one through, `state_update` (a union of states, one of them a
+    # union over its `stopReason`) among them
+    refused = [p["update"]["sessionUpdate"] for p in every_update(version)
+               if not screened(version, name, p, canonical=True)]  # fmt: skip
+    assert refused == []
 
 
 def test_an_update_of_a_tag_the_schema_does_not_know_is_left_to_the_long_way() -> None:
@@ -172,4 +173,4 @@ def test_the_screen_holds_on_every_real_message_and_lets_most_valid_ones_through
                   if not held(version, name, m)]  # fmt: skip
     assert loose == []
     assert valid_ones > 300
-    assert let_through >= 0.9 * valid_ones
+    assert let_through >= 0.95 * valid_ones

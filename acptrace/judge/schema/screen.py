@@ -111,6 +111,10 @@ class Screen:
         parts = _checking_parts(node)
         if checking == {"allOf"} and len(parts) <= 1:
             return self.type_of(parts[0]) if parts else Any
+        if checking == {"allOf"} and len(parts) == 2:
+            narrowed = self._narrower(*parts)
+            if narrowed is not None:
+                return narrowed
         if checking & {"anyOf", "oneOf"}:
             return self._union(node)
         kind = node.get("type")
@@ -121,6 +125,19 @@ class Screen:
         if checking & {"allOf", "$ref"}:
             return Never  # (a value of another type merged with parts: not said exactly)
         return self._plain(node)
+
+    def _narrower(self, one: Any, other: Any) -> Any | None:
+        """Of two parts of an `allOf`, one only a `type`: the other's type where every value
+        it takes is of that type (so both hold), else None."""
+        for typed, rest in ((one, other), (other, one)):
+            if isinstance(typed, dict) and CHECKING & typed.keys() == {"type"}:
+                wanted = typed["type"]
+                kinds = {k for name in ([wanted] if isinstance(wanted, str) else wanted)
+                         for k in _JSON_KINDS.get(name, ())}  # fmt: skip
+                found = self.type_of(rest)
+                if found is not Any and all(_kind(m) in kinds for m in _members(found)):
+                    return found
+        return None
 
     def _union(self, node: dict[str, Any]) -> Any:
         """A union: tagged (`compiler.tag_reading`), the node's own members merged into each
@@ -171,6 +188,8 @@ class Screen:
     def _spec(self, node: Any) -> _Spec | None:
         """The members of an object node merged with those of its `allOf` parts and `$ref`
         (None: not said exactly)."""
+        if isinstance(node, dict) and ({"anyOf", "oneOf"} & node.keys()):
+            return self._with_member_union(node)
         if not _object_like(node):
             return None
         own = _Spec(
@@ -194,6 +213,33 @@ class Screen:
             _merge(own, spec)
             own.closed = own.closed or spec.closed
         return own
+
+    def _with_member_union(self, node: dict[str, Any]) -> _Spec | None:
+        """An object whose union (`anyOf`) says what one member may be and nothing else (an
+        idle state's `stopReason`: one of the known reasons, any other string, or none): the
+        object's members, that member typed as any branch allows (None: another union)."""
+        key = "anyOf" if "anyOf" in node else "oneOf"
+        if {"anyOf", "oneOf"} <= node.keys():
+            return None
+        spec = self._spec({k: v for k, v in node.items() if k != key})
+        union = _member_union(node[key], self._part_spec)
+        if spec is None or union is None:
+            return None
+        member, values, required, parts = union
+        for part in parts:
+            part.properties.pop(member, None)
+            _merge(spec, part)
+        mine = spec.properties.get(member)
+        spec.properties[member] = values if mine is None else {"allOf": [mine, values]}
+        if required:
+            spec.required.add(member)
+        return spec
+
+    def _part_spec(self, part: Any) -> _Spec | None:
+        """The members an `allOf` part names (through its `$ref`)."""
+        if isinstance(part, dict) and (CHECKING & part.keys()) == {"$ref"}:
+            part = self.defs.get(_ref_name(part["$ref"]))
+        return self._spec(part)
 
     def _union_spec(self, node: Any) -> _Spec | None:
         """A tagged union merged into one object, where that is no looser (a `state_update`
@@ -255,6 +301,72 @@ class Screen:
 
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
+
+
+def _member_union(
+    branches: list[Any], spec_of: Callable[[Any], _Spec | None]
+) -> tuple[str, dict[str, Any], bool, list[_Spec]] | None:
+    """A union whose branches each say what one member may be: objects naming that member
+    alone, the open one (`not`) excluding only values other branches fix exactly, a branch's
+    `allOf` parts (`spec_of`) adding members none requires (an `error` stop reason's
+    `error`: typed wherever it comes, which is no looser). The member, a node of every value
+    any branch allows (the open branch's `not` left out: the values it excludes, another
+    branch takes), whether every branch requires it, and the parts' members (None: not such
+    a union)."""
+    member: str | None = None
+    values, fixed, excluded, required, parts = [], set(), set(), True, []
+    for branch in branches:
+        if not isinstance(branch, dict) or not _member_only(branch):
+            return None
+        for part in branch.get("allOf", ()):
+            found = spec_of(part)
+            if found is None or found.required or found.closed:
+                return None
+            parts.append(found)
+        named = set(branch.get("properties", {})) | set(branch.get("required", ()))
+        if len(named) != 1 or (member is not None and named != {member}):
+            return None
+        member = next(iter(named))
+        sub = branch.get("properties", {}).get(member, {})
+        values.append(sub)
+        required = required and member in branch.get("required", ())
+        if isinstance(sub, dict) and set(sub) & CHECKING <= {"type", "const"} and "const" in sub:
+            fixed.add(sub["const"])
+        if "not" in branch:
+            found_consts = _consts_of(branch["not"], member)
+            if found_consts is None:
+                return None
+            excluded |= found_consts
+    if member is None or not excluded <= fixed:
+        return None
+    return member, {"anyOf": values}, required, parts
+
+
+def _member_only(branch: dict[str, Any]) -> bool:
+    """A branch of a union over one member says no more than `_member_union` reads."""
+    said = CHECKING & branch.keys() - {"type", "properties", "required", "not", "allOf"}
+    if _open(branch):
+        said -= {"additionalProperties"}
+    return not said and branch.get("type", "object") == "object"
+
+
+def _open(node: dict[str, Any]) -> bool:
+    """An object node that says it is open (`additionalProperties` true or `{}`)."""
+    others = node.get("additionalProperties")
+    return others is True or (isinstance(others, dict) and not CHECKING & others.keys())
+
+
+def _consts_of(node: Any, member: str) -> set[Any] | None:
+    """The constants a `not` excludes for a member (an `anyOf` of objects fixing it), else
+    None."""
+    branches = node.get("anyOf") if isinstance(node, dict) else None
+    found = set()
+    for branch in branches or [None]:
+        sub = branch.get("properties", {}).get(member) if isinstance(branch, dict) else None
+        if not isinstance(sub, dict) or "const" not in sub:
+            return None
+        found.add(sub["const"])
+    return found
 
 
 def _checking_parts(node: dict[str, Any]) -> list[Any]:
@@ -326,6 +438,13 @@ def _meta(node: dict[str, Any]) -> msgspec.Meta | None:
 
 _PLAIN: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool,
                           "null": None, "object": dict[str, Any]}  # fmt: skip
+
+_JSON_KINDS = {
+    "string": ("str", "literal str"), "null": ("null",), "integer": ("int", "literal int"),
+    "number": ("int", "float", "literal int"), "boolean": ("bool",), "array": ("array",),
+    "object": ("object",),
+}  # fmt: skip
+"""The kinds of type (`_kind`) whose every value is of a JSON type."""
 
 _ALLOWED = {"string": (str,), "integer": (int,), "number": (int,), None: (str, int)}
 """The values of a `const` or `enum` a `Literal` can hold, by the node's `type`."""
