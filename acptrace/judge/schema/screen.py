@@ -22,12 +22,21 @@ on thousands of broken ones, what the screen lets through the compiler finds not
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Union
 
 import msgspec
 
 from acptrace.judge.schema.compiler import tag_reading
+from acptrace.judge.schema.msgspec_types import (
+    JSON_KINDS,
+    PLAIN,
+    Never,
+    bounds,
+    kind_of,
+    literal,
+    members_of,
+    one_of,
+)
 
 CHECKING = frozenset({
     "type", "const", "enum", "$ref", "allOf", "anyOf", "oneOf", "not", "properties",
@@ -38,13 +47,6 @@ CHECKING = frozenset({
 
 _OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties",
                           "unevaluatedProperties"})  # fmt: skip
-
-
-class Never(msgspec.Struct, rename={"never": "~never~"}):
-    """A type no finite JSON value decodes into: an object whose one required member (a name
-    no ACP message uses) is again such an object."""
-
-    never: Never
 
 
 class _Spec(msgspec.Struct):
@@ -80,14 +82,6 @@ class Screen:
             found = self._decoders[key] = msgspec.json.Decoder(line).decode
         return found
 
-    def passes(self, name: str, value: Any) -> bool:
-        """Whether a parsed value passes the screen for `#/$defs/<name>`."""
-        try:
-            msgspec.convert(value, self.definition(name))
-        except msgspec.ValidationError:
-            return False
-        return True
-
     def definition(self, name: str) -> Any:
         """The type of `#/$defs/<name>` (a definition reached again while its type is being
         made is `Never`: recursion is left to the long way)."""
@@ -119,7 +113,7 @@ class Screen:
             return self._union(node)
         kind = node.get("type")
         if isinstance(kind, list):
-            return _one_of([self.type_of(_narrowed(node, each)) for each in kind])
+            return one_of([self.type_of(_narrowed(node, each)) for each in kind])
         if kind in (None, "object") and checking & (_OBJECT_KEYS | {"allOf", "$ref"}):
             return self._object(node)
         if checking & {"allOf", "$ref"}:
@@ -133,15 +127,15 @@ class Screen:
             if isinstance(typed, dict) and CHECKING & typed.keys() == {"type"}:
                 wanted = typed["type"]
                 kinds = {k for name in ([wanted] if isinstance(wanted, str) else wanted)
-                         for k in _JSON_KINDS.get(name, ())}  # fmt: skip
+                         for k in JSON_KINDS.get(name, ())}  # fmt: skip
                 found = self.type_of(rest)
-                if found is not Any and all(_kind(m) in kinds for m in _members(found)):
+                if found is not Any and all(kind_of(m) in kinds for m in members_of(found)):
                     return found
         return None
 
     def _union(self, node: dict[str, Any]) -> Any:
         """A union: tagged (`compiler.tag_reading`), the node's own members merged into each
-        branch; else of types msgspec tells apart (`_one_of`)."""
+        branch; else of types msgspec tells apart (`one_of`)."""
         if {"anyOf", "oneOf"} <= node.keys():
             return Never
         branches = node.get("anyOf") or node.get("oneOf") or []
@@ -152,7 +146,7 @@ class Screen:
             return self._tagged_union(member, by_value, own)
         if CHECKING & own.keys():
             return Never  # (members beside an untagged union: not said exactly)
-        return _one_of([self.type_of(branch) for branch in branches])
+        return one_of([self.type_of(branch) for branch in branches])
 
     def _tagged_union(self, member: str, by_value: dict[Any, Any], own: dict[str, Any]) -> Any:
         """A Struct per branch, tagged by its value of `member`. A branch the screen cannot
@@ -268,9 +262,9 @@ class Screen:
         fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
         rename = {}
         for index, (key, sub) in enumerate(spec.properties.items()):
-            if key == "_meta" and not spec.closed:
+            if key == "bounds" and not spec.closed:
                 continue  # (never looked into; an open object takes it as any member)
-            kind = Any if key == "_meta" else self.type_of(sub)
+            kind = Any if key == "bounds" else self.type_of(sub)
             field = f"f{index}"
             rename[field] = key
             if key in spec.required:
@@ -288,12 +282,12 @@ class Screen:
 
     def _plain(self, node: dict[str, Any]) -> Any:
         """A node of one type, or a `const` or `enum`, without members or branches."""
-        meta = _meta(node)
+        meta = bounds(node)
         if "const" in node or "enum" in node:
             values = [node["const"]] if "const" in node else list(node["enum"])
-            return _literal(values, node.get("type")) if meta is None else Never
+            return literal(values, node.get("type")) if meta is None else Never
         kind = node.get("type")
-        base = _PLAIN.get(kind, Never) if kind is not None else Any
+        base = PLAIN.get(kind, Never) if kind is not None else Any
         if kind == "array":
             base = list[self.type_of(node.get("items", True))]  # type: ignore[misc]
         return Annotated[base, meta] if meta is not None and base is not Never else base
@@ -423,105 +417,3 @@ def _merge(spec: _Spec, other: _Spec) -> None:
         elif isinstance(sub, dict) and CHECKING & sub.keys() and sub != mine:
             spec.properties[key] = {"allOf": [mine, sub]}
     spec.required |= other.required
-
-
-def _meta(node: dict[str, Any]) -> msgspec.Meta | None:
-    """The bounds msgspec checks (`minimum`, `maximum`, `minLength`, `minItems`)."""
-    bounds = {
-        "ge": node.get("minimum"),
-        "le": node.get("maximum"),
-        "min_length": node.get("minLength", node.get("minItems")),
-    }
-    given = {key: value for key, value in bounds.items() if value is not None}
-    return msgspec.Meta(**given) if given else None
-
-
-_PLAIN: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool,
-                          "null": None, "object": dict[str, Any]}  # fmt: skip
-
-_JSON_KINDS = {
-    "string": ("str", "literal str"), "null": ("null",), "integer": ("int", "literal int"),
-    "number": ("int", "float", "literal int"), "boolean": ("bool",), "array": ("array",),
-    "object": ("object",),
-}  # fmt: skip
-"""The kinds of type (`_kind`) whose every value is of a JSON type."""
-
-_ALLOWED = {"string": (str,), "integer": (int,), "number": (int,), None: (str, int)}
-"""The values of a `const` or `enum` a `Literal` can hold, by the node's `type`."""
-
-
-def _literal(values: list[Any], kind: Any) -> Any:
-    """A `const` or `enum` as a `Literal` (of strings or integers only: a boolean or a float is
-    not told apart from its neighbours exactly), with `None` for a null among them."""
-    rest = [v for v in values if v is not None]
-    allowed = _ALLOWED.get(kind, ())
-    if kind == "null":
-        return None if None in values else Never
-    if not all(type(v) in allowed for v in rest) or (None in values and kind is not None):
-        return Never
-    if not rest:
-        return None
-    literal = Literal[tuple(rest)]  # type: ignore[valid-type]
-    return literal | None if None in values else literal
-
-
-def _members(kind: Any) -> list[Any]:
-    """The members of a union type (a type not a union: itself)."""
-    if get_origin(kind) in (Union, UnionType):
-        return [m for arg in get_args(kind) for m in _members(arg)]
-    return [kind]
-
-
-def _kind(kind: Any) -> str:
-    """What JSON a type decodes from, the way msgspec tells a union's members apart."""
-    base = get_args(kind)[0] if get_origin(kind) is Annotated else kind
-    origin = get_origin(base)
-    if base is None or base is type(None):
-        return "null"
-    if origin is Literal:
-        return "literal " + "/".join(sorted({type(v).__name__ for v in get_args(base)}))
-    if origin is list:
-        return "array"
-    if origin is dict or (isinstance(base, type) and issubclass(base, msgspec.Struct)):
-        return "object"
-    return {str: "str", int: "int", float: "float", bool: "bool"}.get(base, "other")
-
-
-def _one_of(types: list[Any]) -> Any:
-    """A union of branch types, where msgspec tells its members apart by their JSON alone
-    (else `Never`: a union of two objects not tagged alike, two arrays, …). A string (an
-    integer) takes in literals of its type; a number takes in integers."""
-    members = list(dict.fromkeys(m for kind in types for m in _members(kind)))
-    if Any in members:
-        return Any
-    members = [m for m in members if m is not Never]
-    kinds = {m: _kind(m) for m in members}
-    for wide, narrow in (("str", "literal str"), ("int", "literal int"), ("float", "int")):
-        if wide in kinds.values():
-            members = [m for m in members if kinds[m] != narrow]
-    literals = [m for m in members if kinds[m].startswith("literal")]
-    if len(literals) > 1:
-        merged = Literal[tuple(v for m in literals for v in get_args(m))]  # type: ignore[valid-type]
-        members = [m for m in members if m not in literals] + [merged]
-        kinds[merged] = _kind(merged)
-    if not members or not _apart(members, kinds):
-        return Never
-    return Union[tuple(members)] if len(members) > 1 else members[0]  # noqa: UP007
-
-
-def _apart(members: list[Any], kinds: dict[Any, str]) -> bool:
-    """Whether msgspec can tell a union's members apart: one of each kind, but objects that
-    are all Structs tagged by the same member."""
-    counted = [kinds[m] for m in members]
-    objects = [m for m in members if kinds[m] == "object"]
-    if len(objects) > 1:
-        fields = {getattr(getattr(m, "__struct_config__", None), "tag_field", None)
-                  for m in objects}  # fmt: skip
-        if len(fields) != 1 or None in fields:
-            return False
-        counted = [k for k in counted if k != "object"]
-    literal_kinds = {part for k in counted if k.startswith("literal ")
-                     for part in k.removeprefix("literal ").split("/")}  # fmt: skip
-    plain = [k for k in counted if not k.startswith("literal ")]
-    overlaps = literal_kinds & {"str", "int"} & set(plain)
-    return len(plain) == len(set(plain)) and "other" not in plain and not overlaps
