@@ -165,18 +165,11 @@ class Compiler:
         return parts
 
     def _ref(self, ref: str) -> Check:
-        name = ref.rsplit("/", 1)[-1]
-        done = self._compiled.get(name)
-        if done is not None:
-            return done  # (compiled before: no step through `follow`)
-        compiled: list[Check] = []
-
-        def follow(value: Any, path: str, breaks: list[Break]) -> None:
-            if not compiled:
-                compiled.append(self.definition(name))
-            compiled[0](value, path, breaks)
-
-        return follow
+        """The check of the definition a `$ref` names, made now: a node is compiled when a
+        value is about to be checked by it (members, branches and items wait for theirs), so
+        what it refers to is needed too (a definition reached again while it is being made
+        goes through its cell: `definition`)."""
+        return self.definition(ref.rsplit("/", 1)[-1])
 
     def _resolve(self, member: list[Any]) -> None:
         """Make a member's check, when a value first has it (its node's `$ref`s parsed only
@@ -185,14 +178,7 @@ class Compiler:
         wanted = _plain_type(node, self.defs)
         if wanted is not None:
             member[_TYPES], member[_WANTS] = python_types(wanted), _words(wanted)
-        member[_CHECK] = _ok if wanted is not None else self.compile_now(node)
-
-    def compile_now(self, node: Any) -> Check:
-        """`compile`, with a node that only refers to a definition (`{"$ref": …}`, or an
-        `allOf` of one) made that definition's check now, not a step that makes it later
-        (`_ref`): for what a value is about to be checked by."""
-        name = _ref_only(node)
-        return self.definition(name) if name is not None else self.compile(node)
+        member[_CHECK] = _ok if wanted is not None else self.compile(node)
 
     def _object(self, node: dict[str, Any], typed: bool = False) -> Check:
         """An object's members (`typed`: and that it is an object, `type: object`)."""
@@ -252,7 +238,7 @@ class Compiler:
                     Break(INVALID, path, f"at least {least} items", value, f"{len(value)}")
                 )
             if value and not items:
-                items.append(self.compile_now(items_node))
+                items.append(self.compile(items_node))
             if value and items[0] is not _ok:
                 each, inner = items[0], path + "[]"
                 for item in value:
@@ -355,17 +341,6 @@ CHECKING = frozenset({
     "minimum", "maximum", "minLength",
 })  # fmt: skip
 """The keywords a check reads (`Compiler._parts`); the others annotate."""
-
-
-def _ref_only(node: Any) -> str | None:
-    """The definition a node only refers to (`{"$ref": …}`, or an `allOf` of one), if so."""
-    if not isinstance(node, dict):
-        return None
-    checks = CHECKING & node.keys()
-    parts = node.get("allOf", ())
-    if checks == {"allOf"} and len(parts) == 1:
-        return _ref_only(parts[0])
-    return str(node["$ref"]).rsplit("/", 1)[-1] if checks == {"$ref"} else None
 
 
 def _checks(node: Any) -> bool:

@@ -119,9 +119,10 @@ class Conformance:
         if not isinstance(payload, dict):
             return
         if version is not None:
-            if self._breaks_nothing(message, payload, version, request):
+            found = self._breaks(message, payload, version, request)
+            if not found:
                 return  # (most messages: checked without a word of what they are)
-            own = _checked(version, message, payload, request)
+            own = _checked(version, message, payload, request, found)
             if own is not None and own.breaks:
                 self._tally(None, message, own, version, request, payload)
             return
@@ -132,23 +133,23 @@ class Conformance:
         if two is not None and two.breaks:
             self._tally(2, message, two, 2, request, payload, one)
 
-    def _breaks_nothing(
+    def _breaks(
         self, message: Message, payload: dict[str, Any], version: int, request: Message | None
-    ) -> bool:
-        """Whether a message is not judged or breaks nothing in its version, its check found
-        by one look-up (`_checks`); else it is checked again with its label (`_checked`)."""
+    ) -> list[Break]:
+        """What a message breaks in its negotiated version (nothing where it is not judged),
+        its check found by one look-up (`_checks`); `_checked` then says what it is only for
+        a message that breaks something."""
         failed = "error" in payload and payload["error"] is not None
         key = (version, message.kind, message.direction, message.method, message.update_tag,
                request.method if request is not None else None, failed)  # fmt: skip
         picked = self._checks.get(key, _UNPICKED)
         if picked is _UNPICKED:
             picked = self._checks[key] = _pick(version, message, payload, request)
-        if picked is None:
-            return True
-        part, check = picked
         found: list[Break] = []
-        check(payload.get(part, _NO_PARAMS), part, found)
-        return not found
+        if picked is not None:
+            part, check = picked
+            check(payload.get(part, _NO_PARAMS), part, found)
+        return found
 
     def _shaped(
         self,
@@ -326,17 +327,23 @@ def _pick(
 
 
 def _checked(
-    version: int, message: Message, payload: dict[str, Any], request: Message | None
+    version: int,
+    message: Message,
+    payload: dict[str, Any],
+    request: Message | None,
+    breaks: list[Break] | None = None,
 ) -> Checked | None:
-    """A message checked against one version's schema (None: not judged there)."""
+    """A message checked against one version's schema (None: not judged there; `breaks`:
+    what checking it found already)."""
     version_schema = schema(version)
     found = _target(version_schema, message, payload, request)
     if found is None:
         return None
     label, part, name = found
-    breaks: list[Break] = []
     value = payload.get(part, _NO_PARAMS)
-    version_schema.check(name)(value, part, breaks)
+    if breaks is None:
+        breaks = []
+        version_schema.check(name)(value, part, breaks)
     return Checked(label, breaks, value, name, version, message.update_tag)
 
 
