@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from acptrace.model.domain import (
+    C2A,
     ConnectionEnd,
-    Direction,
     Message,
     Stamp,
     UpdateRun,
@@ -213,7 +213,7 @@ class TurnBook:
         turns = self._turns.get(session_id)
         if not turns and (not self._calls or (first.activity is None and not run.activity)):
             return  # (most runs: no turn, no tool call to follow)
-        if first.direction is Direction.C2A:
+        if first.direction is C2A:
             return  # (the Client's updates say nothing of the Agent's turn)
         if turns:
             self._begin(turns, run)

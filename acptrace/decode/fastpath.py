@@ -31,7 +31,16 @@ from acptrace.decode.shapes import (
     decode_line,
     decode_message,
 )
-from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.model.domain import (
+    INT64,
+    NOTIFICATION,
+    REQUEST,
+    UNKNOWN_DIRECTION,
+    Direction,
+    Issue,
+    Message,
+    UpdateRun,
+)
 from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.model.turns import Watch
@@ -101,7 +110,7 @@ class FastDecoder:
             wire = decode_message(data)
         except NOT_DECODED:
             return None, None
-        return plain_message(wire, line, Direction.UNKNOWN, None, None), None
+        return plain_message(wire, line, UNKNOWN_DIRECTION, None, None), None
 
     def block(
         self, block: LineBlock, clock: Clock
@@ -204,10 +213,10 @@ def plain_message(
         if wire.id is UNSET or wire.id is None:
             return None
     else:
-        if direction is Direction.UNKNOWN:
-            kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
+        if direction is UNKNOWN_DIRECTION:
+            kind = NOTIFICATION if wire.id is UNSET else REQUEST
             direction = infer_direction(method, kind)
-            if direction is Direction.UNKNOWN:
+            if direction is UNKNOWN_DIRECTION:
                 return None  # the general path reports the unknown direction
     return message_of(wire, line, direction, ts_ns, mono_ns)
 

@@ -25,7 +25,7 @@ from acptrace.decode.shapes import (
     PlainDecode,
     PlainLine,
 )
-from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
+from acptrace.model.domain import NOTIFICATION, Message, Stamp, Tally, UpdateRun
 from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import (
     EVIDENCE_TAGS,
@@ -71,7 +71,7 @@ def plain_update(message: Message, breaks: frozenset[str]) -> bool:
     """The message is a plain update: one that may start or join a run."""
     return (
         message.method == "session/update"
-        and message.kind is MessageKind.NOTIFICATION
+        and message.kind is NOTIFICATION
         and message.session_id is not None
         and message.update_tag is not None
         and message.update_tag not in breaks
