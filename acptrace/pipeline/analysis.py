@@ -63,6 +63,12 @@ def label(source: TranscriptInput, name: str | None = None) -> str:
     return file_name(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
+_MESSAGE = Found | Message
+_RECORDED = RecorderEvent | Issue
+"""The items `_Run.take` tells apart, as unions made once (`isinstance(x, A | B)` makes the
+union anew at every call: more than the check costs)."""
+
+
 class _Run:
     """What one analysis follows and accumulates while the transcript streams by: the
     correlator and the judge, the outcome rows, the issues, the counts."""
@@ -93,7 +99,7 @@ class _Run:
 
     def take(self, item: Decoded, runs_whole: bool) -> Iterator[Item]:
         """Follow one decoded item; yield what a view of every message sees of it."""
-        if isinstance(item, Found | Message):
+        if isinstance(item, _MESSAGE):
             self.messages += 1
             message, payload = (
                 (item.message, item.payload) if isinstance(item, Found) else (item, None)
@@ -111,7 +117,7 @@ class _Run:
                 yield item
             elif item.lines:  # (payloads kept: a step for each, as `on_message` gives)
                 yield from (Step(found.message, payload=found.payload) for found in run_found(item))
-        elif isinstance(item, RecorderEvent | Issue):
+        elif isinstance(item, _RECORDED):
             self.record(item)
             yield item
         elif isinstance(item, Batch):
