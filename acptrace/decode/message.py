@@ -204,8 +204,8 @@ def plain_update_of(
     if tag in ACTIVITY_TAGS:
         assert type(update) is DetailedUpdate, "a message's activity is read with it"
         activity = update_activity(update)
-    return Message(number, direction, MessageKind.NOTIFICATION, None, "session/update",
-                   params.sessionId, tag, _string(update.sessionId),
+    return Message(number, direction, NOTIFICATION, None, "session/update",
+                   sys.intern(params.sessionId), tag, _string(update.sessionId),
                    message_id=_string(update.messageId), ts_ns=ts_ns,
                    mono_ns=line.mono_ns, activity=activity)  # fmt: skip
 
