@@ -383,15 +383,14 @@ class Stamp(msgspec.Struct, frozen=True, gc=False):
         """Nanoseconds from this stamp to `later`, never negative: monotonic when both have it,
         else wall; a negative difference is taken on the other clock when both ends have it
         and it is not negative there, else None (outcomes.md)."""
-        mono = wall = None
         if self.mono_ns is not None and later.mono_ns is not None:
             mono = later.mono_ns - self.mono_ns
+            if mono >= 0:
+                return mono
         if self.ts_ns is not None and later.ts_ns is not None:
             wall = later.ts_ns - self.ts_ns
-        if mono is not None and mono >= 0:
-            return mono
-        if wall is not None and wall >= 0:
-            return wall
+            if wall >= 0:
+                return wall
         return None
 
     @staticmethod
