@@ -72,6 +72,53 @@ def test_one_big_file_shows_the_bytes_read_then_goes(
     assert gone(terminal, b"big.jsonl")
 
 
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A recording big enough to be split into pieces decoded by other processes
+    (`Execution.split_min_bytes`), and read for more than a second (about 96 MB)."""
+    path = tmp_path_factory.mktemp("progress") / "huge.jsonl"
+    with path.open("wb") as out:
+        generate(out, mb=96, sessions=None, seed=1)
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["analyze", "{huge}", "-o", "{out}"], ["export", "{huge}", "-o", "{out}"]],
+    ids=["analyze", "export"],
+)
+def test_one_file_read_in_pieces_shows_the_bytes_joined_then_goes(
+    huge: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """Other processes decode the pieces, this one's handle stays at the file's head: the bar
+    counts the bytes of the pieces joined so far, not a pulse."""
+    args = [part.format(huge=huge, out=tmp_path / "out") for part in command]
+    terminal = shown(args)
+    assert re.search(rb" [1-9]\d*\.\d/9\d\.\d MB ", plain(terminal))  # (some of its size)
+    assert gone(terminal, b"huge.jsonl")
+
+
+def test_no_bytes_joined_shown_with_quiet_or_in_a_pipe(huge: Path, tmp_path: Path) -> None:
+    quiet = shown(["analyze", str(huge), "-q", "-o", str(tmp_path / "quiet")])
+    assert b"huge.jsonl" not in quiet
+    assert b" MB " not in plain(quiet)
+    run = subprocess.run(
+        [sys.executable, "-m", "acptrace", "export", str(huge), "-q", "-o", str(tmp_path / "t")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert run.stderr == b""
+    piped = subprocess.run(
+        [sys.executable, "-m", "acptrace", "analyze", str(huge), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert piped.stderr == b""
+
+
 def test_no_progress_with_quiet(big: Path, tmp_path: Path) -> None:
     terminal = shown(["timeline", str(big), "-q", "-o", str(tmp_path / "out")])
     assert b"big.jsonl" not in terminal
