@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from acptrace.report import GroupBy, build_report
+from acptrace.report.html import chart_count
 from benchmarks.generate import generate
 from tests.golden import ROOT
-from tests.terminal import ESCAPES, in_terminal
+from tests.terminal import ACPTRACE, ESCAPES, in_terminal
 
 ERASED = b"\x1b[1A\x1b[2K"
 """Up a line and erase it: a transient bar's last act."""
+SAMPLES = ROOT / "sample_traces"
 MOCK = [
     sys.executable,
     "-m",
@@ -152,3 +155,26 @@ def test_one_helper_makes_every_bar() -> None:
         if "rich.progress" in path.read_text() and path.name != "progress.py"
     ]
     assert drawn == []
+
+
+def test_report_html_shows_its_charts_drawn_of_their_count_then_goes(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    total = chart_count(build_report([str(SAMPLES)], by=GroupBy.FILE, jobs=1))
+    terminal = shown(["report", "--by", "file", str(SAMPLES), "-o", str(page)])
+    assert re.search(rb"drawing report\.html .* [1-9]\d*/%d charts " % total, plain(terminal))
+    assert gone(terminal, b" charts ")
+    assert page.read_bytes().count(b"<figure") == total
+
+
+def test_no_charts_counted_with_quiet_or_in_a_pipe(tmp_path: Path) -> None:
+    quiet = shown(["report", "-q", "--by", "file", str(SAMPLES), "-o", str(tmp_path / "q.html")])
+    assert b"charts" not in quiet
+    run = subprocess.run(
+        [*ACPTRACE, "report", "--by", "file", str(SAMPLES), "-o", str(tmp_path / "p.html")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert b"charts" not in run.stderr
+    assert (tmp_path / "p.html").read_bytes().count(b"<figure")

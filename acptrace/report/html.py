@@ -54,7 +54,13 @@ from acptrace.report.summaries import (
     ResumeRef,
 )
 from acptrace.report.turn_html import METHOD as TURN_METHOD
-from acptrace.report.turn_html import Edges, group_turns, turn_edges, turn_overview
+from acptrace.report.turn_html import (
+    Edges,
+    group_turns,
+    turn_chart_count,
+    turn_edges,
+    turn_overview,
+)
 from acptrace.report.turn_numbers import turn_groups
 
 BINS = 24
@@ -143,6 +149,25 @@ def render_html(report: Report, comparison: Comparison | None = None) -> bytes:
         f"<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )
     return page.encode()
+
+
+def chart_count(report: Report) -> int:
+    """How many charts `render_html` draws for the report (`charts.DRAWN` is told of each), on
+    the conditions it draws them on: a progress display's total."""
+    if not charts.available():
+        return 0
+    groups = report.groups
+    ecdfs = sum(
+        1
+        for metric in REPLAY_METRICS
+        if charts.ecdf_groups(groups, metric, [g for g in groups if g.headline is metric])
+    )
+    bars = 1 if any(g.resumes for g in groups) else 0
+    charted = groups[:CHARTED_GROUPS]
+    edges = {metric: shared_edges([g for g in charted if g.headline is metric], metric, BINS)
+             for metric in REPLAY_METRICS}  # fmt: skip
+    histograms = sum(1 for g in charted if edges[g.headline] is not None and g.samples[g.headline])
+    return ecdfs + bars + histograms + turn_chart_count(groups, charted)
 
 
 def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
