@@ -83,7 +83,7 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         latencies = Lines(latencies, Text(UNMEASURED_NOTE, style="dim"))
     yield latencies
     if any(v.replays for g in report.groups for v in g.idle_timers):
-        yield idle_table([(printable(g.name), g.idle_timers) for g in report.groups])
+        yield _idle_timers(report.groups)
     if any(g.findings for g in report.groups):
         yield _findings(report.groups)
     if any(g.slowest for g in report.groups):
@@ -104,6 +104,17 @@ def _header(report: Report, folder: str) -> Text:
     if folder:
         text.append(f"\npaths relative to {printable(folder)}")
     return text
+
+
+def _idle_timers(groups: Sequence[Group]) -> FittedTable:
+    """The idle-timer table, its group names cut as in the report's other tables."""
+    column = group_column()
+    assert column.shorten is not None
+    table = idle_table(
+        [(printable(g.name), g.idle_timers) for g in groups], column.shorten, column.least
+    )
+    book = BOOK.get()
+    return table if book is None else book.register(table)
 
 
 def _few_in_overview(groups: Sequence[Group]) -> bool:
