@@ -127,3 +127,25 @@ def test_piped_output_fits_every_table_in_160_columns(by: str) -> None:
     text = CliRunner().invoke(app, ["report", str(REAL_WORLD), "--by", by]).stdout
     assert "Left out at 160 columns" not in text
     assert all(len(line) <= 160 for line in text.splitlines())
+
+
+@pytest.mark.parametrize("kind", ["md", "html"])
+def test_every_page_names_folder_groups_relative_to_the_folder_they_share(
+    tmp_path: Path, kind: str
+) -> None:
+    """report.md and report.html say the shared folder once, as the terminal does, and name
+    each folder's group relative to it (the folder itself `./`)."""
+    top = _runs(tmp_path)
+    (top / "agents-2026-12" / "top.jsonl").write_bytes(
+        transcript("top", "1.0", [*complete(700.0, 1234.5), TRUNCATED]).text()
+    )
+    page = tmp_path / f"report.{kind}"
+    args = [str(top), "--by", "directory", "--jobs", "1", "-q", "-o", str(page)]
+    CliRunner().invoke(app, ["report", *args])
+    text = page.read_text()
+    shared = f"{top}/agents-2026-12/"
+    assert shared in text  # (said once, in the title)
+    for name in (*RUNS, "./"):
+        assert re.search(rf"(\| |>){re.escape(name)}( \||<)", text), name  # (a cell, a heading)
+    for run in RUNS:
+        assert not re.search(rf"{re.escape(shared + run)}( \||<)", text), run  # (not whole)

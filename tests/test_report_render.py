@@ -8,6 +8,7 @@ import base64
 import io
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -18,7 +19,7 @@ from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
 from acptrace.report import html as html_module
 from acptrace.report.html import NO_CHARTS, POLICY, chart_count, render_html
-from acptrace.report.markdown_page import render_markdown
+from acptrace.report.markdown_page import NO_RESUMES, render_markdown
 from acptrace.report.markdown_parts import escape
 from acptrace.report.summaries import FileError, Report
 from acptrace.report.terminal import terminal_report
@@ -198,3 +199,16 @@ def test_the_chart_count_is_the_charts_drawn(by: GroupBy, monkeypatch: pytest.Mo
     assert chart_count(report) == len(drawn) == page.count("<figure")
     assert "Turns, tool calls and permission requests" in page  # (turn charts counted too)
     assert len(report.groups) > 5 or by is GroupBy.AGENT
+
+
+def test_markdown_says_a_group_has_no_resumes_rather_than_a_row_of_dashes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "none.jsonl").write_bytes(transcript("quiet-agent", "1.0", []).text())
+    write_corpus(tmp_path, ALPHA_1, [])
+    page = render_markdown(build_report([str(tmp_path)], jobs=1)).decode()
+    quiet = page[page.index("#### quiet-agent") :]
+    quiet = quiet[: quiet.index("</details>")]
+    assert NO_RESUMES in quiet
+    assert "request → response" not in quiet
+    assert "| metric |" in page  # (the groups with resumes keep their table)

@@ -15,7 +15,7 @@ from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
-from acptrace.report.groups import shared_edges, shared_folder
+from acptrace.report.groups import relative_names, shared_edges
 from acptrace.report.html_parts import (
     NARROW_SCREEN,
     Cell,
@@ -171,8 +171,7 @@ def chart_count(report: Report) -> int:
 
 
 def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
-    folder = shared_folder([g.name for g in report.groups], report.group_by)
-    names = [g.name.removeprefix(folder) for g in report.groups]
+    folder, names = relative_names([g.name for g in report.groups], report.group_by)
     yield "<header><h1>acptrace latency report</h1>"
     yield (
         f'<p class="meta">{escape(count_text(report.files, "transcript"))} analysed · '

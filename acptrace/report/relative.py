@@ -23,10 +23,8 @@ from rich.console import Console, ConsoleOptions
 
 from acptrace.render.fitted import UNBOUNDED, Column, FittedTable
 from acptrace.render.text import cut_names, printable, shared_folders
+from acptrace.report.groups import TOP
 from acptrace.report.summaries import Group, GroupBy, Report, ResumeRef, RuleCount
-
-TOP = "./"
-"""The name of the group of files in the shared folder itself (`--by directory`)."""
 
 
 def relative_report(report: Report) -> tuple[Report, str]:
