@@ -216,8 +216,11 @@ def test_v1_loads_are_counted_apart_from_marker_completeness(tmp_path: Path) -> 
         assert not zero.search(text)
         overview = section(text, "Resumes by group")
         header, row = overview[2], overview[4]
-        end = header.index("loaded") + len("loaded")  # a right-aligned column
-        assert row[:end].split()[-1] == "3"
+        for title, lines in (("Loads", section(text, "Loads")), ("Resumes by group", overview)):
+            if "loaded" in lines[2]:  # (at 80 columns in the table of loads alone)
+                end = lines[2].index("loaded") + len("loaded")  # a right-aligned column
+                assert lines[4][:end].split()[-1] == "3", title
+        assert width == 80 or "loaded" in header
         # (no marker anywhere: the percentiles are of request → response, and say so)
         assert "p50, p90, p99: request → response" in overview[0]
         assert row.rstrip().endswith("ms*"), row
@@ -470,3 +473,16 @@ def test_report_over_the_samples_keeps_every_number_whole(width: int, by: str) -
     assert len(names) == len(set(names))
     if width == 200:
         assert not any("…" in name for name in names)
+
+
+def test_at_80_columns_the_overview_keeps_what_a_reader_looks_for_first(
+    crowded: tuple[Report, Comparison],
+) -> None:
+    """Resumes, the complete share, the cut replays, the errors and the p50 and p90 stay at 80
+    columns; the counts the legend and the Loads table say more of go first."""
+    report, _ = crowded
+    lines = section(terminal_text(report, 80), "Resumes by group", until="*")
+    heading = lines[2].split()
+    for kept in ("group", "resumes", "complete", "cut", "errors", "p50", "p90"):
+        assert kept in heading, (kept, heading)
+    assert "conn" in left_out(lines)
