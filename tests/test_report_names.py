@@ -149,3 +149,14 @@ def test_every_page_names_folder_groups_relative_to_the_folder_they_share(
         assert re.search(rf"(\| |>){re.escape(name)}( \||<)", text), name  # (a cell, a heading)
     for run in RUNS:
         assert not re.search(rf"{re.escape(shared + run)}( \||<)", text), run  # (not whole)
+
+
+@pytest.mark.shared
+def test_the_turn_tables_name_files_as_the_replay_tables_do() -> None:
+    """By file, a `file:line` of the turn tables is the file's name (its folder: the group on
+    the row), as in the tables of replays; before, it was the whole path, cut."""
+    text = _report([str(REAL_WORLD), "--by", "file"], 200)
+    for title in ("Slowest turns", "Slowest tool calls", "Slowest replays"):
+        places = re.findall(r"(\S+\.jsonl?):\d+", "\n".join(section(text, title)))
+        assert places, title
+        assert not [place for place in places if "/" in place or "…" in place], title

@@ -18,6 +18,7 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from typing import TypeVar
 
 from rich.console import Console, ConsoleOptions
 
@@ -25,6 +26,7 @@ from acptrace.render.fitted import UNBOUNDED, Column, FittedTable
 from acptrace.render.text import cut_names, printable, shared_folders
 from acptrace.report.groups import TOP
 from acptrace.report.summaries import Group, GroupBy, Report, ResumeRef, RuleCount
+from acptrace.report.turn_summaries import PermissionRef, ToolCallRef, TurnFigures, TurnRef
 
 
 def relative_report(report: Report) -> tuple[Report, str]:
@@ -44,8 +46,18 @@ def _paths(report: Report) -> Iterator[str]:
             yield group.name.rstrip("/") + "/"
         elif report.group_by is GroupBy.FILE:
             yield group.name
-        yield from (ref.path for ref in (*group.slowest, *group.cut))
+        yield from (ref.path for ref in (*group.slowest, *group.cut, *_turn_refs(group.turns)))
         yield from (path for count in group.findings for path, _ in count.first)
+
+
+def _turn_refs(figures: TurnFigures) -> tuple[Ref, ...]:
+    """The turns, tool calls and permission requests a group's turn tables point at."""
+    return (
+        *figures.slowest_first_output,
+        *figures.longest_turns,
+        *figures.slowest_tool_calls,
+        *figures.longest_permission_waits,
+    )
 
 
 def _relative_group(group: Group, folder: str, by: GroupBy) -> Group:
@@ -59,17 +71,31 @@ def _relative_group(group: Group, folder: str, by: GroupBy) -> Group:
     elif by is GroupBy.FILE:
         within = name[: name.rfind("/") + 1] or folder
         name = _relative(name, folder)
+    figures = group.turns
+    turns = dataclasses.replace(
+        figures,
+        slowest_first_output=_relative_refs(figures.slowest_first_output, within),
+        longest_turns=_relative_refs(figures.longest_turns, within),
+        slowest_tool_calls=_relative_refs(figures.slowest_tool_calls, within),
+        longest_permission_waits=_relative_refs(figures.longest_permission_waits, within),
+    )
     return dataclasses.replace(
         group,
         name=name,
-        slowest=tuple(_relative_ref(ref, within) for ref in group.slowest),
-        cut=tuple(_relative_ref(ref, within) for ref in group.cut),
+        slowest=_relative_refs(group.slowest, within),
+        cut=_relative_refs(group.cut, within),
         findings=tuple(_relative_count(count, within) for count in group.findings),
+        turns=turns,
     )
 
 
-def _relative_ref(ref: ResumeRef, folder: str) -> ResumeRef:
-    return dataclasses.replace(ref, path=_relative(ref.path, folder))
+AnyRef = TypeVar("AnyRef", ResumeRef, TurnRef, ToolCallRef, PermissionRef)
+Ref = ResumeRef | TurnRef | ToolCallRef | PermissionRef
+"""What a `file:line` cell points at."""
+
+
+def _relative_refs(refs: tuple[AnyRef, ...], folder: str) -> tuple[AnyRef, ...]:
+    return tuple(dataclasses.replace(ref, path=_relative(ref.path, folder)) for ref in refs)
 
 
 def _relative_count(count: RuleCount, folder: str) -> RuleCount:
