@@ -142,8 +142,12 @@ class Schema:
     def screen_update(self, canonical: bool) -> Decode:
         """The screen's decode of a line holding a `session/update` notification (raising
         `msgspec.ValidationError` where it refuses)."""
-        name = self.calls["session/update", MessageKind.NOTIFICATION, Direction.A2C]
-        return self.screen.decoder(name, "params", canonical)
+        return self.screen.decoder(self._update_name, "params", canonical)
+
+    @cached_property
+    def _update_name(self) -> str:
+        """The definition of a `session/update` notification."""
+        return self.calls["session/update", MessageKind.NOTIFICATION, Direction.A2C]
 
     @cached_property
     def update_tags(self) -> frozenset[str]:
