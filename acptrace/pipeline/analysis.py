@@ -143,9 +143,10 @@ class _Run:
         """A message against the schema (rules.md §12), unless a check of its tag before
         makes it one the default leaves (`Conformance.wants`)."""
         assert self.schema is not None
-        if self.schema.wants(step.message):
+        message = step.message
+        if message.update_tag is None or self.schema.wants(message):  # (most: no update)
             self.schema.message(
-                step.message, shown_payload(step.payload), self.negotiated(), step.request
+                message, shown_payload(step.payload), self.negotiated(), step.request
             )
 
     def check_run(self, run: UpdateRun) -> None:

@@ -283,7 +283,9 @@ class Compiler:
                 breaks.append(Break(INVALID, path, "an object", value))
                 return
             tag = value.get(member)
-            branch = branch_of(tag) if type(tag) is str else None
+            branch = compiled.get(tag) if type(tag) is str else None
+            if branch is None and type(tag) is str:
+                branch = branch_of(tag)  # (its first value)
             if branch is not None:
                 branch(value, path, breaks)
             elif fallback is not None:
