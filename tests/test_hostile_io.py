@@ -1366,6 +1366,25 @@ def test_record_does_not_follow_a_dangling_symlink(tmp_path: Path, target: str) 
     assert os.readlink(link) == str(tmp_path / target)
 
 
+@covers("out-dangling-symlink")
+@pytest.mark.parametrize("target", ["missing.jsonl", "no-folder/missing.jsonl"])
+def test_redact_does_not_replace_a_dangling_symlink(tmp_path: Path, target: str) -> None:
+    """`redact -o link` whose target does not exist used to replace the link by the redacted
+    file; it is refused as `record` refuses it (one check for both), the link kept."""
+    source = tmp_path / "t.jsonl"
+    source.write_bytes(b'{"dir":"meta","event":"open"}\n')
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(tmp_path / target)
+    result = runner.invoke(app, ["redact", str(source), "-o", str(link)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"acptrace: error: cannot write the redacted transcript {link}: it is a symbolic link"
+        f" to {tmp_path / target}, which does not exist\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "t.jsonl"]
+    assert os.readlink(link) == str(tmp_path / target)
+
+
 # -- secrets: everywhere ACP traffic carries them, and one huge string (issue #39) ------------
 
 
