@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import json
 import os
 import re
@@ -1162,6 +1163,73 @@ def test_a_file_cut_while_it_is_read_is_an_error(
         assert result.exit_code == 2, result.output
         assert f"{path}: cut short while it was read (" in result.stderr
         path.write_bytes(complete_connection().text())
+
+
+def many_lines(path: Path, count: int, session: str = SESSION) -> bytes:
+    """A transcript of `count` lines (a connection, then updates), written to `path`."""
+    t = complete_connection()
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+    for _ in range(count):
+        t.a2c({"jsonrpc": "2.0", "method": "session/update",
+               "params": {"sessionId": session, "update": update}})  # fmt: skip
+    path.write_bytes(t.text())
+    return path.read_bytes()
+
+
+@covers("in-cut-while-read")
+@pytest.mark.parametrize("split", [1, 2])
+@pytest.mark.parametrize("again", [False, True], ids=["cut", "cut-and-written-again"])
+def test_a_file_cut_while_it_is_read_in_pieces_or_not_is_an_error(
+    tmp_path: Path, split: int, again: bool
+) -> None:
+    """Read in one pass or in pieces by two processes (`-j`), a file cut while it is read is
+    an error; so is one cut and written again past its old size (a log rotated by truncation
+    that grew back): it starts with other bytes. That one used to be read to the end, its
+    counts of neither version."""
+    from acptrace.model.errors import UnreadableInput
+    from acptrace.model.options import Execution, Options
+    from acptrace.pipeline.transcripts import open_walk
+
+    path = tmp_path / "t.jsonl"
+    data = many_lines(path, 20_000)
+    other = many_lines(tmp_path / "other.jsonl", 30_000, session="sess_other")
+    execution = Execution(split=split, split_min_bytes=1, split_piece_bytes=64 * 1024)
+    with (  # noqa: PT012 (cut while it is walked)
+        pytest.raises(UnreadableInput) as raised,
+        open_walk(str(path), Options(), each_message=False, execution=execution) as walk,
+    ):
+        for n, _ in enumerate(walk):
+            if n == 5:
+                os.truncate(path, 0 if again else len(data) // 3)
+                if again:
+                    path.write_bytes(other)
+    said = "written again while it was read" if again else "cut short while it was read"
+    assert str(raised.value).startswith(f"{path}: {said} ({len(data):,} bytes when opened")
+
+
+@covers("in-cut-while-read")
+def test_a_file_redirected_to_stdin_and_cut_while_it_is_read_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`acptrace analyze - < FILE`: stdin is the file, which can be cut as it is read (it was
+    not checked). A pipe cannot: what comes through it is what was written."""
+    from acptrace.model.errors import UnreadableInput
+    from acptrace.read.source import open_input
+
+    path = good(tmp_path)
+    with path.open("rb") as raw:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(raw))
+        cut = r"^-: cut short while it was read \("
+        with pytest.raises(UnreadableInput, match=cut), open_input("-") as stream:  # noqa: PT012
+            stream.read(10)
+            os.truncate(path, 10)
+    reading, writing = os.pipe()
+    os.write(writing, b"{}\n")
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(pipe))
+        with open_input("-") as stream:
+            assert stream.read() == b"{}\n"
 
 
 @covers("report-many-groups")
