@@ -1271,6 +1271,26 @@ def test_memory_per_unanswered_request_is_bounded(tmp_path: Path) -> None:
     assert held / count < PENDING_BYTES, f"{held / count:,.0f} bytes per unanswered request"
 
 
+SESSION_BYTES = 960
+"""What the analysis may hold per session of one turn, its rows and its share of what every
+analysis holds included (1,000 bytes before each session's id was shared with its messages
+and its record left untracked by the garbage collector, 923 after, at 8,000 sessions:
+benchmarks/pending_memory.py --shape turns; 809 and 731 at 100,000)."""
+
+
+@covers("in-many-pending")
+def test_memory_per_session_is_bounded(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.pending_memory import measure, write_items
+
+    count = 8_000
+    path = tmp_path / "sessions.jsonl"
+    write_items(path, count, "turns")
+    _, held, pending = measure(path)
+    assert pending == 0
+    assert held / count < SESSION_BYTES, f"{held / count:,.0f} bytes per session"
+
+
 # -- the bars: hostile inputs never give a traceback -------------------------------------------
 
 BAR_COMMANDS = ["analyze", "timeline", "report", "export-trace", "export", "redact"]
