@@ -111,3 +111,29 @@ def test_the_global_allowlist_keeps_what_gitleaks_keeps() -> None:
     assert [*stripe.spans(text, [text.index("sk_test_")])] == []
     text = "a\nsk_test_Qw3rTy9Uk2Lm5Np8Zx4C\n"
     assert [*stripe.spans(text, [text.index("sk_test_")])] == [(2, len(text) - 1)]
+
+
+def test_a_file_seen_again_is_not_searched_again_and_what_is_remembered_is_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool call's content comes in each of its updates: its spans are remembered (4 M
+    characters of strings at most), and the same spans come back."""
+    from acptrace.record import spans
+
+    policy = RedactionPolicy.build()
+    searched: list[int] = []
+    shape_spans = spans._shape_spans
+
+    def counting(text: str, *args: object) -> object:
+        searched.append(len(text))
+        return shape_spans(text, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(spans, "_shape_spans", counting)
+    text = f"deploy log\nusing {TOKENS['pulumi-api-token']} now\n"
+    first = redact_string(text, policy, Reading.LINES)
+    assert redact_string(text, policy, Reading.LINES) == first
+    assert searched == [len(text)]
+    big = "a\n" * (1 << 20)  # (2 M characters)
+    for n in range(4):
+        redact_string(big + str(n), policy, Reading.LINES)
+    assert policy.recent_chars[0] == sum(map(len, policy.recent_files)) <= 1 << 22

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -44,6 +45,12 @@ class RedactionPolicy:
     """For each keyword, the shapes and rules (their index: the shapes, then the rules) that
     one found there is a keyword of, and where in it their keyword starts: its own, and
     those of the keywords it holds (the trie reports the longest keyword at a place)."""
+    recent_files: OrderedDict[str, list[list[tuple[int, int]]]] = field(
+        init=False, repr=False, compare=False
+    )
+    """The spans of the last strings of several lines searched (`spans._file_spans`)."""
+    recent_chars: list[int] = field(init=False, repr=False, compare=False)
+    """How many characters those strings hold (one number, changed in place)."""
     longest_keyword: int = field(init=False, repr=False, compare=False)
     """The length of the longest keyword."""
     name_ends: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -66,6 +73,8 @@ class RedactionPolicy:
         object.__setattr__(self, "keywords", re.compile(trie(shaped)) if shaped else None)
         file_trie = re.compile(trie(owners)) if self.rules else self.keywords
         object.__setattr__(self, "file_keywords", file_trie)
+        object.__setattr__(self, "recent_files", OrderedDict())
+        object.__setattr__(self, "recent_chars", [0])
 
     @classmethod
     def build(

@@ -54,7 +54,12 @@ def secret_spans(
     earlier redaction left). gitleaks' rules are applied to a string of several lines
     (`Reading.LINES`: a file, terminal output) unless not `rules`."""
     keywords = policy.file_keywords if rules and reading is Reading.LINES else policy.keywords
-    finders = _shape_spans(text, policy, keywords) if keywords is not None else []
+    if keywords is None:
+        finders = []
+    elif keywords is policy.keywords:
+        finders = _shape_spans(text, policy, keywords)
+    else:
+        finders = _file_spans(text, policy, keywords)
     finders += ([*_pattern_spans(text, pattern)] for pattern in policy.patterns)
     if "=" in text or ":" in text:
         finders.append([*_assignment_spans(text, policy, reading)])
@@ -100,6 +105,28 @@ def _lowered(text: str) -> str:
     if len(lowered) == len(text):
         return lowered
     return "".join(c if len(low := c.lower()) != 1 else low for c in text)
+
+
+_RECENT_CHARS = 1 << 22
+"""Characters of the strings of several lines whose shape and rule spans are remembered."""
+
+
+def _file_spans(text: str, policy: RedactionPolicy, keywords: re.Pattern[str]) -> list[list[Span]]:
+    """`_shape_spans` with gitleaks' rules, remembered for the last strings searched (4 M
+    characters at most): the same file or output comes again and again (a tool call's
+    content in each of its updates, a Zed dump pasted twice), and is searched once."""
+    recent = policy.recent_files
+    found = recent.get(text)
+    if found is not None:
+        recent.move_to_end(text)
+        return list(found)
+    found = _shape_spans(text, policy, keywords)
+    if len(text) <= _RECENT_CHARS:
+        recent[text] = found
+        policy.recent_chars[0] += len(text)
+        while policy.recent_chars[0] > _RECENT_CHARS:
+            policy.recent_chars[0] -= len(recent.popitem(last=False)[0])
+    return list(found)
 
 
 def _shape_spans(text: str, policy: RedactionPolicy, keywords: re.Pattern[str]) -> list[list[Span]]:
