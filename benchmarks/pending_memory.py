@@ -29,18 +29,20 @@ from typing import Any
 
 import orjson
 
+_INITIALIZE = [
+    {"dir": "meta", "event": "open"},
+    {"dir": "c2a", "msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                            "params": {"protocolVersion": 2}}},
+    {"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 2}}},
+]  # fmt: skip
+"""The `initialize` exchange every transcript here starts with."""
+
 
 def write_transcript(path: Path, requests: int) -> None:
     """An initialize exchange, then `requests` requests that no response answers: the Agent's
     `fs/read_text_file` and the Client's `session/prompt` in turn, in seven sessions."""
-    lines = [
-        {"dir": "meta", "event": "open"},
-        {"dir": "c2a", "msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                                "params": {"protocolVersion": 2}}},
-        {"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 2}}},
-    ]  # fmt: skip
     with path.open("wb") as out:
-        for line in lines:
+        for line in _INITIALIZE:
             out.write(orjson.dumps(line) + b"\n")
         for n in range(1, requests + 1):
             params: dict[str, Any] = {"sessionId": f"sess_{n % 7}"}
@@ -65,14 +67,6 @@ def write_items(path: Path, count: int, shape: str) -> None:
         for n in range(1, count + 1):
             for line in _item(n, shape):
                 out.write(orjson.dumps(line) + b"\n")
-
-
-_INITIALIZE = [
-    {"dir": "meta", "event": "open"},
-    {"dir": "c2a", "msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                            "params": {"protocolVersion": 2}}},
-    {"dir": "a2c", "msg": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 2}}},
-]  # fmt: skip
 
 
 def _item(n: int, shape: str) -> list[dict[str, Any]]:
