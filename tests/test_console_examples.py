@@ -12,9 +12,11 @@ checkout's `acptrace` and `python` first on `PATH`. `cwd=repo` runs in the repos
 root; `cwd=scratch` in a fresh folder per page (the examples of a page share it, in order)
 holding links to `sample_traces/` and `tests/`, for commands that write files (`-o runs`).
 `vary=times`: durations, rates, histogram bars and which replay was slowest come from the
-clock, and `vary=ids`: the session ids the mock makes up are new on every run, so they are
-compared as placeholders (the caption says so); everything else must match. The test
-compares; with `--regen` it rewrites each example from a new run:
+clock, `vary=ids`: the session ids the mock makes up are new on every run, and `vary=lines`:
+a live Agent's updates and answers race, so their line numbers (and the rules under a table
+as wide as they make it) move by one; all are compared as placeholders (the caption says
+so); everything else must match. The test compares; with `--regen` it rewrites each example
+from a new run:
 
     .venv/bin/pytest tests/test_console_examples.py --regen -p no:randomly
 
@@ -50,6 +52,7 @@ VARYING = {
         r"\d[\d,]*(?:\.\d+)?\s?(?:ms|µs|s)\b|\d[\d,]*/s|[\u2581-\u258f]+|\b\d+-replay\.jsonl"
     ),
     "ids": re.compile(r"sess_mock_[0-9a-f]+|sess_moc…[0-9a-f]+"),
+    "lines": re.compile(r"(?<=\.jsonl:)\d+|─+"),
 }
 """What each `vary=` kind compares as a placeholder. times: durations, rates, histogram bars,
 and the replay files named in the slowest list (which replay is slowest is the clock's choice);
@@ -62,7 +65,11 @@ IDLE_ROW = re.compile(r"# \d+ of (\d+) [\d,]+$")
 """An idle timer's row once its timeout is masked: how many replays it cut short depends on
 the gaps the clock measured."""
 
-SAYS = {"times": "durations, histograms and idle timers", "ids": "made-up session ids"}
+SAYS = {
+    "times": "durations, histograms and idle timers",
+    "ids": "made-up session ids",
+    "lines": "the line numbers of a live Agent's messages (its updates and answers race)",
+}
 """How the caption names what varies."""
 
 
@@ -188,3 +195,7 @@ def test_vary_leaves_out_only_what_varies() -> None:
     assert comparable("  1.0 ms to 1.2 ms      0", ("times",)) == ["# to # #"]
     assert comparable(" ok   50 ms   1 of 5   3", ("times",)) == ["ok # # of 5 #"]
     assert comparable("a  b  1.0 ms", ()) == ["a  b  1.0 ms"]
+    assert comparable("agent  00-new.jsonl:13  edit  ───────", ("lines",)) == [
+        "agent 00-new.jsonl:# edit #"
+    ]
+    assert comparable("agent  00-new.jsonl:13", ()) == ["agent  00-new.jsonl:13"]
