@@ -1379,7 +1379,9 @@ def test_two_records_into_one_file_at_once_the_second_is_refused(
             with contextlib.suppress(BrokenPipeError):
                 process.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"_ping"}\n' % n)
                 process.stdin.flush()
-        time.sleep(0.3)
+        for process in both:  # (both have tried the file while the other was alive: the
+            assert process.stdout is not None  # one recording echoes, the refused one ends)
+            process.stdout.readline()
         ended = [end_recording(process) for process in both]
         assert sorted(code for code, _ in ended) == [0, 2], ended
         [refusal] = [err for code, err in ended if code == 2]
