@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from acptrace.report import GroupBy, build_report
+from acptrace.report.html import chart_count
 from benchmarks.generate import generate
 from tests.golden import ROOT
-from tests.terminal import ESCAPES, in_terminal
+from tests.terminal import ACPTRACE, ESCAPES, in_terminal
 
 ERASED = b"\x1b[1A\x1b[2K"
 """Up a line and erase it: a transient bar's last act."""
+SAMPLES = ROOT / "sample_traces"
 MOCK = [
     sys.executable,
     "-m",
@@ -72,6 +75,53 @@ def test_one_big_file_shows_the_bytes_read_then_goes(
     assert gone(terminal, b"big.jsonl")
 
 
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A recording big enough to be split into pieces decoded by other processes
+    (`Execution.split_min_bytes`), and read for more than a second (about 96 MB)."""
+    path = tmp_path_factory.mktemp("progress") / "huge.jsonl"
+    with path.open("wb") as out:
+        generate(out, mb=96, sessions=None, seed=1)
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["analyze", "{huge}", "-o", "{out}"], ["export", "{huge}", "-o", "{out}"]],
+    ids=["analyze", "export"],
+)
+def test_one_file_read_in_pieces_shows_the_bytes_joined_then_goes(
+    huge: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """Other processes decode the pieces, this one's handle stays at the file's head: the bar
+    counts the bytes of the pieces joined so far, not a pulse."""
+    args = [part.format(huge=huge, out=tmp_path / "out") for part in command]
+    terminal = shown(args)
+    assert re.search(rb" [1-9]\d*\.\d/9\d\.\d MB ", plain(terminal))  # (some of its size)
+    assert gone(terminal, b"huge.jsonl")
+
+
+def test_no_bytes_joined_shown_with_quiet_or_in_a_pipe(huge: Path, tmp_path: Path) -> None:
+    quiet = shown(["analyze", str(huge), "-q", "-o", str(tmp_path / "quiet")])
+    assert b"huge.jsonl" not in quiet
+    assert b" MB " not in plain(quiet)
+    run = subprocess.run(
+        [sys.executable, "-m", "acptrace", "export", str(huge), "-q", "-o", str(tmp_path / "t")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert run.stderr == b""
+    piped = subprocess.run(
+        [sys.executable, "-m", "acptrace", "analyze", str(huge), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert piped.stderr == b""
+
+
 def test_no_progress_with_quiet(big: Path, tmp_path: Path) -> None:
     terminal = shown(["timeline", str(big), "-q", "-o", str(tmp_path / "out")])
     assert b"big.jsonl" not in terminal
@@ -105,3 +155,26 @@ def test_one_helper_makes_every_bar() -> None:
         if "rich.progress" in path.read_text() and path.name != "progress.py"
     ]
     assert drawn == []
+
+
+def test_report_html_shows_its_charts_drawn_of_their_count_then_goes(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    total = chart_count(build_report([str(SAMPLES)], by=GroupBy.FILE, jobs=1))
+    terminal = shown(["report", "--by", "file", str(SAMPLES), "-o", str(page)])
+    assert re.search(rb"drawing report\.html .* [1-9]\d*/%d charts " % total, plain(terminal))
+    assert gone(terminal, b" charts ")
+    assert page.read_bytes().count(b"<figure") == total
+
+
+def test_no_charts_counted_with_quiet_or_in_a_pipe(tmp_path: Path) -> None:
+    quiet = shown(["report", "-q", "--by", "file", str(SAMPLES), "-o", str(tmp_path / "q.html")])
+    assert b"charts" not in quiet
+    run = subprocess.run(
+        [*ACPTRACE, "report", "--by", "file", str(SAMPLES), "-o", str(tmp_path / "p.html")],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert b"charts" not in run.stderr
+    assert (tmp_path / "p.html").read_bytes().count(b"<figure")

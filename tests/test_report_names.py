@@ -5,6 +5,7 @@ every table in 160 columns."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -12,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
-from acptrace.render.text import cut_names
 from acptrace.report.relative import end_names
 from tests.shared import REAL_WORLD
 from tests.test_report import TRUNCATED, complete, transcript
@@ -67,17 +67,96 @@ def test_a_name_is_cut_one_way_in_every_table(tmp_path: Path) -> None:
         assert len(shown) == 1, shown  # (the end kept: `endswith` found it)
 
 
+def test_by_file_a_name_is_cut_one_way_and_its_rows_name_the_file_alone(tmp_path: Path) -> None:
+    """By file, the group column says the file, cut the same way in every table (the idle
+    timers' too), keeping what tells the files apart (their folders: their names are alike);
+    a `file:line` says the file relative to its folder, as a folder's group does."""
+    top = _runs(tmp_path)
+    text = _report([str(top), "--by", "file", "--jobs", "1"], 80)
+    tables = ("Resumes by group", "Latency and throughput", "Idle timers", "Cut replays")
+    names = set()
+    for title in tables:
+        rows = itertools.takewhile(str.strip, section(text, title)[4:])
+        names |= {line.split()[0] for line in rows if not line.startswith("   ")}
+    assert len(names) == len(RUNS), names
+    assert sorted(name[:5] for name in names) == sorted(run[:5] for run in RUNS)
+    places = re.findall(r"\S+\.jsonl:\d+", "\n".join(section(text, "Cut replays")))
+    assert places == ["01-replay.jsonl:16"] * 3
+
+
 def test_a_path_keeps_its_last_folders_whatever_the_room() -> None:
     names = ["@zed-industries/claude-agent-acp", "@zed-industries/codex-acp"]
     assert end_names(names, 24) == ["…/claude-agent-acp", "…/codex-acp"]
     assert end_names(names, 20) == end_names(names, 24)  # (one cut, not one per table)
     assert end_names(["a/b/long-run-1", "a/b/long-run-2"], 12) == ["…/long-run-1", "…/long-run-2"]
-    assert end_names(["no path here at all"], 10) == cut_names(["no path here at all"], 10)
+
+
+def test_a_name_that_is_no_path_keeps_its_end_too() -> None:
+    """File names of one source share their start (`acp-inspector-fsharp__`): the end is what
+    tells them apart, as a path's is, not the middle; no number is left cut at the start."""
+    names = [
+        "acp-inspector-fsharp__basic-session.jsonl",
+        "acp-inspector-fsharp__demo-session.jsonl",
+    ]
+    assert end_names(names, 24) == ["…rp__basic-session.jsonl", "…arp__demo-session.jsonl"]
+    assert end_names(["pysdk_example_agent_v1_load.jsonl"], 12) == ["…_load.jsonl"]
+    assert end_names(["claude-agent-acp-0.101.0-drive"], 10) == ["…-drive"]
+    assert end_names(["run-1234567.jsonl"], 8) == ["….jsonl"]
+
+
+def test_names_that_would_read_alike_are_cut_again_alone() -> None:
+    """Two that keep the same folders are cut again, keeping the end of the name, and two whose
+    ends are alike too keep their start; the others keep their end (before, all of them were
+    cut in the middle for two)."""
+    names = [
+        "agents/claude-drive/01-replay.jsonl",
+        "agents/codex-drive/01-replay.jsonl",
+        "agents/isaac.jsonl",
+        "agents/claude_live_prompt_then_load.jsonl",
+        "agents/codex_live_prompt_then_load.jsonl",
+    ]
+    shown = end_names(names, 26)
+    assert shown[:3] == ["…ude-drive/01-replay.jsonl", "…dex-drive/01-replay.jsonl", names[2]]
+    assert shown[3:] == ["agents/claude_live_prompt…", "agents/codex_live_prompt_…"]  # (ends alike)
+    assert len(set(shown)) == len(names)
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize("by", ["directory", "agent"])
+@pytest.mark.parametrize("by", ["directory", "agent", "file"])
 def test_piped_output_fits_every_table_in_160_columns(by: str) -> None:
     text = CliRunner().invoke(app, ["report", str(REAL_WORLD), "--by", by]).stdout
     assert "Left out at 160 columns" not in text
     assert all(len(line) <= 160 for line in text.splitlines())
+
+
+@pytest.mark.parametrize("kind", ["md", "html"])
+def test_every_page_names_folder_groups_relative_to_the_folder_they_share(
+    tmp_path: Path, kind: str
+) -> None:
+    """report.md and report.html say the shared folder once, as the terminal does, and name
+    each folder's group relative to it (the folder itself `./`)."""
+    top = _runs(tmp_path)
+    (top / "agents-2026-12" / "top.jsonl").write_bytes(
+        transcript("top", "1.0", [*complete(700.0, 1234.5), TRUNCATED]).text()
+    )
+    page = tmp_path / f"report.{kind}"
+    args = [str(top), "--by", "directory", "--jobs", "1", "-q", "-o", str(page)]
+    CliRunner().invoke(app, ["report", *args])
+    text = page.read_text()
+    shared = f"{top}/agents-2026-12/"
+    assert shared in text  # (said once, in the title)
+    for name in (*RUNS, "./"):
+        assert re.search(rf"(\| |>){re.escape(name)}( \||<)", text), name  # (a cell, a heading)
+    for run in RUNS:
+        assert not re.search(rf"{re.escape(shared + run)}( \||<)", text), run  # (not whole)
+
+
+@pytest.mark.shared
+def test_the_turn_tables_name_files_as_the_replay_tables_do() -> None:
+    """By file, a `file:line` of the turn tables is the file's name (its folder: the group on
+    the row), as in the tables of replays; before, it was the whole path, cut."""
+    text = _report([str(REAL_WORLD), "--by", "file"], 200)
+    for title in ("Slowest turns", "Slowest tool calls", "Slowest replays"):
+        places = re.findall(r"(\S+\.jsonl?):\d+", "\n".join(section(text, title)))
+        assert places, title
+        assert not [place for place in places if "/" in place or "…" in place], title

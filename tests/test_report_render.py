@@ -8,6 +8,7 @@ import base64
 import io
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -16,11 +17,13 @@ from acptrace.model.domain import Outcome
 from acptrace.render.text import printable
 from acptrace.report import GroupBy, build_report
 from acptrace.report import charts as charts_module
-from acptrace.report.html import NO_CHARTS, POLICY, render_html
-from acptrace.report.markdown_page import render_markdown
+from acptrace.report import html as html_module
+from acptrace.report.html import NO_CHARTS, POLICY, chart_count, render_html
+from acptrace.report.markdown_page import NO_RESUMES, render_markdown
 from acptrace.report.markdown_parts import escape
 from acptrace.report.summaries import FileError, Report
 from acptrace.report.terminal import terminal_report
+from tests.golden import ROOT
 from tests.test_report import ALPHA_1, TRUNCATED, complete, transcript, write_corpus
 
 HOSTILE = "<script>alert(1)</script>\x1b[31m $x$ | [a](http://e.vil) @octocat `tick`"
@@ -178,3 +181,34 @@ def test_every_page_says_what_the_complete_share_is_of(hostile: Report) -> None:
     for renderable in terminal_report(hostile):
         console.print(renderable)
     assert shown in console.export_text()
+
+
+@pytest.mark.parametrize("by", [GroupBy.AGENT, GroupBy.FILE])
+def test_the_chart_count_is_the_charts_drawn(by: GroupBy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A progress display's total (`chart_count`) is what `charts.DRAWN` is told of, one per
+    figure on the page: replay and turn ECDFs, the outcome bars, the histograms of the groups
+    charted (fewer groups than there are, here: the others get no histogram)."""
+    monkeypatch.setattr(html_module, "CHARTED_GROUPS", 5)
+    report = build_report([str(ROOT / "sample_traces")], by=by, jobs=1)
+    drawn: list[None] = []
+    token = charts_module.DRAWN.set(lambda: drawn.append(None))
+    try:
+        page = render_html(report).decode()
+    finally:
+        charts_module.DRAWN.reset(token)
+    assert chart_count(report) == len(drawn) == page.count("<figure")
+    assert "Turns, tool calls and permission requests" in page  # (turn charts counted too)
+    assert len(report.groups) > 5 or by is GroupBy.AGENT
+
+
+def test_markdown_says_a_group_has_no_resumes_rather_than_a_row_of_dashes(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "none.jsonl").write_bytes(transcript("quiet-agent", "1.0", []).text())
+    write_corpus(tmp_path, ALPHA_1, [])
+    page = render_markdown(build_report([str(tmp_path)], jobs=1)).decode()
+    quiet = page[page.index("#### quiet-agent") :]
+    quiet = quiet[: quiet.index("</details>")]
+    assert NO_RESUMES in quiet
+    assert "request → response" not in quiet
+    assert "| metric |" in page  # (the groups with resumes keep their table)

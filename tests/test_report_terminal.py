@@ -27,6 +27,7 @@ from acptrace.report.html import render_html
 from acptrace.report.markdown_page import render_markdown
 from acptrace.report.numbers import FEW_LEGEND, FEW_MARK, ms_text, stat_text
 from acptrace.report.own_files import split_own_files, written_by_report
+from acptrace.report.relative import end_names
 from acptrace.report.summaries import FEW_REPLAYS, Metric, Report
 from acptrace.report.terminal import terminal_report
 from acptrace.report.terminal_parts import (
@@ -35,7 +36,7 @@ from acptrace.report.terminal_parts import (
     PATH_CHARS,
     bar,
     edge_texts,
-    short_place,
+    short_places,
 )
 from tests.golden import ROOT
 from tests.test_report import (
@@ -215,8 +216,11 @@ def test_v1_loads_are_counted_apart_from_marker_completeness(tmp_path: Path) -> 
         assert not zero.search(text)
         overview = section(text, "Resumes by group")
         header, row = overview[2], overview[4]
-        end = header.index("loaded") + len("loaded")  # a right-aligned column
-        assert row[:end].split()[-1] == "3"
+        for title, lines in (("Loads", section(text, "Loads")), ("Resumes by group", overview)):
+            if "loaded" in lines[2]:  # (at 80 columns in the table of loads alone)
+                end = lines[2].index("loaded") + len("loaded")  # a right-aligned column
+                assert lines[4][:end].split()[-1] == "3", title
+        assert width == 80 or "loaded" in header
         # (no marker anywhere: the percentiles are of request → response, and say so)
         assert "p50, p90, p99: request → response" in overview[0]
         assert row.rstrip().endswith("ms*"), row
@@ -375,20 +379,39 @@ def test_terminal_tables_never_wrap_or_cut_a_number(
     if width >= 200:  # (below, the counts of every outcome come before whole names)
         assert LONG_NAME in names
     else:
-        (cut,) = [n for n in names if n.startswith(LONG_NAME[:4])]
+        (cut,) = [n for n in names if n.endswith(LONG_NAME[-10:])]  # (its end, as a path)
         assert "…" in cut
         assert len(cut) < len(LONG_NAME)
 
 
 def test_a_long_path_keeps_its_line_number_whole() -> None:
-    assert short_place("runs/alpha-0.jsonl:34", 30) == "runs/alpha-0.jsonl:34"
+    assert short_places(["runs/alpha-0.jsonl:34"], 30) == ["runs/alpha-0.jsonl:34"]
     long = "/tmp/nightly/linux-x86_64/with-a-long-folder-name/codex-acp-22.jsonl:16109"
-    assert short_place(long, 30) == "…/codex-acp-22.jsonl:16109"
+    assert short_places([long], 30) == ["…/codex-acp-22.jsonl:16109"]
     name = "a-transcript-with-a-very-long-file-name-1234567.jsonl:8300"
-    shown = short_place(name, PATH_CHARS)
+    (shown,) = short_places([name], PATH_CHARS)
     assert shown.endswith(".jsonl:8300")
     assert not CUT_NUMBER.search(shown)
     assert len(shown) <= PATH_CHARS
+
+
+def test_a_path_in_a_file_line_is_cut_as_a_group_name_is() -> None:
+    """One name, one way: the path of a `file:line` keeps its end as `end_names` keeps a group
+    name's (whole folders, else the end of the name), at the room its longest line number
+    leaves; two that would read alike keep more of their folders."""
+    places = ["runs/claude-drive/01-replay.jsonl:4", "runs/codex-drive/01-replay.jsonl:12"]
+    shown = short_places(places, 30)
+    assert shown == [
+        f"{cut}:{line}"
+        for cut, line in zip(
+            end_names([p.rsplit(":")[0] for p in places], 27), ("4", "12"), strict=True
+        )
+    ]
+    assert len(set(shown)) == 2
+    assert all(
+        cut.endswith("-drive/01-replay.jsonl:" + line)
+        for cut, line in zip(shown, ("4", "12"), strict=True)
+    )
 
 
 @pytest.mark.parametrize("width", [60, 70, 80, 120, 200])
@@ -450,3 +473,16 @@ def test_report_over_the_samples_keeps_every_number_whole(width: int, by: str) -
     assert len(names) == len(set(names))
     if width == 200:
         assert not any("…" in name for name in names)
+
+
+def test_at_80_columns_the_overview_keeps_what_a_reader_looks_for_first(
+    crowded: tuple[Report, Comparison],
+) -> None:
+    """Resumes, the complete share, the cut replays, the errors and the p50 and p90 stay at 80
+    columns; the counts the legend and the Loads table say more of go first."""
+    report, _ = crowded
+    lines = section(terminal_text(report, 80), "Resumes by group", until="*")
+    heading = lines[2].split()
+    for kept in ("group", "resumes", "complete", "cut", "errors", "p50", "p90"):
+        assert kept in heading, (kept, heading)
+    assert "conn" in left_out(lines)

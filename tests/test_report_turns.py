@@ -125,7 +125,7 @@ def test_the_markdown_has_a_turn_overview_and_each_group_s_details(turns: Report
     overview = markdown.split("### Turns, tool calls and permission requests\n", 1)[1]
     rows = [line for line in overview.split("\n\n", 1)[0].splitlines() if line.startswith("|")]
     assert rows[0].startswith("| group | turns | first output p50 | first output p90 |")
-    assert [r.split(" | ")[0].rsplit("/", 1)[-1] for r in rows[2:]] == ["fast", "slow"]
+    assert [r.split(" | ")[0].removeprefix("| ") for r in rows[2:]] == ["fast", "slow"]
     fast, slow = rows[2:]
     assert "| 3 | 101.0 ms\\* |" in fast
     assert "| 6 | 2.00 s\\* |" in slow

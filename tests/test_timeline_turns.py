@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from acptrace.cli import app
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK
 from acptrace.render.timeline import BATCH_ROWS
+from acptrace.render.timeline.frame import OPEN_SHOWN
 from acptrace.render.timeline.spans import TOOL_LANES
 from tests.test_timeline import stream_text
 from tests.transcript import Transcript
@@ -146,6 +147,36 @@ def test_an_unfinished_turn_runs_to_the_last_row_and_says_so(tmp_path: Path) -> 
     assert "→trace_end" not in text  # (no made-up duration)
     assert under(text, tool) == 'tool call execute "make": in_progress, unfinished · 1 update'
     assert f"Turn of request 5 (line {prompt}) still open at the end (trace_end)." in text
+
+
+def test_the_turns_still_open_at_the_end_are_capped(tmp_path: Path) -> None:
+    """A recording cut while many sessions were busy: the footer says the first few open
+    turns, then how many more (not hundreds of lines)."""
+    t = started()
+    sessions = [f"sess_{index}" for index in range(OPEN_SHOWN + 3)]
+    for index, session in enumerate(sessions):
+        t.new_session(session)
+        t.prompt(session, id=100 + index, at_ms=1000.0 + index)
+    text = timeline(t, tmp_path)
+    said = [line for line in text.splitlines() if line.startswith("Turn of request ")]
+    assert len(said) == OPEN_SHOWN
+    assert "… and 3 more turns still open at the end" in text
+
+
+def test_the_legend_shows_the_marks_of_turns_only_when_there_are_turns(tmp_path: Path) -> None:
+    """A recording without turns, resumes or tool calls shows no lane for them: its legend does
+    not explain them either (known from the file read ahead); read once from a pipe, the legend
+    comes before any row is known, and explains them all."""
+    t = started()
+    t.close()
+    plain = timeline(t, tmp_path)
+    assert "→ to agent  ← to client  ⇢ answered at  ⇠ answers" in plain
+    assert not any(mark in plain for mark in ("turn:", "tool call", "replay window"))
+    piped = timeline(t, tmp_path, stdin=True)
+    assert "turn: prompt, first output, end" in piped
+    turns = timeline(v2_turn()[0], tmp_path)
+    assert "turn: prompt, first output, end  ╭ ╰ tool call" in turns
+    assert "replay window" not in turns  # (no resume)
 
 
 def test_an_error_ends_a_turn_at_its_response(tmp_path: Path) -> None:

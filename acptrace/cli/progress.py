@@ -79,32 +79,40 @@ def progress(what: str, total: int | None, quiet: bool, unit: str = "") -> Itera
 @contextmanager
 def reading(quiet: bool) -> Iterator[None]:
     """The bytes read so far of each transcript the work opens (`read.source.OPENED`), out of
-    its size, under its name: for the commands that read one big file in this process."""
-    from acptrace.read.source import OPENED
+    its size, under its name: for the commands that read one big file in this process (or in
+    pieces, in other processes too: `read.source.JOINED` tells how far they are joined)."""
+    from acptrace.read.source import JOINED, OPENED
 
     if not shows_progress(quiet):
         yield
         return
     bar = _bar("bytes")
     watched: list[tuple[BinaryIO, TaskID]] = []
+    joined = [0]
+    """How far the file watched is read and joined, when it is read in pieces."""
 
     def watch(handle: BinaryIO, name: str) -> None:
         del name  # (the handle's own name, without its folders)
         for _, old in watched:
             bar.remove_task(old)
         watched[:] = [(handle, bar.add_task(f"reading {_name(handle)}", total=None))]
+        joined[0] = 0
+
+    def join(offset: int) -> None:
+        joined[0] = offset  # (one store per piece: the drawing thread reads it)
 
     def poll() -> None:
         for handle, task in list(watched):
             if not handle.closed:
-                _show_read(bar, task, handle)
+                _show_read(bar, task, handle, joined[0])
 
-    token = OPENED.set(watch)
+    opened, pieces = OPENED.set(watch), JOINED.set(join)
     try:
         with _after_delay(bar, poll):
             yield
     finally:
-        OPENED.reset(token)
+        JOINED.reset(pieces)
+        OPENED.reset(opened)
 
 
 def _bar(unit: str) -> Progress:
@@ -163,12 +171,12 @@ def _after_delay(bar: Progress, poll: Callable[[], None] | None = None) -> Itera
         bar.stop()
 
 
-def _show_read(bar: Progress, task: TaskID, handle: BinaryIO) -> None:
-    """How far `handle` is read, of its size; a pulse while nothing is (the file is read in
-    pieces by other processes, `pipeline.pool`, after its head), and what goes on once all of
-    it is."""
+def _show_read(bar: Progress, task: TaskID, handle: BinaryIO, joined: int) -> None:
+    """How far `handle` is read, of its size (`joined`: how far its pieces are read and joined
+    when other processes decode it, `pipeline.pieces`, its own position then staying at its
+    head); a pulse while no more than its head is, and what goes on once all of it is."""
     name = _name(handle)
-    size, done = _size(handle), _position(handle)
+    size, done = _size(handle), max(_position(handle), joined)
     if done <= HEAD_BYTES or size is None:
         bar.update(task, total=None, description=f"analysing {name}")
     elif done < size:

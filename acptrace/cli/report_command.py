@@ -22,13 +22,13 @@ from acptrace.cli.common import (
 )
 from acptrace.cli.options import FORMAT, JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
-from acptrace.cli.progress import progress
+from acptrace.cli.progress import progress, shows_progress
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags, analysis_options
 from acptrace.model.errors import UsageError
 from acptrace.read.formats import format_named
 from acptrace.render.text import inert
-from acptrace.report import analyze_files, assemble, gather
+from acptrace.report import analyze_files, assemble, charts, gather
 from acptrace.report.baseline import (
     Baseline,
     BaselineError,
@@ -41,7 +41,7 @@ from acptrace.report.baseline import (
 )
 from acptrace.report.collect import Progress as OnDone
 from acptrace.report.document import dumps
-from acptrace.report.html import render_html
+from acptrace.report.html import chart_count, render_html
 from acptrace.report.markdown_page import render_markdown
 from acptrace.report.numbers import count_text
 from acptrace.report.own_files import split_own_files
@@ -158,9 +158,8 @@ def report_command(
             comparison = compare(report, old, thresholds)
         except BaselineError as error:
             fail(str(error))
-    with progress("writing", len(kinds), quiet, "files") as meter:
-        for path, kind in zip(output or (), kinds, strict=True):
-            meter.step(f"drawing {path}")  # (report.html's charts take seconds for many groups)
+    for path, kind in zip(output or (), kinds, strict=True):
+        with _drawing(path, kind, report, quiet):
             write_output(_render(kind, report, comparison), path)
     if not quiet:
         write_output(_stdout(stdout_format, report, comparison), None)
@@ -212,6 +211,21 @@ def _progress(total: int, quiet: bool) -> Iterator[OnDone]:
             meter.advance()
 
         yield on_done
+
+
+@contextmanager
+def _drawing(path: str, kind: Kind, report: Report, quiet: bool) -> Iterator[None]:
+    """The charts drawn of report.html's (`charts.DRAWN`): they take seconds for many groups;
+    .json and .md are written at once."""
+    if kind is not Kind.HTML or not shows_progress(quiet):
+        yield
+        return
+    with progress(f"drawing {Path(path).name}", chart_count(report), quiet, "charts") as meter:
+        token = charts.DRAWN.set(meter.advance)
+        try:
+            yield
+        finally:
+            charts.DRAWN.reset(token)
 
 
 def _stdout(stdout_format: StdoutFormat, report: Report, comparison: Comparison | None) -> bytes:

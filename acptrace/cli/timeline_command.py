@@ -180,7 +180,7 @@ def _write_timelines(
             if known is not None and view.session is not None:  # children before announcement
                 builder.focus |= session_tree(known.sessions, view.session)
             stream = TimelineStream(builder, known, findings=found)
-            write(render(timeline_heading(walk.name, walk.connection, view)))
+            write(render(timeline_heading(walk.name, walk.connection, view, known)))
             awaiting = builder.awaiting_answers
             for item in _items(walk, view, stop_early=known is not None, awaiting=awaiting):
                 for block in stream.add(item):

@@ -55,6 +55,7 @@ from acptrace.read.formats.base import ReadSettings
 from acptrace.read.probes import TimeProbe
 from acptrace.read.records import FAST_FORMATS, LaterLines, NeedsOrder, ReadStats, detect_format
 from acptrace.read.source import (
+    JOINED,
     READ_BLOCK,
     BlankLines,
     LineBlock,
@@ -611,11 +612,15 @@ class _Join:
         """(kind, what for) of the issues reported once, so far."""
 
     def pieces(self) -> Iterator[Sequence[Joined]]:
-        """The records of each piece in turn, while the workers decode the pieces after it."""
+        """The records of each piece in turn, while the workers decode the pieces after it
+        (how far they reach told to `read.source.JOINED`, for a progress display)."""
         ahead: dict[int, _Decoded] = {}
         index = 0
+        joined = JOINED.get()
         while (decoded := ahead.pop(index, None) or self._piece(index, ahead)) is not None:
             yield self._settle(decoded)
+            if joined is not None:
+                joined(decoded.piece.end)
             index += 1
 
     def _piece(self, index: int, ahead: dict[int, _Decoded]) -> _Decoded | None:

@@ -28,6 +28,10 @@ from acptrace.model.options import DEFAULT_MAX_LINE_BYTES
 OPENED: ContextVar[Callable[[BinaryIO, str], None] | None] = ContextVar("OPENED", default=None)
 """Told of each transcript file `open_input` opens (the file itself, not what unpacks it, and
 its name), so that a progress display can show how far it has been read (`cli.progress`)."""
+JOINED: ContextVar[Callable[[int], None] | None] = ContextVar("JOINED", default=None)
+"""Told, piece by piece, how far (a byte offset) the file last opened has been read and joined
+when other processes decode it in pieces (`pipeline.pieces`): its own handle then stays at its
+head, so its position says nothing of the progress. Once per piece, never per line."""
 _GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
 """A UTF-8 byte order mark, skipped where an input starts with one."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
@@ -13,14 +13,19 @@ from acptrace.render.text import cut_names, inert
 TITLE = "Idle timers: replays cut short"
 
 
-def idle_table(groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]]) -> FittedTable:
+def idle_table(
+    groups: Sequence[tuple[str | None, Sequence[IdleVerdict]]],
+    shorten: Callable[[Sequence[str], int], list[str]] = cut_names,
+    least: int = 12,
+) -> FittedTable:
     """One row per timeout of each (group name, verdicts); without a name (one file's replays)
     no group column. Red where a timer would have lost updates. Long group names are shortened
-    in the middle only when the terminal is too narrow for them whole. Under it, the legend
-    (what `of N` counts: `IdleVerdict.replays`)."""
+    by `shorten` (in the middle by default; a report cuts them as in its other tables) only
+    when the terminal is too narrow for them whole. Under it, the legend (what `of N` counts:
+    `IdleVerdict.replays`)."""
     named = any(name is not None for name, _ in groups)
     columns = [
-        *([Column("group", shorten=cut_names)] if named else []),
+        *([Column("group", shorten=shorten, least=least)] if named else []),
         Column("timeout", "right"),
         Column("cut short", "right"),
         Column("updates lost", "right"),

@@ -15,8 +15,9 @@ import io
 import itertools
 import math
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from acptrace.model.domain import Outcome
@@ -78,6 +79,10 @@ OUTCOME_COLOURS = {
 }
 """One colour per outcome (green complete, red truncated, …)."""
 
+DRAWN: ContextVar[Callable[[], None] | None] = ContextVar("DRAWN", default=None)
+"""Told of each chart once it is drawn (its SVG for a page and for a phone: one chart), for a
+progress display (`cli.progress`): drawing is most of the time report.html takes."""
+
 
 def available() -> bool:
     """Whether matplotlib is installed (it is a dependency; a broken install may lack it)."""
@@ -119,13 +124,7 @@ def ecdf_chart(
     (default: their own); `only` the groups to draw (default: all), each in the colour of
     its place among `groups`."""
     shown = names if names is not None else [g.name for g in groups]
-    drawn_ids = None if only is None else {id(g) for g in only}
-    indexed = [
-        (i, g)
-        for i, g in enumerate(groups)
-        if (drawn_ids is None or id(g) in drawn_ids) and any(v > 0 for v in g.samples[metric])
-    ]
-    drawn = sorted(indexed, key=lambda item: -len(item[1].samples[metric]))[:OVERLAY_GROUPS]
+    drawn = ecdf_groups(groups, metric, only)
     if not drawn:
         return None
     with _drawing():
@@ -142,6 +141,20 @@ HISTOGRAM = 5.4
 """A group's histogram's width: one chart for page and phone alike (a page has one per group
 and measure: two of each would double its size), narrow enough that a phone shows its text
 at two thirds of its size."""
+
+
+def ecdf_groups(
+    groups: Sequence[Group], metric: Metric, only: Sequence[Group] | None = None
+) -> list[tuple[int, Group]]:
+    """The groups `ecdf_chart` draws, with their places among `groups`: of `only` (default:
+    all), those with samples, most samples first, up to `OVERLAY_GROUPS`."""
+    drawn_ids = None if only is None else {id(g) for g in only}
+    indexed = [
+        (i, g)
+        for i, g in enumerate(groups)
+        if (drawn_ids is None or id(g) in drawn_ids) and any(v > 0 for v in g.samples[metric])
+    ]
+    return sorted(indexed, key=lambda item: -len(item[1].samples[metric]))[:OVERLAY_GROUPS]
 
 
 def ecdf_figure(
@@ -357,6 +370,8 @@ def _drawing() -> Iterator[None]:
         # a transcript's name may use glyphs DejaVu Sans lacks; they are drawn as boxes
         warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
         yield
+    if (drawn := DRAWN.get()) is not None:
+        drawn()
 
 
 def _figure(width: float, height: float) -> tuple[Figure, Axes]:

@@ -231,14 +231,22 @@ def _ref(path: str, row: ResumeRow) -> ResumeRef:
     )
 
 
-def shared_folder(names: Sequence[str], by: GroupBy) -> str:
-    """The folder every group name starts with, when groups are files or directories (`runs/`
-    for `runs/a.jsonl` and `runs/b.jsonl`), so that a page can say it once; empty when there is
-    none, for other groupings, and for a single group. Every name keeps at least its last part."""
+TOP = "./"
+"""The name of the group of files in the shared folder itself (`--by directory`)."""
+
+
+def relative_names(names: Sequence[str], by: GroupBy) -> tuple[str, list[str]]:
+    """The folder the group names share when groups are files or directories, and the names
+    relative to it, so that a page says the folder once (every view the same way: a folder's
+    group as a folder, `./` for the shared folder itself); no folder, and the names as they
+    are, for other groupings and for a single group."""
     if by not in (GroupBy.FILE, GroupBy.DIRECTORY) or len(names) < 2:
-        return ""
-    folder = shared_folders(names)
-    return "" if folder == "/" else folder
+        return "", list(names)
+    paths = [name.rstrip("/") + "/" if by is GroupBy.DIRECTORY else name for name in names]
+    folder = shared_folders(paths)
+    if folder in ("", "/"):
+        return "", list(names)
+    return folder, [path.removeprefix(folder).rstrip("/") or TOP for path in paths]
 
 
 def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[float, ...] | None:

@@ -15,7 +15,7 @@ from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
-from acptrace.report.groups import shared_edges, shared_folder
+from acptrace.report.groups import relative_names, shared_edges
 from acptrace.report.html_parts import (
     NARROW_SCREEN,
     Cell,
@@ -54,7 +54,13 @@ from acptrace.report.summaries import (
     ResumeRef,
 )
 from acptrace.report.turn_html import METHOD as TURN_METHOD
-from acptrace.report.turn_html import Edges, group_turns, turn_edges, turn_overview
+from acptrace.report.turn_html import (
+    Edges,
+    group_turns,
+    turn_chart_count,
+    turn_edges,
+    turn_overview,
+)
 from acptrace.report.turn_numbers import turn_groups
 
 BINS = 24
@@ -145,9 +151,27 @@ def render_html(report: Report, comparison: Comparison | None = None) -> bytes:
     return page.encode()
 
 
+def chart_count(report: Report) -> int:
+    """How many charts `render_html` draws for the report (`charts.DRAWN` is told of each), on
+    the conditions it draws them on: a progress display's total."""
+    if not charts.available():
+        return 0
+    groups = report.groups
+    ecdfs = sum(
+        1
+        for metric in REPLAY_METRICS
+        if charts.ecdf_groups(groups, metric, [g for g in groups if g.headline is metric])
+    )
+    bars = 1 if any(g.resumes for g in groups) else 0
+    charted = groups[:CHARTED_GROUPS]
+    edges = {metric: shared_edges([g for g in charted if g.headline is metric], metric, BINS)
+             for metric in REPLAY_METRICS}  # fmt: skip
+    histograms = sum(1 for g in charted if edges[g.headline] is not None and g.samples[g.headline])
+    return ecdfs + bars + histograms + turn_chart_count(groups, charted)
+
+
 def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
-    folder = shared_folder([g.name for g in report.groups], report.group_by)
-    names = [g.name.removeprefix(folder) for g in report.groups]
+    folder, names = relative_names([g.name for g in report.groups], report.group_by)
     yield "<header><h1>acptrace latency report</h1>"
     yield (
         f'<p class="meta">{escape(count_text(report.files, "transcript"))} analysed · '

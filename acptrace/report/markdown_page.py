@@ -8,12 +8,14 @@ Transcript text is untrusted and escaped everywhere (`markdown_parts.escape`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
+from acptrace.report.groups import relative_names
 from acptrace.report.markdown_parts import escape, marked, stat_cell
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -56,7 +58,10 @@ def render_markdown(report: Report, comparison: Comparison | None = None) -> byt
 
 def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield f"<!-- acptrace report (acptrace {__version__}) -->"  # how a later run knows it
-    yield from _title(report, comparison)
+    folder, names = relative_names([g.name for g in report.groups], report.group_by)
+    groups = (replace(g, name=n) for g, n in zip(report.groups, names, strict=True))
+    report = replace(report, groups=tuple(groups))  # (the folder said once, in the title)
+    yield from _title(report, comparison, folder)
     yield ""
     yield from _overview(report)
     if turn_groups(report.groups):
@@ -86,7 +91,7 @@ def _left_out(count: int, noun: str, how: str = "") -> Iterator[str]:
         yield f"… and {more} not shown{how} here (report.json has them all)."
 
 
-def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
+def _title(report: Report, comparison: Comparison | None, folder: str) -> Iterator[str]:
     if comparison is None:
         yield "## acptrace latency report"
     elif failures := gate_failures(comparison):
@@ -95,7 +100,8 @@ def _title(report: Report, comparison: Comparison | None) -> Iterator[str]:
         yield "## ✅ acptrace: no regression beyond the limits"
     yield ""
     line = f"{count_text(report.files, 'transcript')}, {count_text(len(report.groups), 'group')}"
-    yield f"{line} by `{report.group_by.value}`."
+    where = f" in {escape(folder)}" if folder else ""
+    yield f"{line} by `{report.group_by.value}`{where}."
 
 
 def _overview(report: Report) -> Iterator[str]:
@@ -172,12 +178,16 @@ def _comparison(comparison: Comparison) -> Iterator[str]:
         yield "| " + " | ".join(cells) + " |"
 
 
-def _details(group: Group) -> Iterator[str]:
-    yield f"#### {escape(group.name)}"
+NO_RESUMES = "No resumes (session/resume, session/load): no replay latencies."
+"""What a group without resumes has in place of its latency table (a row of dashes)."""
+
+
+def _latencies(group: Group) -> Iterator[str]:
+    """The group's replay latencies, or that it has no resumes to time."""
     yield ""
-    turns = ", turns, tool calls and permission waits" if group.turns.any else ""
-    yield f"<details><summary>Latencies, loads, findings, slowest and cut replays{turns}</summary>"
-    yield ""
+    if not group.resumes:
+        yield NO_RESUMES
+        return
     yield "| metric | " + " | ".join(STATS) + " |"
     yield "|---|" + "---:|" * len(STATS)
     for metric in measured(group):
@@ -189,6 +199,14 @@ def _details(group: Group) -> Iterator[str]:
     if len(measured(group)) < len(REPLAY_METRICS):
         yield ""
         yield UNMEASURED_NOTE
+
+
+def _details(group: Group) -> Iterator[str]:
+    yield f"#### {escape(group.name)}"
+    yield ""
+    turns = ", turns, tool calls and permission waits" if group.turns.any else ""
+    yield f"<details><summary>Latencies, loads, findings, slowest and cut replays{turns}</summary>"
+    yield from _latencies(group)
     if any(verdict.replays for verdict in group.idle_timers):
         yield ""
         yield "| idle timer | replays cut short | updates lost |"

@@ -4,29 +4,29 @@
 agents-2026-12b/…`), so at 80 columns every row was cut to the same leading folders and lost
 the part that tells it apart; `file:line` cells lost their folders the same way. Here every
 path of the report (the group names when they are paths, and each `file:line`) is made relative
-to the folder they all share, which the header says once (a `file:line` of a folder's group to
-that folder: the group's name says it on the row); a name that still does not fit keeps
-its end, the part that tells rows apart (`…/claude-agent-acp-drive`), and is cut one way in
-every table: the way the table that leaves it least room cuts it (`NameBook`).
+to the folder they all share, which the header says once (a `file:line` of a folder's group,
+or of a file's, to that folder: the group's name says it on the row); a name that still does
+not fit keeps its end, the part that tells rows apart (`…/claude-agent-acp-drive`), and is cut
+one way in every table: the way the table that leaves it least room cuts it (`NameBook`); a
+`file:line` is cut the same way (`end_names`), its line number kept whole.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import string
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from typing import TypeVar
 
 from rich.console import Console, ConsoleOptions
 
 from acptrace.render.fitted import UNBOUNDED, Column, FittedTable
 from acptrace.render.text import cut_names, printable, shared_folders
+from acptrace.report.groups import TOP
 from acptrace.report.summaries import Group, GroupBy, Report, ResumeRef, RuleCount
-
-NUMBER = frozenset(string.digits + ".")
-"""What a number is made of: a cut inside one leaves the rest of it out too."""
-TOP = "./"
-"""The name of the group of files in the shared folder itself (`--by directory`)."""
+from acptrace.report.turn_summaries import PermissionRef, ToolCallRef, TurnFigures, TurnRef
 
 
 def relative_report(report: Report) -> tuple[Report, str]:
@@ -46,30 +46,56 @@ def _paths(report: Report) -> Iterator[str]:
             yield group.name.rstrip("/") + "/"
         elif report.group_by is GroupBy.FILE:
             yield group.name
-        yield from (ref.path for ref in (*group.slowest, *group.cut))
+        yield from (ref.path for ref in (*group.slowest, *group.cut, *_turn_refs(group.turns)))
         yield from (path for count in group.findings for path, _ in count.first)
+
+
+def _turn_refs(figures: TurnFigures) -> tuple[Ref, ...]:
+    """The turns, tool calls and permission requests a group's turn tables point at."""
+    return (
+        *figures.slowest_first_output,
+        *figures.longest_turns,
+        *figures.slowest_tool_calls,
+        *figures.longest_permission_waits,
+    )
 
 
 def _relative_group(group: Group, folder: str, by: GroupBy) -> Group:
     """The group with its name relative to `folder`, and its `file:line` paths too, or to the
-    group's own folder when it is one (the group's name says the folder, its rows the file)."""
+    group's own folder when it is one, or holds its file (the group's name says the folder,
+    its rows the file)."""
     name, within = group.name, folder
     if by is GroupBy.DIRECTORY:
         within = name.rstrip("/") + "/"
         name = _relative(within, folder).rstrip("/") or TOP
     elif by is GroupBy.FILE:
+        within = name[: name.rfind("/") + 1] or folder
         name = _relative(name, folder)
+    figures = group.turns
+    turns = dataclasses.replace(
+        figures,
+        slowest_first_output=_relative_refs(figures.slowest_first_output, within),
+        longest_turns=_relative_refs(figures.longest_turns, within),
+        slowest_tool_calls=_relative_refs(figures.slowest_tool_calls, within),
+        longest_permission_waits=_relative_refs(figures.longest_permission_waits, within),
+    )
     return dataclasses.replace(
         group,
         name=name,
-        slowest=tuple(_relative_ref(ref, within) for ref in group.slowest),
-        cut=tuple(_relative_ref(ref, within) for ref in group.cut),
+        slowest=_relative_refs(group.slowest, within),
+        cut=_relative_refs(group.cut, within),
         findings=tuple(_relative_count(count, within) for count in group.findings),
+        turns=turns,
     )
 
 
-def _relative_ref(ref: ResumeRef, folder: str) -> ResumeRef:
-    return dataclasses.replace(ref, path=_relative(ref.path, folder))
+AnyRef = TypeVar("AnyRef", ResumeRef, TurnRef, ToolCallRef, PermissionRef)
+Ref = ResumeRef | TurnRef | ToolCallRef | PermissionRef
+"""What a `file:line` cell points at."""
+
+
+def _relative_refs(refs: tuple[AnyRef, ...], folder: str) -> tuple[AnyRef, ...]:
+    return tuple(dataclasses.replace(ref, path=_relative(ref.path, folder)) for ref in refs)
 
 
 def _relative_count(count: RuleCount, folder: str) -> RuleCount:
@@ -82,18 +108,36 @@ def _relative(path: str, folder: str) -> str:
 
 
 def end_names(names: Sequence[str], width: int) -> list[str]:
-    """Names in `width` characters each where they are longer: a path keeps its last folders
-    whole after `…/` (as many as fit), so that it is cut the same way at any width that keeps
-    the same folders, else the end of its last one; a name that is no path, or two that would
-    then read alike, are cut in the middle (`cut_names`)."""
-    middle = cut_names(names, width)
-    cut = [_end(name, width) or short for name, short in zip(names, middle, strict=True)]
-    return cut if len(set(cut)) == len(cut) else middle
+    """Names in `width` characters each where they are longer, each keeping its end, the part
+    that tells rows apart: a path its last folders whole after `…/` (as many as fit, so that
+    it is cut the same way at any width that keeps the same folders), else the end of its last
+    one; where two would then read alike (`…/01-replay.jsonl` of two folders), and for a name
+    that is no path, the end of the name after `…`; names whose ends are alike keep their start
+    instead (`claude-agen…` for `claude-agent-acp-drive/01-replay.jsonl`); only names that
+    would still read alike are cut elsewhere, as near their middle as tells them apart
+    (`cut_names`)."""
+    shown = [_end(name, width) for name in names]
+    shown = _apart(names, shown, lambda alike: [_tail(name, width) for name in alike])
+    shown = _apart(names, shown, lambda alike: [_head(name, width) for name in alike])
+    shown = _apart(names, shown, lambda alike: cut_names(alike, width))
+    return shown if len(set(shown)) == len(shown) else cut_names(names, width)
 
 
-def _end(name: str, width: int) -> str | None:
-    """The name whole, or its last folders after `…/`, or the end of its last folder (no number
-    cut at its start); None for a name that is no path."""
+def _apart(
+    names: Sequence[str], shown: list[str], cut: Callable[[list[str]], list[str]]
+) -> list[str]:
+    """`shown`, the names that read alike in it cut again by `cut` (the others as they are)."""
+    counts = Counter(shown)
+    alike = [index for index, text in enumerate(shown) if counts[text] > 1]
+    if not alike:
+        return shown
+    again = dict(zip(alike, cut([names[index] for index in alike]), strict=True))
+    return [again.get(index, text) for index, text in enumerate(shown)]
+
+
+def _end(name: str, width: int) -> str:
+    """The name whole, or its last folders after `…/`, or the end of its last folder or of a
+    name that is no path (`_tail`)."""
     if len(name) <= width:
         return name
     parts = name.split("/")
@@ -103,13 +147,35 @@ def _end(name: str, width: int) -> str | None:
         if len(longer) + 2 > width:
             break
         kept = longer
-    if kept:
-        return f"…/{kept}"
-    if len(parts) == 1:
-        return None
+    return f"…/{kept}" if kept else _tail(name, width)
+
+
+def _tail(name: str, width: int) -> str:
+    """The name whole, or its end after `…` (no number at its start: `…1_load` reads as cut)."""
+    if len(name) <= width:
+        return name
     at = len(name) - width + 1
-    end = name[at:]
-    return "…" + (end.lstrip(string.digits + ".") if name[at - 1] in NUMBER else end)
+    return "…" + _past_number(name[at:])
+
+
+def _head(name: str, width: int) -> str:
+    """The name whole, or its start before `…` (no number at its end: `codex-acp-2…` reads as
+    cut)."""
+    if len(name) <= width:
+        return name
+    return _past_number(name[: width - 1][::-1])[::-1] + "…"
+
+
+def _past_number(text: str) -> str:
+    """`text` from past the number it starts with, its digits and a `.` between them
+    (`0.101.0-drive` → `-drive`, `7.jsonl` → `.jsonl`): `…1.jsonl` reads as a cut number."""
+    at = 0
+    while at < len(text) and (text[at].isdigit() or text[at : at + 2] in _DOT_DIGITS):
+        at += 1
+    return text[at:]
+
+
+_DOT_DIGITS = frozenset(f".{digit}" for digit in string.digits)
 
 
 class NameBook:

@@ -83,7 +83,7 @@ def _sections(report: Report, comparison: Comparison | None) -> Iterator[Rendera
         latencies = Lines(latencies, Text(UNMEASURED_NOTE, style="dim"))
     yield latencies
     if any(v.replays for g in report.groups for v in g.idle_timers):
-        yield idle_table([(printable(g.name), g.idle_timers) for g in report.groups])
+        yield _idle_timers(report.groups)
     if any(g.findings for g in report.groups):
         yield _findings(report.groups)
     if any(g.slowest for g in report.groups):
@@ -106,6 +106,17 @@ def _header(report: Report, folder: str) -> Text:
     return text
 
 
+def _idle_timers(groups: Sequence[Group]) -> FittedTable:
+    """The idle-timer table, its group names cut as in the report's other tables."""
+    column = group_column()
+    assert column.shorten is not None
+    table = idle_table(
+        [(printable(g.name), g.idle_timers) for g in groups], column.shorten, column.least
+    )
+    book = BOOK.get()
+    return table if book is None else book.register(table)
+
+
 def _few_in_overview(groups: Sequence[Group]) -> bool:
     return any(shows_few(g.metrics[g.headline]) for g in groups)
 
@@ -119,23 +130,23 @@ def _groups(groups: Sequence[Group]) -> FittedTable:
     that owe a marker; the counts beside it add up to the replays (the legend says so)."""
     loads = any(g.loads for g in groups)
     common = common_headline(groups)
-    columns = [
+    columns = [  # (at 80 columns: resumes, complete, cut, errors, p50, p90; the loads below)
         group_column(),
         Column("conn", RIGHT, drop=1),
-        Column("resumes", RIGHT, drop=2),
+        Column("resumes", RIGHT, drop=8),
         Column("complete", RIGHT, drop=13, idle_first=True),
-        Column("unmarked", RIGHT, drop=7),
-        Column("cut", RIGHT, drop=8),
-        Column("refused", RIGHT, drop=6),
-        Column("ambig", RIGHT, drop=5),
-        *([Column("loaded", RIGHT, drop=11)] if loads else []),
-        Column("errors", RIGHT, drop=4),
-        Column("warn", RIGHT, drop=3),
+        Column("unmarked", RIGHT, drop=5),
+        Column("cut", RIGHT, drop=10),
+        Column("refused", RIGHT, drop=4),
+        Column("ambig", RIGHT, drop=3),
+        *([Column("loaded", RIGHT, drop=6)] if loads else []),
+        Column("errors", RIGHT, drop=9),
+        Column("warn", RIGHT, drop=2),
         *([] if common else [Column("latency")]),
-        *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 14), ("p90", 10), ("p99", 9))),
+        *(Column(stat, RIGHT, drop=drop) for stat, drop in (("p50", 14), ("p90", 11), ("p99", 7))),
     ]
     named = f": {common.label}" if common else " of each group's latency"
-    table = fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=4, legend="groups")
+    table = fitted(f"Resumes by group (p50, p90, p99{named})", columns, minor=7, legend="groups")
     for group in groups:
         counts = group.replay_outcomes
         cut = sum(counts[o] for o in CUT)

@@ -6,8 +6,6 @@ turn sections (`turn_terminal`) are built of them."""
 from __future__ import annotations
 
 import itertools
-import string
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
@@ -54,7 +52,7 @@ def group_column(heading: str = "group") -> Column:
 
 
 def place_column() -> Column:
-    """The `file:line` column: kept, shortened by `short_place` when the terminal is narrow."""
+    """The `file:line` column: kept, shortened by `short_places` when the terminal is narrow."""
     return Column("file:line", shorten=short_places, least=PATH_CHARS)
 
 
@@ -64,40 +62,14 @@ def place(path: str, line: int) -> Text:
 
 
 def short_places(places: Sequence[str], width: int) -> list[str]:
-    """Each `path:line` in `width` characters (`short_place`); two that would then read alike
-    (`…/01-replay.jsonl:4` of two folders) keep the end of their folders instead, cut before a
-    number rather than inside one (`…-drive-v2/01-replay.jsonl:4`)."""
-    short = [short_place(place, width) for place in places]
-    seen = Counter(short)
-    return [
-        _left_cut(place, width) if seen[cut] > 1 and len(place) > width else cut
-        for place, cut in zip(places, short, strict=True)
-    ]
-
-
-def _left_cut(text: str, width: int) -> str:
-    """The end of `text` in `width` characters, after a `…` (no number cut at its start)."""
-    return "…" + text[len(text) - width + 1 :].lstrip(string.digits + ".")
-
-
-def short_place(text: str, width: int) -> str:
-    """`path:line` in `width` characters: its leading directories left out
-    (`…/runs/name.jsonl:12`), then the start of the file name; the line number is always kept
-    whole, and a cut never lands inside a number of the file name."""
-    path, colon, line = text.rpartition(":")
-    if not colon or len(text) <= width:
-        return text
-    tail = f":{line}"
-    room = width - len(tail)
-    *folders, name = path.split("/")
-    if len(name) + 2 > room:
-        return "…" + name[len(name) - room + 1 :].lstrip(string.digits) + tail
-    kept = name
-    for folder in reversed(folders):
-        if len(folder) + 1 + len(kept) + 2 > room:
-            break
-        kept = f"{folder}/{kept}"
-    return f"…/{kept}{tail}"
+    """Each `path:line` in `width` characters: the paths cut as group names are (`end_names`:
+    their end kept, whole folders first, all told apart), to the room the longest line number
+    leaves; the line number always whole."""
+    split = [place.rpartition(":") for place in places]
+    room = width - max((len(line) + 1 for _, colon, line in split if colon), default=0)
+    paths = sorted({path for path, colon, _ in split if colon})
+    cut = dict(zip(paths, end_names(paths, max(room, 1)), strict=True))
+    return [f"{cut[path]}:{line}" if colon else line for path, colon, line in split]
 
 
 def fitted(

@@ -87,6 +87,24 @@ def _ecdfs(groups: Sequence[Group], names: Sequence[str]) -> Iterator[str]:
             )
 
 
+def turn_chart_count(groups: Sequence[Group], charted: Sequence[Group]) -> int:
+    """The charts `turn_overview` and `group_turns` draw (`charted`: the groups that get
+    histograms), on the conditions they draw them on."""
+    with_turns = turn_groups(groups)
+    if not with_turns:
+        return 0
+    ecdfs = sum(1 for metric in CHARTED if charts.ecdf_groups(groups, metric, with_turns))
+    edges = turn_edges(charted)
+    histograms = sum(
+        1
+        for group in charted
+        if group.turns.any
+        for metric in CHARTED
+        if edges[metric] is not None and group.samples[metric]
+    )
+    return ecdfs + histograms
+
+
 def turn_edges(charted: Sequence[Group]) -> Edges:
     """Histogram bins of each charted turn latency, shared by these groups."""
     return {metric: shared_edges(charted, metric, BINS) for metric in CHARTED}

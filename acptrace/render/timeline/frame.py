@@ -18,19 +18,37 @@ from acptrace.render.text import inert, plural
 from acptrace.render.timeline.fitting import GLUE, unglued
 from acptrace.render.wrapping import wrapped
 
-LEGEND = (
-    "→ to agent  ← to client  ┌ ├ └ replay window: resume, marker, response  "
-    "┏ ┣ ┗ turn: prompt, first output, end  ╭ ╰ tool call  ⇢ answered at  ⇠ answers"
-)
+DIRECTIONS = "→ to agent  ← to client"
+WINDOWS = "┌ ├ └ replay window: resume, marker, response"
+TURNS = "┏ ┣ ┗ turn: prompt, first output, end"
+TOOL_CALLS = "╭ ╰ tool call"
+LINKS = "⇢ answered at  ⇠ answers"
 APPROXIMATE_LEGEND = "~ estimated from the Agent's stderr times (Zed dump), not measured"
 
 
-def timeline_heading(name: str, connection: str | None, view: View) -> RenderableType:
-    """What the timeline shows: the file (and connection), the view, the legend."""
+def timeline_heading(
+    name: str, connection: str | None, view: View, known: Analysis | None = None
+) -> RenderableType:
+    """What the timeline shows: the file (and connection), the view, the legend (of the marks
+    the connection can show, when its analysis is `known` before its rows: `legend`)."""
     lines: list[RenderableType] = [Facts([inert(name, "bold")])]  # (a long path breaks at a /)
     if connection is not None:
         lines.append(Text.assemble("connection ", inert(connection, "bold")))
-    return Group(*lines, inert(f"view: {view.describe()}"), _Legend(LEGEND, "dim"))
+    return Group(*lines, inert(f"view: {view.describe()}"), _Legend(legend(known), "dim"))
+
+
+def legend(known: Analysis | None) -> str:
+    """The marks a connection's rows can show: its replay windows, turns and tool calls only
+    when it has any; every mark when its analysis is not known before its rows (a transcript
+    read once, from a pipe: the legend comes first, and holding it back would hold the rows)."""
+    marks = [
+        DIRECTIONS,
+        *([WINDOWS] if known is None or known.resumes else []),
+        *([TURNS] if known is None or known.turns else []),
+        *([TOOL_CALLS] if known is None or known.tool_calls else []),
+        LINKS,
+    ]
+    return "  ".join(marks)
 
 
 class _Legend:
@@ -74,16 +92,32 @@ def timeline_footer(
     yield Text(shown)
     if approximate:
         yield Text(APPROXIMATE_LEGEND, "dim")
-    for row in open_at_end:
-        yield Text(
-            f"Replay window of request {id_text(row.request_id)} "
-            f"(line {row.request_line}) still open at the end: "
-            f"{row.outcome.value} ({row.end.value}).",
-            "dim",
-        )
-    for turn in turns_open_at_end:
-        yield Text(
-            f"Turn of request {id_text(turn.request_id)} (line {turn.request_line}) still open "
-            f"at the end ({turn.end.value}).",
-            "dim",
-        )
+    windows = (
+        f"Replay window of request {id_text(row.request_id)} (line {row.request_line}) still "
+        f"open at the end: {row.outcome.value} ({row.end.value})."
+        for row in open_at_end
+    )
+    yield from _capped(windows, "more replay window")
+    turns = (
+        f"Turn of request {id_text(turn.request_id)} (line {turn.request_line}) still open "
+        f"at the end ({turn.end.value})."
+        for turn in turns_open_at_end
+    )
+    yield from _capped(turns, "more turn")
+
+
+OPEN_SHOWN = 10
+"""Replay windows, and turns, still open at the end said one by one under the timeline; the
+rest are counted (a recording cut in the middle of a busy session leaves hundreds)."""
+
+
+def _capped(lines: Iterable[str], more: str) -> Iterator[Text]:
+    """The first `OPEN_SHOWN` of these lines, then how many more there are (`more`: their
+    noun)."""
+    count = 0
+    for count, line in enumerate(lines, 1):
+        if count <= OPEN_SHOWN:
+            yield Text(line, "dim")
+    if count > OPEN_SHOWN:
+        rest = plural(count - OPEN_SHOWN, more)
+        yield Text(f"… and {rest} still open at the end (analyze --format json lists them).", "dim")
