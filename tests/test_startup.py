@@ -33,10 +33,14 @@ sys.stderr.write(json.dumps({"modules": sorted(sys.modules), "gc": gc_after}))
 """
 HEAVY = (
     *("polars", "pyarrow", "multiprocessing", "concurrent.futures", "tomllib", "tempfile"),
-    *("secrets", "hashlib", "gzip", "acptrace.pipeline.pieces", "acptrace.read.probes"),
+    *("secrets", "hashlib", "gzip", "glob", "acptrace.pipeline.pieces", "acptrace.read.probes"),
 )
-"""Libraries a run that does not use them must not pay for (gzip: a plain file is read; the file
-splitter and its clock probes: a small file is never split)."""
+"""Libraries a run that does not use them must not pay for (gzip: a plain file is read; glob: the
+arguments name files; the file splitter and its clock probes: a small file is never split)."""
+UNDER_TYPER = ("shutil", "bz2", "lzma", "heapq")
+"""What typer (and multiprocessing) import anyway, but an analysis must not: a program that
+calls the library imports neither (shutil, and the compressors it brings, copies stdin; heapq
+merges a `.traffic` file's issues)."""
 OTHER_COMMANDS = (
     *("acptrace.tables", "acptrace.export", "acptrace.report", "acptrace.record"),
     *("acptrace.mock", "acptrace.drive", "acptrace.render.timeline"),
@@ -203,6 +207,20 @@ def test_the_command_runs_with_the_collector_on_and_start_up_set_aside(tmp_path:
     seen = probed("analyze", str(SMALL), "-f", "json", cwd=tmp_path)["gc"]
     assert seen["enabled"] is True
     assert seen["frozen"] > 10_000  # (the imported modules' objects)
+
+
+def test_a_library_analysis_of_a_small_file_imports_only_what_it_uses() -> None:
+    """`acptrace.analyze` in a program of its own: no command, typer, rich, nor what typer or
+    multiprocessing would bring anyway."""
+    probe = (
+        f"import json, sys, acptrace; acptrace.analyze({str(SMALL)!r}); "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True)
+    modules = set(json.loads(done.stdout))
+    assert "acptrace.pipeline.analysis" in modules  # (the probe did analyse)
+    assert loaded(modules, ("typer", "click", "rich", "acptrace.cli", "acptrace.render")) == []
+    assert loaded(modules, HEAVY + OTHER_COMMANDS + UNDER_TYPER) == []
 
 
 def test_the_library_names_resolve_on_first_use() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -49,6 +48,8 @@ def expand(arguments: Iterable[str]) -> Iterator[str | Unmatched | Skipped]:
             yield from skipped
             yield from found
         elif _GLOB_CHARS & set(argument):
+            import glob  # (here: most runs name files)
+
             matches = sorted(p for p in glob.glob(argument, recursive=True) if Path(p).is_file())
             if not matches:
                 yield Unmatched(argument, "no file matches this pattern")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import stat
 import sys
 import zlib
@@ -207,7 +206,8 @@ def replayable(path: str) -> Iterator[str]:
     if not is_stream(path):
         yield path
         return
-    import tempfile  # (here: most runs never copy their input)
+    import shutil  # (here, as tempfile: most runs never copy their input)
+    import tempfile
 
     with tempfile.TemporaryDirectory(prefix="acptrace-") as folder:
         copy = os.path.join(folder, "input")

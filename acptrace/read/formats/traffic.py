@@ -10,7 +10,6 @@ Client -> Agent, `incoming` Agent -> Client.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +61,8 @@ class Traffic(msgspec.Struct, frozen=True):
         decode: Callable[[Iterable[Parsed]], Iterator[Record]],  # noqa: ARG002 (OwnsBytes)
     ) -> Iterator[Record]:
         """Each entry as the envelope of its message, or the issue that says why it is not."""
+        import heapq
+
         from acptrace.read.traffic import read_traffic  # (a Lisp reader: only for .traffic)
 
         issues: list[Issue] = []  # (the reader's own: CRLF, lines too long)
