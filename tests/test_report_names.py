@@ -160,3 +160,20 @@ def test_the_turn_tables_name_files_as_the_replay_tables_do() -> None:
         places = re.findall(r"(\S+\.jsonl?):\d+", "\n".join(section(text, title)))
         assert places, title
         assert not [place for place in places if "/" in place or "…" in place], title
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_a_file_line_is_cut_one_way_in_every_table(tmp_path: Path, columns: int) -> None:
+    """By agent, a `file:line` says the file relative to the shared folder; the slowest and the
+    cut replays list the same files, and each is cut the same way in both (before, each table
+    cut its paths to its own room: `claude-agent…:10` above `claude-agent-acp-…:16`)."""
+    top = _runs(tmp_path)
+    text = _report([str(top), "--by", "agent", "--jobs", "1"], columns)
+    shown: dict[str, set[str]] = {run: set() for run in RUNS}
+    for title in ("Slowest replays", "Cut replays"):
+        for path in re.findall(r"(\S+):\d+ ", "\n".join(section(text, title))):
+            starts = [run for run in RUNS if run.startswith(path.rstrip("…")[:6])]
+            ends = [run for run in RUNS if f"{run}/01-replay.jsonl".endswith(path.lstrip("…"))]
+            (run,) = set(starts + ends)  # (one file, told apart from the others)
+            shown[run].add(path)
+    assert all(len(paths) == 1 for paths in shown.values()), shown

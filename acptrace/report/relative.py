@@ -46,8 +46,13 @@ def _paths(report: Report) -> Iterator[str]:
             yield group.name.rstrip("/") + "/"
         elif report.group_by is GroupBy.FILE:
             yield group.name
-        yield from (ref.path for ref in (*group.slowest, *group.cut, *_turn_refs(group.turns)))
-        yield from (path for count in group.findings for path, _ in count.first)
+        yield from group_places(group)
+
+
+def group_places(group: Group) -> Iterator[str]:
+    """The path of every `file:line` the group's rows show."""
+    yield from (ref.path for ref in (*group.slowest, *group.cut, *_turn_refs(group.turns)))
+    yield from (path for count in group.findings for path, _ in count.first)
 
 
 def _turn_refs(figures: TurnFigures) -> tuple[Ref, ...]:
@@ -179,18 +184,20 @@ _DOT_DIGITS = frozenset(f".{digit}" for digit in string.digits)
 
 
 class NameBook:
-    """The cut of every group name, one for all the tables of a report: each table that shows
-    the names registers (`register`), and before the first is laid out at a width, every one of
-    them is laid out once to learn the least room any leaves the names (`settle`); from then on
-    each shortens them to that room, the whole set of names at once (`end_names` tells them
-    apart among all of them, not among the few one table lists). A table with room for the
-    names whole shows them whole."""
+    """The cut of every group name and of every `file:line`'s path, one for all the tables of a
+    report: each table that shows them registers (`register`), and before the first is laid
+    out at a width, every one of them is laid out once to learn the least room any leaves the
+    names, and the paths (`settle`); from then on each shortens them to that room, the whole
+    set at once (`end_names` tells them apart among all of them, not among the few one table
+    lists). The book is the `shorten` of group columns, its `places` that of `file:line`
+    columns. A table with room for the names whole shows them whole."""
 
-    def __init__(self, names: Sequence[str]) -> None:
-        self.names = [printable(name) for name in names]
+    def __init__(self, names: Sequence[str], paths: Sequence[str] = ()) -> None:
+        self.names = _Shelf(names)
+        self.paths = _Shelf(paths)
+        self.places = Places(self.paths)
         self.tables: list[FittedTable] = []
-        self._rooms: dict[int, int] = {}
-        self._room = UNBOUNDED
+        self._rooms: dict[int, tuple[int, int]] = {}
         self._settling = False
 
     def register(self, table: FittedTable) -> FittedTable:
@@ -200,43 +207,93 @@ class NameBook:
         return table
 
     def settle(self, console: Console, options: ConsoleOptions) -> None:
-        """The least room any table leaves the names at this width, learnt once."""
+        """The least room any table leaves the names, and the paths, at this width, learnt
+        once."""
         if self._settling:
             return  # (a table laid out while the rooms are learnt)
         width = options.max_width
         if width not in self._rooms:
-            self._settling, self._room = True, UNBOUNDED
-            rooms = []
+            self._settling = True
+            self.names.room = self.paths.room = UNBOUNDED
+            names: list[int] = []
+            paths: list[int] = []
             for table in self.tables:
                 table.layout(console, options)
-                rooms += [column.need() for column in _shortened(table, self)]
-            apart = [room for room in rooms if self._apart(room)]
-            self._rooms[width] = min(apart, default=UNBOUNDED)
+                for column in _shortened(table, self):
+                    if column.shorten is self:
+                        names.append(column.need())
+                    else:
+                        paths.append(max(len(c.plain.rpartition(":")[0]) for c in column.cells))
+            self._rooms[width] = (self.names.least(names), self.paths.least(paths))
             self._settling = False
-        self._room = self._rooms[width]
+        self.names.room, self.paths.room = self._rooms[width]
 
     def __call__(self, names: Sequence[str], width: int) -> list[str]:
-        """`names` shortened as a column's `shorten`: to the settled room, however wide `width`
-        (to `width` where the room would make two of them read alike: a table too narrow for
-        the others' cut cuts its own, as wide as telling them apart takes)."""
+        """`names` shortened as a column's `shorten` (`_Shelf.cut`)."""
+        return self.names.cut(names, width)
+
+
+class Places:
+    """The `shorten` of a `file:line` column: each path cut as the report's book cuts it, to
+    the room the longest line number leaves; the line number always whole."""
+
+    def __init__(self, shelf: _Shelf) -> None:
+        self.shelf = shelf
+
+    def __call__(self, places: Sequence[str], width: int) -> list[str]:
+        return short_places(places, width, self.shelf.cut)
+
+
+def short_places(
+    places: Sequence[str],
+    width: int,
+    cut: Callable[[Sequence[str], int], list[str]] = end_names,
+) -> list[str]:
+    """Each `path:line` in `width` characters: the paths cut by `cut` (`end_names`: their end
+    kept, whole folders first, all told apart), to the room the longest line number leaves;
+    the line number always whole."""
+    split = [place.rpartition(":") for place in places]
+    room = width - max((len(line) + 1 for _, colon, line in split if colon), default=0)
+    paths = sorted({path for path, colon, _ in split if colon})
+    cuts = dict(zip(paths, cut(paths, max(room, 1)), strict=True))
+    return [f"{cuts[path]}:{line}" if colon else line for path, colon, line in split]
+
+
+class _Shelf:
+    """One set of names a book cuts one way (the group names, or the paths), and the room it
+    settled for them."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(dict.fromkeys(printable(name) for name in names))
+        self.room = UNBOUNDED
+
+    def cut(self, names: Sequence[str], width: int) -> list[str]:
+        """`names` shortened to the settled room, however wide `width` (to `width` where the
+        room would make two of them read alike: a table too narrow for the others' cut cuts
+        its own, as wide as telling them apart takes)."""
         shown: list[str] = []
-        for room in (min(width, self._room), width):
+        for room in (min(width, self.room), width):
             cut = dict(zip(self.names, end_names(self.names, room), strict=True))
             shown = [cut.get(name, name) for name in names]
             if len(set(shown)) == len(set(names)):
                 break
         return shown
 
+    def least(self, rooms: Sequence[int]) -> int:
+        """The least of the rooms tables left that still tells every name from every other."""
+        apart = [room for room in rooms if self._apart(room)]
+        return min(apart, default=UNBOUNDED)
+
     def _apart(self, room: int) -> bool:
         """Every name still told apart from every other when cut to `room`."""
-        return len(set(end_names(self.names, room))) == len(set(self.names))
+        return len(set(end_names(self.names, room))) == len(self.names)
 
 
 def _shortened(table: FittedTable, book: NameBook) -> Iterator[Column]:
-    """The table's columns of names that its last layout shortened (a shortened column is a new
-    one: `fitted.shortened`)."""
+    """The table's columns of names or paths that its last layout shortened (a shortened
+    column is a new one: `fitted.shortened`)."""
     for column in table.shown:
-        if column.shorten is book and all(column is not own for own in table.columns):
+        if column.shorten in (book, book.places) and all(column is not c for c in table.columns):
             yield column
 
 
