@@ -177,3 +177,40 @@ def test_a_file_line_is_cut_one_way_in_every_table(tmp_path: Path, columns: int)
             (run,) = set(starts + ends)  # (one file, told apart from the others)
             shown[run].add(path)
     assert all(len(paths) == 1 for paths in shown.values()), shown
+
+
+@pytest.mark.parametrize("kind", ["md", "html"])
+@pytest.mark.parametrize("by", ["agent", "directory"])
+def test_every_page_says_a_file_line_relative_to_the_folder_said_once(
+    tmp_path: Path, kind: str, by: str
+) -> None:
+    """report.md and report.html say the shared folder once and each `file:line` relative to
+    it, as the terminal does (by directory, to the group's folder, which the group's name says);
+    before, every `file:line` of the slowest and the cut replays was a whole path."""
+    top = _runs(tmp_path)
+    page = tmp_path / f"report.{kind}"
+    args = [str(top), "--by", by, "--jobs", "1", "-q", "-o", str(page)]
+    CliRunner().invoke(app, ["report", *args])
+    text = page.read_text()
+    assert text.count(str(top)) == 1, text  # (said once)
+    places = re.findall(r"(?:\| |>)([^|<>\s]+\.jsonl):\d+", text)
+    within = {"agent": [f"{run}/01-replay.jsonl" for run in RUNS], "directory": ["01-replay.jsonl"]}
+    assert places, text
+    assert set(places) == set(within[by])
+
+
+def test_files_of_one_name_in_folders_alike_at_the_end_keep_their_folder_s_start() -> None:
+    """`01-replay.jsonl` of `claude-agent-acp-drive/` and of `isaac-acp-drive/` end alike
+    (`…cp-drive/01-replay.jsonl`): each keeps its folder's start and its name whole; before,
+    they were cut in the middle, their folder lost (`…01-replay.jsonl`, a number cut)."""
+    names = [
+        "claude-agent-acp-drive/01-replay.jsonl",
+        "isaac-acp-drive/01-replay.jsonl",
+        "codex-drive-session/01-replay.jsonl",
+    ]
+    shown = end_names(names, 24)
+    assert shown == [
+        "claude-…/01-replay.jsonl",
+        "isaac-a…/01-replay.jsonl",
+        "…session/01-replay.jsonl",
+    ]

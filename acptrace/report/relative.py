@@ -1,4 +1,5 @@
-"""The terminal report's names relative to the folder every path in it shares, said once.
+"""The report's names relative to the folder every path in it shares, said once (on a terminal,
+in report.md and report.html alike).
 
 `report DIR --by directory` named each group by its whole folder (`/work/shared/real-world/
 agents-2026-12b/…`), so at 80 columns every row was cut to the same leading folders and lost
@@ -7,8 +8,9 @@ path of the report (the group names when they are paths, and each `file:line`) i
 to the folder they all share, which the header says once (a `file:line` of a folder's group,
 or of a file's, to that folder: the group's name says it on the row); a name that still does
 not fit keeps its end, the part that tells rows apart (`…/claude-agent-acp-drive`), and is cut
-one way in every table: the way the table that leaves it least room cuts it (`NameBook`); a
-`file:line` is cut the same way (`end_names`), its line number kept whole.
+one way in every table of a terminal: the way the table that leaves it least room cuts it
+(`NameBook`); the path of a `file:line` is cut the same way, one way in every table too (the
+book's `places`), its line number kept whole.
 """
 
 from __future__ import annotations
@@ -123,6 +125,7 @@ def end_names(names: Sequence[str], width: int) -> list[str]:
     (`cut_names`)."""
     shown = [_end(name, width) for name in names]
     shown = _apart(names, shown, lambda alike: [_tail(name, width) for name in alike])
+    shown = _apart(names, shown, lambda alike: [_both_ends(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: [_head(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: cut_names(alike, width))
     return shown if len(set(shown)) == len(shown) else cut_names(names, width)
@@ -145,14 +148,30 @@ def _end(name: str, width: int) -> str:
     name that is no path (`_tail`)."""
     if len(name) <= width:
         return name
-    parts = name.split("/")
+    kept = _last_folders(name, width - 2)
+    return f"…/{kept}" if kept else _tail(name, width)
+
+
+def _last_folders(name: str, width: int) -> str:
+    """The most of the path's last parts, whole, that fit in `width` (`""`: not even one)."""
     kept = ""
-    for part in reversed(parts[1:]):
+    for part in reversed(name.split("/")[1:]):
         longer = f"{part}/{kept}" if kept else part
-        if len(longer) + 2 > width:
+        if len(longer) > width:
             break
         kept = longer
-    return f"…/{kept}" if kept else _tail(name, width)
+    return kept
+
+
+def _both_ends(name: str, width: int) -> str:
+    """The path's start, `…/` and its last parts whole (`claude-…/01-replay.jsonl`): for files
+    of one name in folders whose ends are alike too (`…acp-drive/`), the start of the folder
+    is what tells them apart; the name as `_end` cuts it when its last part alone fills it."""
+    if len(name) <= width:
+        return name
+    kept = _last_folders(name, width - 4)
+    head = _past_number(name[: width - 2 - len(kept)][::-1])[::-1] if kept else ""
+    return f"{head}…/{kept}" if head.strip("/") else _end(name, width)
 
 
 def _tail(name: str, width: int) -> str:
