@@ -119,10 +119,11 @@ def end_names(names: Sequence[str], width: int) -> list[str]:
     that tells rows apart: a path its last folders whole after `…/` (as many as fit, so that
     it is cut the same way at any width that keeps the same folders), else the end of its last
     one; where two would then read alike (`…/01-replay.jsonl` of two folders), and for a name
-    that is no path, the end of the name after `…`; names whose ends are alike keep their start
-    instead (`claude-agen…` for `claude-agent-acp-drive/01-replay.jsonl`); only names that
-    would still read alike are cut elsewhere, as near their middle as tells them apart
-    (`cut_names`)."""
+    that is no path, the end of the name after `…`; names whose ends are alike keep the start
+    of their folder and their last parts (`claude-…/01-replay.jsonl`), or the start and the
+    end of their last part (`opencode-…_live.jsonl`), else their start (`claude-agen…`); only
+    names that would still read alike are cut elsewhere, as near their middle as tells them
+    apart (`cut_names`)."""
     shown = [_end(name, width) for name in names]
     shown = _apart(names, shown, lambda alike: [_tail(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: [_both_ends(name, width) for name in alike])
@@ -164,14 +165,23 @@ def _last_folders(name: str, width: int) -> str:
 
 
 def _both_ends(name: str, width: int) -> str:
-    """The path's start, `…/` and its last parts whole (`claude-…/01-replay.jsonl`): for files
-    of one name in folders whose ends are alike too (`…acp-drive/`), the start of the folder
-    is what tells them apart; the name as `_end` cuts it when its last part alone fills it."""
+    """The start of the path's folder, `…/` and its last parts whole (`claude-…/01-replay.jsonl`,
+    `…/claude…/01-replay.jsonl` in a folder of folders): for files of one name in folders whose
+    ends are alike too (`…acp-drive/`), the start of their folder is what tells them apart; a
+    name whose last part alone does not fit, that part's start and end (`opencode-…_live.jsonl`
+    where every name ends in `_v1_live.jsonl`)."""
     if len(name) <= width:
         return name
     kept = _last_folders(name, width - 4)
-    head = _past_number(name[: width - 2 - len(kept)][::-1])[::-1] if kept else ""
-    return f"{head}…/{kept}" if head.strip("/") else _end(name, width)
+    if not kept:
+        last, half = name.rpartition("/")[2], (width - 1) // 2
+        start = _past_number(last[:half][::-1])[::-1]
+        return f"{start}…{_past_number(last[len(last) - (width - 1 - half) :])}"
+    rest = name[: len(name) - len(kept) - 1]
+    lead = "…/" if "/" in rest else ""
+    folder = rest.rpartition("/")[2][: width - len(lead) - 2 - len(kept)]
+    head = _past_number(folder[::-1])[::-1]
+    return f"{lead}{head}…/{kept}" if head.strip("/") else _end(name, width)
 
 
 def _tail(name: str, width: int) -> str:
