@@ -106,8 +106,8 @@ def test_a_name_that_is_no_path_keeps_its_end_too() -> None:
 
 def test_names_that_would_read_alike_are_cut_again_alone() -> None:
     """Two that keep the same folders are cut again, keeping the end of the name, and two whose
-    ends are alike too keep the start and the end of their file's name; the others keep their
-    end (before, all of them were cut in the middle for two)."""
+    ends are alike too keep the start of their file's name and its extension; the others keep
+    their end (before, all of them were cut in the middle for two)."""
     names = [
         "agents/claude-drive/01-replay.jsonl",
         "agents/codex-drive/01-replay.jsonl",
@@ -117,7 +117,7 @@ def test_names_that_would_read_alike_are_cut_again_alone() -> None:
     ]
     shown = end_names(names, 26)
     assert shown[:3] == ["…ude-drive/01-replay.jsonl", "…dex-drive/01-replay.jsonl", names[2]]
-    assert shown[3:] == ["claude_live_…en_load.jsonl", "codex_live_p…en_load.jsonl"]  # (ends alike)
+    assert shown[3:] == ["claude_live_prompt_….jsonl", "codex_live_prompt_t….jsonl"]  # (ends alike)
     assert len(set(shown)) == len(names)
 
 
@@ -220,10 +220,27 @@ def test_files_of_one_name_in_folders_alike_at_the_end_keep_their_folder_s_start
 
 def test_files_whose_names_end_alike_keep_their_start_and_end() -> None:
     """Where every file of a folder ends alike (`…_v2_overlap.jsonl`, its version left out as
-    a cut number would be), a name keeps its start and its end, no number cut; before, its
-    folder and the start of its name (`agents-2026-12b/openc…`), its end lost."""
+    a cut number would be), a name keeps its start and its extension, no number cut; before,
+    its folder and the start of its name (`agents-2026-12b/openc…`), its end lost; a short
+    name keeps its start (`01-repl….jsonl`, not `01-rep…y.jsonl`)."""
     names = [
         "agents-2026-12b/opencode-1.18.33_v2_overlap.jsonl",
         "agents-2026-12b/cline-3.0.65_v2_overlap.jsonl",
     ]
-    assert end_names(names, 22) == ["opencode-…erlap.jsonl", "cline-…erlap.jsonl"]
+    assert end_names(names, 22) == ["opencode-….jsonl", "cline-3.0.65_v….jsonl"]
+    assert end_names(["01-replay.jsonl", "02-replay.jsonl"], 14) == [
+        "01-repl….jsonl",
+        "02-repl….jsonl",
+    ]
+
+
+def test_names_no_cut_tells_apart_leave_the_others_their_own_cut() -> None:
+    """Two names that differ only in a digit in their middle cannot be told apart in 17
+    characters (the table widens for them); the others keep their ends; before, every name of
+    the report was then cut in its middle (`claude_a…ad.jsonl`)."""
+    names = [
+        "acp-spec-docs__v1-session-setup.jsonl",
+        "acp-spec-docs__v2-session-setup.jsonl",
+        "claude_agent_acp_load_stdin_closed_mid_load.jsonl",
+    ]
+    assert end_names(names, 17)[2] == "…d_mid_load.jsonl"

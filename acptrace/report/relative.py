@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import string
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TypeVar
@@ -129,18 +128,23 @@ def end_names(names: Sequence[str], width: int) -> list[str]:
     shown = _apart(names, shown, lambda alike: [_both_ends(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: [_head(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: cut_names(alike, width))
-    return shown if len(set(shown)) == len(shown) else cut_names(names, width)
+    if len(set(shown)) == len(shown):
+        return shown
+    whole = cut_names(names, width)  # (all cut at one place, if that tells them apart)
+    return whole if len(set(whole)) == len(whole) else shown
 
 
 def _apart(
     names: Sequence[str], shown: list[str], cut: Callable[[list[str]], list[str]]
 ) -> list[str]:
-    """`shown`, the names that read alike in it cut again by `cut` (the others as they are)."""
-    counts = Counter(shown)
-    alike = [index for index, text in enumerate(shown) if counts[text] > 1]
-    if not alike:
-        return shown
-    again = dict(zip(alike, cut([names[index] for index in alike]), strict=True))
+    """`shown`, each set of names that read alike in it cut again by `cut`, a set at a time
+    (a middle cut that tells two apart need not suit two others); the others as they are."""
+    sets: dict[str, list[int]] = {}
+    for index, text in enumerate(shown):
+        sets.setdefault(text, []).append(index)
+    again: dict[int, str] = {}
+    for alike in (indices for indices in sets.values() if len(indices) > 1):
+        again.update(zip(alike, cut([names[index] for index in alike]), strict=True))
     return [again.get(index, text) for index, text in enumerate(shown)]
 
 
@@ -164,19 +168,26 @@ def _last_folders(name: str, width: int) -> str:
     return kept
 
 
+EXTENSION = 8
+"""The longest end of a file's name after its last `.` that is taken for its extension."""
+
+
 def _both_ends(name: str, width: int) -> str:
     """The start of the path's folder, `…/` and its last parts whole (`claude-…/01-replay.jsonl`,
     `…/claude…/01-replay.jsonl` in a folder of folders): for files of one name in folders whose
     ends are alike too (`…acp-drive/`), the start of their folder is what tells them apart; a
-    name whose last part alone does not fit, that part's start and end (`opencode-…_live.jsonl`
-    where every name ends in `_v1_live.jsonl`)."""
+    name whose last part alone does not fit, that part's start and its extension, or end
+    (`opencode-….jsonl`, `01-repl….jsonl` where every name ends in `_v1_live.jsonl`, or in
+    `-replay.jsonl`)."""
     if len(name) <= width:
         return name
     kept = _last_folders(name, width - 4)
     if not kept:
-        last, half = name.rpartition("/")[2], (width - 1) // 2
-        start = _past_number(last[:half][::-1])[::-1]
-        return f"{start}…{_past_number(last[len(last) - (width - 1 - half) :])}"
+        last = name.rpartition("/")[2]
+        dot = last.rfind(".")
+        ends = len(last) - dot if dot > 0 and len(last) - dot <= EXTENSION else (width - 1) // 2
+        start = _past_number(last[: width - 1 - ends][::-1])[::-1]
+        return f"{start}…{_past_number(last[len(last) - ends :])}"
     rest = name[: len(name) - len(kept) - 1]
     lead = "…/" if "/" in rest else ""
     folder = rest.rpartition("/")[2][: width - len(lead) - 2 - len(kept)]
