@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import acptrace
 from acptrace.decode import runs
-from acptrace.decode.fastpath import canonical_read
+from acptrace.decode.fastpath import canonical_read, plain_read
 from acptrace.decode.shapes import NOT_DECODED, CanonicalLine, decode_line
 from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import Issue, Tally, UpdateRun, ns_ms
@@ -223,6 +223,33 @@ def each_message(data: bytes) -> acptrace.Analysis:
         for _ in walk:
             pass
         return walk.analysis
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_a_plain_update_read_in_its_narrowed_shape_is_the_message_the_general_shapes_read(
+    path: Path,
+) -> None:
+    """`plain_read` (tried first on every canonical line) gives what `canonical_read` gives,
+    or leaves the line to it."""
+    for number, data in enumerate(path.read_bytes().splitlines(keepends=True), start=1):
+        plain = plain_read(data, number)
+        if plain is not None:
+            assert plain == canonical_read(decode_line(data), number)
+
+
+def test_a_line_plain_read_leaves_is_read_by_the_general_shapes() -> None:
+    line = (
+        b'{"ts":"2026-12-02T10:00:00.000001Z","dir":"a2c","msg":{"jsonrpc":"2.0",'
+        b'"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":%s}}}}\n'
+    )
+    tagged = line % b'"agent_message_chunk","messageId":"m"'
+    assert plain_read(tagged, 7) == canonical_read(decode_line(tagged), 7)
+    escaped = tagged.replace(b"session/update", b"session\\/update")
+    announced = line % b'"subagent_update","childSessionId":"c"'
+    odd_time = tagged.replace(b".000001Z", b".000001+00:00")
+    for left in (escaped, announced, odd_time):
+        assert plain_read(left, 7) is None
+        assert canonical_read(decode_line(left), 7)[0] is not None
 
 
 @given(steps)

@@ -15,7 +15,7 @@ import msgspec
 
 from acptrace.correlate.observations import NotHonoured, Observation, UnadvertisedUse
 from acptrace.decode.capabilities import AUTH_METHODS
-from acptrace.model.domain import Direction, Message, MessageKind
+from acptrace.model.domain import C2A, RESPONSE, Direction, Message
 
 METHOD_NOT_FOUND = -32601
 
@@ -114,8 +114,8 @@ class CapabilityBook(msgspec.Struct):
         if (
             self.advertised is None
             or method is None
-            or message.direction is not Direction.C2A
-            or message.kind is MessageKind.RESPONSE
+            or message.direction is not C2A
+            or message.kind is RESPONSE
         ):
             return
         missing = self._missing(message, method)

@@ -30,12 +30,16 @@ from acptrace.correlate.windows import REPLAYING_METHODS, WindowBook
 from acptrace.decode.directions import wrong_direction
 from acptrace.decode.malformed import Batch
 from acptrace.model.domain import (
+    A2C,
+    NOTIFICATION,
+    REQUEST,
+    RESPONSE,
+    UNKNOWN_DIRECTION,
     ConnectionEnd,
     Direction,
     Issue,
     IssueKind,
     Message,
-    MessageKind,
     PeerInfo,
     ProtocolSource,
     Tally,
@@ -149,17 +153,17 @@ class Correlator:
         """Follow one message (`payload`, its JSON object, is only passed on in the step)."""
         if not self.seen_message:
             self.seen_message = True
-            if message.method == "initialize" and message.kind is MessageKind.REQUEST:
+            if message.method == "initialize" and message.kind is REQUEST:
                 self.sessions.start_seen = True
         if self.client is None and self.agent is None:  # (the version may be inferred)
             self.evidence.message(message)
-        match message.kind:
-            case MessageKind.REQUEST:
-                self._request(message)
-            case MessageKind.NOTIFICATION:
-                self._notification(message)
-            case MessageKind.RESPONSE:
-                return self._response(message, payload)
+        kind = message.kind
+        if kind is REQUEST:
+            self._request(message)
+        elif kind is NOTIFICATION:
+            self._notification(message)
+        elif kind is RESPONSE:
+            return self._response(message, payload)
         return Step(message, payload=payload)
 
     def watch(self, session_id: str) -> int:
@@ -299,7 +303,7 @@ class Correlator:
             pending.prompt_state = self.sessions.prompt_state(session_id)
             self.sessions.prompt_sent(session_id)
             self.turns.prompt(message)
-        if message.direction is Direction.A2C:
+        if message.direction is A2C:
             self.windows.on_agent_request(message)
             if method == PERMISSION_METHOD:
                 self.turns.permission_asked(message)
@@ -353,7 +357,7 @@ class Correlator:
             self.emit(OrphanResponse(message))
             return Step(message, payload=payload)
         request = pending.request
-        if message.direction is Direction.UNKNOWN and request.direction is not Direction.UNKNOWN:
+        if message.direction is UNKNOWN_DIRECTION and request.direction is not UNKNOWN_DIRECTION:
             message = msgspec.structs.replace(message, direction=request.direction.opposite())
         if pending.cancelled:
             self.emit(CancelledAnswered(request, message))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from acptrace.correlate.observations import PromptState
-from acptrace.model.domain import Direction, JsonId, Message
+from acptrace.model.domain import UNKNOWN_DIRECTION, Direction, JsonId, Message
 
 if TYPE_CHECKING:
     from acptrace.correlate.tracks import Window
@@ -80,10 +80,10 @@ class PendingTable(msgspec.Struct):
         A response with a known direction answers a request from the other side (or one whose
         direction is unknown); otherwise the most recent pending request with its id.
         """
-        if response.direction is Direction.UNKNOWN:
+        if response.direction is UNKNOWN_DIRECTION:
             sides = tuple(Direction)
         else:
-            sides = (response.direction.opposite(), Direction.UNKNOWN)
+            sides = (response.direction.opposite(), UNKNOWN_DIRECTION)
         return self._pop_latest(sides, id_key(response.id))
 
     def find(self, request_id: JsonId, sides: tuple[Direction, ...]) -> Pending | None:

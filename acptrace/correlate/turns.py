@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from acptrace.model.domain import (
+    C2A,
     ConnectionEnd,
-    Direction,
     Message,
     Stamp,
     UpdateRun,
@@ -213,7 +213,7 @@ class TurnBook:
         turns = self._turns.get(session_id)
         if not turns and (not self._calls or (first.activity is None and not run.activity)):
             return  # (most runs: no turn, no tool call to follow)
-        if first.direction is Direction.C2A:
+        if first.direction is C2A:
             return  # (the Client's updates say nothing of the Agent's turn)
         if turns:
             self._begin(turns, run)
@@ -309,26 +309,33 @@ class TurnBook:
         assert tool_call_id is not None
         calls = self._calls.get(session_id)
         call = None if calls is None else calls.get(tool_call_id)
+        followed = call is not None
         if call is None:
             if not turns or tool_call_id in self._done_calls.get(session_id, ()):
                 return None
             call = _ToolCall(session_id, tool_call_id, turns[-1], at)
-            self._calls.setdefault(session_id, {})[tool_call_id] = call
             for turn in turns:
                 turn.tool_calls += 1
         if not count:
             call.kind = activity.kind or call.kind
             call.title = activity.title or call.title
-            return call
-        if call.patch(activity, at):
-            calls = self._calls[session_id]
-            del calls[tool_call_id]
-            if not calls:
-                del self._calls[session_id]
+        elif call.patch(activity, at):  # (most: created at their final status, never followed)
+            if followed:
+                self._unfollow(session_id, tool_call_id)
             self.tool_call_rows.append(call.row())
             if turns:
                 self._done_calls.setdefault(session_id, set()).add(tool_call_id)
+            return call
+        if not followed:
+            self._calls.setdefault(session_id, {})[tool_call_id] = call
         return call
+
+    def _unfollow(self, session_id: str, tool_call_id: str) -> None:
+        """A tool call followed until now reached its final status."""
+        calls = self._calls[session_id]
+        del calls[tool_call_id]
+        if not calls:
+            del self._calls[session_id]
 
     def _prompt_answered(self, request: Message, response: Message) -> None:
         session_id = request.session_id

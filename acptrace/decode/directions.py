@@ -8,7 +8,7 @@ known direction is judged against it (LC-WRONG-DIRECTION); the others never are.
 
 from __future__ import annotations
 
-from acptrace.model.domain import Direction, MessageKind
+from acptrace.model.domain import A2C, C2A, NOTIFICATION, UNKNOWN_DIRECTION, Direction, MessageKind
 
 CLIENT_TO_AGENT = frozenset(
     {
@@ -87,9 +87,9 @@ def known_direction(method: str) -> Direction | None:
     """The one direction a request or notification of this method travels; None when it has
     none (`mcp/message`, `proxy/*`, `$/cancel_request`, `_` extensions, unknown methods)."""
     if method in CLIENT_TO_AGENT:
-        return Direction.C2A
+        return C2A
     if method in AGENT_TO_CLIENT:
-        return Direction.A2C
+        return A2C
     return None
 
 
@@ -102,14 +102,14 @@ def infer_direction(method: str, kind: MessageKind | None = None) -> Direction:
     if known is not None:
         return known
     if method == MCP_MESSAGE:
-        return Direction.C2A if kind is MessageKind.NOTIFICATION else Direction.A2C
-    return Direction.UNKNOWN
+        return C2A if kind is NOTIFICATION else A2C
+    return UNKNOWN_DIRECTION
 
 
 def wrong_direction(method: str | None, direction: Direction) -> Direction | None:
     """The direction a message should have travelled, when it was recorded going the other
     way (LC-WRONG-DIRECTION); None when it went the right way or the method is not judged."""
-    if method is None or direction is Direction.UNKNOWN:
+    if method is None or direction is UNKNOWN_DIRECTION:
         return None
     expected = known_direction(method)
     return expected if expected is not None and expected is not direction else None

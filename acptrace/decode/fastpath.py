@@ -21,7 +21,7 @@ import msgspec
 
 from acptrace.decode.classify import Found
 from acptrace.decode.directions import TRAFFIC, infer_direction
-from acptrace.decode.message import message_of, problems
+from acptrace.decode.message import message_of, plain_update_of, problems
 from acptrace.decode.runs import Run, all_utf8, is_utf8, notes, plain_update
 from acptrace.decode.shapes import (
     NOT_DECODED,
@@ -30,8 +30,18 @@ from acptrace.decode.shapes import (
     WireMessage,
     decode_line,
     decode_message,
+    decode_update,
 )
-from acptrace.model.domain import INT64, Direction, Issue, Message, MessageKind, UpdateRun
+from acptrace.model.domain import (
+    INT64,
+    NOTIFICATION,
+    REQUEST,
+    UNKNOWN_DIRECTION,
+    Direction,
+    Issue,
+    Message,
+    UpdateRun,
+)
 from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import ANNOUNCE_TAG, TagPolicy
 from acptrace.model.turns import Watch
@@ -97,11 +107,11 @@ class FastDecoder:
             return None, None
         try:
             if self.canonical:
-                return canonical_read(decode_line(data), line)
+                return plain_read(data, line) or canonical_read(decode_line(data), line)
             wire = decode_message(data)
         except NOT_DECODED:
             return None, None
-        return plain_message(wire, line, Direction.UNKNOWN, None, None), None
+        return plain_message(wire, line, UNKNOWN_DIRECTION, None, None), None
 
     def block(
         self, block: LineBlock, clock: Clock
@@ -171,6 +181,29 @@ class FastDecoder:
         )
 
 
+_UPDATE_METHOD = b'"session/update"'
+"""The method of a plain update, as its line writes it (without escapes)."""
+
+
+def plain_read(data: bytes, number: int) -> tuple[Message, str] | None:
+    """`canonical_read` of a plain update with a usual time, read in its narrowed shape (as a
+    run reads its lines) rather than the general ones and `message_of`: the line that starts a
+    run is one, and most lines the general path would read in a big transcript start a run.
+    None for any other line (one that does not name the method is not tried: msgspec's error
+    for a line of another shape costs more than the decode)."""
+    if _UPDATE_METHOD not in data:
+        return None
+    try:
+        line = decode_update(data)
+    except NOT_DECODED:
+        return None
+    ts_ns = utc_microseconds_ns(line.ts)
+    if ts_ns is None:
+        return None
+    message = plain_update_of(line, number, TRAFFIC[line.dir], ts_ns)
+    return None if message is None else (message, line.ts)
+
+
 def canonical_read(line: CanonicalLine, number: int) -> tuple[Message | None, str | None]:
     """The message of a plain canonical line (None for anything the general path must read),
     and its `ts` when that is a usual time's text (`read.timestamps.usual_text`)."""
@@ -204,10 +237,10 @@ def plain_message(
         if wire.id is UNSET or wire.id is None:
             return None
     else:
-        if direction is Direction.UNKNOWN:
-            kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
+        if direction is UNKNOWN_DIRECTION:
+            kind = NOTIFICATION if wire.id is UNSET else REQUEST
             direction = infer_direction(method, kind)
-            if direction is Direction.UNKNOWN:
+            if direction is UNKNOWN_DIRECTION:
                 return None  # the general path reports the unknown direction
     return message_of(wire, line, direction, ts_ns, mono_ns)
 

@@ -22,7 +22,16 @@ from acptrace.decode.shapes import (
     WireResult,
     WireUpdate,
 )
-from acptrace.model.domain import INT64, Direction, Message, MessageKind, PeerInfo
+from acptrace.model.domain import (
+    INT64,
+    NOTIFICATION,
+    REQUEST,
+    RESPONSE,
+    Direction,
+    Message,
+    MessageKind,
+    PeerInfo,
+)
 from acptrace.model.excerpt import cut_name, excerpt
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.model.turns import ACTIVITY_TAGS, PERMISSION_METHOD, Activity
@@ -105,7 +114,7 @@ def message_of(
     method = wire.method
     if type(method) is str:
         method = sys.intern(method)  # (one string for all: a million pending keep theirs)
-        kind = MessageKind.NOTIFICATION if wire.id is UNSET else MessageKind.REQUEST
+        kind = NOTIFICATION if wire.id is UNSET else REQUEST
         params = wire.params
         if type(params) is not WireParams:
             return Message(line, direction, kind, msg_id, method, in_batch=in_batch,
@@ -115,7 +124,7 @@ def message_of(
         return None
     error = wire.error
     if (error is not UNSET and error is not None) or wire.result is UNSET:
-        return Message(line, direction, MessageKind.RESPONSE, msg_id, is_error=True,
+        return Message(line, direction, RESPONSE, msg_id, is_error=True,
                        error_code=_error_code(error), in_batch=in_batch,
                        ts_ns=ts_ns, mono_ns=mono_ns)  # fmt: skip
     result = wire.result
@@ -129,7 +138,7 @@ def message_of(
             capabilities = advertised(result)
         if result.stopReason is not UNSET or result.outcome is not UNSET:
             activity = _answer(result)
-    return Message(line, direction, MessageKind.RESPONSE, msg_id, result_session_ids=named,
+    return Message(line, direction, RESPONSE, msg_id, result_session_ids=named,
                    peer=peer, in_batch=in_batch, ts_ns=ts_ns, mono_ns=mono_ns,
                    capabilities=capabilities, shaped_for=shaped_for,
                    activity=activity)  # fmt: skip
@@ -195,8 +204,8 @@ def plain_update_of(
     if tag in ACTIVITY_TAGS:
         assert type(update) is DetailedUpdate, "a message's activity is read with it"
         activity = update_activity(update)
-    return Message(number, direction, MessageKind.NOTIFICATION, None, "session/update",
-                   params.sessionId, tag, _string(update.sessionId),
+    return Message(number, direction, NOTIFICATION, None, "session/update",
+                   sys.intern(params.sessionId), tag, _string(update.sessionId),
                    message_id=_string(update.messageId), ts_ns=ts_ns,
                    mono_ns=line.mono_ns, activity=activity)  # fmt: skip
 

@@ -25,7 +25,7 @@ from acptrace.decode.shapes import (
     PlainDecode,
     PlainLine,
 )
-from acptrace.model.domain import Message, MessageKind, Stamp, Tally, UpdateRun
+from acptrace.model.domain import NOTIFICATION, Message, Stamp, Tally, UpdateRun
 from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import (
     EVIDENCE_TAGS,
@@ -71,7 +71,7 @@ def plain_update(message: Message, breaks: frozenset[str]) -> bool:
     """The message is a plain update: one that may start or join a run."""
     return (
         message.method == "session/update"
-        and message.kind is MessageKind.NOTIFICATION
+        and message.kind is NOTIFICATION
         and message.session_id is not None
         and message.update_tag is not None
         and message.update_tag not in breaks
@@ -86,6 +86,10 @@ _NS = 1_000_000_000
 _NOT_LATER = -1
 """`_later_second` of a time that is not a usual time later than the one before (no second
 starts at -1 ns: they are whole seconds)."""
+_UNKNOWN = -2
+"""Where a second starts, not worked out (the run loop works it out only where it measures
+gaps on `ts` alone: once it knows the fraction of the time before, it knows its second's start
+and that of every later second)."""
 
 LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT, SAMPLED = 1, 2, 4, 8, 16, 32, 64
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
@@ -293,15 +297,15 @@ class Run:
         session, breaks, pauses, evidence = self.session, self.breaks, self.pauses, self.evidence
         noted, unusual, note, live = self.noted.bits, self.noted.unusual, self._note, self.live
         last_ts, last_mono, own_mono = self.last_ts, self.last_mono, self.own_mono
-        second_end, second_ns, last_us = last_ts[:19] + "/", None, None  # (`_later_second`)
-        timed, index = self.watch & Watch.PAUSES, start  # (gaps: only where a replay needs them)
+        second_end, second_ns, last_us = last_ts[:19] + "/", _UNKNOWN, None  # (`_later_second`)
+        timed, widest = self.watch & Watch.PAUSES, self.widest  # (gaps: where a replay needs them)
         for index in range(start, len(lines)):
             try:
                 line = decode(lines[index])
             except NOT_DECODED:
                 break
             ts, params = line.ts, line.msg.params
-            tag = params.update.sessionUpdate
+            tag = (update := params.update).sessionUpdate
             if params.sessionId != session or tag in breaks:
                 break
             line_second_ns = second_ns
@@ -310,27 +314,27 @@ class Run:
                 if line_second_ns == _NOT_LATER:
                     break
                 second_end = ts[:19] + "/"
-            fraction = ts[20:26]  # (a known second: six ASCII digits and a Z must follow)
-            if ts[26] != "Z" or not fraction.isdigit() or not ts.isascii():
+            # (a known second: six ASCII digits and a Z must follow)
+            if ts[26] != "Z" or not (fraction := ts[20:26]).isdigit() or not ts.isascii():
                 break
-            mono = line.mono_ns
-            if mono is not None:
+            if (mono := line.mono_ns) is not None:
                 if last_mono is None or mono < last_mono:
                     break
                 last_mono = mono
-            if timed and mono is not None and own_mono is not None:  # (the usual case)
-                gap, last_us = mono - own_mono, None
-            elif timed:  # (a ts-only line's gap costs its fraction's parse)
-                if second_ns is None or line_second_ns is None or last_us is None:
-                    second_ns, line_second_ns, last_us = _starts(last_ts, ts)
-                gap, last_us = ((us := int(fraction)) - last_us) * 1000, us
-                if line_second_ns is not second_ns:  # (its own second: whole seconds apart)
-                    gap += line_second_ns - second_ns
-            if timed and gap > self.widest:  # (a wider gap than any before: rare)
-                self.widest = gap
-                pauses.append((first + index, gap))
+            if timed:
+                if mono is not None and own_mono is not None:  # (the usual case)
+                    gap, last_us = mono - own_mono, None
+                else:  # (a ts-only line's gap costs its fraction's parse)
+                    if last_us is None:  # (known, so are the seconds' starts: `_starts`)
+                        second_ns, line_second_ns, last_us = _starts(last_ts, ts)
+                    gap, last_us = ((us := int(fraction)) - last_us) * 1000, us
+                    if line_second_ns is not second_ns:  # (its own second: whole seconds apart)
+                        gap += line_second_ns - second_ns
+                if gap > widest:  # (a wider gap than any before: rare)
+                    widest = self.widest = gap
+                    pauses.append((first + index, gap))
             own_mono, last_ts, second_ns = mono, ts, line_second_ns
-            no_id = params.update.messageId is UNSET  # (most lines: a message chunk, its id there)
+            no_id = update.messageId is UNSET  # (most lines: a message chunk, its id there)
             if no_id or tag in unusual:
                 bits = noted.get(tag, 0)
                 if bits == LIVE:  # (usage, commands, session info: only kept, never history)
@@ -491,10 +495,10 @@ def _keeping(
     return decode_kept
 
 
-def _later_second(ts: str, last_ts: str, second_ns: int | None) -> int | None:
+def _later_second(ts: str, last_ts: str, second_ns: int) -> int:
     """Where the second of `ts` starts (nanoseconds), `ts` being out of the second of
-    `last_ts` (which starts at `second_ns`, where it is known): None where that is not known,
-    `_NOT_LATER` when `ts` is no usual time later than `last_ts`.
+    `last_ts` (which starts at `second_ns`, unless `_UNKNOWN`): `_UNKNOWN` where that is not
+    known, `_NOT_LATER` when `ts` is no usual time later than `last_ts`.
 
     The run loop compares usual times as text, which orders them as they are: every usual
     time in the second of `last_ts` sorts from it to `second_end` (its second, then a `/`,
@@ -503,9 +507,9 @@ def _later_second(ts: str, last_ts: str, second_ns: int | None) -> int | None:
     if ts < last_ts or ts[19] != ".":
         return _NOT_LATER
     if ts[:17] == last_ts[:17] and ts[17:19] in _SECONDS:  # a later second of the same minute
-        return (
-            None if second_ns is None else second_ns + (int(ts[17:19]) - int(last_ts[17:19])) * _NS
-        )
+        if second_ns == _UNKNOWN:
+            return _UNKNOWN
+        return second_ns + (int(ts[17:19]) - int(last_ts[17:19])) * _NS
     start = second_start_ns(ts[:19])  # (is it a time?)
     return _NOT_LATER if start is None else start
 

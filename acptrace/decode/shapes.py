@@ -203,6 +203,11 @@ DECODE_DETAILED: dict[str, PlainDecode] = {
     "a2c": msgspec.json.Decoder(PlainLine[Literal["a2c"], DetailedUpdate]).decode,
 }
 """`DECODE_PLAIN`, each update read with its activity (`DetailedUpdate`)."""
+decode_update: PlainDecode = msgspec.json.Decoder(
+    PlainLine[Literal["c2a", "a2c"], DetailedUpdate]
+).decode
+"""A line that is a plain update going either way, with its activity: how the hot path tries
+a line before the general shapes (`fastpath.plain_read`); raises `NOT_DECODED` for any other."""
 
 
 def wire_message(obj: dict[str, Any]) -> WireMessage:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, cast
 
@@ -63,6 +63,12 @@ def label(source: TranscriptInput, name: str | None = None) -> str:
     return file_name(source) if isinstance(source, str | os.PathLike) else "<stream>"
 
 
+_MESSAGE = Found | Message
+_RECORDED = RecorderEvent | Issue
+"""The items `_Run.take` tells apart, as unions made once (`isinstance(x, A | B)` makes the
+union anew at every call: more than the check costs)."""
+
+
 class _Run:
     """What one analysis follows and accumulates while the transcript streams by: the
     correlator and the judge, the outcome rows, the issues, the counts."""
@@ -91,9 +97,10 @@ class _Run:
             report_version,
         )  # fmt: skip
 
-    def take(self, item: Decoded, runs_whole: bool) -> Iterator[Item]:
-        """Follow one decoded item; yield what a view of every message sees of it."""
-        if isinstance(item, Found | Message):
+    def take(self, item: Decoded, runs_whole: bool) -> Iterable[Item]:
+        """Follow one decoded item; what a view of every message sees of it (a tuple for most:
+        not a generator made for every item, when most give one item or none)."""
+        if isinstance(item, _MESSAGE):
             self.messages += 1
             message, payload = (
                 (item.message, item.payload) if isinstance(item, Found) else (item, None)
@@ -101,25 +108,26 @@ class _Run:
             step = self.correlator.on_message(message, payload)
             if self.schema is not None and isinstance(item, Found) and not item.cut:
                 self.check(step)
-            yield step
-        elif isinstance(item, UpdateRun):
+            return (step,)
+        if isinstance(item, UpdateRun):
             self.messages += item.count
             self.correlator.on_run(item)
             if self.schema is not None and item.sampled:
                 self.check_run(item)
             if item.lines and runs_whole:  # (the view reads its lines)
-                yield item
-            elif item.lines:  # (payloads kept: a step for each, as `on_message` gives)
-                yield from (Step(found.message, payload=found.payload) for found in run_found(item))
-        elif isinstance(item, RecorderEvent | Issue):
+                return (item,)
+            if item.lines:  # (payloads kept: a step for each, as `on_message` gives)
+                return (Step(found.message, payload=found.payload) for found in run_found(item))
+        elif isinstance(item, _RECORDED):
             self.record(item)
-            yield item
+            return (item,)
         elif isinstance(item, Batch):
             self.correlator.on_batch(item)
         elif isinstance(item, LostMessage):
             self.lost.on_lost(item.line)
         else:
             self.observe(item)
+        return ()
 
     def check(self, step: Step) -> None:
         """A message against the schema (rules.md §12), unless a check of its tag before

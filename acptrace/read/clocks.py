@@ -13,6 +13,10 @@ from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 if TYPE_CHECKING:
     from acptrace.read.probes import TimeProbe
 
+_TIMED = Envelope | RecorderEvent | Message
+"""What a clock checks, as one union made once: `isinstance(x, A | B | C)` makes the union
+anew at every call (more than the check itself costs: a clock checks every record)."""
+
 
 class Clock(msgspec.Struct, gc=False):
     """Notices timestamps that go backwards, each clock on its own (one issue per record)."""
@@ -28,7 +32,7 @@ class Clock(msgspec.Struct, gc=False):
         """An issue when this record is earlier than the one before it, on either clock. An
         `open` event starts a recording: its times are not held to what came before (a file
         joined from several recordings, `acptrace.pipeline.joined`)."""
-        if not isinstance(record, Envelope | RecorderEvent | Message):
+        if not isinstance(record, _TIMED):
             return None
         mono, ts = record.mono_ns, record.ts_ns
         if type(record) is RecorderEvent and record.is_open:
