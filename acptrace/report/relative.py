@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import string
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TypeVar
@@ -137,14 +138,12 @@ def end_names(names: Sequence[str], width: int) -> list[str]:
 def _apart(
     names: Sequence[str], shown: list[str], cut: Callable[[list[str]], list[str]]
 ) -> list[str]:
-    """`shown`, each set of names that read alike in it cut again by `cut`, a set at a time
-    (a middle cut that tells two apart need not suit two others); the others as they are."""
-    sets: dict[str, list[int]] = {}
-    for index, text in enumerate(shown):
-        sets.setdefault(text, []).append(index)
-    again: dict[int, str] = {}
-    for alike in (indices for indices in sets.values() if len(indices) > 1):
-        again.update(zip(alike, cut([names[index] for index in alike]), strict=True))
+    """`shown`, the names that read alike in it cut again by `cut` (the others as they are)."""
+    counts = Counter(shown)
+    alike = [index for index, text in enumerate(shown) if counts[text] > 1]
+    if not alike:
+        return shown
+    again = dict(zip(alike, cut([names[index] for index in alike]), strict=True))
     return [again.get(index, text) for index, text in enumerate(shown)]
 
 
