@@ -93,20 +93,21 @@ def test_a_path_keeps_its_last_folders_whatever_the_room() -> None:
 
 def test_a_name_that_is_no_path_keeps_its_end_too() -> None:
     """File names of one source share their start (`acp-inspector-fsharp__`): the end is what
-    tells them apart, as a path's is, not the middle; no number is left cut at the start."""
+    tells them apart, as a path's is, not the middle; no number is left cut at the start, and
+    a name whose end would then lose more than a number's worth keeps its start too."""
     names = [
         "acp-inspector-fsharp__basic-session.jsonl",
         "acp-inspector-fsharp__demo-session.jsonl",
     ]
     assert end_names(names, 24) == ["…rp__basic-session.jsonl", "…arp__demo-session.jsonl"]
     assert end_names(["pysdk_example_agent_v1_load.jsonl"], 12) == ["…_load.jsonl"]
-    assert end_names(["claude-agent-acp-0.101.0-drive"], 10) == ["…-drive"]
+    assert end_names(["claude-agent-acp-0.101.0-drive"], 10) == ["claud…rive"]  # (not `…-drive`)
     assert end_names(["run-1234567.jsonl"], 8) == ["….jsonl"]
 
 
 def test_names_that_would_read_alike_are_cut_again_alone() -> None:
     """Two that keep the same folders are cut again, keeping the end of the name, and two whose
-    ends are alike too keep the start of their file's name and its extension; the others keep
+    ends are alike too keep the start and the end of their file's name; the others keep
     their end (before, all of them were cut in the middle for two)."""
     names = [
         "agents/claude-drive/01-replay.jsonl",
@@ -117,7 +118,7 @@ def test_names_that_would_read_alike_are_cut_again_alone() -> None:
     ]
     shown = end_names(names, 26)
     assert shown[:3] == ["…ude-drive/01-replay.jsonl", "…dex-drive/01-replay.jsonl", names[2]]
-    assert shown[3:] == ["claude_live_prompt_….jsonl", "codex_live_prompt_t….jsonl"]  # (ends alike)
+    assert shown[3:] == ["claude_live_p…n_load.jsonl", "codex_live_pr…n_load.jsonl"]  # (ends alike)
     assert len(set(shown)) == len(names)
 
 
@@ -219,15 +220,18 @@ def test_files_of_one_name_in_folders_alike_at_the_end_keep_their_folder_s_start
 
 
 def test_files_whose_names_end_alike_keep_their_start_and_end() -> None:
-    """Where every file of a folder ends alike (`…_v2_overlap.jsonl`, its version left out as
-    a cut number would be), a name keeps its start and its extension, no number cut; before,
-    its folder and the start of its name (`agents-2026-12b/openc…`), its end lost; a short
-    name keeps its start (`01-repl….jsonl`, not `01-rep…y.jsonl`)."""
+    """A name whose end would lose its version (`…_v2_overlap.jsonl`, a number cut left out)
+    keeps its start and its end, no number cut (before: `agents-2026-12b/openc…`, its end
+    lost; a folder's group `…-drive-v2`, whose agent is in its start); a short name whose end
+    its neighbours share keeps its start and extension (`01-repl….jsonl`, not
+    `01-rep…y.jsonl`)."""
     names = [
         "agents-2026-12b/opencode-1.18.33_v2_overlap.jsonl",
         "agents-2026-12b/cline-3.0.65_v2_overlap.jsonl",
     ]
-    assert end_names(names, 22) == ["opencode-….jsonl", "cline-3.0.65_v….jsonl"]
+    assert end_names(names, 22) == ["opencode-…rlap.jsonl", "cline-…rlap.jsonl"]
+    runs = ["12b/claude-agent-acp-0.101.0-drive-v2", "12b/codex-acp-2.6.0-drive-v1"]
+    assert end_names(runs, 13) == ["claude…ive-v2", "codex-…ive-v1"]
     assert end_names(["01-replay.jsonl", "02-replay.jsonl"], 14) == [
         "01-repl….jsonl",
         "02-repl….jsonl",

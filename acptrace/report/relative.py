@@ -149,11 +149,37 @@ def _apart(
 
 def _end(name: str, width: int) -> str:
     """The name whole, or its last folders after `…/`, or the end of its last folder or of a
-    name that is no path (`_tail`)."""
+    name that is no path (`_tail`), or, where that end would lose a number, its start too
+    (`_start_and_end`)."""
     if len(name) <= width:
         return name
     kept = _last_folders(name, width - 2)
-    return f"…/{kept}" if kept else _tail(name, width)
+    if kept:
+        return f"…/{kept}"
+    tail = _tail(name, width)
+    return tail if len(tail) >= width - NUMBER_LOST else _start_and_end(name, width)
+
+
+NUMBER_LOST = 2
+"""Characters the end of a name may lose to a number it would cut (`…0.101.0-drive-v2` shown as
+`…-drive-v2`) before the name keeps its start too (`claude…ive-v2`)."""
+
+
+EXTENSION = 8
+"""The longest end of a file's name after its last `.` (letters only: not `.0-drive`) that is
+taken for its extension."""
+
+
+def _start_and_end(name: str, width: int) -> str:
+    """The start and the end of the name's last part, cut in its middle, its extension whole
+    (`01-repl….jsonl`), no number cut."""
+    last = name.rpartition("/")[2]
+    dot = last.rfind(".")
+    known = dot > 0 and len(last) - dot <= EXTENSION and last[dot + 1 :].isalpha()
+    extension = len(last) - dot if known else 0
+    ends = max(extension, (width - 1) // 2)
+    start = _past_number(last[: width - 1 - ends][::-1])[::-1]
+    return f"{start}…{_past_number(last[len(last) - ends :])}"
 
 
 def _last_folders(name: str, width: int) -> str:
@@ -167,10 +193,6 @@ def _last_folders(name: str, width: int) -> str:
     return kept
 
 
-EXTENSION = 8
-"""The longest end of a file's name after its last `.` that is taken for its extension."""
-
-
 def _both_ends(name: str, width: int) -> str:
     """The start of the path's folder, `…/` and its last parts whole (`claude-…/01-replay.jsonl`,
     `…/claude…/01-replay.jsonl` in a folder of folders): for files of one name in folders whose
@@ -182,11 +204,7 @@ def _both_ends(name: str, width: int) -> str:
         return name
     kept = _last_folders(name, width - 4)
     if not kept:
-        last = name.rpartition("/")[2]
-        dot = last.rfind(".")
-        ends = len(last) - dot if dot > 0 and len(last) - dot <= EXTENSION else (width - 1) // 2
-        start = _past_number(last[: width - 1 - ends][::-1])[::-1]
-        return f"{start}…{_past_number(last[len(last) - ends :])}"
+        return _start_and_end(name, width)
     rest = name[: len(name) - len(kept) - 1]
     lead = "…/" if "/" in rest else ""
     folder = rest.rpartition("/")[2][: width - len(lead) - 2 - len(kept)]
