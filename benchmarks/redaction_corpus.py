@@ -10,7 +10,8 @@ characters, so no file holds a whole one.
 Places follow what real traffic carries: `mcpServers` env, headers and args, `authenticate`,
 `_meta`, files returned by `fs/read_text_file` (`.env`, `config.json`, `~/.aws/credentials`,
 `.npmrc`, `.pypirc`, `.netrc`, kubeconfig, `id_rsa`, a GCP service account, a PGP key),
-terminal output (`curl -v`, `git remote -v`, `printenv`), `terminal/create` args and env,
+terminal output (`curl -v`, `git remote -v`, `printenv`, a deploy log holding tokens of
+services only gitleaks' rules know), `terminal/create` args and env,
 tool-call inputs, outputs and diffs, streamed message chunks (a secret split across them), error
 messages, stderr, the prompt and the Agent's command line.
 """
@@ -152,6 +153,21 @@ SHAPES: dict[str, Callable[[_Tokens], str]] = {
     "databricks": lambda t: "dapi" + t.chars(HEX, 32),
     "docker-hub": lambda t: "dckr_pat_" + t.chars(URLSAFE, 27),
     "age": lambda t: "AGE-SECRET-KEY-1" + t.chars("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+    # Formats only gitleaks' rules know (none of redaction's own shapes or names):
+    "notion": lambda t: "ntn_" + t.chars(string.digits, 11) + t.chars(ALNUM, 35),
+    "pulumi": lambda t: "pul-" + t.chars(HEX, 40),
+    "doppler": lambda t: "dp.pt." + t.chars(LOWER_ALNUM, 43),
+    "dynatrace": lambda t: (
+        "dt0c01." + t.chars(LOWER_ALNUM.upper(), 24) + "." + t.chars(LOWER_ALNUM.upper(), 64)
+    ),
+    "postman": lambda t: "PMAK-" + t.chars(HEX, 24) + "-" + t.chars(HEX, 34),
+    "planetscale": lambda t: "pscale_tkn_" + t.chars(URLSAFE, 43),
+    "heroku": lambda t: "HRKU-AA" + t.chars(URLSAFE, 58),
+    "grafana-service-account": lambda t: "glsa_" + t.chars(ALNUM, 32) + "_" + t.chars(HEX, 8),
+    "sentry-user": lambda t: "sntryu_" + t.chars(HEX, 64),
+    "prefect": lambda t: "pnu_" + t.chars(ALNUM, 36),
+    "twilio": lambda t: "SK" + t.chars(HEX, 32),
+    "mailgun": lambda t: "key-" + t.chars(HEX, 32),
 }
 """Every token shape the corpus plants, with how to make one."""
 
@@ -230,6 +246,7 @@ def build(seed: int = 39) -> Corpus:
     _prompt_and_meta(b)
     _files(b)
     _terminals(b)
+    _other_formats(b)
     _tool_calls(b)
     _chunks(b)
     _errors_and_stderr(b)
@@ -480,6 +497,28 @@ def _files(b: _Builder) -> None:
         f"[telegram]\nbot = {b.shaped('file:settings.ini', 'telegram-bot')}\n"
     )
     b.read_file("/home/dev/shop/settings.ini", ini)
+
+
+def _other_formats(b: _Builder) -> None:
+    """Tokens of services redaction knows only through gitleaks' rules, in a log the Agent
+    prints (a string of several lines), under names that are not secret-like."""
+    lines = [
+        f"12:00:01 wiki sync with {b.shaped('terminal:deploy-log', 'notion')}",
+        f"12:00:02 pulumi up as {b.shaped('terminal:deploy-log', 'pulumi')} on prod",
+        f"12:00:03 doppler: {b.shaped('terminal:deploy-log', 'doppler')}",
+        f"12:00:04 dynatrace ingest via {b.shaped('terminal:deploy-log', 'dynatrace')}",
+        f"12:00:05 postman collection run as {b.shaped('terminal:deploy-log', 'postman')}",
+        f"12:00:06 db branch opened with {b.shaped('terminal:deploy-log', 'planetscale')}",
+        f"12:00:07 heroku release by {b.shaped('terminal:deploy-log', 'heroku')}",
+        "12:00:08 dashboards pushed as "
+        + b.shaped("terminal:deploy-log", "grafana-service-account"),
+        f"12:00:09 sentry release created by {b.shaped('terminal:deploy-log', 'sentry-user')}",
+        f"12:00:10 prefect flow deployed by {b.shaped('terminal:deploy-log', 'prefect')}",
+        f"12:00:11 sms alerts through {b.shaped('terminal:deploy-log', 'twilio')}",
+        f"12:00:12 mailgun: {b.shaped('terminal:deploy-log', 'mailgun')}",
+        "12:00:13 deploy finished",
+    ]
+    b.terminal_output("tail deploy.log", "\n".join(lines) + "\n")
 
 
 def _terminals(b: _Builder) -> None:

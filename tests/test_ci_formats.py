@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -14,7 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from acptrace.cli import app
+from acptrace.model.excerpt import file_name
 from acptrace.render.ci import CHECKED_RULES, FAMILIES
+from acptrace.render.sarif import artifact_uri
 from tests.golden import ROOT, check_block
 from tests.transcript import Transcript
 
@@ -156,6 +159,21 @@ def test_sarif_of_hostile_and_issue_laden_input_validates(
     assert " " not in uri
     notifications = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [n["descriptor"]["id"] for n in notifications] == ["not_json"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "uri"),
+    [
+        (b"bad\xff.jsonl", "bad%FF.jsonl"),  # (a byte that is not UTF-8: it was bad%5Cxff)
+        (b"/t/esc\x1bname.jsonl", "file:///t/esc%1Bname.jsonl"),
+        ("zero\u200bwidth caf\u00e9.jsonl".encode(), "zero%E2%80%8Bwidth%20caf%C3%A9.jsonl"),
+        (b"x\x1bab.jsonl", "x%1Bab.jsonl"),  # (an escape followed by hex letters)
+    ],
+)
+def test_a_sarif_artifact_uri_percent_encodes_the_bytes_of_the_name(raw: bytes, uri: str) -> None:
+    """A file named with bytes that are not UTF-8 or with control characters is named by
+    those bytes in SARIF's URI, not by the escapes every other output shows."""
+    assert artifact_uri(file_name(os.fsdecode(raw))) == uri
 
 
 # -- GitHub annotations --------------------------------------------------------------------------

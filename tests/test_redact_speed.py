@@ -12,9 +12,12 @@ import time
 
 import pytest
 
+from acptrace.record.gitleaks.rules import GitleaksRule, rule_set
 from acptrace.record.redact import RedactionPolicy, redact_message, redact_string
 from acptrace.record.secret_shapes import SHAPES
 from acptrace.record.spans import Reading
+from benchmarks.gitleaks_rules import seconds as gitleaks_seconds
+from benchmarks.gitleaks_rules import worst_inputs
 
 POLICY = RedactionPolicy.build()
 SIZE = 1_000_000
@@ -87,3 +90,32 @@ def test_twice_the_input_takes_about_twice_the_time() -> None:
     small = min(cpu_seconds(fill(unit)[: SIZE // 2], Reading.FREE) for _ in range(3))
     large = min(cpu_seconds(fill(unit), Reading.FREE) for _ in range(3))
     assert large < 3 * small + 0.01
+
+
+# -- gitleaks' rules (vendored): every kept rule stays linear on its worst inputs --------------
+
+
+GITLEAKS_FAMILIES = ("over and over", "near misses")
+"""The inputs of `benchmarks/gitleaks_rules.py` found worst. That benchmark tries them all (and
+eleven runs after each keyword) on a megabyte: 0.25 s at most for any kept rule on
+2026-12-07; the suite tries these on a quarter of a megabyte, held to a quarter second."""
+GITLEAKS_SIZE = SIZE // 4
+
+
+@pytest.mark.parametrize("rule", rule_set().kept, ids=lambda rule: rule.id)
+def test_every_kept_gitleaks_rule_searches_its_worst_inputs_in_linear_time(
+    rule: GitleaksRule,
+) -> None:
+    """Each worst input, every keyword in it a hit, at the rate of under a second a megabyte.
+    Rules whose pattern nests repeats over one class (`[\\w.-]{0,50}?(?i:[\\w.-]{0,50}?…)`,
+    10 s a megabyte) are kept: that prefix is not searched (`rules._without_name_prefix`)."""
+    for what, text in worst_inputs(rule, GITLEAKS_SIZE):
+        if any(family in what for family in GITLEAKS_FAMILIES):
+            assert gitleaks_seconds(rule, text) < BOUND_S / 4, what
+
+
+def test_gitleaks_rules_apply_to_a_megabyte_of_lines_in_well_under_a_second() -> None:
+    """Through `redact_string` (every shape and rule): a file of a megabyte whose every line
+    names a service a rule knows."""
+    text = fill("okta = 00abc\njira: x\nsumo=1\nsk-\nxray ")
+    assert cpu_seconds(text, Reading.LINES) < BOUND_S

@@ -11,6 +11,7 @@ LC-UNKNOWN-SESSION) or the transcript ends.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 
 import msgspec
@@ -25,8 +26,9 @@ from acptrace.correlate.observations import (
 from acptrace.model.domain import Message, SessionInfo, Tally
 
 
-class SessionRecord(msgspec.Struct):
-    """What is known of one session so far."""
+class SessionRecord(msgspec.Struct, gc=False):
+    """What is known of one session so far (kept for every session to the end: numbers and
+    strings only, so not tracked by the garbage collector, 16 bytes less each)."""
 
     session_id: str
     first_line: int
@@ -128,6 +130,7 @@ class SessionBook(msgspec.Struct):
         """Record that something on the connection named the session (first naming wins)."""
         record = self.records.get(session_id)
         if record is None:
+            session_id = sys.intern(session_id)  # (the one string every message names it by)
             record = SessionRecord(session_id, line, by, parent_id)
             self.records[session_id] = record
             self._settle_unnamed(session_id, by, line)

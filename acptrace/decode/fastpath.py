@@ -169,8 +169,9 @@ class FastDecoder:
         """The run, with its lines when payloads are kept (`run_found` reads them), and with
         the lines the schema check reads when sampled."""
         done = run.done()
-        if self.sampled:
-            sampled = ((done.first.line, lines[start]), *run.sampled)
+        if self.sampled and (run.first_sampled or run.sampled):  # (most: no tag new to it)
+            first = ((done.first.line, lines[start]),) if run.first_sampled else ()
+            sampled = (*first, *run.sampled)
             done = msgspec.structs.replace(done, sampled=sampled, canonical=self.canonical)
         if not self.payloads:
             return done

@@ -176,6 +176,18 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
     return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)), every)
 
 
+def _first_sampled(notes: RunNotes, noted: Notes, tag: str) -> bool:
+    """Whether a run's first update is sampled for the schema check: under `every`, the first
+    of its tag on the connection (its tag then forgotten), or of a tag the notes do not know
+    (the check sees whether it saw that one before)."""
+    if notes.every or tag not in KNOWN_TAGS:
+        return True
+    if noted.bits.get(tag, 0) & SAMPLED:
+        notes.sampled(tag)
+        return True
+    return False
+
+
 class Run:
     """An `UpdateRun` while it grows, and the clock's times as of its last update."""
 
@@ -187,6 +199,7 @@ class Run:
         "evidence",
         "first",
         "first_output",
+        "first_sampled",
         "kept",
         "last",
         "last_mono",
@@ -234,8 +247,11 @@ class Run:
         always), the user's messages, message updates, and where the run is watched for them
         a turn's activity and first output (until it is seen: `_output_seen`)."""
         self.sampled: list[tuple[int, bytes]] = []
-        """(line, the line) of each update sampled for the schema check (`SAMPLED`; the
-        connection's notes, `notes`, then forget its tag)."""
+        """(line, the line) of each update after the first sampled for the schema check
+        (`SAMPLED`; the connection's notes, `notes`, then forget its tag)."""
+        self.first_sampled = _first_sampled(noted, self.noted, first.update_tag or "")
+        """Where the schema check samples runs, the first update is sampled too (its line is
+        the caller's: `fastpath._done`)."""
         self.activity: list[tuple[Stamp, Activity]] = []
         """Where and what each tool and state update after the first said (when watched)."""
         self.first_output: Stamp | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any
@@ -43,6 +44,41 @@ def file_name(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     view, table and document names files by it: a name from the file system may hold bytes
     no UTF-8 writer (orjson, JSON, SARIF, Parquet) takes."""
     return printable(os.fsdecode(path))
+
+
+_ESCAPE = re.compile(r"\\x([0-9a-f]{2,6})")
+
+
+def name_bytes(name: str) -> bytes:
+    """The bytes of a file's name as `file_name` shows it: each `\\xNN` it wrote back to
+    what it stands for (a byte that was not UTF-8, a control character), the rest UTF-8. A
+    URI names a file by its bytes (`bad%FF.jsonl`), not by how it is shown (`bad%5Cxff`). Where
+    the escape is ambiguous, the byte that is not UTF-8 wins (`\\x85` is the byte 0x85, not
+    U+0085), and a name that holds a backslash and `x` itself reads as an escape."""
+    out = bytearray()
+    at = 0
+    for escape in _ESCAPE.finditer(name):
+        code = _escaped_code(escape.group(1))
+        if code is None:
+            continue
+        out += name[at : escape.start()].encode("utf-8", "surrogateescape")
+        digits = 2 if code < 0x100 else len(f"{code:02x}")
+        out += bytes([code]) if code < 0x100 else chr(code).encode("utf-8", "surrogatepass")
+        at = escape.start() + 2 + digits
+    return bytes(out + name[at:].encode("utf-8", "surrogateescape"))
+
+
+def _escaped_code(digits: str) -> int | None:
+    """The code `_escape` wrote as these hex digits (those it did write, the longest: a code
+    of two digits is not printable or a byte, a longer one a character not printable)."""
+    code = int(digits[:2], 16)
+    if code >= 0x80 or not chr(code).isprintable():
+        return code
+    for length in range(3, len(digits) + 1):
+        code = int(digits[:length], 16)
+        if 0x100 <= code <= 0x10FFFF and not chr(code).isprintable():
+            return code
+    return None
 
 
 NAME_CHARS = 200

@@ -64,7 +64,9 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         stream = sys.stdin.buffer
         _refuse_special("-", _mode_of(stream), terminal=stream.isatty())
         with _named("-"):
+            opened = _Snapshot.of(stream)  # (a file redirected to stdin; a pipe cannot be cut)
             yield _maybe_gunzip(stream)
+            _check_not_cut(stream, "-", opened)
         return
     target = Path(path)
     if target.is_dir():
@@ -81,20 +83,56 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     if (watch := OPENED.get()) is not None:
         watch(handle, str(target))
     with handle, _named(str(target)):
-        opened_size = os.fstat(handle.fileno()).st_size
+        opened = _Snapshot.of(handle)
         yield _maybe_gunzip(handle)
-        _check_not_cut(handle, str(target), opened_size)
+        _check_not_cut(handle, str(target), opened)
 
 
-def _check_not_cut(handle: BinaryIO, name: str, opened_size: int) -> None:
-    """Raise `UnreadableInput` when the file is shorter now than when it was opened: cut while
-    it was read (a log rotated by truncation, a recording started again over it), what was
-    read is of neither version, and its counts would say nothing true."""
-    size = os.fstat(handle.fileno()).st_size
-    if size < opened_size:
+HEAD_CHECKED = 4096
+"""Bytes at the start of a file compared when it has been read: a file cut and written again
+meanwhile (to its old size or more) starts differently."""
+
+
+class _Snapshot(msgspec.Struct, frozen=True):
+    """What a regular file was when it was opened: its size and its first bytes."""
+
+    size: int
+    head: bytes
+
+    @classmethod
+    def of(cls, stream: BinaryIO) -> _Snapshot | None:
+        """The file's snapshot; None for what is not a regular file (a pipe, a terminal:
+        what comes through it is what was written, nothing can cut it)."""
+        try:
+            fd = stream.fileno()
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            return cls(info.st_size, os.pread(fd, HEAD_CHECKED, 0))
+        except (OSError, ValueError, io.UnsupportedOperation):
+            return None
+
+
+def _check_not_cut(handle: BinaryIO, name: str, opened: _Snapshot | None) -> None:
+    """Raise `UnreadableInput` when the file is shorter now than when it was opened, or starts
+    with other bytes: cut while it was read (a log rotated by truncation, a recording started
+    again over it, even one that grew past the old size since), what was read is of neither
+    version, and its counts would say nothing true. Also when its pieces were read by several
+    processes (`-j`): they read the same file, by its path."""
+    if opened is None:
+        return
+    fd = handle.fileno()
+    size = os.fstat(fd).st_size
+    if size < opened.size:
         raise UnreadableInput(
-            f"{name}: cut short while it was read ({opened_size:,} bytes when opened, "
+            f"{name}: cut short while it was read ({opened.size:,} bytes when opened, "
             f"{size:,} at the end): read it again once nothing writes to it"
+        )
+    if os.pread(fd, len(opened.head), 0) != opened.head:
+        raise UnreadableInput(
+            f"{name}: written again while it was read ({opened.size:,} bytes when opened, "
+            f"{size:,} at the end, its first bytes changed): read it again once nothing "
+            "writes to it"
         )
 
 

@@ -117,7 +117,7 @@ class ChunkJoiner(Generic[T]):
         entries = self._held.pop(key)
         tail = self._tails.pop(key, "")
         joined = tail + "".join(entry.text or "" for entry in entries)
-        spans = secret_spans(joined, self.policy, reading_of(joined), REDACTED)
+        spans = secret_spans(joined, self.policy, reading_of(joined), REDACTED, rules=False)
         start = len(tail)
         for entry in entries:
             text = entry.text or ""

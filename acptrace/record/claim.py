@@ -17,7 +17,12 @@ import os
 import stat
 from dataclasses import dataclass
 
-from acptrace.record.outputs import OWNER_ONLY, OutputRefused, check_nothing_recorded
+from acptrace.record.outputs import (
+    OWNER_ONLY,
+    OutputRefused,
+    check_not_dangling,
+    check_nothing_recorded,
+)
 
 _WRITE = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
 _TRIES = 5
@@ -68,12 +73,7 @@ def _open(path: str | os.PathLike[str]) -> tuple[int, bool]:
         try:
             return os.open(path, _WRITE), False
         except FileNotFoundError:
-            if os.path.islink(path):
-                target = os.readlink(path)
-                raise OutputRefused(
-                    f"{os.fspath(path)}: it is a symbolic link to {target}, which does not exist"
-                ) from None
-            # (removed since the first open: try again)
+            check_not_dangling(path)  # (else removed since the first open: try again)
     raise TranscriptTaken(f"{os.fspath(path)}: it kept changing while it was opened")
 
 

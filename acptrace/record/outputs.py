@@ -26,6 +26,18 @@ class RecordingExists(OutputRefused):
     """The output path is a file with something in it, which recording would replace."""
 
 
+def check_not_dangling(path: str | os.PathLike[str]) -> None:
+    """Nothing unless `path` is a symbolic link to nothing; then OutputRefused (`PATH: it is a
+    symbolic link to TARGET, which does not exist`). Writing there would create a file where
+    the link points (`record`'s open) or replace the link by a file (`redact`'s rename), and
+    neither is what whoever made the link meant: both commands refuse it."""
+    if os.path.islink(path) and not os.path.exists(path):
+        target = os.readlink(path)
+        raise OutputRefused(
+            f"{os.fspath(path)}: it is a symbolic link to {target}, which does not exist"
+        )
+
+
 def check_nothing_recorded(path: str | os.PathLike[str]) -> None:
     """Nothing if recording to `path` replaces no data: it does not exist, is an empty file,
     a FIFO or a device; RecordingExists (`PATH: why not`) if it is a file with bytes in it."""
@@ -41,6 +53,7 @@ __all__ = [
     "OWNER_ONLY",
     "OutputRefused",
     "RecordingExists",
+    "check_not_dangling",
     "check_nothing_recorded",
     "check_output",
 ]

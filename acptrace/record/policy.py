@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from acptrace.model.errors import UsageError
+from acptrace.record.gitleaks.rules import GitleaksRule, rule_set
 from acptrace.record.secret_shapes import (
     ENV_KEY_NAME,
     NOT_SECRET_NAMES,
@@ -29,12 +31,26 @@ class RedactionPolicy:
     """Token shapes, replaced where they do not start inside a word."""
     patterns: tuple[re.Pattern[str], ...] = ()
     """The caller's patterns, replaced in every string wherever they match."""
+    rules: tuple[GitleaksRule, ...] = ()
+    """gitleaks' rules, applied after the shapes (their finds that overlap a shape's are left
+    to it) in strings of several lines (files, terminal output: what gitleaks' rules are
+    written for), each searched for near its keywords only."""
     keywords: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     """Every shape's keywords as one pattern (a trie, searched in the lower-cased string):
     one search tells most strings have none, and finds where the others are."""
-    shapes_at: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
-    """For each keyword the shapes (their index) that one found there may start (those of
-    the keywords it begins with too)."""
+    file_keywords: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    """The shapes' and the rules' keywords, as `keywords`: searched in strings of several
+    lines, where the rules apply."""
+    shapes_at: dict[str, tuple[tuple[int, int], ...]] = field(init=False, repr=False, compare=False)
+    """For each keyword, the shapes and rules (their index: the shapes, then the rules) that
+    one found there is a keyword of, and where in it their keyword starts: its own, and
+    those of the keywords it holds (the trie reports the longest keyword at a place)."""
+    recent_files: OrderedDict[str, list[list[tuple[int, int]]]] = field(
+        init=False, repr=False, compare=False
+    )
+    """The spans of the last strings of several lines searched (`spans._file_spans`)."""
+    recent_chars: list[int] = field(init=False, repr=False, compare=False)
+    """How many characters those strings hold (one number, changed in place)."""
     longest_keyword: int = field(init=False, repr=False, compare=False)
     """The length of the longest keyword."""
     name_ends: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -45,23 +61,30 @@ class RedactionPolicy:
 
     def __post_init__(self) -> None:
         owners: dict[str, set[int]] = {}
-        for index, shape in enumerate(self.shapes):
-            for keyword in shape.keywords:
+        finders: tuple[Shape | GitleaksRule, ...] = (*self.shapes, *self.rules)
+        for index, finder in enumerate(finders):
+            for keyword in finder.keywords:
                 owners.setdefault(keyword, set()).add(index)
         shapes_at = {word: _owners_of(word, owners) for word in owners}
         object.__setattr__(self, "shapes_at", shapes_at)
         object.__setattr__(self, "longest_keyword", max(map(len, owners), default=0))
         object.__setattr__(self, "name_ends", _name_ends(self.keys))
-        object.__setattr__(self, "keywords", re.compile(trie(owners)) if owners else None)
+        shaped = [word for word in owners if min(owners[word]) < len(self.shapes)]
+        object.__setattr__(self, "keywords", re.compile(trie(shaped)) if shaped else None)
+        file_trie = re.compile(trie(owners)) if self.rules else self.keywords
+        object.__setattr__(self, "file_keywords", file_trie)
+        object.__setattr__(self, "recent_files", OrderedDict())
+        object.__setattr__(self, "recent_chars", [0])
 
     @classmethod
     def build(
         cls, keys: Iterable[str] = (), patterns: Iterable[str] = (), *, defaults: bool = True
     ) -> RedactionPolicy:
-        """`SHAPES` (unless not `defaults`) and these; UsageError for a bad regex, or one that
-        matches the empty string (a typo, as `a*` for `a+`: it matches nothing worth
-        replacing at every position of every string)."""
+        """`SHAPES` and gitleaks' rules (unless not `defaults`) and these; UsageError for a
+        bad regex, or one that matches the empty string (a typo, as `a*` for `a+`: it matches
+        nothing worth replacing at every position of every string)."""
         shapes = SHAPES if defaults else ()
+        rules = rule_set().kept if defaults else ()
         compiled: list[re.Pattern[str]] = []
         for source in patterns:
             try:
@@ -75,7 +98,7 @@ class RedactionPolicy:
                     " between every two characters (a `*` meant as `+`, a stray `|`?)"
                 )
             compiled.append(pattern)
-        return cls(frozenset(normalize_name(k) for k in keys), shapes, tuple(compiled))
+        return cls(frozenset(normalize_name(k) for k in keys), shapes, tuple(compiled), rules)
 
     def is_secret_name(self, name: str) -> bool:
         """Whether a member, header or variable with this name holds a secret."""
@@ -100,10 +123,21 @@ def _name_ends(keys: Iterable[str]) -> re.Pattern[str]:
     return re.compile(f"[=:][ \t]{{0,16}}[\"']?(?i:{'|'.join(noisy)})")
 
 
-def _owners_of(word: str, owners: dict[str, set[int]]) -> tuple[int, ...]:
-    """The shapes a keyword found may start: its own and those of the keywords it begins with
-    (the trie reports the longest keyword at a position)."""
-    return tuple(sorted(i for other, ids in owners.items() if word.startswith(other) for i in ids))
+def _owners_of(word: str, owners: dict[str, set[int]]) -> tuple[tuple[int, int], ...]:
+    """The shapes and rules a keyword found is a keyword of, each with where in the word its
+    keyword starts: its own (at 0) and those of every keyword it holds (`sk` in `task_`)."""
+    found = {
+        (index, at) for other, ids in owners.items() for at in _places(word, other) for index in ids
+    }
+    return tuple(sorted(found))
+
+
+def _places(word: str, other: str) -> Iterator[int]:
+    """Where `other` is in `word`."""
+    at = word.find(other)
+    while at >= 0:
+        yield at
+        at = word.find(other, at + 1)
 
 
 def normalize_name(name: str) -> str:

@@ -27,7 +27,7 @@ import orjson
 
 from acptrace.model.temporary import atomic_file
 from acptrace.record.chunks import ChunkJoiner, parsed_chunk
-from acptrace.record.outputs import OWNER_ONLY, check_output
+from acptrace.record.outputs import OWNER_ONLY, check_not_dangling, check_output
 from acptrace.record.redact import RedactionPolicy, redact_bytes, redact_message
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -152,9 +152,10 @@ def _documents(whole: bytes) -> Iterator[tuple[int, int, Any]]:
 def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A file (0600) that appears at `path` only if the block succeeds (a device or a FIFO
     is written into as it is); gzip when it ends in `.gz`. OutputRefused first when the path
-    cannot be written (`acptrace.record.outputs`)."""
+    cannot be written (`acptrace.record.outputs`), or is a dangling symbolic link."""
     target = Path(path)
     check_output(target)
+    check_not_dangling(target)
     if target.exists() and not target.is_file():  # a device or a FIFO: written into, never
         with target.open("wb") as raw:  # replaced by a file (`-o /dev/stdout`)
             yield raw

@@ -47,10 +47,19 @@ class Reading(Enum):
     """Free text (a raw line, stderr, the command line): `name: value` anywhere too."""
 
 
-def secret_spans(text: str, policy: RedactionPolicy, reading: Reading, marker: str) -> list[Span]:
+def secret_spans(
+    text: str, policy: RedactionPolicy, reading: Reading, marker: str, *, rules: bool = True
+) -> list[Span]:
     """The spans to replace, in order, none overlapping and none holding `marker` (what an
-    earlier redaction left)."""
-    finders = _shape_spans(text, policy) if policy.keywords is not None else []
+    earlier redaction left). gitleaks' rules are applied to a string of several lines
+    (`Reading.LINES`: a file, terminal output) unless not `rules`."""
+    keywords = policy.file_keywords if rules and reading is Reading.LINES else policy.keywords
+    if keywords is None:
+        finders = []
+    elif keywords is policy.keywords:
+        finders = _shape_spans(text, policy, keywords)
+    else:
+        finders = _file_spans(text, policy, keywords)
     finders += ([*_pattern_spans(text, pattern)] for pattern in policy.patterns)
     if "=" in text or ":" in text:
         finders.append([*_assignment_spans(text, policy, reading)])
@@ -98,16 +107,41 @@ def _lowered(text: str) -> str:
     return "".join(c if len(low := c.lower()) != 1 else low for c in text)
 
 
-def _shape_spans(text: str, policy: RedactionPolicy) -> list[list[Span]]:
-    """Each shape's matches (in order), shape by shape in their order."""
-    assert policy.keywords is not None
+_RECENT_CHARS = 1 << 22
+"""Characters of the strings of several lines whose shape and rule spans are remembered."""
+
+
+def _file_spans(text: str, policy: RedactionPolicy, keywords: re.Pattern[str]) -> list[list[Span]]:
+    """`_shape_spans` with gitleaks' rules, remembered for the last strings searched (4 M
+    characters at most): the same file or output comes again and again (a tool call's
+    content in each of its updates, a Zed dump pasted twice), and is searched once."""
+    recent = policy.recent_files
+    found = recent.get(text)
+    if found is not None:
+        recent.move_to_end(text)
+        return list(found)
+    found = _shape_spans(text, policy, keywords)
+    if len(text) <= _RECENT_CHARS:
+        recent[text] = found
+        policy.recent_chars[0] += len(text)
+        while policy.recent_chars[0] > _RECENT_CHARS:
+            policy.recent_chars[0] -= len(recent.popitem(last=False)[0])
+    return list(found)
+
+
+def _shape_spans(text: str, policy: RedactionPolicy, keywords: re.Pattern[str]) -> list[list[Span]]:
+    """Each shape's (and rule's) matches (in order), in their order, where `keywords` finds
+    theirs."""
     lowered = _lowered(text)
-    if len(lowered) <= _SEARCH_WINDOW and policy.keywords.search(lowered) is None:
-        return []
+    first = 0
+    if len(lowered) <= _SEARCH_WINDOW:
+        if (found_first := keywords.search(lowered)) is None:
+            return []
+        first = found_first.start()  # (not searched again before it)
     found: dict[str, list[int]] = {}
-    finditer = policy.keywords.finditer
+    finditer = keywords.finditer
     longest = policy.longest_keyword
-    for start in range(0, len(lowered), _SEARCH_WINDOW):  # (no call holds the GIL for long)
+    for start in range(first, len(lowered), _SEARCH_WINDOW):  # (no call holds the GIL long)
         end = start + _SEARCH_WINDOW
         for keyword in finditer(lowered, start, min(len(lowered), end + longest)):
             if keyword.start() >= end:
@@ -115,15 +149,19 @@ def _shape_spans(text: str, policy: RedactionPolicy) -> list[list[Span]]:
             found.setdefault(keyword.group(), []).append(keyword.start())
     hits: dict[int, list[int]] = {}
     for word, positions in found.items():
-        for index in policy.shapes_at[word]:
-            hits.setdefault(index, []).extend(positions)
+        for index, offset in policy.shapes_at[word]:
+            hits.setdefault(index, []).extend(at + offset for at in positions)
     spans: list[list[Span]] = []
+    shapes = len(policy.shapes)
+    if keywords is policy.keywords:  # (the rules' own keywords were not looked for)
+        hits = {index: found for index, found in hits.items() if index < shapes}
     for index in sorted(hits):
-        shape = policy.shapes[index]
-        if len(hits[index]) > _DENSE:
-            spans.append([*_scanned(text, shape)])
+        if index >= shapes:  # (a gitleaks rule)
+            spans.append([*policy.rules[index - shapes].spans(text, sorted(set(hits[index])))])
+        elif len(hits[index]) > _DENSE:
+            spans.append([*_scanned(text, policy.shapes[index])])
         else:
-            spans.append([*_matches(text, shape, sorted(hits[index]))])
+            spans.append([*_matches(text, policy.shapes[index], sorted(hits[index]))])
     return spans
 
 

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from acptrace.judge.rules import Rule
 from acptrace.model.domain import Analysis, Finding, Issue, Severity
+from acptrace.model.excerpt import name_bytes
 from acptrace.model.version import __version__
 from acptrace.render.ci import CHECKED_RULES
 from acptrace.render.jsonstream import Streamed, json_chunks
@@ -95,11 +96,11 @@ def _outcomes(analysis: Analysis) -> dict[str, Any]:
 
 
 def artifact_uri(path: str) -> str:
-    """A transcript path as a SARIF URI: relative paths stay relative (with `/`), others `file:`."""
+    """A transcript path (as `file_name` shows it) as a SARIF URI: relative paths stay
+    relative (with `/`), others `file:`; the bytes of the name percent-encoded (`bad%FF`)."""
     pure = PurePath(path)
-    if pure.is_absolute():
-        return "file://" + quote(pure.as_posix(), safe="/")
-    return quote(pure.as_posix(), safe="/")
+    encoded = quote(name_bytes(pure.as_posix()), safe="/")
+    return "file://" + encoded if pure.is_absolute() else encoded
 
 
 def _rule(rule: Rule) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import msgspec
 import orjson
 
 from acptrace.judge.schema.compiler import Check, Compiler
+from acptrace.judge.schema.screen import Decode, Screen
 from acptrace.model.domain import Direction, MessageKind
 from acptrace.model.tags import MARKER_TAG
 
@@ -132,6 +133,21 @@ class Schema:
     def update(self) -> Check:
         """The check of a `session/update`'s `params.update` (`SessionUpdate`)."""
         return self.compiler.definition("SessionUpdate")
+
+    @cached_property
+    def screen(self) -> Screen:
+        """The first screen of the messages checked by the thousand (`screen`)."""
+        return Screen(self.defs)
+
+    def screen_update(self, canonical: bool) -> Decode:
+        """The screen's decode of a line holding a `session/update` notification (raising
+        `msgspec.ValidationError` where it refuses)."""
+        return self.screen.decoder(self._update_name, "params", canonical)
+
+    @cached_property
+    def _update_name(self) -> str:
+        """The definition of a `session/update` notification."""
+        return self.calls["session/update", MessageKind.NOTIFICATION, Direction.A2C]
 
     @cached_property
     def update_tags(self) -> frozenset[str]:

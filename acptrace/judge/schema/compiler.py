@@ -72,8 +72,21 @@ def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), "unknown")
 
 
-def _fits(value_type: str, wanted: frozenset[str]) -> bool:
-    return value_type in wanted or (value_type == "integer" and "number" in wanted)
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
+    "integer": (int,), "number": (int, float), "null": (type(None),),
+}  # fmt: skip
+"""The parsed values of each JSON type (`type(value) in`, no call: a whole number is a
+`number` too)."""
+
+
+def python_types(wanted: frozenset[str]) -> frozenset[type]:
+    """The types of the parsed values a `type` keyword accepts."""
+    return frozenset(kind for name in wanted for kind in _PYTHON_TYPES.get(name, ()))
+
+
+def _words(wanted: frozenset[str]) -> str:
+    return "type " + " or ".join(sorted(wanted))
 
 
 def came(value: Any) -> str:
@@ -124,6 +137,11 @@ class Compiler:
         return _all(checks)
 
     def _parts(self, node: dict[str, Any]) -> list[Check]:
+        objects = _OBJECT_KEYS & node.keys()
+        if objects and node.get("type") == "object" and not _OTHER_KEYS & node.keys():
+            return [self._object(node, typed=True)]  # (an object alone: one check says all)
+        if node.get("type") == "array" and not (_OTHER_KEYS - _ARRAY_KEYS) & node.keys():
+            return [self._array(node, typed=True)]
         parts = [_type(node["type"])] if "type" in node else []
         if "const" in node:
             parts.append(_const(node["const"]))
@@ -138,12 +156,7 @@ class Compiler:
                 parts.append(self._union(node[key]))
         if "not" in node:
             parts.append(self._not(node["not"]))
-        if {
-            "properties",
-            "required",
-            "additionalProperties",
-            "unevaluatedProperties",
-        } & node.keys():
+        if objects:
             parts.append(self._object(node))
         if "items" in node or "minItems" in node:
             parts.append(self._array(node))
@@ -152,55 +165,84 @@ class Compiler:
         return parts
 
     def _ref(self, ref: str) -> Check:
-        name = ref.rsplit("/", 1)[-1]
-        compiled: list[Check] = []
+        """The check of the definition a `$ref` names, made now: a node is compiled when a
+        value is about to be checked by it (members, branches and items wait for theirs), so
+        what it refers to is needed too (a definition reached again while it is being made
+        goes through its cell: `definition`)."""
+        return self.definition(ref.rsplit("/", 1)[-1])
 
-        def follow(value: Any, path: str, breaks: list[Break]) -> None:
-            if not compiled:
-                compiled.append(self.definition(name))
-            compiled[0](value, path, breaks)
+    def _resolve(self, member: list[Any]) -> None:
+        """Make a member's check, when a value first has it (its node's `$ref`s parsed only
+        then): by the types a plain `type` accepts, checked without a call, or compiled."""
+        node = member[_NODE]
+        wanted = _plain_type(node, self.defs)
+        if wanted is not None:
+            member[_TYPES], member[_WANTS] = python_types(wanted), _words(wanted)
+        member[_CHECK] = _ok if wanted is not None else self.compile(node)
 
-        return follow
-
-    def _object(self, node: dict[str, Any]) -> Check:
-        properties = {key: self.compile(sub) for key, sub in node.get("properties", {}).items()}
-        checked = [(key, check) for key, check in properties.items() if check is not _ok]
+    def _object(self, node: dict[str, Any], typed: bool = False) -> Check:
+        """An object's members (`typed`: and that it is an object, `type: object`)."""
+        properties = node.get("properties", {})
+        members = [[key, "." + key, None, "", None, sub] for key, sub in properties.items()
+                   if key != "_meta" and _checks(sub)]  # fmt: skip
         required = tuple(node.get("required", ()))
         closed = node.get("additionalProperties", node.get("unevaluatedProperties")) is False
         others = node.get("additionalProperties")
         extra = self.compile(others) if isinstance(others, dict) else _ok
         known = frozenset(properties)
+        resolve = self._resolve
+        if not (members or required or closed or typed) and extra is _ok:
+            return _ok  # (members named, none checked: what a tagged branch often is)
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
             if type(value) is not dict:
-                return  # (`type` says so, where the schema wants an object)
+                if typed:
+                    breaks.append(Break(INVALID, path, "type object", value))
+                return  # (else `type` says so, where the schema wants an object)
             for key in required:
                 if key not in value:
                     breaks.append(Break(INVALID, _member(path, key), REQUIRED,
                                         None, "nothing"))  # fmt: skip
-            for key, sub in checked:
-                if key in value and key != "_meta":
-                    sub(value[key], _member(path, key), breaks)
+            for member in members:
+                key = member[0]
+                if key in value:
+                    item = value[key]
+                    types = member[_TYPES]
+                    if types is None and member[_CHECK] is None:
+                        resolve(member)
+                        types = member[_TYPES]
+                    if types is None:
+                        member[_CHECK](item, path + member[_DOTTED] if path else key, breaks)
+                    elif type(item) not in types:
+                        where = path + member[_DOTTED] if path else key
+                        breaks.append(Break(INVALID, where, member[_WANTS], item))
             if closed or extra is not _ok:
                 _others(value, path, known, closed, extra, breaks)
 
         return check
 
-    def _array(self, node: dict[str, Any]) -> Check:
-        items = self.compile(node.get("items", True))
+    def _array(self, node: dict[str, Any], typed: bool = False) -> Check:
+        """An array's items (`typed`: and that it is an array, `type: array`), their check
+        made when a first item comes."""
+        items_node = node.get("items", True)
+        items: list[Check] = [] if _checks(items_node) else [_ok]
         least = node.get("minItems", 0)
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
             if type(value) is not list:
+                if typed:
+                    breaks.append(Break(INVALID, path, "type array", value))
                 return
             if len(value) < least:
                 breaks.append(
                     Break(INVALID, path, f"at least {least} items", value, f"{len(value)}")
                 )
-            if items is not _ok:
-                inner = path + "[]"
+            if value and not items:
+                items.append(self.compile(items_node))
+            if value and items[0] is not _ok:
+                each, inner = items[0], path + "[]"
                 for item in value:
-                    items(item, inner, breaks)
+                    each(item, inner, breaks)
 
         return check
 
@@ -216,7 +258,7 @@ class Compiler:
         return check
 
     def _union(self, branches: list[Any]) -> Check:
-        tagged = _tagged(branches)
+        tagged = tag_reading(branches)
         if tagged is not None:
             return self._tagged_union(*tagged)
         return self._tried_union(branches)
@@ -224,10 +266,17 @@ class Compiler:
     def _tagged_union(
         self, member: str, by_value: dict[Any, Any], open_branch: Any | None
     ) -> Check:
-        """A union read by the value of one member (`_tagged`)."""
-        compiled = {value: self.compile(branch) for value, branch in by_value.items()}
+        """A union read by the value of one member (`tag_reading`), each branch compiled when a
+        value first takes it, without what the reading already checked (an object, whose
+        `member` is the branch's own value)."""
+        compiled: dict[Any, Check] = {}
         fallback = self.compile(open_branch) if open_branch is not None else None
-        wanted = _listed(list(by_value))
+
+        def branch_of(tag: Any) -> Check | None:
+            found = compiled.get(tag)
+            if found is None and tag in by_value:
+                found = compiled[tag] = self.compile(_read_branch(by_value[tag], member))
+            return found
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
             if type(value) is not dict:
@@ -235,6 +284,8 @@ class Compiler:
                 return
             tag = value.get(member)
             branch = compiled.get(tag) if type(tag) is str else None
+            if branch is None and type(tag) is str:
+                branch = branch_of(tag)  # (its first value)
             if branch is not None:
                 branch(value, path, breaks)
             elif fallback is not None:
@@ -243,37 +294,78 @@ class Compiler:
                 breaks.append(Break(INVALID, _member(path, member), REQUIRED,
                                     None, "nothing"))  # fmt: skip
             else:
-                breaks.append(Break(INVALID, _member(path, member), wanted, tag))
+                breaks.append(Break(INVALID, _member(path, member), _listed(list(by_value)), tag))
 
         return check
 
     def _tried_union(self, branches: list[Any]) -> Check:
-        """A union tried branch by branch: the first the value meets (no `INVALID` break)."""
-        compiled = [(self.compile(b), _types_of(b, self.defs), _const_of(b)) for b in branches]
-        consts = [c for _, _, c in compiled if c is not _NO_CONST]
-        free = [(t, _title(b)) for b, (_, t, c) in zip(branches, compiled, strict=True)
-                if c is _NO_CONST]  # fmt: skip
-        wanted = _union_wants(consts, free)
+        """A union tried branch by branch: the first the value meets (no `INVALID` break);
+        only those whose types (`_types_of`) and constant can fit the value, each compiled
+        when a value first fits it."""
+        typed = [(b, _types_of(b, self.defs), _const_of(b)) for b in branches]
+        tried = [[None, None if t is None else python_types(t), c, b] for b, t, c in typed]
+
+        def fitting(value: Any) -> list[Check]:
+            kind, found = type(value), []
+            for entry in tried:
+                types, const = entry[1], entry[2]
+                if (types is None or kind in types) and (
+                    const is _NO_CONST or (const == value and type(const) is kind)
+                ):
+                    if entry[0] is None:
+                        entry[0] = self.compile(entry[3])
+                    found.append(entry[0])
+            return found
 
         def check(value: Any, path: str, breaks: list[Break]) -> None:
-            value_type = json_type(value)
-            fitting = [
-                branch for branch, types, const in compiled
-                if (types is None or _fits(value_type, types))
-                and (const is _NO_CONST or (const == value and type(const) is type(value)))
-            ]  # fmt: skip
-            if len(fitting) == 1:
-                fitting[0](value, path, breaks)
+            branches = fitting(value)
+            if len(branches) == 1:
+                branches[0](value, path, breaks)
                 return
-            for branch in fitting:
+            for branch in branches:
                 found: list[Break] = []
                 branch(value, path, found)
                 if not any(b.kind == INVALID for b in found):
                     breaks.extend(found)
                     return
-            breaks.append(Break(INVALID, path, wanted, value))
+            breaks.append(Break(INVALID, path, _tried_wants(typed), value))
 
         return check
+
+
+_DOTTED, _TYPES, _WANTS, _CHECK, _NODE = 1, 2, 3, 4, 5
+"""The fields of a member of an object's check (`Compiler._object`): its name, `.name`, the
+types a plain `type` accepts and its words, else its check, and its schema node."""
+
+CHECKING = frozenset({
+    "type", "const", "enum", "$ref", "allOf", "anyOf", "oneOf", "not", "properties",
+    "required", "additionalProperties", "unevaluatedProperties", "items", "minItems",
+    "minimum", "maximum", "minLength",
+})  # fmt: skip
+"""The keywords a check reads (`Compiler._parts`); the others annotate."""
+
+
+def _checks(node: Any) -> bool:
+    """Whether a schema node checks anything (`false`, or a keyword that checks)."""
+    return node is False or (isinstance(node, dict) and bool(CHECKING & node.keys()))
+
+
+def _read_branch(branch: Any, member: str) -> Any:
+    """A tagged union's branch without what reading the union checked: that the value is an
+    object, and its `member`."""
+    if not isinstance(branch, dict):
+        return branch
+    trimmed = {key: value for key, value in branch.items() if key != "type"
+               or value != "object"}  # fmt: skip
+    properties = {k: ({} if k == member else v) for k, v in branch.get("properties", {}).items()}
+    required = [key for key in branch.get("required", ()) if key != member]
+    trimmed.pop("properties", None)
+    trimmed.pop("required", None)
+    return (
+        trimmed
+        | ({"properties": properties} if properties else {})
+        | ({"required": required} if required else {})
+    )
 
 
 def _all(checks: list[Check]) -> Check:
@@ -309,11 +401,11 @@ def _member(path: str, key: str) -> str:
 
 def _type(wanted: str | list[str]) -> Check:
     types = frozenset([wanted] if isinstance(wanted, str) else wanted)
-    words = " or ".join(sorted(types))
+    accepted, words = python_types(types), _words(types)
 
     def check(value: Any, path: str, breaks: list[Break]) -> None:
-        if not _fits(json_type(value), types):
-            breaks.append(Break(INVALID, path, f"type {words}", value))
+        if type(value) not in accepted:
+            breaks.append(Break(INVALID, path, words, value))
 
     return check
 
@@ -327,13 +419,19 @@ def _const(wanted: Any) -> Check:
 
 
 def _enum(values: list[Any]) -> Check:
-    wanted = _listed(values)
+    listed = {(type(v), v) for v in values if type(v) in _HASHED}
 
     def check(value: Any, path: str, breaks: list[Break]) -> None:
+        if type(value) in _HASHED and (type(value), value) in listed:
+            return
         if not any(value == v and type(value) is type(v) for v in values):
-            breaks.append(Break(INVALID, path, wanted, value))
+            breaks.append(Break(INVALID, path, _listed(values), value))
 
     return check
+
+
+_HASHED = frozenset({str, int, float, bool, type(None)})
+"""The parsed values an enum finds by hash."""
 
 
 def _bounds(node: dict[str, Any]) -> Check:
@@ -366,6 +464,12 @@ def _const_of(node: Any) -> Any:
     return node["const"] if isinstance(node, dict) and "const" in node else _NO_CONST
 
 
+def _tried_wants(typed: list[tuple[Any, frozenset[str] | None, Any]]) -> str:
+    """What a tried union wants, in words (`_union_wants`), from its (branch, types, const)."""
+    consts = [c for _, _, c in typed if c is not _NO_CONST]
+    return _union_wants(consts, [(t, _title(b)) for b, t, c in typed if c is _NO_CONST])
+
+
 def _union_wants(consts: list[Any], free: list[tuple[frozenset[str] | None, str | None]]) -> str:
     """What a tried union wants, in words: its constants, its objects by their titles (the
     variants: `http`, `stdio`), and the types of its other branches."""
@@ -385,9 +489,32 @@ def _union_wants(consts: list[Any], free: list[tuple[frozenset[str] | None, str 
 
 _NULL = frozenset({"null"})
 
+_OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties",
+                          "unevaluatedProperties"})  # fmt: skip
+_OTHER_KEYS = CHECKING - _OBJECT_KEYS - {"type"}
+"""The keywords that check besides `type` and an object's."""
+_ARRAY_KEYS = frozenset({"items", "minItems"})
+
+
+def _plain_type(node: Any, defs: Mapping[str, Any], depth: int = 0) -> frozenset[str] | None:
+    """The JSON types of a node that checks nothing but its `type`, or refers to one (a `$ref`,
+    or an `allOf` of one `$ref`), else None."""
+    if not isinstance(node, dict) or depth > 8:
+        return None
+    checks = CHECKING & node.keys()
+    if checks == {"type"}:
+        wanted = node["type"]
+        return frozenset([wanted] if isinstance(wanted, str) else wanted)
+    parts = node.get("allOf", ())
+    if checks == {"allOf"} and len(parts) == 1:
+        return _plain_type(parts[0], defs, depth + 1)
+    if checks == {"$ref"}:
+        return _plain_type(defs.get(node["$ref"].rsplit("/", 1)[-1]), defs, depth + 1)
+    return None
+
 
 def _title(branch: Any) -> str | None:
-    """A branch's title, or the constant its object fixes a member to (`_tagged`)."""
+    """A branch's title, or the constant its object fixes a member to (`tag_reading`)."""
     if not isinstance(branch, dict):
         return None
     if isinstance(branch.get("title"), str):
@@ -419,7 +546,7 @@ def _types_of(node: Any, defs: Mapping[str, Any], depth: int = 0) -> frozenset[s
     return None
 
 
-def _tagged(branches: list[Any]) -> tuple[str, dict[Any, Any], Any | None] | None:
+def tag_reading(branches: list[Any]) -> tuple[str, dict[Any, Any], Any | None] | None:
     """A union whose branches are objects each fixing one member to a constant (a required
     member with a `const`), but one open branch at most (one with a `not`, the "custom or
     future" variant): that member, the branches by its value, and the open branch."""

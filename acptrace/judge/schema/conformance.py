@@ -11,12 +11,12 @@ none of its breaks counted again as `SCHEMA-INVALID` (one finding per cause).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
 from acptrace.judge.schema.catalogue import Schema, schema
-from acptrace.judge.schema.compiler import INVALID, REQUIRED, UNKNOWN, Break
+from acptrace.judge.schema.compiler import INVALID, REQUIRED, UNKNOWN, Break, Check
 from acptrace.model.domain import JsonId, Message, MessageKind
 
 SCHEMA_INVALID, SCHEMA_UNKNOWN_MEMBER, SCHEMA_VERSION_SHAPE = (
@@ -33,6 +33,21 @@ a v2 message update without its `messageId` is LC-NO-MESSAGE-ID's."""
 _NO_PARAMS: dict[str, Any] = {}
 """What a request or notification without `params` is checked as (JSON-RPC lets it leave
 them out; its method's required members are then missing)."""
+
+
+class Kept(Protocol):
+    """A message left in the line it came in (decode's `KeptPayload`)."""
+
+    @property
+    def data(self) -> bytes:
+        """The line (a canonical record, or the bare message)."""
+
+    @property
+    def canonical(self) -> bool:
+        """The line is a canonical record: the message is its `msg`."""
+
+    def value(self) -> Any:
+        """The message, parsed now."""
 
 
 class SchemaBreak(msgspec.Struct, frozen=True):
@@ -71,7 +86,7 @@ class Conformance:
     checked against both versions' schemas and each tally kept apart: the one of the version
     the connection is judged by in the end counts (`breaks`)."""
 
-    __slots__ = ("_counts", "_decided", "_shapes", "_tags", "_tallies", "every")
+    __slots__ = ("_checks", "_counts", "_decided", "_shapes", "_tags", "_tallies", "every")
 
     def __init__(self, every: bool = False) -> None:
         self.every = every
@@ -88,6 +103,9 @@ class Conformance:
         """`_shaped`'s decisions, by the way a message broke its schema."""
         self._shapes: set[tuple[int | None, str]] = set()
         """(tally, label) already found shaped for the other version."""
+        self._checks: dict[tuple[Any, ...], tuple[str, Check] | None] = {}
+        """What checks a message of a negotiated version, by what picks it (`_pick`): the
+        member checked and its check; None where the schema does not judge it."""
 
     def message(
         self,
@@ -101,7 +119,10 @@ class Conformance:
         if not isinstance(payload, dict):
             return
         if version is not None:
-            own = _checked(version, message, payload, request)
+            found = self._breaks(message, payload, version, request)
+            if not found:
+                return  # (most messages: checked without a word of what they are)
+            own = _checked(version, message, payload, request, found)
             if own is not None and own.breaks:
                 self._tally(None, message, own, version, request, payload)
             return
@@ -111,6 +132,24 @@ class Conformance:
             self._tally(1, message, one, 1, request, payload, two)
         if two is not None and two.breaks:
             self._tally(2, message, two, 2, request, payload, one)
+
+    def _breaks(
+        self, message: Message, payload: dict[str, Any], version: int, request: Message | None
+    ) -> list[Break]:
+        """What a message breaks in its negotiated version (nothing where it is not judged),
+        its check found by one look-up (`_checks`); `_checked` then says what it is only for
+        a message that breaks something."""
+        failed = "error" in payload and payload["error"] is not None
+        key = (version, message.kind, message.direction, message.method, message.update_tag,
+               request.method if request is not None else None, failed)  # fmt: skip
+        picked = self._checks.get(key, _UNPICKED)
+        if picked is _UNPICKED:
+            picked = self._checks[key] = _pick(version, message, payload, request)
+        found: list[Break] = []
+        if picked is not None:
+            part, check = picked
+            check(payload.get(part, _NO_PARAMS), part, found)
+        return found
 
     def _shaped(
         self,
@@ -144,8 +183,12 @@ class Conformance:
         self._tags.add(tag)
         return True
 
-    def update(self, first: Message, line: int, payload: Any, version: int | None) -> None:
-        """Check one update of a run whose first update is `first` (`UpdateRun.sampled`)."""
+    def update(self, first: Message, line: int, kept: Kept, version: int | None) -> None:
+        """Check one update of a run whose first update is `first` (`UpdateRun.sampled`),
+        left in its line: under `every`, screened first (`passes`)."""
+        if self.screened(kept, version):
+            return
+        payload = kept.value()
         params = payload.get("params") if isinstance(payload, dict) else None
         update = params.get("update") if isinstance(params, dict) else None
         tag = update.get("sessionUpdate") if isinstance(update, dict) else None
@@ -154,6 +197,19 @@ class Conformance:
         message = msgspec.structs.replace(first, line=line, update_tag=tag)
         if self.wants(message):
             self.message(message, payload, version)
+
+    def screened(self, kept: Kept, version: int | None) -> bool:
+        """Under `every`, whether an update passes its version's screen (`screen`): it breaks
+        nothing there (False before the version is negotiated, or refused: checked the long
+        way). The default checks too few updates for the screen's making to pay."""
+        if not self.every or version is None:
+            return False
+        found = schema(version)
+        try:
+            found.screen_update(kept.canonical)(kept.data)
+        except msgspec.ValidationError:
+            return False
+        return True
 
     def _tally(
         self,
@@ -255,18 +311,39 @@ class Checked(msgspec.Struct, frozen=True):
         )
 
 
-def _checked(
+_UNPICKED: Any = object()
+
+
+def _pick(
     version: int, message: Message, payload: dict[str, Any], request: Message | None
+) -> tuple[str, Check] | None:
+    """The member of a message checked, and its check (None: not judged; `_target`)."""
+    version_schema = schema(version)
+    found = _target(version_schema, message, payload, request)
+    if found is None:
+        return None
+    _, part, name = found
+    return part, version_schema.check(name)
+
+
+def _checked(
+    version: int,
+    message: Message,
+    payload: dict[str, Any],
+    request: Message | None,
+    breaks: list[Break] | None = None,
 ) -> Checked | None:
-    """A message checked against one version's schema (None: not judged there)."""
+    """A message checked against one version's schema (None: not judged there; `breaks`:
+    what checking it found already)."""
     version_schema = schema(version)
     found = _target(version_schema, message, payload, request)
     if found is None:
         return None
     label, part, name = found
-    breaks: list[Break] = []
     value = payload.get(part, _NO_PARAMS)
-    version_schema.check(name)(value, part, breaks)
+    if breaks is None:
+        breaks = []
+        version_schema.check(name)(value, part, breaks)
     return Checked(label, breaks, value, name, version, message.update_tag)
 
 
