@@ -14,7 +14,9 @@ from typer.testing import CliRunner
 
 from acptrace.cli import app
 from acptrace.report.relative import end_names
+from tests.golden import ROOT
 from tests.shared import REAL_WORLD
+from tests.terminal import in_terminal, plain
 from tests.test_report import TRUNCATED, complete, transcript
 from tests.test_report_terminal import section
 
@@ -167,9 +169,11 @@ def test_the_turn_tables_name_files_as_the_replay_tables_do() -> None:
 def test_a_file_line_is_cut_one_way_in_every_table(tmp_path: Path, columns: int) -> None:
     """By agent, a `file:line` says the file relative to the shared folder; the slowest and the
     cut replays list the same files, and each is cut the same way in both (before, each table
-    cut its paths to its own room: `claude-agent…:10` above `claude-agent-acp-…:16`)."""
+    cut its paths to its own room: `claude-agent…:10` above `claude-agent-acp-…:16`); in a
+    real terminal."""
     top = _runs(tmp_path)
-    text = _report([str(top), "--by", "agent", "--jobs", "1"], columns)
+    args = ["report", str(top), "--by", "agent", "--jobs", "1"]
+    text = plain(in_terminal(args, columns, ROOT))
     shown: dict[str, set[str]] = {run: set() for run in RUNS}
     for title in ("Slowest replays", "Cut replays"):
         for path in re.findall(r"(\S+):\d+ ", "\n".join(section(text, title))):
