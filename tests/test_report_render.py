@@ -123,7 +123,7 @@ def test_terminal_shows_transcript_text_inertly(hostile: Report) -> None:
 
 def test_group_by_is_in_the_header(hostile: Report) -> None:
     assert hostile.group_by is GroupBy.AGENT
-    assert "3 transcripts, 2 groups by `agent`." in render_markdown(hostile).decode()
+    assert "3 transcripts, 2 groups by `agent` in " in render_markdown(hostile).decode()
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from acptrace.report.html import render_html
 from acptrace.report.markdown_page import render_markdown
 from acptrace.report.numbers import FEW_LEGEND, FEW_MARK, ms_text, stat_text
 from acptrace.report.own_files import split_own_files, written_by_report
-from acptrace.report.relative import end_names
+from acptrace.report.relative import end_names, short_places
 from acptrace.report.summaries import FEW_REPLAYS, Metric, Report
 from acptrace.report.terminal import terminal_report
 from acptrace.report.terminal_parts import (
@@ -36,7 +36,6 @@ from acptrace.report.terminal_parts import (
     PATH_CHARS,
     bar,
     edge_texts,
-    short_places,
 )
 from tests.golden import ROOT
 from tests.test_report import (

@@ -9,7 +9,6 @@ from pathlib import PurePath
 
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, idle_verdicts
 from acptrace.model.domain import Outcome, PeerInfo, ResumeRow, Role, Severity
-from acptrace.render.text import shared_folders
 from acptrace.report.stats import DIGITS, describe, log_edges
 from acptrace.report.summaries import (
     CUT,
@@ -233,20 +232,6 @@ def _ref(path: str, row: ResumeRow) -> ResumeRef:
 
 TOP = "./"
 """The name of the group of files in the shared folder itself (`--by directory`)."""
-
-
-def relative_names(names: Sequence[str], by: GroupBy) -> tuple[str, list[str]]:
-    """The folder the group names share when groups are files or directories, and the names
-    relative to it, so that a page says the folder once (every view the same way: a folder's
-    group as a folder, `./` for the shared folder itself); no folder, and the names as they
-    are, for other groupings and for a single group."""
-    if by not in (GroupBy.FILE, GroupBy.DIRECTORY) or len(names) < 2:
-        return "", list(names)
-    paths = [name.rstrip("/") + "/" if by is GroupBy.DIRECTORY else name for name in names]
-    folder = shared_folders(paths)
-    if folder in ("", "/"):
-        return "", list(names)
-    return folder, [path.removeprefix(folder).rstrip("/") or TOP for path in paths]
 
 
 def shared_edges(groups: Sequence[Group], metric: Metric, bins: int) -> tuple[float, ...] | None:

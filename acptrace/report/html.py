@@ -15,7 +15,7 @@ from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report import charts
 from acptrace.report.baseline import Comparison, Delta
-from acptrace.report.groups import relative_names, shared_edges
+from acptrace.report.groups import shared_edges
 from acptrace.report.html_parts import (
     NARROW_SCREEN,
     Cell,
@@ -43,6 +43,7 @@ from acptrace.report.numbers import (
     stat_text,
     verdict_text,
 )
+from acptrace.report.relative import relative_report
 from acptrace.report.stats import PERCENTILE_METHOD, STATS
 from acptrace.report.summaries import (
     CUT,
@@ -171,7 +172,8 @@ def chart_count(report: Report) -> int:
 
 
 def _body(report: Report, comparison: Comparison | None) -> Iterator[str]:
-    folder, names = relative_names([g.name for g in report.groups], report.group_by)
+    report, folder = relative_report(report)  # (the folder said once, in the header)
+    names = [group.name for group in report.groups]
     yield "<header><h1>acptrace latency report</h1>"
     yield (
         f'<p class="meta">{escape(count_text(report.files, "transcript"))} analysed · '

@@ -8,14 +8,12 @@ Transcript text is untrusted and escaped everywhere (`markdown_parts.escape`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from acptrace.judge.idle_timers import timeout_text
 from acptrace.model.domain import Outcome, Severity
 from acptrace.model.version import __version__
 from acptrace.render.text import printable
 from acptrace.report.baseline import Comparison
-from acptrace.report.groups import relative_names
 from acptrace.report.markdown_parts import escape, marked, stat_cell
 from acptrace.report.numbers import (
     FEW_LEGEND,
@@ -33,6 +31,7 @@ from acptrace.report.numbers import (
     shows_few,
     verdict_text,
 )
+from acptrace.report.relative import relative_report
 from acptrace.report.stats import STATS
 from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Metric, Report
 from acptrace.report.turn_markdown import group_turns, turn_overview
@@ -58,9 +57,7 @@ def render_markdown(report: Report, comparison: Comparison | None = None) -> byt
 
 def _lines(report: Report, comparison: Comparison | None) -> Iterator[str]:
     yield f"<!-- acptrace report (acptrace {__version__}) -->"  # how a later run knows it
-    folder, names = relative_names([g.name for g in report.groups], report.group_by)
-    groups = (replace(g, name=n) for g, n in zip(report.groups, names, strict=True))
-    report = replace(report, groups=tuple(groups))  # (the folder said once, in the title)
+    report, folder = relative_report(report)  # (the folder said once, in the title)
     yield from _title(report, comparison, folder)
     yield ""
     yield from _overview(report)

@@ -37,12 +37,11 @@ from acptrace.report.numbers import (
     stat_text,
     verdict_text,
 )
-from acptrace.report.relative import BOOK, NameBook, relative_report
+from acptrace.report.relative import BOOK, NameBook, group_places, relative_report
 from acptrace.report.stats import STATS
 from acptrace.report.summaries import CUT, REPLAY_METRICS, Group, Report, ResumeRef
 from acptrace.report.terminal_parts import (
     NAME_CHARS,
-    PATH_CHARS,
     RIGHT,
     bar_charts,
     fitted,
@@ -50,7 +49,6 @@ from acptrace.report.terminal_parts import (
     group_name,
     place,
     place_column,
-    short_places,
     with_legend,
 )
 from acptrace.report.turn_terminal import turn_sections
@@ -70,7 +68,8 @@ def terminal_report(
 
 def _sections(report: Report, comparison: Comparison | None) -> Iterator[RenderableType]:
     report, folder = relative_report(report)
-    BOOK.set(NameBook([group.name for group in report.groups]))
+    places = [path for group in report.groups for path in group_places(group)]
+    BOOK.set(NameBook([group.name for group in report.groups], places))
     yield _header(report, folder)
     if not report.groups:
         return
@@ -226,7 +225,7 @@ def _findings(groups: Sequence[Group]) -> FittedTable:
         Column("rule"),
         Column("level", drop=2),
         Column("count", RIGHT, drop=3),
-        Column("first at", shorten=short_places, least=PATH_CHARS, drop=1),
+        place_column("first at", drop=1),
     ]
     table = fitted("Findings by rule", columns, minor=2, legend="findings")
     for group in groups:

@@ -18,7 +18,7 @@ from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.text import printable
 from acptrace.report.groups import shared_edges
 from acptrace.report.numbers import FEW_LEGEND, count_text
-from acptrace.report.relative import BOOK, end_names
+from acptrace.report.relative import BOOK, end_names, short_places
 from acptrace.report.stats import histogram
 from acptrace.report.summaries import Group, Metric
 
@@ -51,25 +51,21 @@ def group_column(heading: str = "group") -> Column:
     return Column(heading, shorten=BOOK.get() or end_names, least=NAME_CHARS)
 
 
-def place_column() -> Column:
-    """The `file:line` column: kept, shortened by `short_places` when the terminal is narrow."""
-    return Column("file:line", shorten=short_places, least=PATH_CHARS)
+def place_column(heading: str = "file:line", drop: int | None = None) -> Column:
+    """The `file:line` column: kept, shortened by `short_places` when the terminal is narrow
+    (one way in every table: the report's `NameBook`)."""
+    return Column(heading, shorten=place_cut(), least=PATH_CHARS, drop=drop)
+
+
+def place_cut() -> Callable[[Sequence[str], int], list[str]]:
+    """How `file:line` cells are shortened: as the report's book cuts paths, else alone."""
+    book = BOOK.get()
+    return short_places if book is None else book.places
 
 
 def place(path: str, line: int) -> Text:
     """`path:line`, whole (`place_column` shortens it)."""
     return Text(f"{printable(path)}:{line}")
-
-
-def short_places(places: Sequence[str], width: int) -> list[str]:
-    """Each `path:line` in `width` characters: the paths cut as group names are (`end_names`:
-    their end kept, whole folders first, all told apart), to the room the longest line number
-    leaves; the line number always whole."""
-    split = [place.rpartition(":") for place in places]
-    room = width - max((len(line) + 1 for _, colon, line in split if colon), default=0)
-    paths = sorted({path for path, colon, _ in split if colon})
-    cut = dict(zip(paths, end_names(paths, max(room, 1)), strict=True))
-    return [f"{cut[path]}:{line}" if colon else line for path, colon, line in split]
 
 
 def fitted(
