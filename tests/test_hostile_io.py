@@ -26,6 +26,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from acptrace.cli import app
+from benchmarks.generate import generate
 from benchmarks.redaction_corpus import build
 from benchmarks.redaction_recall import canonical, judge, measure, zed_dump
 from tests.outputs import REFUSED, refused_outputs
@@ -436,9 +437,12 @@ def test_a_run_stopped_by_sigterm_or_sigint_leaves_no_temporary_file(
 
 @covers("out-killed")
 def test_a_trace_event_export_stopped_by_sigterm_leaves_no_scratch_folder(tmp_path: Path) -> None:
-    """Its moments and events are parked in the system's temporary folder (TMPDIR)."""
+    """Its moments and events are parked in the system's temporary folder (TMPDIR), a folder
+    for each connection: one long connection (2,000 short ones each had theirs for about a
+    millisecond, which a poll every 10 ms now and then missed)."""
     source = tmp_path / "long.jsonl"
-    source.write_bytes(good(tmp_path).read_bytes() * 2000)
+    with source.open("wb") as out_file:
+        generate(out_file, mb=6, sessions=None, seed=1)
     scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
     out.mkdir()
