@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from acptrace.model.turns import TurnEnd
+from acptrace.report.metrics import Metric
 from acptrace.report.stats import Distribution
-from acptrace.report.summaries import Metric
 
 
 class LeftOut(StrEnum):
