@@ -218,6 +218,17 @@ def test_schema_invalid_response_by_the_method_it_answers() -> None:
     assert finding.message.startswith("session/new (result): result.sessionId breaks")
 
 
+def test_a_response_without_a_result_leaves_the_next_one_checked() -> None:
+    t = v2()
+    t.request("session/new", {"cwd": "/", "mcpServers": []}, id=6)
+    t.a2c({"jsonrpc": "2.0", "id": 6, "error": None})  # (neither a result nor an error)
+    t.request("session/new", {"cwd": "/", "mcpServers": []}, id=7)
+    line = t.result(7, {"sessionId": 42})
+    assert [(f.rule, f.line) for f in t.analyze(**SCHEMA_ONLY).findings] == [
+        ("SCHEMA-INVALID", line)
+    ]
+
+
 def test_the_default_checks_each_update_tag_once_and_full_every_update() -> None:
     t = v2()
     first = tool_update(t, 1)

@@ -140,8 +140,16 @@ class Conformance:
         its check found by one look-up (`_checks`); `_checked` then says what it is only for
         a message that breaks something."""
         failed = "error" in payload and payload["error"] is not None
-        key = (version, message.kind, message.direction, message.method, message.update_tag,
-               request.method if request is not None else None, failed)  # fmt: skip
+        key = (  # (all `_target` reads to pick the check, of the message and its payload)
+            version,
+            message.kind,
+            message.direction,
+            message.method,
+            message.update_tag,
+            request.method if request is not None else None,
+            failed,
+            "result" in payload,
+        )
         picked = self._checks.get(key, _UNPICKED)
         if picked is _UNPICKED:
             picked = self._checks[key] = _pick(version, message, payload, request)
