@@ -137,7 +137,7 @@ class Compiler:
         return _all(checks)
 
     def _parts(self, node: dict[str, Any]) -> list[Check]:
-        objects = _OBJECT_KEYS & node.keys()
+        objects = OBJECT_KEYS & node.keys()
         if objects and node.get("type") == "object" and not _OTHER_KEYS & node.keys():
             return [self._object(node, typed=True)]  # (an object alone: one check says all)
         if node.get("type") == "array" and not (_OTHER_KEYS - _ARRAY_KEYS) & node.keys():
@@ -489,9 +489,10 @@ def _union_wants(consts: list[Any], free: list[tuple[frozenset[str] | None, str 
 
 _NULL = frozenset({"null"})
 
-_OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties",
-                          "unevaluatedProperties"})  # fmt: skip
-_OTHER_KEYS = CHECKING - _OBJECT_KEYS - {"type"}
+OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties",
+                         "unevaluatedProperties"})  # fmt: skip
+"""The keywords that say what an object's members are."""
+_OTHER_KEYS = CHECKING - OBJECT_KEYS - {"type"}
 """The keywords that check besides `type` and an object's."""
 _ARRAY_KEYS = frozenset({"items", "minItems"})
 

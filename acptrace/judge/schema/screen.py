@@ -26,7 +26,7 @@ from typing import Annotated, Any, Union
 
 import msgspec
 
-from acptrace.judge.schema.compiler import tag_reading
+from acptrace.judge.schema.compiler import CHECKING, OBJECT_KEYS, tag_reading
 from acptrace.judge.schema.msgspec_types import (
     JSON_KINDS,
     PLAIN,
@@ -37,16 +37,6 @@ from acptrace.judge.schema.msgspec_types import (
     members_of,
     one_of,
 )
-
-CHECKING = frozenset({
-    "type", "const", "enum", "$ref", "allOf", "anyOf", "oneOf", "not", "properties",
-    "required", "additionalProperties", "unevaluatedProperties", "items", "minItems",
-    "minimum", "maximum", "minLength",
-})  # fmt: skip
-"""The keywords the compiler checks (`compiler.Compiler._parts`); the others annotate."""
-
-_OBJECT_KEYS = frozenset({"properties", "required", "additionalProperties",
-                          "unevaluatedProperties"})  # fmt: skip
 
 
 class _Spec(msgspec.Struct):
@@ -114,7 +104,7 @@ class Screen:
         kind = node.get("type")
         if isinstance(kind, list):
             return one_of([self.type_of(_narrowed(node, each)) for each in kind])
-        if kind in (None, "object") and checking & (_OBJECT_KEYS | {"allOf", "$ref"}):
+        if kind in (None, "object") and checking & (OBJECT_KEYS | {"allOf", "$ref"}):
             return self._object(node)
         if checking & {"allOf", "$ref"}:
             return Never  # (a value of another type merged with parts: not said exactly)
@@ -391,7 +381,7 @@ def _object_like(node: Any) -> bool:
 
 
 _APPLIES = {
-    "object": _OBJECT_KEYS | {"allOf", "$ref"},
+    "object": OBJECT_KEYS | {"allOf", "$ref"},
     "array": frozenset({"items", "minItems"}),
     "string": frozenset({"minLength"}),
     "integer": frozenset({"minimum", "maximum"}),
@@ -399,12 +389,15 @@ _APPLIES = {
 }
 
 
+_TYPED = frozenset().union(*_APPLIES.values()) - {"allOf", "$ref"}
+"""The keywords that apply to values of one type only."""
+
+
 def _narrowed(node: dict[str, Any], kind: str) -> dict[str, Any]:
     """A node of several types, for one of them: the keywords that apply to that type (a
     `$ref`, `allOf`, `const` or `enum` applies to all: kept, for `type_of` to judge)."""
-    typed = frozenset().union(*_APPLIES.values()) - {"allOf", "$ref"}
     keep = _APPLIES.get(kind, frozenset())
-    return {k: v for k, v in node.items() if k not in typed or k in keep} | {"type": kind}
+    return {k: v for k, v in node.items() if k not in _TYPED or k in keep} | {"type": kind}
 
 
 def _merge(spec: _Spec, other: _Spec) -> None:
