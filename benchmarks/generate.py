@@ -1067,11 +1067,7 @@ class _Generator:
         around = 150 + len(session_id) + len(orjson.dumps(update))
         text = self.mix.payload(self.rng, self.mix.size(self.rng, kind) - around)
         if kind == "available_commands_update":  # (a list of commands, as Agents send it)
-            holder[key] = [
-                {"type": "command", "name": f"command-{at // _COMMAND_TEXT}",
-                 "description": text[at : at + _COMMAND_TEXT]}
-                for at in range(0, len(text), _COMMAND_TEXT)
-            ]  # fmt: skip
+            holder[key] = _commands(text)
         else:
             holder[key] = text
         return update
@@ -1102,6 +1098,22 @@ class _Generator:
 
 _COMMAND_TEXT = 160
 """The length of a command's description in a generated ``available_commands_update``."""
+
+
+def _commands(text: str) -> list[_Json]:
+    """``availableCommands`` whose line is as long as ``text`` would make it: the text cut
+    into descriptions, less what each command's own members take."""
+    count = max(1, -(-len(text) // (_COMMAND_TEXT + _COMMAND_AROUND)))
+    text = text[: max(count, len(text) - count * _COMMAND_AROUND)]
+    size = max(1, -(-len(text) // count))
+    return [
+        {"type": "command", "name": f"command-{index}", "description": text[at : at + size]}
+        for index, at in enumerate(range(0, len(text), size))
+    ]
+
+
+_COMMAND_AROUND = len(b'{"type":"command","name":"command-00","description":""},')
+"""What a command takes in a line besides its description."""
 
 
 def _v2_shape(kind: str) -> tuple[_Json, _Json, str]:
