@@ -1117,19 +1117,20 @@ _COMMAND_AROUND = len(b'{"type":"command","name":"command-00","description":""},
 
 
 def _v2_shape(kind: str) -> tuple[_Json, _Json, str]:
-    """An update of ``kind`` as the real v2 Agents of ``agents-2026-12b`` write it (the v2
-    schema's shape: a whole message's ``content`` is an array, a tool call's is an array of
-    ``content`` items, ``usage_update`` has ``used`` and ``size``, …), and where its text
-    goes (the object and the member the line's size is made up in). Updates without a text
-    of their own carry it in ``_meta``, where Agents put what is theirs."""
-    update: _Json = {"sessionUpdate": kind}
+    """An update of ``kind`` as the real v2 Agents of ``agents-2026-12b`` write it, and where
+    its text goes (the object and the member the line's size is made up in). The v2 shapes: a
+    whole message's ``content`` is an array, a tool call's an array of ``content`` items, a
+    tool call begins with a pending ``tool_call_update`` (v2 has no ``tool_call``),
+    ``usage_update`` has ``used`` and ``size``. Updates without a text of their own carry it
+    in ``_meta``, where Agents put what is theirs."""
+    update: _Json = {"sessionUpdate": "tool_call_update" if kind == "tool_call" else kind}
     block: _Json = {"type": "text", "text": ""}
     if kind.endswith("_chunk"):
         update["content"] = block
     elif kind in ("agent_message", "agent_thought", "user_message"):
         update["content"] = [block]
     elif kind.startswith("tool_call"):
-        update["status"] = "completed"
+        update["status"] = "pending" if kind == "tool_call" else "completed"
         update["content"] = [{"type": "content", "content": block}]
     elif kind == "notice":
         update.update(severity="info", title="Notice")
