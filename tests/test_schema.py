@@ -431,7 +431,6 @@ def test_the_real_recordings_break_the_schema_where_judged(depth: str) -> None:
     assert found == (JUDGED | FULL_ONLY if depth == "full" else JUDGED)
 
 
-
 def test_full_checks_every_update_of_a_run_each_at_its_own_line() -> None:
     """`--schema full` reads every line of a run of updates, whatever their tags, each as the
     message of its own line (the first break's line is the first broken update's)."""
