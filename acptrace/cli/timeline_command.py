@@ -167,9 +167,8 @@ def _write_timelines(
     render = _renderer(output)
     payloads = Execution(payloads=True)  # the timeline shows payloads
     if ahead is not None:  # its findings are known: the walk need not find them a second time
-        options = msgspec.structs.replace(
-            options, select=(), ignore=EVERY_RULE
-        )  # (nor hold them: 1M findings)
+        # (nor hold them: 1M findings)
+        options = msgspec.structs.replace(options, select=(), ignore=EVERY_RULE)
     # runs of plain updates are followed as one by the analysis, their steps read for the rows
     with open_walks(readable, options, name=file, each_message=False, execution=payloads) as walks:
         if not walks:
