@@ -62,6 +62,11 @@ MB = 1_000_000
 
 CORPORA = ("realistic", "large")
 """What ``--corpus`` takes (the first is the default)."""
+REVISIONS = {"realistic": 2, "large": 1}
+"""Each corpus's revision: it moves when the same seed gives other bytes (benchmark files are
+named by it, so that none generated before is measured as today's). Realistic 2: its updates
+have the v2 shapes real v2 Agents send (before, v1 shapes in a v2 connection, which the schema
+check reported on every kind)."""
 REAL_MIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real_mix.json")
 """The table of update kinds and line sizes of real recordings (``derive_mix.py``)."""
 STRUCTURAL_TAGS = frozenset({"replay_complete", "state_update", "subagent_update"})
@@ -1050,19 +1055,21 @@ class _Generator:
     # ----------------------------------------------------------------- the realistic corpus
 
     def _real_update(self, session_id: str, kind: str) -> _Json:
-        """An update of ``kind`` whose line is about a size real recordings have for it."""
+        """An update of ``kind`` in the shape real v2 Agents send it (``_v2_shape``), whose
+        line is about a size real recordings have for it."""
         assert self.mix is not None
-        update: _Json = {"sessionUpdate": kind}
+        update, holder, key = _v2_shape(kind)
         if kind.startswith("tool_call"):
             update["toolCallId"] = self._id("toolu")
-            update["status"] = "completed"
         elif kind.endswith("_chunk") or kind in ("agent_message", "agent_thought", "user_message"):
             update["messageId"] = self._id("msg")
-        text: _Json = {"type": "text", "text": ""}
-        update["content"] = text
         # the line around the text: the stamp, the envelope, the session and the update
         around = 150 + len(session_id) + len(orjson.dumps(update))
-        text["text"] = self.mix.payload(self.rng, self.mix.size(self.rng, kind) - around)
+        text = self.mix.payload(self.rng, self.mix.size(self.rng, kind) - around)
+        if kind == "available_commands_update":  # (a list of commands, as Agents send it)
+            holder[key] = _commands(text)
+        else:
+            holder[key] = text
         return update
 
     def _real_live_work(self, session_id: str, depth: int) -> None:
@@ -1087,6 +1094,61 @@ class _Generator:
             self._replayed_update(session_id, self._real_update(session_id, kind))
         if depth < _MAX_DEPTH and self.rand() < 0.04:
             self._replay_child(session_id, depth)
+
+
+_COMMAND_TEXT = 160
+"""The length of a command's description in a generated ``available_commands_update``."""
+
+
+def _commands(text: str) -> list[_Json]:
+    """``availableCommands`` whose line is as long as ``text`` would make it: the text cut
+    into descriptions, less what each command's own members take."""
+    count = max(1, -(-len(text) // (_COMMAND_TEXT + _COMMAND_AROUND)))
+    text = text[: max(count, len(text) - count * _COMMAND_AROUND)]
+    size = max(1, -(-len(text) // count))
+    return [
+        {"type": "command", "name": f"command-{index}", "description": text[at : at + size]}
+        for index, at in enumerate(range(0, len(text), size))
+    ]
+
+
+_COMMAND_AROUND = len(b'{"type":"command","name":"command-00","description":""},')
+"""What a command takes in a line besides its description."""
+
+
+def _v2_shape(kind: str) -> tuple[_Json, _Json, str]:
+    """An update of ``kind`` as the real v2 Agents of ``agents-2026-12b`` write it, and where
+    its text goes (the object and the member the line's size is made up in). The v2 shapes: a
+    whole message's ``content`` is an array, a tool call's an array of ``content`` items, a
+    tool call begins with a pending ``tool_call_update`` (v2 has no ``tool_call``),
+    ``usage_update`` has ``used`` and ``size``. Updates without a text of their own carry it
+    in ``_meta``, where Agents put what is theirs."""
+    update: _Json = {"sessionUpdate": "tool_call_update" if kind == "tool_call" else kind}
+    block: _Json = {"type": "text", "text": ""}
+    if kind.endswith("_chunk"):
+        update["content"] = block
+    elif kind in ("agent_message", "agent_thought", "user_message"):
+        update["content"] = [block]
+    elif kind.startswith("tool_call"):
+        update["status"] = "pending" if kind == "tool_call" else "completed"
+        update["content"] = [{"type": "content", "content": block}]
+    elif kind == "notice":
+        update.update(severity="info", title="Notice")
+        return update, update, "description"
+    elif kind == "available_commands_update":
+        return update, update, "availableCommands"
+    elif kind == "terminal_update":
+        update.update(terminalId="term-1", cwd="/home/dev/work")
+        return update, update, "command"
+    elif kind == "session_info_update":
+        return update, update, "title"
+    else:  # (usage_update, and any kind of the table not known here)
+        if kind == "usage_update":
+            update.update(used=30_000, size=200_000)
+        meta: _Json = {}
+        update["_meta"] = meta
+        return update, meta, "_bench/text"
+    return update, block, "text"
 
 
 # --------------------------------------------------------------------------- API

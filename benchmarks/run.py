@@ -98,12 +98,12 @@ class Result:
 def transcripts(mb: float, files: int, seed: int, corpus: str = "realistic") -> list[Path]:
     """The benchmark input: `files` transcripts of `mb / files` MB each (generated once)."""
     sys.path.insert(0, str(HERE.parent))
-    from benchmarks.generate import generate
+    from benchmarks.generate import REVISIONS, generate
 
     OUT.mkdir(exist_ok=True)
     paths = []
     for index in range(files):
-        kind = "" if corpus == "large" else f"-{corpus}"  # (the large mix's names as before)
+        kind = "" if corpus == "large" else f"-{corpus}{REVISIONS[corpus]}"  # (large: as before)
         path = OUT / f"bench{kind}-{mb / files:g}mb-seed{seed + index}.jsonl"
         if not path.exists():
             print(f"generating {path.name} …", file=sys.stderr)

@@ -429,3 +429,18 @@ def test_the_real_recordings_break_the_schema_where_judged(depth: str) -> None:
                 where = match["path"] or match["at"]
                 found.add((str(path.relative_to(REAL_WORLD)), match["label"], where))
     assert found == (JUDGED | FULL_ONLY if depth == "full" else JUDGED)
+
+
+def test_full_checks_every_update_of_a_run_each_at_its_own_line() -> None:
+    """`--schema full` reads every line of a run of updates, whatever their tags, each as the
+    message of its own line (the first break's line is the first broken update's)."""
+    t = v2()
+    broken = []
+    for _ in range(3):
+        t.update("agent_message_chunk", content={"type": "text", "text": "hi"})
+        broken.append(tool_update(t, 2))
+    t.update("agent_message_chunk", content={"type": "text", "text": "bye"})
+    assert findings(t.analyze(**SCHEMA_ONLY)) == [("SCHEMA-INVALID", "error", broken[0])]
+    full = t.analyze(schema="full", **SCHEMA_ONLY)
+    assert findings(full) == [("SCHEMA-INVALID", "error", broken[0])]
+    assert full.findings[0].message.endswith("(3 messages, the first here)")

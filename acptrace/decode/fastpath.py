@@ -170,8 +170,12 @@ class FastDecoder:
         the lines the schema check reads when sampled."""
         done = run.done()
         if self.sampled and (run.first_sampled or run.sampled):  # (most: no tag new to it)
-            first = ((done.first.line, lines[start]),) if run.first_sampled else ()
-            sampled = (*first, *run.sampled)
+            if run.notes.every:  # (every line of the run, as they come in the block)
+                numbers = range(done.first.line, done.first.line + done.count)
+                sampled = tuple(zip(numbers, lines[start : start + done.count], strict=True))
+            else:
+                first = ((done.first.line, lines[start]),) if run.first_sampled else ()
+                sampled = (*first, *run.sampled)
             done = msgspec.structs.replace(done, sampled=sampled, canonical=self.canonical)
         if not self.payloads:
             return done

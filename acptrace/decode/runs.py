@@ -138,7 +138,8 @@ class RunNotes(msgspec.Struct, frozen=True):
     by_watch: tuple[Notes, ...]
     """Indexed by the `Watch` bits."""
     every: bool = False
-    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first."""
+    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first: a run's lines
+    are all sampled when it is done (no tag carries `SAMPLED`, no line is noted for it)."""
 
     def sampled(self, tag: str) -> None:
         """A tag's update was sampled (`SAMPLED`): its later ones on the connection are not,
@@ -156,7 +157,7 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
     """What a run notes, with these never-history tags (`sampled`: and the first update of
     each known tag on the connection, or every update, `SAMPLED`)."""
     bits = dict.fromkeys(live_tags, LIVE)
-    if sampled is not None:
+    if sampled is SchemaDepth.DEFAULT:  # (under `FULL` a run keeps all its lines: `every`)
         for tag in KNOWN_TAGS:
             bits[tag] = bits.get(tag, 0) | SAMPLED
     for tag in MESSAGE_TAGS | OUTPUT_TAGS:

@@ -271,6 +271,7 @@ class Compiler:
         `member` is the branch's own value)."""
         compiled: dict[Any, Check] = {}
         fallback = self.compile(open_branch) if open_branch is not None else None
+        listed = _once(lambda: _listed(list(by_value)))
 
         def branch_of(tag: Any) -> Check | None:
             found = compiled.get(tag)
@@ -294,7 +295,7 @@ class Compiler:
                 breaks.append(Break(INVALID, _member(path, member), REQUIRED,
                                     None, "nothing"))  # fmt: skip
             else:
-                breaks.append(Break(INVALID, _member(path, member), _listed(list(by_value)), tag))
+                breaks.append(Break(INVALID, _member(path, member), listed(), tag))
 
         return check
 
@@ -303,6 +304,7 @@ class Compiler:
         only those whose types (`_types_of`) and constant can fit the value, each compiled
         when a value first fits it."""
         typed = [(b, _types_of(b, self.defs), _const_of(b)) for b in branches]
+        wants = _once(lambda: _tried_wants(typed))
         tried = [[None, None if t is None else python_types(t), c, b] for b, t, c in typed]
 
         def fitting(value: Any) -> list[Check]:
@@ -328,7 +330,7 @@ class Compiler:
                 if not any(b.kind == INVALID for b in found):
                     breaks.extend(found)
                     return
-            breaks.append(Break(INVALID, path, _tried_wants(typed), value))
+            breaks.append(Break(INVALID, path, wants(), value))
 
         return check
 
@@ -419,13 +421,14 @@ def _const(wanted: Any) -> Check:
 
 
 def _enum(values: list[Any]) -> Check:
-    listed = {(type(v), v) for v in values if type(v) in _HASHED}
+    hashed = {(type(v), v) for v in values if type(v) in _HASHED}
+    listed = _once(lambda: _listed(values))
 
     def check(value: Any, path: str, breaks: list[Break]) -> None:
-        if type(value) in _HASHED and (type(value), value) in listed:
+        if type(value) in _HASHED and (type(value), value) in hashed:
             return
         if not any(value == v and type(value) is type(v) for v in values):
-            breaks.append(Break(INVALID, path, _listed(values), value))
+            breaks.append(Break(INVALID, path, listed(), value))
 
     return check
 
@@ -448,6 +451,20 @@ def _bounds(node: dict[str, Any]) -> Check:
             breaks.append(Break(INVALID, path, f"at least {shortest} characters", value))
 
     return check
+
+
+def _once(words: Callable[[], str]) -> Callable[[], str]:
+    """What a check wants, in words, worked out when a value first breaks it, then kept: the
+    words do not depend on the value, and most breaks are thrown away unread (those of a
+    union's branches tried and left, those inside a `not`)."""
+    kept: list[str] = []
+
+    def once() -> str:
+        if not kept:
+            kept.append(words())
+        return kept[0]
+
+    return once
 
 
 def _listed(values: list[Any]) -> str:

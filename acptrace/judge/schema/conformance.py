@@ -17,6 +17,7 @@ import msgspec
 
 from acptrace.judge.schema.catalogue import Schema, schema
 from acptrace.judge.schema.compiler import INVALID, REQUIRED, UNKNOWN, Break, Check
+from acptrace.judge.schema.screen import Decode
 from acptrace.model.domain import JsonId, Message, MessageKind
 
 SCHEMA_INVALID, SCHEMA_UNKNOWN_MEMBER, SCHEMA_VERSION_SHAPE = (
@@ -86,7 +87,9 @@ class Conformance:
     checked against both versions' schemas and each tally kept apart: the one of the version
     the connection is judged by in the end counts (`breaks`)."""
 
-    __slots__ = ("_checks", "_counts", "_decided", "_shapes", "_tags", "_tallies", "every")
+    __slots__ = (
+        "_checks", "_counts", "_decided", "_screens", "_shapes", "_tags", "_tallies", "every",
+    )  # fmt: skip
 
     def __init__(self, every: bool = False) -> None:
         self.every = every
@@ -103,6 +106,8 @@ class Conformance:
         """`_shaped`'s decisions, by the way a message broke its schema."""
         self._shapes: set[tuple[int | None, str]] = set()
         """(tally, label) already found shaped for the other version."""
+        self._screens: dict[tuple[int, bool], Decode] = {}
+        """The screen's decode of an update's line, by (version, canonical line)."""
         self._checks: dict[tuple[Any, ...], tuple[str, Check] | None] = {}
         """What checks a message of a negotiated version, by what picks it (`_pick`): the
         member checked and its check; None where the schema does not judge it."""
@@ -212,9 +217,12 @@ class Conformance:
         way). The default checks too few updates for the screen's making to pay."""
         if not self.every or version is None:
             return False
-        found = schema(version)
+        screen = self._screens.get((version, kept.canonical))
+        if screen is None:
+            screen = schema(version).screen_update(kept.canonical)
+            self._screens[version, kept.canonical] = screen
         try:
-            found.screen_update(kept.canonical)(kept.data)
+            screen(kept.data)
         except msgspec.ValidationError:
             return False
         return True
