@@ -8,7 +8,7 @@ declaration and hand this module the one `AnalyzeLine`; nothing here imports typ
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated, NamedTuple
+from typing import Annotated
 
 import msgspec
 
@@ -96,8 +96,7 @@ def run_analyze(line: AnalyzeLine) -> int:
             and len(read.analyses) == 1
             and not is_multi_connection(read.analyses)
         )
-        view = _View(line.output_format, several, line.summary_only)
-        write_output(_render(read.analyses, view, policy, timeouts, line.output), line.output)
+        write_output(_render(read.analyses, line, several, policy, timeouts), line.output)
     return exit_code
 
 
@@ -131,30 +130,22 @@ def _analysed(paths: list[str], policy: Policy, line: AnalyzeLine) -> _Read:
     return read
 
 
-class _View(NamedTuple):
-    """What `analyze` writes: the format, whether for several connections, and (terminal
-    view) whether only the summary across them."""
-
-    output_format: AnalyzeFormat
-    several: bool
-    summary_only: bool
-
-
 def _render(
     analyses: list[Analysis],
-    view: _View,
+    line: AnalyzeLine,
+    several: bool,
     policy: Policy,
     timeouts: tuple[float, ...],
-    output: str | None,
 ) -> bytes | Iterable[bytes]:
+    """The result in the line's format (`several`: of several connections, or files)."""
     # (each renderer imported when asked for: a run pays for the one it uses)
-    match view.output_format:
+    match line.output_format:
         case AnalyzeFormat.JSON:
             from acptrace.render import json_report
 
-            return json_report.chunks(analyses, as_array=view.several, idle_timeouts_ms=timeouts)
+            return json_report.chunks(analyses, as_array=several, idle_timeouts_ms=timeouts)
         case AnalyzeFormat.RICH:
-            return _terminal(analyses, view, timeouts, output)
+            return _terminal(analyses, line, timeouts)
         case AnalyzeFormat.JUNIT:
             from acptrace.render.junit import junit_xml
 
@@ -173,15 +164,13 @@ def _render(
             return markdown_summary(analyses, policy)
 
 
-def _terminal(
-    analyses: list[Analysis], view: _View, timeouts: tuple[float, ...], output: str | None
-) -> bytes:
+def _terminal(analyses: list[Analysis], line: AnalyzeLine, timeouts: tuple[float, ...]) -> bytes:
     """Each connection's section, then (over several) the summary across them; or that
     summary alone (`--summary`)."""
-    if view.summary_only:
+    if line.summary_only:
         from acptrace.render.across_files import across_files
 
-        return rich_bytes(across_files(analyses), output=output)
+        return rich_bytes(across_files(analyses), output=line.output)
     from acptrace.render.summary import summaries
 
     sections = list(summaries(analyses, timeouts))
@@ -189,7 +178,7 @@ def _terminal(
         from acptrace.render.across_files import across_files
 
         sections.append(across_files(analyses))
-    return rich_bytes(*sections, output=output)
+    return rich_bytes(*sections, output=line.output)
 
 
 @contextmanager
