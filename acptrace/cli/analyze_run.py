@@ -8,7 +8,6 @@ declaration and hand this module the one `AnalyzeLine`; nothing here imports typ
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated
 
 import msgspec
 
@@ -21,7 +20,7 @@ from acptrace.cli.common import (
     print_error,
     rich_bytes,
 )
-from acptrace.cli.declare import Option
+from acptrace.cli.declare import Annotated, Option
 from acptrace.cli.options import FILES, FORMAT, JOBS, QUIET, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import Meter, progress, reading

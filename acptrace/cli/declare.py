@@ -2,11 +2,12 @@
 
 A command line is a msgspec Struct (`AnalysisFlags`, `AnalyzeLine`): one field per option or
 argument, its type and default the field's, its `Option` or `Argument` in its annotation
-(`jobs: Annotated[int | None, JOBS] = None`); a field whose type is itself such a Struct is a
-group of options, in that place (`flags: AnalysisFlags`). `acptrace.cli.typer_options` makes
-typer's parameters of it (typer then gives every `--help`, error message and completion), and
-`acptrace.cli.argv` reads a well-formed command line by it without typer: neither holds a list
-of options of its own, so the two cannot drift apart (tests/test_quick_argv.py).
+(`jobs: Annotated[int | None, JOBS] = None`, `Annotated` imported from here); a field whose
+type is itself such a Struct is a group of options, in that place (`flags: AnalysisFlags`).
+`acptrace.cli.typer_options` makes typer's parameters of it (typer then gives every `--help`,
+error message and completion), and `acptrace.cli.argv` reads a well-formed command line by it
+without typer: neither holds a list of options of its own, so the two cannot drift apart
+(tests/test_quick_argv.py).
 
 Nothing here imports typer: the quick path of `analyze` reads these declarations too.
 """
@@ -17,11 +18,28 @@ import copy
 from collections.abc import Mapping
 from functools import cache
 from types import NoneType, UnionType
-from typing import Any, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin
 
 import msgspec
 
 _S = TypeVar("_S", bound=msgspec.Struct)
+
+if TYPE_CHECKING:
+    from typing import Annotated as Annotated
+else:
+
+    class Annotated:
+        """`typing.Annotated` as a declaration needs it at run time: the type and its option,
+        nothing more. typing's costs ~0.1M instructions to make (its checks, its cache), and
+        `analyze` declares 23 options: this one ~1/25th of that. mypy reads typing's."""
+
+        __slots__ = ("__metadata__", "__origin__")
+
+        def __init__(self, origin: Any, metadata: tuple[Any, ...]) -> None:
+            self.__origin__, self.__metadata__ = origin, metadata
+
+        def __class_getitem__(cls, params: tuple[Any, ...]) -> "Annotated":
+            return cls(params[0], params[1:])
 
 
 class Option:
@@ -106,10 +124,10 @@ def fields_of(line: type[msgspec.Struct]) -> tuple[Field, ...]:
         if is_group(annotation):
             found.extend(fields_of(annotation))
             continue
-        declared, *metadata = get_args(annotation) if _is_annotated(annotation) else (None,)
-        if not metadata or not isinstance(metadata[0], Option | Argument):
+        declared = getattr(annotation, "__origin__", None)
+        spec = getattr(annotation, "__metadata__", (None,))[0]
+        if not isinstance(spec, Option | Argument):
             raise TypeError(f"{line.__name__}.{name}: declare its Option or Argument")
-        spec = metadata[0]
         kind = _one_value(declared)
         multiple = get_origin(kind) is list
         one = get_args(kind)[0] if multiple else kind
@@ -128,11 +146,6 @@ def build(line: type[_S], values: Mapping[str, Any]) -> _S:
         elif name in values:
             given[name] = values[name]
     return line(**given)
-
-
-def _is_annotated(annotation: Any) -> bool:
-    """`Annotated[X, ...]` (its metadata is where an option is declared)."""
-    return hasattr(annotation, "__metadata__")
 
 
 def _one_value(declared: Any) -> Any:

@@ -20,12 +20,12 @@ applies unless the command line says otherwise (`AnalysisFlags.policy`).
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
 from acptrace.cli.common import fail, print_note
-from acptrace.cli.declare import Option
+from acptrace.cli.declare import Annotated, Option
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, parse_idle_timeouts
 from acptrace.judge.policy import (
     FailOn,
