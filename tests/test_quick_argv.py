@@ -24,7 +24,7 @@ from acptrace.cli import analyze_command as command_module
 from acptrace.cli import app
 from acptrace.cli.analyze_run import AnalyzeLine
 from acptrace.cli.argv import _spellings, read_line
-from acptrace.cli.declare import REQUIRED, Argument, Option, fields_of
+from acptrace.cli.declare import REQUIRED, Argument, Field, Option, fields_of
 from acptrace.cli.quick import quick_analyze
 from tests.golden import ROOT
 
@@ -139,6 +139,47 @@ WELL_FORMED = [
     ["--idle-timeouts", "", "--input-format", "", "a.jsonl"],
     ["", "a.jsonl"],
 ]
+
+
+def sample(field: Field) -> str:
+    """A value typer takes for this option (not its default)."""
+    spec = field.spec
+    assert isinstance(spec, Option)
+    if isinstance(field.kind, type) and issubclass(field.kind, Enum):
+        return str(list(field.kind)[-1].value)
+    if field.kind is int:
+        return str(spec.maximum or (spec.minimum or 0) + 1)
+    return "CONFIG" if field.kind is Path else "text"
+
+
+def spelled() -> list[list[str]]:
+    """Each name of each option in each form typer reads it (`--name=value`, `--name value`,
+    `-xVALUE`, `-x VALUE`; a flag alone), given twice where it may be, before a file."""
+    lines = []
+    for field in fields_of(AnalyzeLine):
+        spec = field.spec
+        if not isinstance(spec, Option):
+            continue
+        if field.kind is bool:
+            lines += [[name, "a.jsonl"] for name in (*spec.names, spec.off) if name]
+            continue
+        for name in spec.names:
+            joined = f"{name}={sample(field)}" if name.startswith("--") else name + sample(field)
+            for given in ([joined], [name, sample(field)]):
+                lines.append([*given, *(given if field.multiple else ()), "a.jsonl"])
+    return lines
+
+
+@pytest.mark.parametrize("args", spelled(), ids=" ".join)
+def test_every_option_in_every_form_is_read_as_typer_reads_it(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "CONFIG").write_text("[tool.acptrace]\n")
+    quick = read_line(AnalyzeLine, args)
+    assert quick is not None  # (read without typer)
+    assert quick == typer_read(args, monkeypatch)
+    assert quick != AnalyzeLine(files=["a.jsonl"])  # (a value given, not the default)
 
 
 @pytest.mark.parametrize("args", WELL_FORMED, ids=" ".join)
