@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import cache, cached_property
-from pathlib import Path
 from typing import Any
 
-import msgspec
 import orjson
 
 from acptrace.judge.schema.compiler import Check, Compiler
+from acptrace.judge.schema.index import Located, definitions
 from acptrace.judge.schema.screen import Decode, Screen
 from acptrace.model.domain import Direction, MessageKind
 from acptrace.model.tags import MARKER_TAG
@@ -51,47 +50,37 @@ REPLAY_COMPLETE_BRANCH: dict[str, Any] = {
 }
 
 
-class _Head(msgspec.Struct):
-    """What the catalogue reads of every definition: its method and side (the rest of its
-    text skipped, no Python object made of it)."""
-
-    method: str | None = msgspec.field(default=None, name="x-method")
-    side: str | None = msgspec.field(default=None, name="x-side")
-
-
-class _Document(msgspec.Struct):
-    defs: dict[str, msgspec.Raw] = msgspec.field(name="$defs")
-
-
 class Definitions(Mapping[str, Any]):
-    """A schema's `$defs`, each parsed when first asked for: a message needs a few of the
-    two hundred, and parsing them all made objects enough for the garbage collector to walk
-    them all again (some 10 ms of every run)."""
+    """A schema's `$defs`, each parsed when first asked for, sliced out of the schema's text
+    where its index says it lies (`index`): a message needs a few of the two hundred, and
+    parsing them all made objects enough for the garbage collector to walk them all again
+    (some 10 ms of every run)."""
 
-    def __init__(self, raw: dict[str, msgspec.Raw], version: int) -> None:
-        self._raw = raw
+    def __init__(self, text: bytes, located: dict[str, Located], version: int) -> None:
+        self._text = text
+        self._located = located
         self._parsed: dict[str, Any] = {}
         self._version = version
 
     def __getitem__(self, name: str) -> Any:
         node = self._parsed.get(name)
         if node is None:
-            node = self._parsed[name] = orjson.loads(bytes(self._raw[name]))
+            start, end, _, _ = self._located[name]
+            node = self._parsed[name] = orjson.loads(self._text[start:end])
             if name == "SessionUpdate" and self._version >= 2:
                 _add_replay_complete(node)
         return node
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._raw)
+        return iter(self._located)
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._located)
 
-    def heads(self) -> Iterator[tuple[str, _Head]]:
-        """Each definition's method and side, read without parsing the definition."""
-        decode = msgspec.json.Decoder(_Head).decode
-        for name, raw in self._raw.items():
-            yield name, decode(raw)
+    def heads(self) -> Iterator[tuple[str, str | None, str | None]]:
+        """Each definition's name, method and side (`x-method`, `x-side`), from the index."""
+        for name, (_, _, method, side) in self._located.items():
+            yield name, method, side
 
 
 class Schema:
@@ -105,8 +94,7 @@ class Schema:
         """The definition of each (method, request or notification, direction)."""
         self.answers: dict[str, str] = {}
         """The definition of each method's result."""
-        for name, head in defs.heads():
-            method, side = head.method, head.side
+        for name, method, side in defs.heads():
             if method is None:
                 continue
             if name.endswith(_SUFFIXES[MessageKind.RESPONSE]):
@@ -170,9 +158,8 @@ class Schema:
 def schema(version: int) -> Schema:
     """The schema of a protocol version (v2 for anything above 1), loaded once."""
     version = 1 if version <= 1 else 2
-    text = Path(__file__).with_name(f"schema-v{version}.json").read_bytes()
-    document = msgspec.json.decode(text, type=_Document)
-    return Schema(version, Definitions(document.defs, version))
+    text, located = definitions(version)
+    return Schema(version, Definitions(text, located, version))
 
 
 _KNOWN_MARKER: dict[str, Any] = {
