@@ -16,9 +16,10 @@ import argparse
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from acptrace.model.options import Execution, Options
 from acptrace.pipeline.parked import analyze_parked
@@ -49,7 +50,7 @@ def main() -> None:
     with args.file.open("rb") as stream:
         known = analyze(stream)
     lines = known.source.lines
-    walking = replace(Options(), select=(), ignore=EVERY_RULE)
+    walking = msgspec.structs.replace(Options(), select=(), ignore=EVERY_RULE)
 
     def first_pass() -> None:
         with tempfile.TemporaryDirectory() as scratch:

@@ -26,7 +26,6 @@ SHOWN = {
     "turn_row": "acptrace/tables/builder.py",
     "connection_row": "acptrace/tables/builder.py",
     "_fields": "acptrace/tables/builder.py",
-    "_struct_fields": "acptrace/tables/builder.py",
     "TURNS": "acptrace/tables/builder.py",
     "TOOL_CALLS": "acptrace/tables/builder.py",
     "PERMISSIONS": "acptrace/tables/builder.py",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -210,13 +209,13 @@ def test_the_rows_come_back_as_they_were_analysed(corpus: Path, exported: Path) 
     assert not isinstance(read, FileError)
 
     def as_text(row: ResumeRow) -> ResumeRow:  # ids are text in the tables
-        return replace(row, request_id=id_value(row.request_id))
+        return msgspec.structs.replace(row, request_id=id_value(row.request_id))
 
     assert [s.path for s in read] == [s.path for s in analysed.summaries]
     for back, original in zip(read, analysed.summaries, strict=True):
         assert back.resumes == tuple(as_text(row) for row in original.resumes)
-        assert [replace(f, request_id=None) for f in back.findings] == [
-            replace(f, request_id=None) for f in original.findings
+        assert [msgspec.structs.replace(f, request_id=None) for f in back.findings] == [
+            msgspec.structs.replace(f, request_id=None) for f in original.findings
         ]
         assert (back.agent, back.client, back.issues) == (
             original.agent,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -305,7 +305,7 @@ def rule_ids(analysis: Analysis) -> set[str]:
     return {f.rule for f in analysis.findings}
 
 
-RUN_FIELDS = frozenset(f.name for f in fields(Execution))
+RUN_FIELDS = frozenset(Execution.__struct_fields__)
 """The settings that say how to run (`Execution`), not what to judge (`Options`)."""
 
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
+import msgspec
 import typer
 
 from acptrace.cli.common import (
@@ -166,7 +167,8 @@ def _write_timelines(
     render = _renderer(output)
     payloads = Execution(payloads=True)  # the timeline shows payloads
     if ahead is not None:  # its findings are known: the walk need not find them a second time
-        options = replace(options, select=(), ignore=EVERY_RULE)  # (nor hold them: 1M findings)
+        # (nor hold them: 1M findings)
+        options = msgspec.structs.replace(options, select=(), ignore=EVERY_RULE)
     # runs of plain updates are followed as one by the analysis, their steps read for the rows
     with open_walks(readable, options, name=file, each_message=False, execution=payloads) as walks:
         if not walks:

@@ -9,8 +9,6 @@ lost nothing.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import msgspec
 
 from acptrace.model.domain import Finding, Issue, IssueKind
@@ -77,4 +75,4 @@ def _demoted(finding: Finding, reason: str) -> Finding:
     if severity is finding.severity:
         return finding
     message = f"{finding.message} (demoted to {severity}: {reason})"
-    return replace(finding, severity=severity, message=message)
+    return msgspec.structs.replace(finding, severity=severity, message=message)

@@ -1,5 +1,5 @@
 """Domain objects shared by every stage: closed sets as enums, the records a library user meets
-as frozen dataclasses (orjson writes them), the per-message ones as msgspec Structs.
+and the per-message ones as frozen msgspec Structs (`msgspec.structs.replace` copies one).
 
 Times are integer nanoseconds inside (`ts_ns` wall clock since the Unix epoch, `mono_ns` a
 monotonic clock with an arbitrary origin); latencies become float milliseconds only at the edges.
@@ -7,14 +7,12 @@ monotonic clock with an arbitrary origin); latencies become float milliseconds o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 import msgspec
 
 from acptrace.model.json_id import JsonId as JsonId  # (re-exported: most modules take it from here)
-from acptrace.model.records import FrozenRecord
 from acptrace.model.tags import MESSAGE_TAGS, SNAPSHOT_TAG, USER_MESSAGE_TAGS
 from acptrace.model.turns import Activity, PermissionRow, ToolCallRow, TurnRow, Watch
 
@@ -150,8 +148,7 @@ class IssueKind(StrEnum):
     LONE_SURROGATE = "lone_surrogate"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Issue(FrozenRecord):
+class Issue(msgspec.Struct, frozen=True, gc=False):
     """An input problem that is not a protocol finding (a line that is not JSON, …)."""
 
     line: int
@@ -162,8 +159,7 @@ class Issue(FrozenRecord):
     """One human sentence, with a short excerpt where that helps."""
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Finding(FrozenRecord):
+class Finding(msgspec.Struct, frozen=True, gc=False):
     """One violation of a rule from the catalogue, at one line of the transcript."""
 
     rule: str
@@ -339,8 +335,7 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
         return self.last if self.last is not None else Stamp.of(self.first)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PeerInfo(FrozenRecord):
+class PeerInfo(msgspec.Struct, frozen=True, gc=False):
     """What one side says about itself in `initialize`."""
 
     name: str | None = None
@@ -415,8 +410,7 @@ def ns_ms(ns: int) -> float:
     return ((ns + 500) // 1000) / 1000
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ResumeRow(FrozenRecord):
+class ResumeRow(msgspec.Struct, frozen=True, gc=False):
     """The outcome of one replaying request (or non-replaying resume), or of one announced child."""
 
     request_id: JsonId
@@ -480,8 +474,7 @@ class ResumeRow(FrozenRecord):
         return self.replay_from is not None or self.method == "session/load"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ReplayPause(FrozenRecord):
+class ReplayPause(msgspec.Struct, frozen=True, gc=False):
     """A silence in a replay longer than every one before it (idle-timer verdicts)."""
 
     gap_ms: float
@@ -490,8 +483,7 @@ class ReplayPause(FrozenRecord):
     """Replayed updates still to come after it: lost to a timer that fired in it."""
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SessionInfo(FrozenRecord):
+class SessionInfo(msgspec.Struct, frozen=True, gc=False):
     """What the transcript shows of one session."""
 
     session_id: str
@@ -514,8 +506,7 @@ class SessionInfo(FrozenRecord):
     """The line of the last successful `session/close` response."""
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Connection(FrozenRecord):
+class Connection(msgspec.Struct, frozen=True, gc=False):
     """Who talked, in which protocol version."""
 
     protocol_version: int
@@ -539,8 +530,7 @@ def connection_name(path: str, connection: str | None) -> str:
     return path if connection is None else f"{path} [{connection}]"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Source(FrozenRecord):
+class Source(msgspec.Struct, frozen=True, gc=False):
     """What was read."""
 
     path: str
@@ -566,8 +556,7 @@ class Source(FrozenRecord):
     """For an acp-tck test: its status in the report (`FAIL`, `PASS`, …)."""
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Analysis(FrozenRecord):
+class Analysis(msgspec.Struct, frozen=True, gc=False):
     """Everything acptrace learned from one transcript."""
 
     source: Source
@@ -580,13 +569,13 @@ class Analysis(FrozenRecord):
     """Rule violations, in line order."""
     issues: tuple[Issue, ...]
     """Input problems, in line order."""
-    sessions: tuple[SessionInfo, ...] = field(default=())
+    sessions: tuple[SessionInfo, ...] = ()
     """Every session the transcript names, in order of first appearance."""
-    turns: tuple[TurnRow, ...] = field(default=())
+    turns: tuple[TurnRow, ...] = ()
     """One row per `session/prompt`, in line order (docs/turns.md)."""
-    tool_calls: tuple[ToolCallRow, ...] = field(default=())
+    tool_calls: tuple[ToolCallRow, ...] = ()
     """One row per tool call seen in a turn, in order of first appearance."""
-    permissions: tuple[PermissionRow, ...] = field(default=())
+    permissions: tuple[PermissionRow, ...] = ()
     """One row per `session/request_permission`, in line order."""
 
     def worst_severity(self) -> Severity | None:

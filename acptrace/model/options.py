@@ -4,10 +4,10 @@ changes what an analysis finds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
-from acptrace.model.records import FrozenRecord
+import msgspec
+
 from acptrace.model.tags import MARKER_TAG, TagPolicy
 
 SCHEMA_RULES = ("SCHEMA-INVALID", "SCHEMA-UNKNOWN-MEMBER", "SCHEMA-VERSION-SHAPE")
@@ -27,8 +27,7 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longer lines are reported and skipped."""
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Options(FrozenRecord):
+class Options(msgspec.Struct, frozen=True, gc=False):
     """What to read and how to judge it: the rules, tags, protocol and format."""
 
     input_format: str | None = None
@@ -79,8 +78,7 @@ class Options(FrozenRecord):
         return not any(rule_id.startswith(p) for p in self.ignore)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Execution(FrozenRecord):
+class Execution(msgspec.Struct, frozen=True, gc=False):
     """How to run an analysis: processes, fast paths, buffer sizes. Never changes a verdict
     (tests compare every setting with the reference, one process on the general path)."""
 

@@ -1,9 +1,10 @@
 """Turns, tool calls and permission requests: what a message says of a turn's work
 (`Activity`), and the rows an analysis gives of them (docs/turns.md).
 
-The rows are frozen msgspec Structs, not dataclasses as the other records are: there may be one
-for every tool call of a big transcript, and a Struct is made ten times faster (a frozen
-dataclass sets each field through `object.__setattr__`) and costs start-up nothing to declare.
+The rows are frozen msgspec Structs, as every record of an analysis is: there may be one for
+every tool call of a big transcript, and a Struct is made ten times faster than a frozen
+dataclass (which sets each field through `object.__setattr__`) and costs start-up nothing to
+declare.
 
 A turn is one `session/prompt`: from the prompt to its end, which on ACP v1 is the prompt's
 response and on v2 the first `state_update` `idle` for the session after the prompt (rules.md

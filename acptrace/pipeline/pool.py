@@ -23,7 +23,6 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -120,7 +119,9 @@ def each_file(
     """
     check_not_importing_main()
     chosen = plan(paths, jobs)
-    bound = partial(work, execution=replace(execution or Execution(), split=chosen.split))
+    bound = partial(
+        work, execution=msgspec.structs.replace(execution or Execution(), split=chosen.split)
+    )
     if chosen.processes <= 1 or called_from_unguarded_main():
         return (bound(path, options) for path in paths)
     return _pooled(bound, paths, options, chosen.processes - 1, crashed)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
 from acptrace.model.domain import Direction, Issue
-from acptrace.model.records import FrozenRecord
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -40,8 +38,7 @@ DIRECTION_KEYS = ("dir", "direction", "source", "origin", "_direction", "from")
 _ENVELOPE_KEYS = frozenset({*TIME_KEYS, *DIRECTION_KEYS, "mono_ns", "t_rel", "event"})
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class RecorderEvent(FrozenRecord):
+class RecorderEvent(msgspec.Struct, frozen=True, gc=False):
     """Something the recorder noted that is not protocol traffic (`meta` or `stderr`)."""
 
     line: int
@@ -52,7 +49,7 @@ class RecorderEvent(FrozenRecord):
     """Wall clock, nanoseconds since the Unix epoch."""
     mono_ns: int | None = None
     """Monotonic clock, nanoseconds."""
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)
     """The rest of the record (`reason`, `exit_code`, `text`, `argv`…)."""
 
     @property

@@ -5,13 +5,10 @@ A module of its own so that a run that reads its input in one pass never creates
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from acptrace.model.domain import Issue
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)  # (Issue's: model/records.py)
-class TimeProbe(Issue):
+class TimeProbe(Issue, frozen=True, gc=False):
     """A record's clock check, left open where the piece it was read in had no earlier time.
 
     An `Issue` only in type: whoever joins the pieces settles it (`Clock.settle`) into the

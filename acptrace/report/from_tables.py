@@ -21,7 +21,7 @@ import stat
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path, PurePath
 from types import NoneType
 from typing import Any, TypeVar, get_args, get_type_hints
@@ -229,8 +229,8 @@ _Where = tuple[str, str | None, str | None]
 
 _SOURCE = "__export_source"
 
-_RESUME_FIELDS = tuple(f.name for f in fields(ResumeRow))
-_FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+_RESUME_FIELDS = ResumeRow.__struct_fields__
+_FINDING_FIELDS = Finding.__struct_fields__
 _PEER_FIELDS = ("name", "version", "protocol_version")
 """What the `connections` table keeps of each side's `PeerInfo` (in its order)."""
 _PEER_COLUMNS = tuple(f"{side}_{name}" for side in ("agent", "client") for name in _PEER_FIELDS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, BinaryIO
 
@@ -422,27 +422,29 @@ def resume_row(origin: Origin, row: ResumeRow) -> dict[str, Any]:
     replay_from = row.replay_from
     values["request_id"] = id_value(row.request_id)
     values["replay_from"] = None if replay_from is None else orjson.dumps(replay_from).decode()
-    values["replay_pauses"] = orjson.dumps(row.replay_pauses).decode()
+    values["replay_pauses"] = orjson.dumps(
+        list(map(msgspec.structs.asdict, row.replay_pauses))
+    ).decode()
     return {**origin, **values}
 
 
 def turn_row(origin: Origin, row: TurnRow) -> dict[str, Any]:
     """The `turns` row of one turn."""
-    values = _struct_fields(row)
+    values = _fields(row)
     values["request_id"] = id_value(row.request_id)
     return {**origin, **values}
 
 
 def tool_call_row(origin: Origin, row: ToolCallRow) -> dict[str, Any]:
     """The `tool_calls` row of one tool call."""
-    values = _struct_fields(row)
+    values = _fields(row)
     values["turn_request_id"] = id_value(row.turn_request_id)
     return {**origin, **values}
 
 
 def permission_row(origin: Origin, row: PermissionRow) -> dict[str, Any]:
     """The `permissions` row of one permission request."""
-    values = _struct_fields(row)
+    values = _fields(row)
     values["request_id"] = id_value(row.request_id)
     values["turn_request_id"] = id_value(row.turn_request_id)
     return {**origin, **values}
@@ -490,14 +492,8 @@ def connection_row(origin: Origin, analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def _fields(obj: Any) -> dict[str, Any]:
-    """A dataclass's fields, enums as their values."""
-    values = {f.name: getattr(obj, f.name) for f in fields(obj)}
-    return {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
-
-
-def _struct_fields(row: msgspec.Struct) -> dict[str, Any]:
-    """A msgspec Struct's fields (the rows of `acptrace.model.turns`), enums as their values."""
+def _fields(row: msgspec.Struct) -> dict[str, Any]:
+    """A record's fields (a msgspec Struct's), enums as their values."""
     values = msgspec.structs.asdict(row)
     return {k: v.value if isinstance(v, Enum) else v for k, v in values.items()}
 
