@@ -241,6 +241,32 @@ def test_the_attributes_are_the_conventions_and_the_analysis(tmp_path: Path) -> 
     assert (root["acp.protocol_version"], root["acp.format"]) == (2, "acptrace")
 
 
+def test_a_tool_call_never_final_ends_with_its_turn(tmp_path: Path) -> None:
+    """As in the trace-event export: a tool call that never reached a final status nests in
+    its turn and ends with it, not at the connection's end; its attributes still say it never
+    ended."""
+    t = Transcript()
+    t.initialize()
+    t.new_session()
+    prompt = t.request("session/prompt", {"sessionId": "sess_1", "prompt": []}, id=10)
+    started = t.tool("call_1", kind="read", title="Read", status="pending")
+    t.result(10)
+    idle = t.state("idle", stop_reason="end_turn")
+    for _ in range(5):
+        t.update("usage_update", used=1, size=2)
+    t.close()
+    spans = {span.name: span for span in spans_of(export(tmp_path, written(tmp_path, t)))}
+    turn, tool = spans["invoke_agent test-agent"], spans["execute_tool read"]
+    assert tool.parent_span_id == turn.span_id
+    assert (turn.start_time_unix_nano, turn.end_time_unix_nano) == (
+        line_ns(t, prompt), line_ns(t, idle))  # fmt: skip
+    assert (tool.start_time_unix_nano, tool.end_time_unix_nano) == (
+        line_ns(t, started), line_ns(t, idle))  # fmt: skip
+    assert spans["acp connection"].end_time_unix_nano > turn.end_time_unix_nano
+    values = attrs(tool.attributes)
+    assert "acp.end_line" not in values and "acp.tool_call.duration_ms" not in values
+
+
 def test_each_finding_is_an_event_on_the_span_it_concerns(tmp_path: Path) -> None:
     t, at = recording()
     analysis = t.analyze(schema_rules=True)  # (as export judges it: the builder's messages

@@ -361,6 +361,10 @@ class _Builder:
         key = ("tool", tool.session_id, tool.tool_call_id, tool.first_line)
         name = f"execute_tool {tool.kind}" if tool.kind else "execute_tool"
         made = self.span(key, parent, name, (tool.first_line, tool.end_line), values)
+        if tool.end_line is None:  # (never final: it ends with its turn, never outlives it)
+            made.end_time_unix_nano = max(
+                made.start_time_unix_nano, min(made.end_time_unix_nano, parent.end_time_unix_nano)
+            )
         if tool.last_status == "failed":
             self.fail(made, None, "the tool call failed")
         self.tools.setdefault((tool.session_id, tool.tool_call_id), []).append(
