@@ -13,7 +13,8 @@ from typer.core import TyperGroup, TyperOption
 from typer.testing import CliRunner
 
 from acptrace.cli import MODULES, app
-from acptrace.cli.settings import ANALYSIS_OPTIONS, AnalysisFlags, analysis_options
+from acptrace.cli.settings import AnalysisFlags
+from acptrace.cli.typer_options import ANALYSIS_OPTIONS, analysis_options
 
 CLI = Path(__file__).resolve().parent.parent / "acptrace" / "cli"
 

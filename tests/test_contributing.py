@@ -35,6 +35,9 @@ SHOWN = {
     "Part": "acptrace/read/envelopes.py",
     "Envelope": "acptrace/read/envelopes.py",
     "RecorderEvent": "acptrace/read/envelopes.py",
+    "Option": "acptrace/cli/declare.py",
+    "analysis_options": "acptrace/cli/typer_options.py",
+    "run_analyze": "acptrace/cli/analyze_run.py",
 }
 """Names the text uses by name with their module said elsewhere in its sentence."""
 
@@ -63,6 +66,11 @@ def test_every_name_it_places_in_a_module_is_defined_there(name: str, path: str)
     assert name in defined(path), f"{name} is not defined in {path}"
 
 
-def test_it_walks_through_a_rule_a_format_and_a_column() -> None:
+def test_it_walks_through_a_rule_a_format_a_column_and_an_option() -> None:
     headings = re.findall(r"^## (.+)$", TEXT, re.M)
-    assert headings == ["Add a rule", "Add an input format", "Add an export column"]
+    assert headings == [
+        "Add a rule",
+        "Add an input format",
+        "Add an export column",
+        "Add an option",
+    ]

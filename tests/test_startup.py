@@ -95,6 +95,28 @@ def test_analyze_of_a_small_file_imports_only_what_it_uses(tmp_path: Path, fmt: 
         assert loaded(modules, ("rich",)) == []
 
 
+TYPER_ONLY = ("typer", "click", "subprocess", "shutil", "difflib", "gettext", "shellingham")
+"""What typer imports (its vendored click among it) and an analysis does not."""
+
+
+@pytest.mark.parametrize("fmt", ["rich", "json"])
+def test_a_well_formed_analyze_is_read_and_run_without_typer(tmp_path: Path, fmt: str) -> None:
+    """`analyze` of a well-formed command line is read by its declaration, not by typer
+    (`acptrace.cli.quick`): none of typer's imports, nor typer's side of the options."""
+    modules = imported("analyze", "--jobs", "1", "-f", fmt, str(SMALL), cwd=tmp_path)
+    assert "acptrace.pipeline.analysis" in modules  # (the probe did run the analysis)
+    assert loaded(modules, (*TYPER_ONLY, *UNDER_TYPER)) == []
+    assert loaded(modules, ("acptrace.cli.root", "acptrace.cli.typer_options")) == []
+    assert "acptrace.cli.analyze_command" not in modules
+
+
+def test_analyze_help_and_its_mistakes_are_typers(tmp_path: Path) -> None:
+    for args in (("analyze", "--help"), ("analyze", str(SMALL), "--no-such-option")):
+        modules = imported(*args, cwd=tmp_path)
+        assert "typer" in modules
+        assert "acptrace.cli.analyze_command" in modules
+
+
 WORKER_PROBE = """
 import json, os, sys, time
 from multiprocessing import parent_process

@@ -12,6 +12,10 @@ otherwise walk once more before it quits. About 25 ms of a ~180 ms run on a smal
 collector runs as usual while the command works. Both happen once per process: a program that
 calls `main` again and again sets nothing more aside. Importing this package imports nothing
 else.
+
+A well-formed `analyze` command line is read and run without typer at all (`acptrace.cli.quick`:
+typer's import is a third of that command's start-up); anything else, `analyze --help` and its
+mistakes included, is typer's.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import atexit
 import gc
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -66,19 +70,32 @@ def main() -> None:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from acptrace.cli.root import main as run
-
         args = sys.argv[1:]
-        named = _command(args)
-        if named is not None:
-            register(named)
-        elif not _version_only(args):  # (`--help` and mistakes list every command)
-            register()
+        run = _quick(args)
+        if run is None:
+            from acptrace.cli.root import main as typer_main
+
+            run = typer_main
+            named = _command(args)
+            if named is not None:
+                register(named)
+            elif not _version_only(args):  # (`--help` and mistakes list every command)
+                register()
         _set_aside_once()
     finally:
         if collecting:
             gc.enable()
     run()
+
+
+def _quick(args: Sequence[str]) -> Callable[[], object] | None:
+    """The run of a well-formed `analyze` command line, read without typer
+    (`acptrace.cli.quick`)."""
+    if args[:1] != ["analyze"]:
+        return None
+    from acptrace.cli.quick import quick_analyze
+
+    return quick_analyze(args[1:])
 
 
 @cache  # (the first time only)

@@ -7,9 +7,9 @@ from enum import StrEnum
 from typing import Annotated
 
 from acptrace.cli.common import rich_bytes, text_width
-from acptrace.cli.options import FORMAT, output_option
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
+from acptrace.cli.typer_options import FORMAT, output_option
 from acptrace.judge.rules import RULES
 from acptrace.read.formats import FORMATS
 from acptrace.read.formats.base import TranscriptFormat

@@ -1,15 +1,20 @@
-"""What several commands share: exit codes, rich rendering, diagnostics."""
+"""What several commands share: exit codes, rich rendering, diagnostics, the end of a run.
+
+Nothing here imports typer (the quick path of `analyze` runs without it): a usage error or a
+closed pipe ends the run with `SystemExit`, which typer lets through as it would its own `Exit`,
+and a diagnostic is written as typer's `echo` wrote it.
+"""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import os
 import re
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NoReturn
-
-import typer
 
 from acptrace.model.excerpt import printable
 
@@ -87,7 +92,34 @@ def print_error(message: str) -> None:
 
 def print_note(message: str) -> None:
     """One line on stderr that is not an error (what was written where), escaped the same way."""
-    typer.echo(printable(f"acptrace: {message}"), err=True)
+    stderr_line(printable(f"acptrace: {message}"))
+
+
+def stderr_line(text: str) -> None:
+    """One line on stderr, flushed, as click's `echo` (typer's) writes it: to a stream that
+    says it is ASCII (`PYTHONIOENCODING=ascii`) or has no error handler, as UTF-8 with
+    errors replaced."""
+    stream = sys.stderr
+    if stream is None:  # (no stderr at all: pythonw)
+        return
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None and _misconfigured(stream):
+        stream.flush()
+        buffer.write(f"{text}\n".encode("utf-8", "replace"))
+        buffer.flush()
+        return
+    stream.write(f"{text}\n")
+    stream.flush()
+
+
+def _misconfigured(stream: object) -> bool:
+    """A text stream click's `echo` would not write to as it is."""
+    if getattr(stream, "errors", None) is None:
+        return True
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "ascii"
+    except LookupError:
+        return False
 
 
 def note_skipped(skipped: Skipped) -> None:
@@ -99,7 +131,7 @@ def note_skipped(skipped: Skipped) -> None:
 def fail(message: str) -> NoReturn:
     """A usage error: one line on stderr, exit 2."""
     print_error(message)
-    raise typer.Exit(EXIT_ERROR)
+    raise SystemExit(EXIT_ERROR)
 
 
 def reader_gone() -> NoReturn:
@@ -111,4 +143,18 @@ def reader_gone() -> NoReturn:
         with contextlib.suppress(OSError, ValueError):  # (not a real stream: a test's runner)
             os.dup2(devnull, stream.fileno())
     os.close(devnull)
-    raise typer.Exit(EXIT_OK)
+    raise SystemExit(EXIT_OK)
+
+
+@contextlib.contextmanager
+def plainly() -> Iterator[None]:
+    """A command's run, ended the one way every command's is: a closed pipe quietly
+    (`reader_gone`: exit 0, never click's 1, which reads as findings), Ctrl-C with exit 130
+    (click would say "Aborted!" and exit 1)."""
+    try:
+        yield
+    except BrokenPipeError:
+        reader_gone()
+    except KeyboardInterrupt:
+        print_error("interrupted")
+        raise SystemExit(EXIT_INTERRUPTED) from None

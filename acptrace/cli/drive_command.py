@@ -13,11 +13,11 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_FINDINGS, EXIT_OK, fail, print_note, rich_bytes
-from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.output import check_output_folder, write_output
 from acptrace.cli.progress import Meter, progress
 from acptrace.cli.root import app
 from acptrace.cli.settings import AnalysisFlags
+from acptrace.cli.typer_options import QuietOption, RedactOption, output_option
 from acptrace.drive import (
     DEFAULT_LINGER_MS,
     DEFAULT_TIMEOUT_S,

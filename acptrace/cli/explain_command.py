@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import fail, rich_bytes
-from acptrace.cli.options import output_option
 from acptrace.cli.output import write_output
 from acptrace.cli.root import app
+from acptrace.cli.typer_options import output_option
 from acptrace.render.explain_view import explanation, subjects, unknown
 
 

@@ -12,11 +12,18 @@ import orjson
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, fail, note_skipped, print_error, print_note
-from acptrace.cli.options import FORMAT, FilesArgument, JobsOption, QuietOption, output_option
 from acptrace.cli.output import check_output, check_output_folder, write_output
 from acptrace.cli.progress import reading
 from acptrace.cli.root import app
-from acptrace.cli.settings import AnalysisFlags, analysis_options
+from acptrace.cli.settings import AnalysisFlags
+from acptrace.cli.typer_options import (
+    FORMAT,
+    FilesArgument,
+    JobsOption,
+    QuietOption,
+    analysis_options,
+    output_option,
+)
 from acptrace.export.file_formats import ExportFormat
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.options import Options

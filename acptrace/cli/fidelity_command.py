@@ -17,11 +17,11 @@ from acptrace.cli.common import (
     print_note,
     rich_bytes,
 )
-from acptrace.cli.options import FORMAT, QuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import reading
 from acptrace.cli.root import app
-from acptrace.cli.settings import AnalysisFlags, analysis_options
+from acptrace.cli.settings import AnalysisFlags
+from acptrace.cli.typer_options import FORMAT, QuietOption, analysis_options, output_option
 from acptrace.fidelity import FidelityReport, PlaceNames, fidelity
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.render.text import plural

@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
-from acptrace.cli.options import QuietOption, RedactOption, output_option
 from acptrace.cli.progress import reading
 from acptrace.cli.root import app
+from acptrace.cli.typer_options import QuietOption, RedactOption, output_option
 from acptrace.model.errors import UnreadableInput, UsageError
 from acptrace.model.excerpt import plural
 from acptrace.read.source import open_input

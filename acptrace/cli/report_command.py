@@ -20,11 +20,17 @@ from acptrace.cli.common import (
     print_note,
     rich_bytes,
 )
-from acptrace.cli.options import FORMAT, JobsOption, ReportQuietOption, output_option
 from acptrace.cli.output import check_output, write_output
 from acptrace.cli.progress import progress, shows_progress
 from acptrace.cli.root import app
-from acptrace.cli.settings import AnalysisFlags, analysis_options
+from acptrace.cli.settings import AnalysisFlags
+from acptrace.cli.typer_options import (
+    FORMAT,
+    JobsOption,
+    ReportQuietOption,
+    analysis_options,
+    output_option,
+)
 from acptrace.model.errors import UsageError
 from acptrace.read.formats import format_named
 from acptrace.render.text import inert

@@ -12,7 +12,7 @@ import typer
 from typer._click.exceptions import UsageError
 from typer.core import TyperCommand, TyperGroup
 
-from acptrace.cli.common import EXIT_INTERRUPTED, fail, print_error, reader_gone
+from acptrace.cli.common import fail, plainly, print_error
 from acptrace.model.errors import AcptraceError
 from acptrace.model.version import __version__
 
@@ -49,16 +49,11 @@ class PlainUsageError(UsageError):
 
 @contextmanager
 def _plainly() -> Iterator[None]:
-    """Errors met while parsing or running a command, said one way: a closed pipe ends the run
-    quietly (`reader_gone`: exit 0, never click's 1, which reads as findings), Ctrl-C is exit
-    130 (click would say "Aborted!" and exit 1), and a usage error is a `PlainUsageError`."""
+    """Errors met while parsing or running a command, said one way: a closed pipe and Ctrl-C as
+    every run ends on them (`plainly`), and a usage error is a `PlainUsageError`."""
     try:
-        yield
-    except BrokenPipeError:
-        reader_gone()
-    except KeyboardInterrupt:
-        print_error("interrupted")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        with plainly():
+            yield
     except UsageError as error:
         if isinstance(error, PlainUsageError) or type(error).__name__ == "NoArgsIsHelpError":
             raise  # (said already, or the help that `acptrace` alone shows)

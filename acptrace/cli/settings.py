@@ -1,32 +1,31 @@
 """The analysis options, declared once: what to judge, how to read the input, which config file.
 
-`AnalysisFlags` is the group, as data: one field per option, its typer option in its annotation,
-in the order `--help` lists them. `analysis_options` puts the group into a command's signature
-where the command has its one parameter annotated `AnalysisFlags` (as sqlite-utils stacks its
-`output_options`), and hands the command the values as that one `AnalysisFlags`: a command
-declares no option it does not use, and nothing reads an option back by its name. A command that
-does not take an option says so (`omit`); the option then stays "not given".
+`AnalysisFlags` is the group, as data (`acptrace.cli.declare`): one field per option, its
+`Option` in its annotation, in the order `--help` lists them. typer gives a command the group
+in the place of its one parameter annotated `AnalysisFlags` (`analysis_options` in
+`acptrace.cli.typer_options`, as sqlite-utils stacks its `output_options`), and hands it the
+values as that one `AnalysisFlags`; the quick reader of `analyze` (`acptrace.cli.argv`) reads
+the same fields. A command declares no option it does not use, and nothing reads an option
+back by its name. A command that does not take an option says so (`omit`); the option then
+stays "not given".
 
 Flags default to None ("not given") so that a value from `acptrace.toml` / `[tool.acptrace]`
 applies unless the command line says otherwise (`AnalysisFlags.policy`).
 """
 
-# (no `from __future__ import annotations`: typer reads each option from its annotation, which
-# for these is the field's; as text it would be evaluated again on every run. A msgspec Struct,
-# not a dataclass: a dataclass compiles its methods anew on every run, ~1 ms for these fields)
+# (no `from __future__ import annotations`: the options are read from their annotations, which
+# as text would be evaluated again on every run. A msgspec Struct, not a dataclass: a dataclass
+# compiles its methods anew on every run, ~1 ms for these fields)
 
-import functools
-import inspect
 import json
 import os
-from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any
 
 import msgspec
-import typer
 
 from acptrace.cli.common import fail, print_note
+from acptrace.cli.declare import Annotated, Option
 from acptrace.judge.idle_timers import DEFAULT_IDLE_TIMEOUTS_MS, parse_idle_timeouts
 from acptrace.judge.policy import (
     FailOn,
@@ -39,8 +38,6 @@ from acptrace.judge.policy import (
 from acptrace.model.errors import UsageError
 from acptrace.model.options import SchemaDepth
 
-_R = TypeVar("_R")
-
 
 class AnalysisFlags(msgspec.Struct, frozen=True):
     """The analysis options of one run as the command line gives them: None (for `--no-config`,
@@ -48,58 +45,79 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
 
     fail_on: Annotated[
         FailOn | None,
-        typer.Option(help="Exit 1 when a finding is at or above this level (default: error)."),
+        Option(
+            "--fail-on", help="Exit 1 when a finding is at or above this level (default: error)."
+        ),
     ] = None
     strict: Annotated[
         bool | None,
-        typer.Option("--strict/--no-strict", help="Exit 1 when the input has any issue."),
+        Option("--strict", off="--no-strict", help="Exit 1 when the input has any issue."),
     ] = None
     assume_closed: Annotated[
         bool | None,
-        typer.Option(
-            "--assume-closed/--no-assume-closed",
+        Option(
+            "--assume-closed",
+            off="--no-assume-closed",
             help="Treat a transcript that just stops as a recorded disconnect.",
             show_default=False,
         ),
     ] = None
     protocol: Annotated[
         int | None,
-        typer.Option(min=1, max=2, metavar="1|2", help="Apply the rules of ACP v1 or v2."),
+        Option(
+            "--protocol",
+            minimum=1,
+            maximum=2,
+            metavar="1|2",
+            help="Apply the rules of ACP v1 or v2.",
+        ),
     ] = None
     child_rules: Annotated[
         bool | None,
-        typer.Option(
-            "--child-rules/--no-child-rules", help="Judge the RC-CHILD-* rules.", show_default=False
+        Option(
+            "--child-rules",
+            off="--no-child-rules",
+            help="Judge the RC-CHILD-* rules.",
+            show_default=False,
         ),
     ] = None
     marker_tag: Annotated[
         str | None,
-        typer.Option(
+        Option(
+            "--marker-tag",
             metavar="TAG",
             help="The sessionUpdate tag that marks the end of a replay (replay_complete).",
         ),
     ] = None
     history_tag: Annotated[
         list[str] | None,
-        typer.Option(
-            metavar="TAG", help="Treat a by-default never-history tag as history (repeatable)."
+        Option(
+            "--history-tag",
+            metavar="TAG",
+            help="Treat a by-default never-history tag as history (repeatable).",
         ),
     ] = None
     live_tag: Annotated[
         list[str] | None,
-        typer.Option(metavar="TAG", help="Treat another tag as never history (repeatable)."),
+        Option(
+            "--live-tag", metavar="TAG", help="Treat another tag as never history (repeatable)."
+        ),
     ] = None
     select: Annotated[
         list[str] | None,
-        typer.Option(metavar="RULE", help="Report only these rule IDs or prefixes (repeatable)."),
+        Option(
+            "--select", metavar="RULE", help="Report only these rule IDs or prefixes (repeatable)."
+        ),
     ] = None
     ignore: Annotated[
         list[str] | None,
-        typer.Option(metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."),
+        Option(
+            "--ignore", metavar="RULE", help="Leave out these rule IDs or prefixes (repeatable)."
+        ),
     ] = None
     schema: Annotated[
         SchemaDepth | None,
-        typer.Option(
+        Option(
             "--schema",
             help="What the ACP JSON Schema check reads: default, every message but the updates "
             "of a tag already checked on the connection (each tag's first); full, every "
@@ -110,19 +128,23 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
     ] = None
     input_format: Annotated[
         str | None,
-        typer.Option(
-            metavar="NAME", help="Read the input as this format (see `acptrace formats`)."
+        Option(
+            "--input-format",
+            metavar="NAME",
+            help="Read the input as this format (see `acptrace formats`).",
         ),
     ] = None
     link: Annotated[
         str | None,
-        typer.Option(
-            metavar="LINK", help="Multi-hop traces: analyse this link (client, agent, or 'A,B')."
+        Option(
+            "--link",
+            metavar="LINK",
+            help="Multi-hop traces: analyse this link (client, agent, or 'A,B').",
         ),
     ] = None
     config: Annotated[
         Path | None,
-        typer.Option(
+        Option(
             "--config",
             metavar="FILE",
             help="Read settings from this file instead of the acptrace.toml / pyproject.toml "
@@ -131,11 +153,11 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
         ),
     ] = None
     no_config: Annotated[
-        bool, typer.Option("--no-config", help="Ignore acptrace.toml and pyproject.toml.")
+        bool, Option("--no-config", help="Ignore acptrace.toml and pyproject.toml.")
     ] = False
     idle_timeouts: Annotated[
         str | None,
-        typer.Option(
+        Option(
             "--idle-timeouts",
             metavar="LIST",
             help="Idle timers to judge replays against, e.g. 50ms,1s "
@@ -183,57 +205,6 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
             return parse_idle_timeouts(self.idle_timeouts)
         except ValueError as error:
             fail(f"--idle-timeouts: {error}")
-
-
-_NOT_GIVEN = AnalysisFlags()
-ANALYSIS_OPTIONS = tuple(
-    inspect.Parameter(
-        name, inspect.Parameter.KEYWORD_ONLY, default=getattr(_NOT_GIVEN, name), annotation=option
-    )
-    for name, option in inspect.get_annotations(AnalysisFlags).items()
-)
-"""The group as the parameters typer reads, in the order `--help` lists them."""
-
-
-def analysis_options(
-    *, omit: Collection[str] = ()
-) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
-    """Give a command the analysis options, but those it `omit`s (field names of
-    `AnalysisFlags`), in the place of its parameter annotated `AnalysisFlags` (keyword-only:
-    after `*`); that parameter then receives their values as one `AnalysisFlags` (an omitted
-    option: not given)."""
-    unknown = set(omit) - {option.name for option in ANALYSIS_OPTIONS}
-    if unknown:
-        raise ValueError(f"not analysis options: {', '.join(sorted(unknown))}")
-    taken = [option for option in ANALYSIS_OPTIONS if option.name not in omit]
-
-    def decorate(command: Callable[..., _R]) -> Callable[..., _R]:
-        signature = inspect.signature(command, eval_str=True)
-        own = list(signature.parameters.values())
-        slots = [i for i, p in enumerate(own) if p.annotation is AnalysisFlags]
-        if len(slots) != 1 or own[slots[0]].kind is not inspect.Parameter.KEYWORD_ONLY:
-            raise TypeError(f"{command.__name__}: needs one `*, flags: AnalysisFlags` parameter")
-        [slot] = slots
-        flags_name = own[slot].name
-
-        @functools.wraps(command)
-        def run(**values: Any) -> _R:
-            flags = AnalysisFlags(**{o.name: values.pop(o.name, o.default) for o in taken})
-            return command(**values, **{flags_name: flags})
-
-        # what typer reads: the command's parameters with the group in the place of its flags,
-        # their annotations evaluated (once, here: typer would evaluate text on every run)
-        wrapped = signature.replace(parameters=[*own[:slot], *taken, *own[slot + 1 :]])
-        wrapper: Any = run  # (a function's attributes, which mypy does not know)
-        wrapper.__signature__ = wrapped
-        wrapper.__annotations__ = {
-            p.name: p.annotation for p in wrapped.parameters.values() if p.annotation is not p.empty
-        }
-        if wrapped.return_annotation is not wrapped.empty:
-            wrapper.__annotations__["return"] = wrapped.return_annotation
-        return run
-
-    return decorate
 
 
 def _file_settings(path: Path | None, no_config: bool) -> tuple[Settings, Path | None]:

@@ -32,11 +32,11 @@ from acptrace.cli.common import (
     reader_gone,
     rich_bytes,
 )
-from acptrace.cli.options import QuietOption, output_option
 from acptrace.cli.output import Write, check_output, output_stream
 from acptrace.cli.progress import reading
 from acptrace.cli.root import app
-from acptrace.cli.settings import AnalysisFlags, analysis_options
+from acptrace.cli.settings import AnalysisFlags
+from acptrace.cli.typer_options import QuietOption, analysis_options, output_option
 from acptrace.correlate.correlator import Step
 from acptrace.judge.policy import Policy
 from acptrace.model.domain import Analysis, UpdateRun
