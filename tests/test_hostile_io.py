@@ -243,6 +243,22 @@ def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path: Path, command: s
     assert b"Traceback" not in done.stderr
 
 
+@covers("out-stdout-none")
+@pytest.mark.parametrize("command", [*PRINTING_COMMANDS, "rules", "formats"])
+def test_no_stdout_at_all_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
+    """Started with stdout closed (`>&-`: Python's `sys.stdout` is None), a command that
+    prints says it cannot, as on a full disk: never a traceback and exit 1 (findings)."""
+    source = tmp_path / "findings.jsonl"  # (its exit code would be 1 if it were written)
+    source.write_bytes((ROOT / "sample_traces" / "rules-lifecycle.jsonl").read_bytes())
+    args = [*ACPTRACE, *printing_command(command, source)]
+    closed = ["sh", "-c", 'exec "$@" >&-', "sh", *args]
+    done = subprocess.run(closed, stderr=subprocess.PIPE, timeout=TIMEOUT_S, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().splitlines() == [
+        "acptrace: error: cannot write stdout: Bad file descriptor"
+    ]
+
+
 @covers("out-stdout-closed")
 @pytest.mark.parametrize(
     "command", [*PRINTING_COMMANDS, "rules", "formats", "drive", "timeline-full"]

@@ -73,7 +73,7 @@ def text_width(output: str | None = None) -> int:
     output is stdout and stdout is a terminal, else `COLUMNS` or `PLAIN_WIDTH`."""
     import shutil
 
-    if output in (None, "-") and sys.stdout.isatty():
+    if output in (None, "-") and sys.stdout is not None and sys.stdout.isatty():
         return shutil.get_terminal_size().columns
     return plain_width()
 

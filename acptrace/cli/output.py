@@ -7,12 +7,14 @@ cannot be written; whatever still goes wrong while writing is one line and exit 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from acptrace.cli.common import fail
 from acptrace.model import outputs
@@ -59,6 +61,15 @@ def write_output(data: bytes | Iterable[bytes], path: str | None) -> None:
         fail(f"cannot write {path if to_file else 'stdout'}: {error.strerror or error}")
 
 
+def stdout_bytes() -> BinaryIO:
+    """stdout as bytes; OSError (EBADF, as a write to a closed descriptor fails) when the
+    process was started without one (`>&-`: Python's `sys.stdout` is then None), for the
+    caller to report as it reports a full disk."""
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+    return sys.stdout.buffer
+
+
 @contextmanager
 def output_stream(path: str | None) -> Iterator[Write]:
     """Where output goes as it is made: stdout (None or `-`), a device or a FIFO straight, or a
@@ -66,8 +77,9 @@ def output_stream(path: str | None) -> Iterator[Write]:
     SIGTERM or SIGINT, and a later run sweeps what SIGKILL left: `acptrace.model.temporary`).
     OSError is the caller's to report."""
     if path is None or path == "-":
-        yield sys.stdout.buffer.write
-        sys.stdout.buffer.flush()
+        stdout = stdout_bytes()
+        yield stdout.write
+        stdout.flush()
         return
     target = Path(path)
     if target.exists() and not stat.S_ISREG(target.stat().st_mode):

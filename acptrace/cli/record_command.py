@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ from typing import Annotated
 import typer
 
 from acptrace.cli.common import EXIT_ERROR, EXIT_OK, fail, print_error, print_note
+from acptrace.cli.output import stdout_bytes
 from acptrace.cli.progress import reading
 from acptrace.cli.root import app
 from acptrace.cli.typer_options import QuietOption, RedactOption, output_option
@@ -202,8 +202,9 @@ def redact_command(
     try:
         with reading(quiet or output in (None, "-")), open_input(file) as source:
             if output is None or output == "-":
-                stats = redact_transcript(source, sys.stdout.buffer, policy)
-                sys.stdout.buffer.flush()
+                stdout = stdout_bytes()
+                stats = redact_transcript(source, stdout, policy)
+                stdout.flush()
             else:
                 with open_output(output) as sink:
                     stats = redact_transcript(source, sink, policy)
