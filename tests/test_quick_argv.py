@@ -267,6 +267,8 @@ def test_a_shells_completion_request_is_typers(monkeypatch: pytest.MonkeyPatch) 
     assert quick_analyze(["a.jsonl"]) is None
     monkeypatch.setenv("_ACPTRACE_COMPLETE", "")
     assert quick_analyze(["a.jsonl"]) is not None
+    monkeypatch.setenv("SETUP_COMPLETE", "1")  # (a CI job's variable, not a shell's request)
+    assert quick_analyze(["a.jsonl"]) is not None
 
 
 # -- the same run, both ways --------------------------------------------------------------------

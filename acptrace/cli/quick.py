@@ -41,5 +41,10 @@ def quick_analyze(args: Sequence[str]) -> Callable[[], NoReturn] | None:
 
 
 def _completing() -> bool:
-    """A shell asks for completions (`_ACPTRACE_COMPLETE=…`, however the program is named)."""
-    return any(name.endswith("_COMPLETE") and value for name, value in os.environ.items())
+    """A shell asks for completions (click's `_ACPTRACE_COMPLETE=…`, however the program is
+    named: `_` + its name + `_COMPLETE`; other variables that end so, `SETUP_COMPLETE` in a CI
+    job, are not it)."""
+    return any(
+        name.startswith("_") and name.endswith("_COMPLETE") and value
+        for name, value in os.environ.items()
+    )
