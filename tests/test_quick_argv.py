@@ -55,6 +55,18 @@ def typer_read(args: list[str], monkeypatch: pytest.MonkeyPatch) -> AnalyzeLine 
 # -- one declaration, two readers ---------------------------------------------------------------
 
 
+def test_no_two_options_are_spelt_alike() -> None:
+    """A name given to two options would be read as the later one's by the quick reader
+    (`_spellings`), whatever typer made of it."""
+    names = [
+        name
+        for field in fields_of(AnalyzeLine)
+        if isinstance(field.spec, Option)
+        for name in (*field.spec.names, *((field.spec.off,) if field.spec.off else ()))
+    ]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
 def test_the_quick_reader_knows_every_name_typer_knows_and_no_other() -> None:
     names = {
         name
