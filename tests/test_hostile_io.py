@@ -174,6 +174,28 @@ def test_an_output_folder_that_cannot_be_made_is_one_line_and_exit_2(
     assert blocker.read_text() == "mine"
 
 
+EMPTY_PATH_COMMANDS = [c for c in FILE_COMMANDS if c not in ("report", "record")]
+"""Those whose `-o` may name stdout (`report` says its suffix must be .json, .md or .html;
+`record -o ''` records to its own name for the file, as without `-o`)."""
+
+
+@covers("out-empty-path")
+@pytest.mark.parametrize("command", [*EMPTY_PATH_COMMANDS, *FOLDER_COMMANDS])
+def test_an_empty_output_path_is_named_so(tmp_path: Path, command: str) -> None:
+    """`-o ''` (a variable left unset) is the current folder to `Path`: it is refused as an
+    empty path, not as "a folder"."""
+    source = good(tmp_path)
+    before = files_under(tmp_path)
+    if command in FOLDER_COMMANDS:
+        args, says = folder_command(command, source, ""), "cannot write in an empty path: "
+    else:
+        args, says = file_command(command, source, ""), "an empty path: name a file"
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert says in one_error_line(result)
+    assert files_under(tmp_path) == before
+
+
 def test_an_output_folder_that_is_missing_is_made(tmp_path: Path) -> None:
     result = runner.invoke(app, ["export", str(good(tmp_path)), "-o", str(tmp_path / "tables")])
     assert result.exit_code == 0, result.output

@@ -41,6 +41,8 @@ def write_error_reason(error: OSError) -> str:
 
 def check_output(path: str | os.PathLike[str]) -> None:
     """Nothing if a file can be written at `path`; OutputRefused (`PATH: why not`) if not."""
+    if not os.fspath(path):  # (`Path("")` is the current folder: "it is a folder" misleads)
+        raise OutputRefused("an empty path: name a file, or - for stdout")
     reason = _refusal(Path(path))
     if reason is not None:
         raise OutputRefused(f"{os.fspath(path)}: {reason}")
@@ -49,6 +51,8 @@ def check_output(path: str | os.PathLike[str]) -> None:
 def check_output_folder(path: str | os.PathLike[str]) -> None:
     """Nothing if files can be written in the folder `path` (made when missing, its parent
     not); OutputRefused (`PATH: why not`) if not."""
+    if not os.fspath(path):
+        raise OutputRefused("an empty path: name a folder")
     reason = _folder_refusal(Path(path))
     if reason is not None:
         raise OutputRefused(f"{os.fspath(path)}: {reason}")

@@ -154,7 +154,7 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     is written into as it is); gzip when it ends in `.gz`. OutputRefused first when the path
     cannot be written (`acptrace.record.outputs`), or is a dangling symbolic link."""
     target = Path(path)
-    check_output(target)
+    check_output(path)  # (the path as given: `Path("")` would be the current folder)
     check_not_dangling(target)
     if target.exists() and not target.is_file():  # a device or a FIFO: written into, never
         with target.open("wb") as raw:  # replaced by a file (`-o /dev/stdout`)
