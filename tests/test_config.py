@@ -148,6 +148,21 @@ def test_a_rule_pattern_that_matches_nothing_is_a_usage_error() -> None:
         Settings(ignore=("RC-MISING",)).policy()
 
 
+@pytest.mark.parametrize("name", ["select", "ignore"])
+def test_an_empty_rule_pattern_is_a_usage_error(name: str) -> None:
+    """`--ignore ""` (a variable left unset) matched every rule: a run with findings passed."""
+    with pytest.raises(UsageError, match=f"{name}: an empty rule ID or prefix would match"):
+        Settings(select=("",)).policy() if name == "select" else Settings(ignore=("",)).policy()
+
+
+def test_an_empty_ignore_on_the_command_line_fails_the_run(tmp_path: Path) -> None:
+    path = unmarked(tmp_path)
+    result = runner.invoke(app, ["analyze", path, "--ignore", ""])
+    assert result.exit_code == 2
+    assert "ignore: an empty rule ID or prefix would match every rule" in result.stderr
+    assert result.stdout == ""
+
+
 def test_flags_override_the_file() -> None:
     file = Settings(select=("RC-",), fail_on=FailOn.NOTE, assume_closed=True)
     flags = Settings(select=("JR-",), assume_closed=False)

@@ -125,6 +125,8 @@ def _pick(value: _T | None, default: _T) -> _T:
 
 def _check_rule_patterns(name: str, patterns: tuple[str, ...]) -> None:
     for pattern in patterns:
+        if not pattern:  # (`--ignore "$RULES"` with the variable unset: every finding gone)
+            raise UsageError(f"{name}: an empty rule ID or prefix would match every rule")
         if not any(rule.id.startswith(pattern) for rule in RULES):
             raise UsageError(f"{name}: {pattern!r} matches no rule (see `acptrace rules`)")
 
