@@ -182,15 +182,22 @@ def spelled() -> list[list[str]]:
     return lines
 
 
-@pytest.mark.parametrize("args", spelled(), ids=" ".join)
-def test_every_option_in_every_form_is_read_as_typer_reads_it(
-    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def read_alike(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AnalyzeLine:
+    """The line the quick reader makes of `args`, asserted to be typer's (in a folder with the
+    `CONFIG` file the lines name)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "CONFIG").write_text("[tool.acptrace]\n")
     quick = read_line(AnalyzeLine, args)
     assert quick is not None  # (read without typer)
     assert quick == typer_read(args, monkeypatch)
+    return quick
+
+
+@pytest.mark.parametrize("args", spelled(), ids=" ".join)
+def test_every_option_in_every_form_is_read_as_typer_reads_it(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quick = read_alike(args, tmp_path, monkeypatch)
     assert quick != AnalyzeLine(files=["a.jsonl"])  # (a value given, not the default)
 
 
@@ -198,11 +205,7 @@ def test_every_option_in_every_form_is_read_as_typer_reads_it(
 def test_a_well_formed_line_is_read_as_typer_reads_it(
     args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "CONFIG").write_text("[tool.acptrace]\n")
-    quick = read_line(AnalyzeLine, args)
-    assert quick is not None  # (read without typer)
-    assert quick == typer_read(args, monkeypatch)
+    read_alike(args, tmp_path, monkeypatch)
 
 
 def test_every_flag_and_value_reaches_the_line(
