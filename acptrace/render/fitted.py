@@ -13,18 +13,20 @@ still told apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
+from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
 from acptrace.model.columns import legend_items
 from acptrace.render.facts import Facts
+from acptrace.render.table_rows import drawn
 
 UNBOUNDED = 1_000_000
 """A width no table reaches: to measure what a table would take."""
@@ -88,6 +90,9 @@ class FittedTable:
         self.table = table
         self.shown = self.columns
         """The columns of the table last laid out (names shortened, columns left out)."""
+        self.quick = True
+        """Its rows drawn by `render.table_rows` where that draws them as rich would (False:
+        by rich, cell by cell; a test compares the two)."""
 
     def add_row(self, *cells: Text | str) -> None:
         """Append one row (a cell per column, in order)."""
@@ -95,8 +100,12 @@ class FittedTable:
             column.cells.append(cell if isinstance(cell, Text) else Text(cell))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        table, kept = self._fit(console, options)
-        yield table
+        shown, kept, fold = self._fit(console, options)
+        quick = None
+        if self.quick and not fold:  # (the rows drawn without rich's layout of every cell)
+            head = self._table(shown, rows=False)
+            quick = drawn(console, options, head, self.table, _rows(shown))
+        yield self._table(shown, fold) if quick is None else Segments(quick)
         items = legend_items(self.legend, (c.heading for c in kept)) if self.legend else []
         if items:
             yield Facts([Text(item, "dim") for item in items], Text(" · ", "dim"))
@@ -109,9 +118,14 @@ class FittedTable:
 
     def layout(self, console: Console, options: ConsoleOptions) -> Table:
         """The rich table for the width it is printed at, measured by rich itself."""
-        return self._fit(console, options)[0]
+        shown, _, fold = self._fit(console, options)
+        return self._table(shown, fold)
 
-    def _fit(self, console: Console, options: ConsoleOptions) -> tuple[Table, list[Column]]:
+    def _fit(
+        self, console: Console, options: ConsoleOptions
+    ) -> tuple[list[Column], list[Column], bool]:
+        """The columns to show (long names shortened), the columns kept, and whether the long
+        names fold."""
         if self.settle is not None:
             self.settle(console, options)
         kept = list(self.columns)
@@ -121,22 +135,23 @@ class FittedTable:
         unbounded = options.update(max_width=UNBOUNDED)  # (a measure is cut to its width)
         while True:
             if surely_fits(kept, options.max_width):  # (measuring costs more than drawing)
-                return self._table(kept), kept
+                return kept, kept, False
             table = self._table(kept)
             over = Measurement.get(console, unbounded, table).maximum - options.max_width
             if over <= 0:
-                return table, kept
+                return kept, kept, False
             minor = droppable and (droppable[0].idle() or (droppable[0].drop or 0) <= self.minor)
             shortened = shortened_columns(kept, over, floor=ROOMY_NAME if minor else 0)
             if shortened is not None:
-                return self._table(shortened), kept
+                return shortened, kept, False
             if not droppable:  # (names as short as they can be told apart: they fold)
-                return self._table(shortened_columns(kept, over, at_least=True) or kept, True), kept
+                return shortened_columns(kept, over, at_least=True) or kept, kept, True
             kept.remove(droppable.pop(0))
 
-    def _table(self, columns: Sequence[Column], fold: bool = False) -> Table:
+    def _table(self, columns: Sequence[Column], fold: bool = False, rows: bool = True) -> Table:
         """The rich table of these columns; with `fold`, the long names fold over lines where
-        they are still too wide, so that no other cell is cut."""
+        they are still too wide, so that no other cell is cut; without `rows`, its title, header
+        and rules only."""
         self.shown = list(columns)
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, **self.table)
         for column in columns:
@@ -149,7 +164,7 @@ class FittedTable:
                 no_wrap=not folds,
                 overflow="fold" if folds else "ellipsis",
             )
-        for row in _rows(columns):
+        for row in _rows(columns) if rows else ():
             table.add_row(*row)
         return table
 
@@ -215,7 +230,6 @@ def surely_fits(columns: Sequence[Column], width: int) -> bool:
     return widest(columns) <= width
 
 
-def _rows(columns: Sequence[Column]) -> Iterator[list[Text]]:
-    count = len(columns[0].cells) if columns else 0
-    for index in range(count):
-        yield [column.cells[index] for column in columns]
+def _rows(columns: Sequence[Column]) -> list[list[Text]]:
+    """The cells of each row."""
+    return [list(row) for row in zip(*(column.cells for column in columns), strict=True)]
