@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
+import msgspec
 import orjson
 import pytest
 
 import acptrace
 from acptrace import Options
 from acptrace.decode.stream import ReadStats
+from acptrace.model.domain import C2A, REQUEST, Message
 from acptrace.model.options import Execution
 from acptrace.pipeline import pieces as split
 from acptrace.pipeline.pool import analyze_many
@@ -406,3 +408,39 @@ def test_a_stream_that_is_not_a_file_opened_by_its_path_is_read_in_one_pass() ->
             raise NotImplementedError("no descriptor")
 
     assert acptrace.analyze(NoDescriptor(), execution=two) == expected  # type: ignore[arg-type]
+
+
+def _pieces_of(path: Path, piece_bytes: int) -> list[split._Decoded]:
+    """Every piece of the file, decoded here as a worker decodes it."""
+    with path.open("rb") as stream:
+        execution = Execution(split=2, split_min_bytes=1, split_piece_bytes=piece_bytes)
+        plan = split._plan(stream, Options(), execution, Options().tag_policy())
+        assert plan is not None
+        file = split._File(stream.fileno())
+        reader = split._PieceReader(plan, file)
+        decoded: list[split._Decoded] = []
+        at, line = plan.start, 1
+        while at < plan.size:
+            end = file.line_end(at + piece_bytes - 1, plan.size)
+            piece = split._Piece(len(decoded), at, end, line)
+            line += file.count_lines(at, end)
+            decoded.append(reader.decode(piece))
+            at = end
+        return decoded
+
+
+def test_a_decoded_piece_crosses_the_pipe_unchanged(tmp_path: Path) -> None:
+    """Messages, runs and hot-path `Found`s go as msgpack, the rest as pickle, and come back
+    equal and in place; a piece with a value msgpack cannot hold goes whole as pickle."""
+    path = write(tmp_path, straddling().text())
+    pieces = _pieces_of(path, 400)
+    kinds = {type(other).__name__ for piece in pieces for _, other in piece.others}
+    assert {"Found", "UpdateRun", "TimeProbe", "Issue"} <= kinds
+    for piece in pieces:
+        head, body = split._frames(piece)
+        assert split._unframe(head, body) == piece
+        assert body or piece.in_order  # (the conductor lines: decoded again by the join)
+    huge = msgspec.structs.replace(pieces[0], messages=[Message(1, C2A, REQUEST, id=2**70)])
+    head, body = split._frames(huge)
+    assert not body
+    assert split._unframe(head, body) == huge

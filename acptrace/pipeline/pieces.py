@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import msgspec
 
 from acptrace.decode.classify import Found
+from acptrace.decode.packed import packed, unpacked
 from acptrace.decode.stream import HotPath, Read
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Execution, Options
@@ -462,30 +463,23 @@ class _PieceReader:
         return _Once(record, named)
 
 
-_ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(list[Message])
-
-
 def _frames(decoded: _Decoded) -> tuple[bytes, bytes]:
-    """A decoded piece for the pipe: the few other records pickled, the messages as msgpack.
-
-    msgpack makes and reads messages (Structs) several times faster than pickle; a piece with
-    a value msgpack cannot hold (an integer beyond 64 bits) goes as pickle.
-    """
-    try:
-        body, packed = _ENCODER.encode(decoded.messages), True
-    except (OverflowError, UnicodeEncodeError):
-        body, packed = pickle.dumps(decoded.messages, pickle.HIGHEST_PROTOCOL), False
-    bare = msgspec.structs.replace(decoded, messages=[])
-    head = pickle.dumps((bare, packed), pickle.HIGHEST_PROTOCOL)
-    return head, body
+    """A decoded piece for the pipe: most of its records as msgpack (`decode.packed`), the few
+    others pickled; a piece msgpack cannot hold goes all as pickle (empty body)."""
+    packed_ = packed(decoded.messages, decoded.others)
+    if packed_ is None:
+        return pickle.dumps(decoded, pickle.HIGHEST_PROTOCOL), b""
+    body, rest = packed_
+    bare = msgspec.structs.replace(decoded, messages=[], others=rest)
+    return pickle.dumps(bare, pickle.HIGHEST_PROTOCOL), body
 
 
 def _unframe(head: bytes, body: bytes) -> _Decoded:
     """The decoded piece `_frames` sent."""
-    decoded, packed = pickle.loads(head)
+    decoded = pickle.loads(head)
     assert isinstance(decoded, _Decoded)
-    decoded.messages = _DECODER.decode(body) if packed else pickle.loads(body)
+    if body:
+        decoded.messages, decoded.others = unpacked(body, decoded.others)
     return decoded
 
 
