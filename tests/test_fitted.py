@@ -190,3 +190,17 @@ def test_names_that_cannot_be_told_apart_in_the_room_left_fold_and_no_number_is_
     assert "2.25 s" in printed
     names = [line.split()[0] for line in printed.splitlines() if line.strip().startswith("…")]
     assert len(set(names)) == 2  # (told apart, each folded over two lines)
+
+
+@pytest.mark.parametrize("width", range(30, 100))
+def test_the_left_out_note_keeps_its_hint_whole(width: int) -> None:
+    """The hint that says how wide a terminal shows every column is never cut in two: it ends
+    the note's line when it fits there, else it has a line of its own."""
+    names = [Column(name) for name in ("kind", "end", "mk", "repl", "held", "total", "max gap")]
+    out = io.StringIO()
+    Console(file=out, width=width).print(fitted_module.left_out_note(names, width, 115))
+    lines = out.getvalue().splitlines()
+    hint = [line for line in lines if "COLUMNS=" in line]
+    assert len(hint) == 1, lines
+    assert hint[0].rstrip().endswith("(COLUMNS=115 shows all)"), lines
+    assert lines[0].startswith("Left out at")

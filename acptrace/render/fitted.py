@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segments
@@ -215,7 +216,10 @@ def left_out_note(columns: Sequence[Column], width: int, full: int) -> Text:
     """The line under a table that left these columns out at `width` (and a blank line, as
     under a table): which, and the width that shows them all (`full`)."""
     names = ", ".join(column.heading for column in columns)
-    return Text(f"Left out at {width} columns: {names} (COLUMNS={full} shows all)\n", "dim")
+    note = f"Left out at {width} columns: {names} (COLUMNS={full} shows all)"
+    if cell_len(note) > width:  # (the hint on a line of its own, not cut after its `shows`)
+        note = f"Left out at {width} columns: {names}\n(COLUMNS={full} shows all)"
+    return Text(f"{note}\n", "dim")
 
 
 def widest(columns: Sequence[Column]) -> int:
