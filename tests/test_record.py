@@ -784,6 +784,17 @@ def test_the_transcript_cannot_go_to_stdout() -> None:
     assert "stdout carries the agent's output" in result.output
 
 
+def test_an_empty_transcript_path_is_refused_not_read_as_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ACPTRACE_DIR", raising=False)
+    result = CliRunner().invoke(app, ["record", "-o", "", "--", "true"])
+    assert result.exit_code == 2
+    assert "-o: an empty path" in result.output
+    assert list(tmp_path.iterdir()) == []  # (no transcript under the default name)
+
+
 def test_a_bad_redact_pattern_is_a_usage_error(transcript: Path) -> None:
     args = ["record", "-o", str(transcript), "--redact-pattern", "(", "--", "true"]
     result = CliRunner().invoke(app, args)

@@ -121,8 +121,10 @@ def record_command(
     """
     if output == "-":
         fail("the transcript cannot go to stdout: stdout carries the agent's output")
+    if output == "":  # (not the default name: an empty -o is a mistake, as everywhere)
+        fail("-o: an empty path: name a file, or leave -o out for the default name")
     policy = _policy(redact_key, redact_pattern) if redact else None
-    path = fill_placeholders(output) if output else str(default_transcript_path())
+    path = fill_placeholders(output) if output is not None else str(default_transcript_path())
     if output is None:
         try:
             make_folder(Path(path))
