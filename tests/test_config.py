@@ -163,6 +163,15 @@ def test_an_empty_ignore_on_the_command_line_fails_the_run(tmp_path: Path) -> No
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["analyze", "timeline", "report", "fidelity"])
+def test_an_empty_input_format_is_refused_not_read_as_detect(command: str, tmp_path: Path) -> None:
+    """`--input-format "$FORMAT"` with the variable unset detected the format instead."""
+    result = runner.invoke(app, [command, unmarked(tmp_path), "--input-format", ""])
+    assert result.exit_code == 2
+    assert "--input-format: an empty name" in result.stderr
+    assert result.stdout == ""
+
+
 def test_flags_override_the_file() -> None:
     file = Settings(select=("RC-",), fail_on=FailOn.NOTE, assume_closed=True)
     flags = Settings(select=("JR-",), assume_closed=False)

@@ -98,10 +98,13 @@ class Settings(msgspec.Struct, frozen=True):
     def policy(self, *, input_format: str | None = None, link: str | None = None) -> Policy:
         """The policy these settings ask for (defaults where they say nothing).
 
-        Raises `UsageError` for a rule ID or prefix that matches no rule.
+        Raises `UsageError` for a rule ID or prefix that matches no rule, and for an empty
+        format name.
         """
         for name, patterns in (("select", self.select), ("ignore", self.ignore)):
             _check_rule_patterns(name, patterns or ())
+        if input_format == "":  # (`--input-format "$FORMAT"` with the variable unset)
+            raise UsageError("--input-format: an empty name: name a format, or leave it out")
         defaults = Options()
         options = Options(
             input_format=input_format,
