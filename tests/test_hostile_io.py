@@ -281,6 +281,34 @@ def test_no_stdout_at_all_is_one_line_and_exit_2(tmp_path: Path, command: str) -
     ]
 
 
+@covers("out-stderr-unwritable")
+@pytest.mark.parametrize("command", PRINTING_COMMANDS)
+@pytest.mark.parametrize("stderr", ["2>&-", "2>/dev/full"])
+def test_an_unwritable_stderr_keeps_the_exit_status(
+    tmp_path: Path, command: str, stderr: str
+) -> None:
+    """The error line about a missing input cannot be written: still exit 2, not 1 (which
+    says findings); a transcript with findings exits as it does with a stderr, the same data
+    on stdout (no note sent there instead)."""
+    findings = tmp_path / "findings.jsonl"
+    findings.write_bytes((ROOT / "sample_traces" / "rules-lifecycle.jsonl").read_bytes())
+    for source in (tmp_path / "missing.jsonl", findings):
+        args = [*ACPTRACE, *printing_command(command, source)]
+        runs = [
+            subprocess.run(
+                ["sh", "-c", f'exec "$@" {redirect}', "sh", *args],
+                stdout=subprocess.PIPE,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+            for redirect in ("2>/dev/null", stderr)
+        ]
+        assert runs[1].returncode == runs[0].returncode, source.name
+        assert runs[1].stdout == runs[0].stdout, source.name
+        if source.name == "missing.jsonl":
+            assert runs[1].returncode == 2
+
+
 @covers("out-stdout-closed")
 @pytest.mark.parametrize(
     "command", [*PRINTING_COMMANDS, "rules", "formats", "drive", "timeline-full"]

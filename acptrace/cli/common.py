@@ -102,14 +102,26 @@ def stderr_line(text: str) -> None:
     stream = sys.stderr
     if stream is None:  # (no stderr at all: pythonw)
         return
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None and _misconfigured(stream):
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None and _misconfigured(stream):
+            stream.flush()
+            buffer.write(f"{text}\n".encode("utf-8", "replace"))
+            buffer.flush()
+            return
+        stream.write(f"{text}\n")
         stream.flush()
-        buffer.write(f"{text}\n".encode("utf-8", "replace"))
-        buffer.flush()
+    except OSError:  # (a full or closed stderr: the line is lost, the exit status is not)
+        _drop_pending()
+
+
+def _drop_pending() -> None:
+    """Forget what a stderr that cannot be written still holds, so that Python's flush at exit
+    does not fail on it again (and print a traceback about it to that same stderr)."""
+    try:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (kept till exit)
+    except OSError:
         return
-    stream.write(f"{text}\n")
-    stream.flush()
 
 
 def _misconfigured(stream: object) -> bool:

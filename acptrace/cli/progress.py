@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO
 
+from acptrace.cli.common import stderr_line
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
@@ -55,12 +57,12 @@ class Meter:
         if self._progress is not None:
             self._progress.console.print(text, markup=False, highlight=False)
         else:
-            print(text, file=sys.stderr)
+            stderr_line(text)
 
 
 def shows_progress(quiet: bool) -> bool:
     """Whether progress may be shown: stderr is a terminal, and not --quiet."""
-    return not quiet and sys.stderr.isatty()
+    return not quiet and sys.stderr is not None and sys.stderr.isatty()
 
 
 @contextmanager
