@@ -309,6 +309,37 @@ def test_an_unwritable_stderr_keeps_the_exit_status(
             assert runs[1].returncode == 2
 
 
+@covers("bug-internal-error")
+@pytest.mark.parametrize("command", ["analyze", "timeline"])
+def test_a_bug_says_so_and_exits_2_not_1(
+    tmp_path: Path,
+    command: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bug (here: the correlator raises) shows its traceback for a report and one line that
+    says it is a bug; exit 2, never 1 (which says findings). `analyze` is read without typer
+    (`cli.quick`), `timeline` with it: both end so."""
+    from acptrace.cli import main
+    from acptrace.correlate.correlator import Correlator
+
+    def broken(*_: object, **__: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(Correlator, "on_message", broken)
+    monkeypatch.setattr(sys, "argv", ["acptrace", command, str(good(tmp_path))])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Traceback" in err
+    assert err.splitlines()[-1] == (
+        "acptrace: error: internal error: ZeroDivisionError: a bug "
+        "(a bug in acptrace: please report it with the traceback above)"
+    )
+
+
 @covers("out-stdout-closed")
 @pytest.mark.parametrize(
     "command", [*PRINTING_COMMANDS, "rules", "formats", "drive", "timeline-full"]
@@ -1710,3 +1741,20 @@ def test_sigterm_ends_a_record_within_the_grace_while_it_redacts(tmp_path: Path)
     assert close["dropped_lines"] == sum(gap["lines"] for gap in gaps)
     if gaps:
         assert b"not redacted when the signal's grace ran out" in err
+
+
+@covers("sig-int-loading")
+def test_ctrl_c_while_the_modules_load_is_interrupted_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import acptrace.cli as cli
+
+    def pressed(_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_quick", pressed)
+    monkeypatch.setattr(sys, "argv", ["acptrace", "analyze", "x.jsonl"])
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    assert ended.value.code == 130
+    assert capsys.readouterr() == ("", "acptrace: error: interrupted\n")

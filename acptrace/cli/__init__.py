@@ -71,21 +71,32 @@ def main() -> None:
     gc.disable()
     try:
         args = sys.argv[1:]
-        run = _quick(args)
-        if run is None:
-            from acptrace.cli.root import main as typer_main
-
-            run = typer_main
-            named = _command(args)
-            if named is not None:
-                register(named)
-            elif not _version_only(args):  # (`--help` and mistakes list every command)
-                register()
+        run = _chosen(args)
         _set_aside_once()
+    except KeyboardInterrupt:  # (Ctrl-C while the command's modules load: as during its run)
+        from acptrace.cli.common import EXIT_INTERRUPTED, print_error
+
+        print_error("interrupted")
+        raise SystemExit(EXIT_INTERRUPTED) from None
     finally:
         if collecting:
             gc.enable()
     run()
+
+
+def _chosen(args: Sequence[str]) -> Callable[[], object]:
+    """The run the command line asks for, its modules imported."""
+    run = _quick(args)
+    if run is not None:
+        return run
+    from acptrace.cli.root import main as typer_main
+
+    named = _command(args)
+    if named is not None:
+        register(named)
+    elif not _version_only(args):  # (`--help` and mistakes list every command)
+        register()
+    return typer_main
 
 
 def _quick(args: Sequence[str]) -> Callable[[], object] | None:

@@ -162,7 +162,7 @@ def reader_gone() -> NoReturn:
 def plainly() -> Iterator[None]:
     """A command's run, ended the one way every command's is: a closed pipe quietly
     (`reader_gone`: exit 0, never click's 1, which reads as findings), Ctrl-C with exit 130
-    (click would say "Aborted!" and exit 1)."""
+    (click would say "Aborted!" and exit 1), a bug with exit 2 (`internal_error`)."""
     try:
         yield
     except BrokenPipeError:
@@ -170,3 +170,34 @@ def plainly() -> Iterator[None]:
     except KeyboardInterrupt:
         print_error("interrupted")
         raise SystemExit(EXIT_INTERRUPTED) from None
+    except Exception as error:
+        if _said_elsewhere(error):
+            raise
+        internal_error(error)
+
+
+def _said_elsewhere(error: Exception) -> bool:
+    """An error a caller says in its own words: acptrace's (`AcptraceError`: one line), and
+    the command-line reader's usage errors and exits (click's, which typer carries; by name:
+    the quick path never imports them)."""
+    from acptrace.model.errors import AcptraceError
+
+    readers = ("click", "typer")
+    return isinstance(error, AcptraceError) or any(
+        kind.__module__.partition(".")[0] in readers for kind in type(error).__mro__
+    )
+
+
+def internal_error(error: Exception) -> NoReturn:
+    """A bug: its traceback on stderr, for a report, then one line saying so; exit 2 (the
+    analysis could not be made), never 1, which says the transcript has findings."""
+    import traceback
+
+    if sys.stderr is not None:  # (`print_exception` would print to stdout, into the data)
+        with contextlib.suppress(OSError):
+            traceback.print_exception(error, file=sys.stderr)
+    print_error(
+        f"internal error: {type(error).__name__}: {error} "
+        "(a bug in acptrace: please report it with the traceback above)"
+    )
+    raise SystemExit(EXIT_ERROR) from None
