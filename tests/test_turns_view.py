@@ -77,7 +77,7 @@ def test_turns_beyond_the_shown_ones_are_counted_not_listed() -> None:
         t.result(10 + n, {"stopReason": "end_turn"})
     text = printed(t.analyze(), 100)
     assert f"Turns ({TURNS_SHOWN + 3})" in text
-    assert "… 3 more turns: --format json, or the turns table of acptrace export" in text
+    assert "… 3 more turns: --format json, or the turns table of acptrace export\n\n" in text
 
 
 def test_a_turn_a_replay_overlaps_is_starred_and_the_legend_says_why() -> None:
@@ -90,4 +90,4 @@ def test_a_turn_a_replay_overlaps_is_starred_and_the_legend_says_why() -> None:
     t.state("idle")
     text = printed(t.analyze(), 100)
     assert f"*{prompt}" in text
-    assert REPLAY_LEGEND in text
+    assert f"{REPLAY_LEGEND}\n\n" in text  # (a blank line before the next section)

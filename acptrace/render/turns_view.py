@@ -30,11 +30,15 @@ def turns_section(turns: tuple[TurnRow, ...]) -> Iterator[RenderableType]:
     if not turns:
         return
     yield _table(turns[:TURNS_SHOWN], len(turns))
+    notes = []
     if len(turns) > TURNS_SHOWN:
         rest = plural(len(turns) - TURNS_SHOWN, "more turn")
-        yield Text(f"… {rest}: --format json, or the turns table of acptrace export", "dim")
+        notes.append(Text(f"… {rest}: --format json, or the turns table of acptrace export", "dim"))
     if any(turn.during_replay for turn in turns[:TURNS_SHOWN]):
-        yield Text(REPLAY_LEGEND, "dim")
+        notes.append(Text(REPLAY_LEGEND, "dim"))
+    if notes:  # (and the blank line every section ends with, as the table's own)
+        yield from notes
+        yield Text("")
 
 
 def _table(shown: tuple[TurnRow, ...], total: int) -> FittedTable:
