@@ -5,6 +5,7 @@ from `acptrace.model.columns` (and the rule registry), and cannot drift apart.""
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from acptrace.cli import app
 from acptrace.judge.rules import RULES
 from acptrace.judge.rules.examples import EXAMPLES
 from acptrace.model.columns import COLUMNS, PAGES, TABLES, columns_markdown, meaning
+from acptrace.model.domain import WindowEnd
+from acptrace.model.turns import TurnEnd
 from acptrace.render import fitted
 from tests.golden import ROOT, check_block
 from tests.shared import REAL_WORLD
@@ -132,6 +135,30 @@ def test_explain_a_column_says_its_meaning_and_unit_in_each_table() -> None:
     assert "column of Resumes (analyze), Cut replays (report)" in ends
     arrow = CliRunner().invoke(app, ["explain", "marker->resp"]).stdout
     assert arrow.startswith("marker→resp  column of Resumes (analyze), Slowest replays (report)")
+
+
+@pytest.mark.parametrize(("table", "ends"), [("resumes", WindowEnd), ("turns", TurnEnd)])
+def test_the_end_column_names_the_values_its_cells_show(table: str, ends: type[StrEnum]) -> None:
+    """`explain end` said `response` where every table prints `success`."""
+    said = meaning(table, "end")
+    assert said is not None
+    for end in ends:
+        if end in (TurnEnd.DISCONNECT, TurnEnd.TRACE_END) and table == "turns":
+            continue  # (the turns table says these as `open (disconnect)`, `open (trace end)`)
+        assert end.value in said.meaning, end
+
+
+@pytest.mark.parametrize("typed", ["->marker", "marker->resp", "-q"])
+def test_explain_takes_a_heading_typed_with_its_arrow_as_a_dash(typed: str) -> None:
+    """The help says `→` may be typed `->`: a heading that then begins with `-` is a heading,
+    not an option (`-q` is no heading: it is said so, as any unknown word is)."""
+    result = CliRunner().invoke(app, ["explain", typed])
+    if typed == "-q":
+        assert result.exit_code == 2
+        assert "neither a rule ID nor a column heading" in result.stderr
+        return
+    assert result.exit_code == 0, result.stderr
+    assert "column of Resumes (analyze)" in result.stdout
 
 
 def test_explain_something_unknown_is_a_usage_error_that_suggests() -> None:

@@ -19,7 +19,9 @@ def _complete(incomplete: str) -> list[tuple[str, str]]:
     return [(name, words) for name, words in subjects() if name.casefold().startswith(typed)]
 
 
-@app.command("explain")
+@app.command(  # (`->marker`, as the help says `→marker` may be typed, is no unknown option)
+    "explain", context_settings={"ignore_unknown_options": True}
+)
 def explain_command(
     subject: Annotated[
         str,

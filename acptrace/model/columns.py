@@ -114,8 +114,8 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ColumnMeaning(
         "end",
         ("resumes", "cut"),
-        "How the replay window closed: `response`, `error` with its code, `disconnect`, "
-        "`trace_end`; `(cancelled)` when the Client cancelled the request.",
+        "How the replay window closed: `success` (a result), `error` with its code, "
+        "`disconnect`, `trace_end`; `(cancelled)` when the Client cancelled the request.",
         TEXT,
     ),
     ColumnMeaning(
