@@ -89,7 +89,7 @@ def test_a_column_left_out_at_60_columns_is_left_out_of_the_legend_too() -> None
 def test_the_idle_timer_table_says_what_of_n_counts() -> None:
     result = CliRunner().invoke(app, ["analyze", str(RESUMES)])
     legend = _legend_under(result.stdout, "Idle timers")
-    assert "cut short: replays the timer ends early, of N with times (children counted" in legend
+    assert "cut short: replays the timer ends early, of N with times (children's replays" in legend
 
 
 def _legend_under(output: str, title: str) -> str:

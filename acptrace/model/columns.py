@@ -260,7 +260,7 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
         "their last replayed update, of N: the replays whose messages have times, each child "
         "session's replay counted on its own.",
         "replays",
-        "replays the timer ends early, of N with times (children counted apart)",
+        "replays the timer ends early, of N with times (children's replays included)",
     ),
     ColumnMeaning(
         "updates lost",
@@ -279,9 +279,11 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ColumnMeaning(
         "resumes",
         ("groups",),
-        "Replaying requests and resumes in the group (loads included), each child session counted "
-        "on its own.",
+        "Replaying requests and resumes of the sessions the Client asked for in the group (loads "
+        "included); the child sessions they announce are counted apart (`child_outcomes` of "
+        "report.json).",
         COUNT,
+        "of the sessions asked for (children apart)",
     ),
     ColumnMeaning(
         "complete",
