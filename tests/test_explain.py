@@ -34,11 +34,11 @@ def test_the_columns_sections_of_the_docs_are_the_definitions(page: str, regen: 
     check_block(ROOT / "docs" / f"{page}.md", "columns", columns_markdown(page), regen)
 
 
-def test_every_column_of_every_table_analyze_and_report_print_is_defined(
+def test_every_column_of_every_table_analyze_report_and_fidelity_print_is_defined(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Each table made while analyze (over several files) and report (a comparison included)
-    print names its legend table, and every heading of it has a definition there."""
+    """Each table made while analyze (over several files), report (a comparison included) and
+    fidelity print names its legend table, and every heading of it has a definition there."""
     made: list[tuple[str | None, list[str]]] = []
     init = fitted.FittedTable.__init__
 
@@ -53,6 +53,7 @@ def test_every_column_of_every_table_analyze_and_report_print_is_defined(
     baseline = tmp_path / "base.json"
     assert runner.invoke(app, ["report", *every, "--by", "file", "-o", str(baseline)]).exit_code < 2
     runner.invoke(app, ["report", *every, "--by", "file", "--baseline", str(baseline)])
+    runner.invoke(app, ["fidelity", str(SAMPLES / "mixed-session.jsonl")])
     assert {legend for legend, _ in made} == set(TABLES)
     for legend, headings in made:
         assert legend is not None

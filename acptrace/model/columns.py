@@ -30,6 +30,7 @@ TABLES = {
     "comparison": "Compared with BASELINE",
     "across-rules": "Findings by rule (across all files)",
     "worst-files": "Files with most findings",
+    "fidelity": "Replay fidelity",
 }
 """Each table's key and its title as printed (`report --baseline` names the baseline)."""
 TURN_TABLES = (
@@ -55,6 +56,7 @@ PAGES = {
         *TURN_TABLES,
         "comparison",
     ),
+    "fidelity": ("fidelity",),
 }
 """The tables each command prints, in order: each docs page's "Columns" section."""
 
@@ -84,7 +86,7 @@ DISTRIBUTION = "as the metric: milliseconds, or updates per second for the throu
 COLUMNS: tuple[ColumnMeaning, ...] = (
     ColumnMeaning(
         "line",
-        ("resumes", "turns"),
+        ("resumes", "turns", "fidelity"),
         "The line of the request in the file (the session/resume or session/load; the "
         "session/prompt); `*` before it in the turns table: a replay of the session was pending "
         "during the turn.",
@@ -92,7 +94,7 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ),
     ColumnMeaning(
         "session",
-        ("resumes", "turns"),
+        ("resumes", "turns", "fidelity"),
         "The session the row is about, its id shortened in the middle; `└` a child session "
         "announced in the replay window.",
         TEXT,
@@ -600,8 +602,64 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
         COUNT,
         "input issues",
     ),
+    ColumnMeaning(
+        "outcome",
+        ("fidelity",),
+        "The outcome class of the replay (as in analyze's resumes table), with the error code of "
+        "a request answered with one (`refused -32601`).",
+        TEXT,
+    ),
+    ColumnMeaning(
+        "live",
+        ("fidelity",),
+        "Items of the live history: the session's messages, thoughts, tool calls, plans and "
+        "children as its live updates left them before the request (docs/fidelity.md, Items).",
+        "items",
+        "live history items",
+    ),
+    ColumnMeaning(
+        "repl",
+        ("fidelity",),
+        "Items the replay carried (before the session's `replay_complete`, else its response).",
+        "items",
+        "replayed items",
+    ),
+    ColumnMeaning(
+        "missing",
+        ("fidelity",),
+        "Live items the replay left out (listed under the table).",
+        "items",
+    ),
+    ColumnMeaning(
+        "extra",
+        ("fidelity",),
+        "Replayed items the live history does not have (listed under the table).",
+        "items",
+    ),
+    ColumnMeaning(
+        "changed",
+        ("fidelity",),
+        "Items replayed with other content than they had live (listed under the table, as a "
+        "diff).",
+        "items",
+    ),
+    ColumnMeaning(
+        "moved",
+        ("fidelity",),
+        "Items the replay carried out of their live order (never lowers the ratio; "
+        "`--fail-on-reorder` gates on them).",
+        "items",
+        "items replayed out of their live order",
+    ),
+    ColumnMeaning(
+        "fidelity",
+        ("fidelity",),
+        "Items replayed unchanged over live items (0 to 1); `—` when there is no ratio: "
+        "the replay is not judged (refused, ambiguous) or there is no live history.",
+        "a ratio",
+    ),
 )
-"""Every column of every table `analyze` and `report` print on a terminal."""
+"""Every column of every table `analyze`, `report` and `fidelity` print on a terminal."""
 
 
 def meaning(table: str, heading: str) -> ColumnMeaning | None:

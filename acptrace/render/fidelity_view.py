@@ -97,7 +97,7 @@ def fidelity_view(report: FidelityReport) -> RenderableType:
     lines = PlaceNames.of(report.paths)
     replayed = lines.file(report.paths[-1]) if report.paths else ""
     title = TITLE if lines.names is None else f"{TITLE} of the replays in {replayed}"
-    table = FittedTable(_columns(), title=title, title_justify="left")
+    table = FittedTable(_columns(), legend="fidelity", title=title, title_justify="left")
     for entry in report.sessions:
         c = entry.comparison
         judged = entry.unjudged is None
