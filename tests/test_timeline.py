@@ -144,6 +144,26 @@ def test_views_select_their_lines(view: View, lines: list[int]) -> None:
     assert [entry.line for entry in builder.entries] == lines
 
 
+@pytest.mark.parametrize(
+    ("view", "said"),
+    [
+        (["--request", "99"], "Nothing in this view: no request with id 99 in the transcript."),
+        (["--around", "500"], "Nothing in this view: the transcript has 247 lines."),
+        (["--lines", "300-"], "Nothing in this view: the transcript has 247 lines."),
+        (
+            ["--lines", "300-400", "--request", "99"],
+            "Nothing in this view: the transcript has 247 lines; no request with id 99 in "
+            "these lines.",
+        ),
+    ],
+)
+def test_a_view_that_shows_nothing_says_why(view: list[str], said: str) -> None:
+    """A request id the view never meets, lines past the end: said, not only 'Nothing'."""
+    text = timeline("sample_traces/mixed-session.jsonl", *view)
+    assert said in " ".join(text.split())
+    assert "shown: 0 rows" in text
+
+
 def hostile() -> bytes:
     t = Transcript()
     t.open()

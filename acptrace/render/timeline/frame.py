@@ -75,13 +75,14 @@ def timeline_footer(
     approximate: bool,
     open_at_end: Iterable[ResumeRow],
     turns_open_at_end: Iterable[TurnRow],
+    view: View | None = None,
 ) -> Iterator[Text]:
     """What is said under the last row: the source, how many rows were shown (and findings
-    not), what `~` means when a time shown was estimated, and the replay windows and turns
-    still open at the end."""
+    not; for none, why, where the view says: `nothing_shown`), what `~` means when a time
+    shown was estimated, and the replay windows and turns still open at the end."""
     source = analysis.source
     if not rows:
-        yield Text("Nothing in this view.", "dim")
+        yield Text(nothing_shown(view, source.lines), "dim")
     yield inert(
         f"{source.format} format · {plural(source.lines, 'line')} · "
         f"{plural(source.messages, 'message')} · end {source.connection_end.value}"
@@ -104,6 +105,24 @@ def timeline_footer(
         for turn in turns_open_at_end
     )
     yield from _capped(turns, "more turn")
+
+
+def nothing_shown(view: View | None, lines: int) -> str:
+    """What a view that shows no row says: where it asks for lines past the transcript's end,
+    how many it has; where it follows a request, that no request of the view has its id."""
+    reasons = []
+    first = None
+    if view is not None and view.lines is not None:
+        first = view.lines[0]
+    if view is not None and view.around is not None:
+        first = max(first or 1, view.around - view.context)
+    if first is not None and first > lines:
+        reasons.append(f"the transcript has {plural(lines, 'line')}")
+    if view is not None and view.request is not None:
+        lined = view.lines is not None or view.around is not None
+        where = "these lines" if lined else "this session" if view.session else "the transcript"
+        reasons.append(f"no request with id {view.request} in {where}")
+    return f"Nothing in this view: {'; '.join(reasons)}." if reasons else "Nothing in this view."
 
 
 OPEN_SHOWN = 10

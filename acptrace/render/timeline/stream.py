@@ -140,4 +140,5 @@ class TimelineStream:
             self.approximate,
             shown.open_at_end(),
             shown.turns_open_at_end(),
+            self.view,
         )
