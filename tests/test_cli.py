@@ -423,6 +423,18 @@ def test_report_q_without_o_is_a_usage_error_before_any_work(tmp_path: Path) -> 
     assert json.loads(written.read_text())["files"]
 
 
+def test_report_q_with_a_data_format_keeps_the_report_on_stdout(tmp_path: Path) -> None:
+    """`report DIR -f json -q | jq`: -q silences the progress and the notes, not the data."""
+    path = write(tmp_path, "ok.jsonl", complete(Transcript()))
+    quiet = runner.invoke(app, ["report", path, "-f", "json", "-q"])
+    assert quiet.exit_code == 0, quiet.output
+    assert json.loads(quiet.stdout)["files"]["analysed"] == 1
+    assert quiet.stderr == ""
+    markdown = runner.invoke(app, ["report", path, "-f", "markdown", "-q"])
+    assert markdown.exit_code == 0
+    assert "## acptrace latency report" in markdown.stdout
+
+
 def test_q_help_speaks_of_the_command_it_is_on() -> None:
     """Only `report -q` drops stdout too; the other commands' help does not mention report."""
     for command in ["analyze", "timeline", "fidelity", "export", "record", "redact", "drive"]:

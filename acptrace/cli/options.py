@@ -52,6 +52,9 @@ REDACT = Option(
 QUIET_HELP = "Nothing but the output and errors: no progress bar and no notes on stderr."
 QUIET = Option("--quiet", "-q", help=QUIET_HELP)
 REPORT_QUIET = QUIET.helped(
-    QUIET_HELP.removesuffix(".") + "; no summary on stdout either, so it needs -o."
+    QUIET_HELP.removesuffix(".")
+    + "; no summary on stdout either, so it needs -o (or -f json or markdown, whose report "
+    "stays on stdout)."
 )
-"""`report -q`: its summary on stdout goes too (the other commands' -q keeps their output)."""
+"""`report -q`: its summary on stdout goes too (the other commands' -q keeps their output, as
+report's does with `-f json` or `markdown`)."""

@@ -129,8 +129,12 @@ def report_command(
     text instead, for `| jq` or a CI step summary); each -o (repeatable) also writes the
     report to a file whose suffix picks the kind: .json, .md, .html.
     """
-    if quiet and not output:
-        fail("-q without -o writes nothing: name a report file with -o (.json, .md, .html)")
+    summary = stdout_format is StdoutFormat.RICH  # (-f json or markdown: stdout is the report)
+    if quiet and summary and not output:
+        fail(
+            "-q without -o writes nothing: name a report file with -o (.json, .md, .html), "
+            "or -f json or markdown for the report on stdout"
+        )
     kinds = [_kind(path) for path in output or ()]
     for path in output or ():
         check_output(path)
@@ -167,7 +171,7 @@ def report_command(
     for path, kind in zip(output or (), kinds, strict=True):
         with _drawing(path, kind, report, quiet):
             write_output(_render(kind, report, comparison), path)
-    if not quiet:
+    if not (quiet and summary):
         write_output(_stdout(stdout_format, report, comparison), None)
     if comparison is not None:
         for limit in comparison.unchecked:  # (a gate that checks nothing fails)
