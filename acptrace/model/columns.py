@@ -639,8 +639,7 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ColumnMeaning(
         "changed",
         ("fidelity",),
-        "Items replayed with other content than they had live (listed under the table, as a "
-        "diff).",
+        "Items replayed with other content than they had live (listed under the table, as a diff).",
         "items",
     ),
     ColumnMeaning(
