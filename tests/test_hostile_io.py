@@ -340,6 +340,34 @@ def test_a_bug_says_so_and_exits_2_not_1(
     )
 
 
+@covers("in-stdin-closed")
+@pytest.mark.parametrize("command", ["analyze", "timeline", "fidelity", "report"])
+def test_a_closed_stdin_is_one_line_and_exit_2(command: str) -> None:
+    closed = ["sh", "-c", 'exec "$@" <&-', "sh", *ACPTRACE, command, "-"]
+    done = subprocess.run(closed, capture_output=True, timeout=TIMEOUT_S, check=False)
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert (
+        done.stderr.decode().splitlines()[0]
+        == "acptrace: error: -: stdin is closed: nothing to read"
+    )
+
+
+@covers("in-io-error")
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem")
+@pytest.mark.parametrize("command", ["analyze", "timeline", "fidelity", "report", "export"])
+def test_an_input_whose_first_read_fails_is_unreadable_input(command: str, tmp_path: Path) -> None:
+    """An I/O error on the input's first read (EIO) is the input's, said as such: not a bug
+    in acptrace, nor an error of the output."""
+    extra = ["-o", str(tmp_path / "tables")] if command == "export" else []
+    args = [*ACPTRACE, command, "/proc/self/mem", *extra]
+    done = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S, check=False)
+    assert done.returncode == 2
+    said = done.stderr.decode().splitlines()[0]
+    assert said.startswith("acptrace: error: /proc/self/mem: reading stopped after line 0: ")
+    assert "internal error" not in done.stderr.decode()
+
+
 @covers("out-stdout-closed")
 @pytest.mark.parametrize(
     "command", [*PRINTING_COMMANDS, "rules", "formats", "drive", "timeline-full"]

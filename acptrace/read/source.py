@@ -60,6 +60,8 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     Raises UnreadableInput when the path cannot be read at all.
     """
     if str(path) == "-":
+        if sys.stdin is None:  # (started with stdin closed: `<&-`)
+            raise UnreadableInput("-: stdin is closed: nothing to read")
         stream = sys.stdin.buffer
         _refuse_special("-", _mode_of(stream), terminal=stream.isatty())
         with _named("-"):
@@ -120,14 +122,18 @@ def _check_not_cut(handle: BinaryIO, name: str, opened: _Snapshot | None) -> Non
     processes (`-j`): they read the same file, by its path."""
     if opened is None:
         return
-    fd = handle.fileno()
-    size = os.fstat(fd).st_size
+    try:
+        fd = handle.fileno()
+        size = os.fstat(fd).st_size
+        head = os.pread(fd, len(opened.head), 0)
+    except OSError as error:
+        raise UnreadableInput(f"{name}: cannot be read again at its end ({error})") from None
     if size < opened.size:
         raise UnreadableInput(
             f"{name}: cut short while it was read ({opened.size:,} bytes when opened, "
             f"{size:,} at the end): read it again once nothing writes to it"
         )
-    if os.pread(fd, len(opened.head), 0) != opened.head:
+    if head != opened.head:
         raise UnreadableInput(
             f"{name}: written again while it was read ({opened.size:,} bytes when opened, "
             f"{size:,} at the end, its first bytes changed): read it again once nothing "
@@ -264,7 +270,10 @@ def peek_head(stream: BinaryIO, size: int = 64 * 1024) -> bytes:
 def _maybe_gunzip(stream: BinaryIO) -> BinaryIO:
     """Wrap a gzip stream for transparent decompression; leave anything else as it is."""
     peek = getattr(stream, "peek", None)
-    head = peek(2)[:2] if peek is not None else b""
+    try:
+        head = peek(2)[:2] if peek is not None else b""
+    except OSError as error:  # (the first read: an I/O error of the input, as `peek_head`)
+        raise UnreadableInput(f"reading stopped after line 0: {error}") from None
     if head == _GZIP_MAGIC:
         import gzip  # (here: only a gzip input needs it)
 
