@@ -7,7 +7,7 @@ import io
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rich.console import Console
+from rich.console import Console, OverflowMethod
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -17,8 +17,8 @@ from acptrace.render.table_rows import drawn
 from acptrace.render.text import cut_names
 
 STYLES = ["", "dim", "bold red", "cyan on black", "italic"]
-WORDS = st.text(alphabet="ab  1.→é漢─…", max_size=14)
-"""Cell text: narrow and wide characters, blanks inside and at the ends."""
+WORDS = st.text(alphabet="ab  1.→é漢─…\u0301", max_size=14)
+"""Cell text: narrow, wide and combining characters, blanks inside and at the ends."""
 
 
 @st.composite
@@ -26,7 +26,10 @@ def cells(draw: st.DrawFn) -> Text:
     plain = draw(st.one_of(WORDS, st.sampled_from(["—", "", " ", "1.29 s"])))
     if draw(st.integers(0, 39)) == 0:  # (now and then a cell rich would wrap or expand)
         plain = draw(st.sampled_from(["a\tb", "two\nlines"]))
-    text = Text(plain, style=draw(st.sampled_from(STYLES)))
+    overflows: list[OverflowMethod | None] = [None, None, None, "ignore", "crop", "ellipsis"]
+    overflow = draw(st.sampled_from(overflows))
+    no_wrap = draw(st.sampled_from([None, None, None, False, True]))
+    text = Text(plain, style=draw(st.sampled_from(STYLES)), overflow=overflow, no_wrap=no_wrap)
     for _ in range(draw(st.integers(0, 2))):  # (styled stretches, as `inert` and ids have)
         start = draw(st.integers(0, len(plain)))
         text.stylize(draw(st.sampled_from(STYLES[1:])), start, draw(st.integers(start, 16)))
@@ -38,7 +41,7 @@ def tables(draw: st.DrawFn) -> FittedTable:
     count = draw(st.integers(1, 6))
     columns = [
         Column(
-            draw(st.sampled_from(["line", "session", "→marker", "outcome", "max gap", "é"])),
+            draw(st.sampled_from(["line", "session", "→marker", "outcome", "max gap", "é", ""])),
             draw(st.sampled_from(["left", "right", "center"])),
             style=draw(st.sampled_from(STYLES)),
             drop=index or None,

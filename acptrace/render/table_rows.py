@@ -75,18 +75,21 @@ def _shapes(console: Console, table: Table, laid_out: dict[str, object]) -> list
     shapes = []
     last = len(table.columns) - 1
     for index, column in enumerate(table.columns):
-        if column.min_width is None or column.justify not in _JUSTIFIED or not column.no_wrap:
-            return None
+        if not column.min_width or column.justify not in _JUSTIFIED or not column.no_wrap:
+            return None  # (a column of no width: rich pads it otherwise)
         style = console.get_style(column.style or "")
         shapes.append(Shape(column.min_width, column.justify, style, index > 0, index < last))
     return shapes
 
 
 def _drawable(row: Sequence[Text], shapes: Sequence[Shape]) -> bool:
-    """Every cell is one line of printable text that fits its column, aligned by it."""
+    """Every cell is one line of printable text that fits its column, aligned by it (a cell
+    of its own alignment, overflow or wrapping is laid out by rich: it may pad otherwise)."""
     return len(row) == len(shapes) and all(
         isinstance(cell, Text)
         and cell.justify is None
+        and cell.overflow is None
+        and cell.no_wrap is not False
         and cell.plain.isprintable()
         and cell_len(cell.plain) <= shape.inner
         for cell, shape in zip(row, shapes, strict=True)
