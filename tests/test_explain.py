@@ -162,6 +162,14 @@ def test_explain_takes_a_heading_typed_with_its_arrow_as_a_dash(typed: str) -> N
     assert "column of Resumes (analyze)" in result.stdout
 
 
+def test_every_rule_condition_is_whole() -> None:
+    """A condition is its check's first paragraph: a docstring's first line alone cut
+    LC-NO-MESSAGE-ID's after "without a" in `acptrace rules`, `explain` and docs/rules.md."""
+    for rule in RULES:
+        assert rule.help.endswith((".", ")")), rule.id
+        assert "\n" not in rule.help, rule.id
+
+
 def test_explain_something_unknown_is_a_usage_error_that_suggests() -> None:
     result = CliRunner().invoke(app, ["explain", "RC-MISING"])
     assert result.exit_code == 2

@@ -38,7 +38,8 @@ def live_updates_before_marker(window: Window, track: Track) -> Iterator[Verdict
     WindowClosed,
 )
 def not_history(closed: WindowClosed) -> Iterator[Verdict]:
-    """An update with a never-history tag for the session after the resume and before its marker."""
+    """An update with a never-history tag for the session after the resume and before its
+    marker (a warning when the session was already active at the resume: RC-INFLIGHT)."""
     if judged_replay(closed):
         yield from live_updates_before_marker(closed.window, closed.window.requested)
 
@@ -51,7 +52,8 @@ def not_history(closed: WindowClosed) -> Iterator[Verdict]:
     WindowClosed,
 )
 def request_before_marker(closed: WindowClosed) -> Iterator[Verdict]:
-    """An Agent request naming the session after the resume and before its marker."""
+    """An Agent request naming the session after the resume and before its marker (a note when
+    the session was already active at the resume: RC-INFLIGHT)."""
     window = closed.window
     if window.method != "session/resume" or not window.replaying:
         return

@@ -96,10 +96,12 @@ def rule(
     observes: type[_O],
     help_line: str | None = None,
 ) -> Callable[[Callable[[_O], Iterable[Verdict]]], Callable[[_O], Iterable[Verdict]]]:
-    """Register a check; its help is `help_line` or else its docstring's first line."""
+    """Register a check; its help is `help_line` or else its docstring's first paragraph, on
+    one line (a condition longer than a line of code is not cut)."""
 
     def register(check: Callable[[_O], Iterable[Verdict]]) -> Callable[[_O], Iterable[Verdict]]:
-        help_line_ = help_line or (check.__doc__ or "").strip().splitlines()[0]
+        first = (check.__doc__ or "").strip().split("\n\n")[0]
+        help_line_ = help_line or " ".join(first.split())
         REGISTRY[rule_id] = Rule(rule_id, severity, family, source, help_line_, observes, check)
         return check
 
