@@ -74,6 +74,14 @@ class View:
         return self.around is None or abs(line - self.around) <= self.context
 
     @property
+    def first_line(self) -> int | None:
+        """The first line the view can show (None: the start of the transcript)."""
+        starts = [self.lines[0]] if self.lines is not None else []
+        if self.around is not None:
+            starts.append(max(1, self.around - self.context))
+        return max(starts, default=None)
+
+    @property
     def last_line(self) -> int | None:
         """The last line the view can show (None: the end of the transcript)."""
         ends = [self.lines[1]] if self.lines is not None and self.lines[1] is not None else []

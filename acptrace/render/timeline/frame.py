@@ -111,16 +111,12 @@ def nothing_shown(view: View | None, lines: int) -> str:
     """What a view that shows no row says: where it asks for lines past the transcript's end,
     how many it has; where it follows a request, that no request of the view has its id."""
     reasons = []
-    first = None
-    if view is not None and view.lines is not None:
-        first = view.lines[0]
-    if view is not None and view.around is not None:
-        first = max(first or 1, view.around - view.context)
+    first = view.first_line if view is not None else None
     if first is not None and first > lines:
         reasons.append(f"the transcript has {plural(lines, 'line')}")
     if view is not None and view.request is not None:
-        lined = view.lines is not None or view.around is not None
-        where = "these lines" if lined else "this session" if view.session else "the transcript"
+        where = "this session" if view.session else "the transcript"
+        where = "these lines" if first is not None else where
         reasons.append(f"no request with id {view.request} in {where}")
     return f"Nothing in this view: {'; '.join(reasons)}." if reasons else "Nothing in this view."
 
