@@ -4,6 +4,7 @@ that shows it, on v1 and v2, on the hot path and the general path alike."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import msgspec
 import pytest
 
 import acptrace
+from acptrace.decode.runs import settled
 from acptrace.model.domain import Analysis, UpdateRun
 from acptrace.model.options import Execution
 from acptrace.model.turns import TurnEnd, Watch
@@ -368,6 +370,42 @@ def test_a_run_watched_for_a_first_output_keeps_its_time_and_stays_one_run() -> 
     assert watched.count == counted.count == 7
     assert watched.first_output is not None
     assert watched.first_output.line == output
+
+
+def test_a_run_read_ahead_keeps_its_activity_in_its_lines_until_it_is_known_to_be_wanted() -> None:
+    # A split file's pieces are read ahead of the analysis (`Watch.AHEAD`): a run's tool and
+    # state updates keep their lines, and the main process reads their activity only where the
+    # analysis, having followed everything before the run, wants it (`settled`).
+    t = started()
+    t.update("usage_update", at_ms=t.now_ms + 10)
+    t.tool("t1", status="pending", kind="read", at_ms=t.now_ms + 10)
+    odd = t.tool("t1", status="in_progress", at_ms=t.now_ms + 10)
+    t.tool("t1", status="completed", at_ms=t.now_ms + 10)
+    t.state("idle", stop_reason="end_turn", at_ms=t.now_ms + 10)
+    text = _in_milliseconds(t.text(), odd)  # (the general path reads that line: `Run.takes`)
+
+    def run(watch: int) -> UpdateRun:
+        (found,) = [r for r in records_with_runs(text, watch) if isinstance(r, UpdateRun)]
+        return found
+
+    watched, ahead, counted = run(Watch.ACTIVITY), run(Watch.AHEAD), run(Watch.COUNTS)
+    assert ahead.count == watched.count == 5
+    assert [stamp.line for stamp, _ in ahead.activity] == [odd]  # (read with its message)
+    assert [line for line, _ in ahead.deferred] == [odd - 1, odd + 1, odd + 2]
+    assert [len(watched.activity), counted.activity, watched.deferred] == [4, (), ()]
+    wanted, unwanted = settled(ahead, wanted=True), settled(ahead, wanted=False)
+    assert (wanted.activity, wanted.deferred) == (watched.activity, ())
+    assert (unwanted.activity, unwanted.deferred) == ((), ())
+    assert wanted.watched & (Watch.LINES | Watch.ACTIVITY) == Watch.ACTIVITY
+    assert unwanted.watched & (Watch.LINES | Watch.ACTIVITY) == 0
+    assert settled(watched, wanted=False) is watched  # (a run read here is as it was read)
+
+
+def _in_milliseconds(text: bytes, line: int) -> bytes:
+    """The transcript with that line's time written in milliseconds (no usual time)."""
+    lines = text.splitlines(keepends=True)
+    lines[line - 1] = re.sub(rb'("ts":"[^"]*\.\d{3})\d{3}Z"', rb'\1Z"', lines[line - 1])
+    return b"".join(lines)
 
 
 # -- against the raw traffic ----------------------------------------------------------------

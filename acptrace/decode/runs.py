@@ -91,7 +91,7 @@ _UNKNOWN = -2
 gaps on `ts` alone: once it knows the fraction of the time before, it knows its second's start
 and that of every later second)."""
 
-LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT, SAMPLED = 1, 2, 4, 8, 16, 32, 64
+LIVE, USER, MESSAGE, EVIDENCE, ACTIVITY, OUTPUT, SAMPLED, LATER = 1, 2, 4, 8, 16, 32, 64, 128
 """What a tag of a run's update says (`notes`, a tag's bits): never history (its line is kept
 in `UpdateRun.live`), the user's message (counted in `users`), a message update, which carries
 a `messageId` on ACP v2 (counted in `unidentified` when it has none), a tag of one protocol
@@ -99,7 +99,9 @@ version only (its first line kept in `UpdateRun.evidence`), a turn's activity (w
 watched for it, its time and members kept in `UpdateRun.activity`), the Agent's output (where
 a turn waits for its first, that one's time kept in `UpdateRun.first_output`), a tag not yet
 seen on the connection where the schema check samples runs (its line kept in
-`UpdateRun.sampled`, the bit then cleared for the connection: `RunNotes.sampled`)."""
+`UpdateRun.sampled`, the bit then cleared for the connection: `RunNotes.sampled`), a turn's
+activity left in its line where the run is read ahead of the analysis (`Watch.LINES`: its line
+kept in `UpdateRun.deferred`)."""
 CALLED = LIVE | ACTIVITY | OUTPUT | SAMPLED
 """The notes the run loop leaves to `Run._note`; it notes a user's message, a tag of one
 protocol version only and a tag that is only live in place (most noted lines: a call of
@@ -171,10 +173,12 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
             noted[tag] = noted.get(tag, 0) | ACTIVITY
         for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
             noted[tag] |= OUTPUT
+        for tag in ACTIVITY_TAGS if watch & Watch.LINES else ():
+            noted[tag] = noted.get(tag, 0) | LATER
         return Notes(noted)
 
     every = sampled == SchemaDepth.FULL
-    return RunNotes(tuple(watched(watch) for watch in range(Watch.EVERYTHING + 1)), every)
+    return RunNotes(tuple(watched(watch) for watch in range(Watch.ANY + 1)), every)
 
 
 def _first_sampled(notes: RunNotes, noted: Notes, tag: str) -> bool:
@@ -196,6 +200,7 @@ class Run:
         "activity",
         "breaks",
         "count",
+        "deferred",
         "direction",
         "evidence",
         "first",
@@ -240,8 +245,7 @@ class Run:
             watch &= ~Watch.FIRST_OUTPUT  # (its first output is its own)
         self.watch = watch
         """What the analysis needs of the session's updates (`Watch`), asked as the run began."""
-        self.breaks = breaks
-        """Tags that end a run."""
+        self.breaks = breaks  # (tags that end a run)
         self.notes = noted
         self.noted = noted.watched(watch)
         """What each tag says (`notes`): never-history tags (`state_update` among them,
@@ -255,6 +259,8 @@ class Run:
         the caller's: `fastpath._done`)."""
         self.activity: list[tuple[Stamp, Activity]] = []
         """Where and what each tool and state update after the first said (when watched)."""
+        self.deferred: list[tuple[int, bytes]] = []
+        """(line, the line) of its tool and state updates read ahead (`UpdateRun.deferred`)."""
         self.first_output: Stamp | None = None
         """Where and when its first output was, when watched for it and not its first."""
         self.session, self.direction = first.session_id, first.direction
@@ -295,11 +301,12 @@ class Run:
             decode = _keeping(decode, kept.append)
         if not utf8:  # (msgspec does not check the UTF-8 of what it skips)
             decode = _utf8_only(decode)
-        sampled = len(self.sampled)
+        counts = len(self.sampled), len(self.deferred)
         index = self._loop(decode, lines, start, first)
-        for at in range(sampled, len(self.sampled)):  # (`_note` knew their numbers only)
-            number = self.sampled[at][0]
-            self.sampled[at] = (number, lines[number - first])
+        for numbered, since in zip((self.sampled, self.deferred), counts, strict=True):
+            for at in range(since, len(numbered)):  # (the loop and `_note` knew numbers only)
+                number = numbered[at][0]
+                numbered[at] = (number, lines[number - first])
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -309,8 +316,7 @@ class Run:
         return index
 
     def _loop(self, decode: PlainDecode, lines: list[bytes], start: int, first: int) -> int:
-        """The loop most lines of a big transcript go through (`grow`), in locals: a line's
-        narrowed shape (`PlainLine`) taken unless the general path would report it."""
+        """The loop most lines go through (`grow`): each narrowed line (`PlainLine`) taken."""
         session, breaks, pauses, evidence = self.session, self.breaks, self.pauses, self.evidence
         noted, unusual, note, live = self.noted.bits, self.noted.unusual, self._note, self.live
         last_ts, last_mono, own_mono = self.last_ts, self.last_mono, self.own_mono
@@ -330,8 +336,7 @@ class Run:
                 line_second_ns = _later_second(ts, last_ts, second_ns)
                 if line_second_ns == _NOT_LATER:
                     break
-                second_end = ts[:19] + "/"
-            # (a known second: six ASCII digits and a Z must follow)
+                second_end = ts[:19] + "/"  # (a known second: then six digits and a Z)
             if ts[26] != "Z" or not (fraction := ts[20:26]).isdigit() or not ts.isascii():
                 break
             if (mono := line.mono_ns) is not None:
@@ -364,6 +369,8 @@ class Run:
                         self.users, self.users_at = self.users + 1, self.users_at or first + index
                     if bits & EVIDENCE and tag not in evidence:
                         evidence[tag] = first + index
+                    if bits & LATER:  # (a tool or state update read ahead: its line kept)
+                        self.deferred.append((first + index, b""))
         else:
             index = len(lines)
         self.last_ts, self.last_mono, self.own_mono = last_ts, last_mono, own_mono
@@ -400,12 +407,14 @@ class Run:
             self.unidentified_at = self.unidentified_at or line
         if note & EVIDENCE and tag not in self.evidence:
             self.evidence[tag] = line
+        if note & LATER and read is not None:  # (one `takes` took: its activity is read)
+            self.deferred.append((line, b""))
         return seen
 
     def _timed(self, note: int, line: int, read: PlainLine[Any, Any]) -> bool:
         """A turn's activity, or the first output (then True), on a line the run loop read
         (and found a usual time)."""
-        stamp = Stamp(line, checked_usual_ns(read.ts), read.mono_ns)
+        stamp = _stamp(line, read)
         if note & ACTIVITY:
             self.activity.append((stamp, update_activity(read.msg.params.update)))
         if note & OUTPUT:
@@ -446,7 +455,7 @@ class Run:
         self._note(tag, message.line, message.message_id is None, None, data)
         if message is not self.first:  # (the first's activity is its own)
             note = self.noted.bits.get(tag, 0)
-            if note & ACTIVITY and message.activity is not None:
+            if note & (ACTIVITY | LATER) and message.activity is not None:
                 self.activity.append((stamp, message.activity))
             if note & OUTPUT:
                 self._output_seen(stamp)
@@ -485,6 +494,7 @@ class Run:
             activity=tuple(self.activity),
             first_output=self.first_output,
             watched=self.watch,
+            deferred=tuple(self.deferred),
         )
 
 
@@ -535,3 +545,34 @@ def _starts(last_ts: str, ts: str) -> tuple[int, int, int]:
     """Where the seconds of two usual times start, in nanoseconds, and the first's fraction in
     microseconds."""
     return second_start_ns(last_ts[:19]) or 0, second_start_ns(ts[:19]) or 0, int(last_ts[20:26])
+
+
+def settled(run: UpdateRun, wanted: bool) -> UpdateRun:
+    """A run read ahead of the analysis (`Watch.LINES`) as one read for what the analysis
+    wants of it, now that this is known: the activity of its tool and state updates read from
+    their lines where `wanted` (`Watch.ACTIVITY`), else none, as a run read without it has."""
+    if not run.watched & Watch.LINES:
+        return run
+    watched = run.watched & ~Watch.LINES
+    if not wanted:
+        return msgspec.structs.replace(run, activity=(), deferred=(), watched=watched)
+    decode = DECODE_DETAILED[run.first.direction]  # (the run loop read each line so: it fits)
+    read = [_activity_of(number, decode(data)) for number, data in run.deferred]
+    activity = sorted((*run.activity, *read), key=_at_line) if run.activity else read
+    return msgspec.structs.replace(
+        run, activity=tuple(activity), deferred=(), watched=watched | Watch.ACTIVITY
+    )
+
+
+def _activity_of(number: int, line: PlainLine[Any, Any]) -> tuple[Stamp, Activity]:
+    """Where and what a tool or state update says of a turn's work (as `Run._timed` has it)."""
+    return _stamp(number, line), update_activity(line.msg.params.update)
+
+
+def _stamp(number: int, line: PlainLine[Any, Any]) -> Stamp:
+    """Where and when a line the run loop read came (it found a usual time)."""
+    return Stamp(number, checked_usual_ns(line.ts), line.mono_ns)
+
+
+def _at_line(activity: tuple[Stamp, Activity]) -> int:
+    return activity[0].line

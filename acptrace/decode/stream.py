@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from acptrace.decode.classify import Classifier, Found
 from acptrace.decode.fastpath import FastDecoder
 from acptrace.decode.malformed import Batch, EmptyBatch, InvalidJsonRpc, LostMessage
+from acptrace.decode.runs import settled
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
+from acptrace.model.turns import Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.envelopes import Envelope, Record, RecorderEvent
 from acptrace.read.formats import ReadSettings, TranscriptFormat
@@ -91,6 +93,19 @@ class HotPath:
                 yield from _checked((item,), clock)
 
 
+def settled_runs(reads: Iterable[Read], watch: Callable[[str], int] | None) -> Iterator[Read]:
+    """Each record; a run read ahead of the analysis (`Watch.AHEAD`: in another process) as
+    one read for what the analysis wants of it, asked as the walk reaches the run, when it has
+    followed every record before (`watch`; None: everything)."""
+    for read in reads:
+        if type(read) is UpdateRun and read.watched & Watch.LINES:
+            session = read.first.session_id
+            wanted = watch is None or session is None or bool(watch(session) & Watch.ACTIVITY)
+            yield settled(read, wanted)
+        else:
+            yield read
+
+
 def _checked(records: Iterable[Record | Message | Found], clock: Clock) -> Iterator[Read]:
     """Each record, followed by a `time_went_back` issue where its time goes back."""
     for record in records:
@@ -132,4 +147,5 @@ __all__ = [
     "ReadStats",
     "decoded",
     "read_records",
+    "settled_runs",
 ]

@@ -313,7 +313,11 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     watched: int = Watch.EVERYTHING
     """What the run was read for (`Watch`): without `ACTIVITY` its tool and state updates
     after the first were only counted, without `FIRST_OUTPUT` its outputs, without `PAUSES` its
-    silences were not measured."""
+    silences were not measured; with `LINES` their activity is still in `deferred`."""
+    deferred: tuple[tuple[int, bytes], ...] = ()
+    """(line, the line) of its tool and state updates after the first whose activity is not
+    read yet, when it was read ahead of the analysis (`watched`: `Watch.LINES`): the analysis
+    reads it where it wants it (`acptrace.decode.runs.settled`)."""
 
     @staticmethod
     def single(message: Message, live: tuple[tuple[int, str], ...] = ()) -> UpdateRun:

@@ -54,7 +54,18 @@ class Watch:
     """The widest silences between its updates (`UpdateRun.pauses`: a window of the session,
     whose replay may measure them, is open)."""
     EVERYTHING = ACTIVITY | FIRST_OUTPUT | PAUSES
-    """What a reader that cannot ask (in another process) assumes."""
+    """All that the analysis may need."""
+    LINES = 8
+    """The lines of its tool and state updates, kept (`UpdateRun.deferred`) rather than read
+    for their activity: where the analysis wants that, it is read when it is known to
+    (`acptrace.decode.runs.settled`)."""
+    AHEAD = LINES | FIRST_OUTPUT | PAUSES
+    """What a reader that cannot ask (another process, decoding ahead of the analysis) reads:
+    everything, the activity left in its lines. Most runs of a big transcript are replays,
+    whose activity no turn wants: reading it for every tool and state update cost a split
+    analysis a sixth of its CPU."""
+    ANY = EVERYTHING | LINES
+    """Every combination of the bits is at most this."""
 
 
 class Activity(msgspec.Struct, frozen=True, gc=False):

@@ -363,7 +363,7 @@ def _records(
     if _may_split(stream, execution):
         from acptrace.pipeline.pieces import split_records  # (most inputs never are split)
 
-        split = split_records(stream, options, execution, stats, runs_for)
+        split = split_records(stream, options, execution, stats, runs_for, watch)
         if split is not None:
             return split
     forced = format_named(options.input_format) if options.input_format else None

@@ -22,7 +22,11 @@ the file alone. The little that does depend on earlier lines is carried across p
   all.
 
 Everything after decoding (classification, correlation, the rules) stays in the main process,
-in order; for an analysis, a worker sends each run of plain updates as one `UpdateRun`. Only
+in order; for an analysis, a worker sends each run of plain updates as one `UpdateRun`. What
+the analysis wants of a run depends on everything before it, so a piece is read for all of it
+but the activity of tool and state updates, whose lines are kept (`Watch.AHEAD`); the main
+process reads that activity where the analysis wants it, as the walk reaches the run
+(`decode.stream.settled_runs`). Only
 plain files in a format with a hot path are split (not stdin, gzip, a Zed array, or a walk
 that keeps payloads), and only from `Execution.split_min_bytes`. A worker that fails loses
 nothing: the join decodes the pieces it took itself.
@@ -37,7 +41,7 @@ import queue
 import signal
 import stat
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -45,10 +49,11 @@ import msgspec
 
 from acptrace.decode.classify import Found
 from acptrace.decode.packed import packed, unpacked
-from acptrace.decode.stream import HotPath, Read
+from acptrace.decode.stream import HotPath, Read, settled_runs
 from acptrace.model.domain import Issue, IssueKind, Message, UpdateRun
 from acptrace.model.options import Execution, Options
 from acptrace.model.tags import TagPolicy
+from acptrace.model.turns import Watch
 from acptrace.read.clocks import Clock
 from acptrace.read.envelopes import Record
 from acptrace.read.formats import TranscriptFormat, format_named
@@ -102,9 +107,11 @@ def split_records(
     execution: Execution,
     stats: ReadStats,
     runs_for: TagPolicy | None = None,
+    watch: Callable[[str], int] | None = None,
 ) -> Iterator[Joined] | None:
     """The records of a file as `read_records` gives them, decoded by `execution.split`
-    processes.
+    processes (`watch`: what the analysis, which follows each record before the next is
+    asked for, needs of a session's updates; None: everything).
 
     None when the input is not split (one process asked, too small, not a plain file, not a
     format read on the hot path, or a walk that keeps payloads): the caller reads it itself.
@@ -115,7 +122,12 @@ def split_records(
     if plan is None:
         return None
     stats.format = plan.format
-    return chain.from_iterable(_joined(plan, stream.fileno(), stats))
+    return settled_runs(chain.from_iterable(_joined(plan, stream.fileno(), stats)), watch)
+
+
+def _read_ahead(_session_id: str) -> int:
+    """What a piece's runs are read for: decoded ahead of the analysis, which cannot be asked."""
+    return Watch.AHEAD
 
 
 def _joined(plan: _Plan, fd: int, stats: ReadStats) -> Iterator[Sequence[Joined]]:
@@ -430,7 +442,9 @@ class _PieceReader:
         self._plan, self._file = plan, file
         chosen = format_named(plan.format)
         self._read = LaterLines(chosen, plan.settings, plan.strict, stateless_only)
-        self._hot = HotPath(chosen.name, plan.settings, self._read.line_records, self._read.fast)
+        self._hot = HotPath(
+            chosen.name, plan.settings, self._read.line_records, self._read.fast, _read_ahead
+        )
         self._formats: set[str] = set()
         """The other formats whose `mixed_format` issue has passed here (to name the next)."""
 
