@@ -289,6 +289,30 @@ def test_the_terminal_marks_approximate_latencies_and_says_why() -> None:
     assert "~" not in measured.stdout
 
 
+def test_the_terminal_says_what_an_approximate_zero_means_only_where_one_is_shown() -> None:
+    # ~0.0 ms reads as "instant"; it only means both ends came after the same stderr line.
+    same = dump(logged(T0), RESUME, MARKER, RESUME_OK)
+    spaced = dump(
+        logged("2026-08-18T05:50:31Z"),
+        RESUME,
+        logged("2026-08-18T05:50:31.5Z"),
+        MARKER,
+        logged("2026-08-18T05:50:32Z"),
+        RESUME_OK,
+    )
+    shown = []
+    for data in (same, spaced):
+        result = CliRunner().invoke(app, ["analyze", "-"], input=data, env={"COLUMNS": "120"})
+        assert result.exit_code == 0, result.output
+        assert "~ approximate" in result.stdout
+        shown.append(result.stdout)
+    assert "~0.0 ms" in shown[0]
+    assert "~0.0 ms: both ends came after the same stderr line" in shown[0]
+    assert "~500.0 ms" in shown[1]
+    assert "~0.0 ms" not in shown[1]
+    assert "same stderr line" not in shown[1]
+
+
 def test_the_timeline_marks_estimated_times_but_not_the_stderr_lines_own() -> None:
     data = dump(logged("2026-08-18T05:50:31Z"), RESUME, MARKER, logged("2026-08-18T05:50:32Z"))
     data += dump(RESUME_OK)

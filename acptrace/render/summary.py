@@ -51,6 +51,11 @@ APPROXIMATE_LEGEND = (
     "~ approximate: estimated from the Agent's stderr times (Zed dump), not measured"
 )
 """Said under a resumes table with approximate latencies."""
+SAME_STDERR_TIME_LEGEND = (
+    "~0.0 ms: both ends came after the same stderr line; the time between them is unknown"
+)
+"""Said with `APPROXIMATE_LEGEND` where an approximate latency shown is 0 (docs/json-output.md:
+its ends got the same estimated time)."""
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
 
@@ -81,8 +86,9 @@ def summaries(
 def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator[RenderableType]:
     yield _header(analysis)
     yield _resumes(analysis.resumes) if analysis.resumes else Text("No resumes or loads.", "dim")
+    approximate = _approximate_latencies(analysis)
     if any(row.approximate for row in analysis.resumes):
-        yield Text(APPROXIMATE_LEGEND, "dim")
+        yield from _approximate_legend(approximate)
     verdicts = idle_verdicts(analysis.resumes, idle_timeouts_ms)
     if verdicts and verdicts[0].replays:
         yield idle_table([(None, verdicts)])
@@ -90,10 +96,32 @@ def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator
     if any(turn.approximate for turn in analysis.turns[:TURNS_SHOWN]) and not any(
         row.approximate for row in analysis.resumes
     ):
-        yield Text(APPROXIMATE_LEGEND, "dim")
+        yield from _approximate_legend(approximate)
     yield from _findings(analysis.findings)
     yield from _issues(analysis)
     yield _verdict(analysis)
+
+
+def _approximate_latencies(analysis: Analysis) -> list[float | None]:
+    """The approximate latencies the resumes and turns tables show."""
+    shown = [
+        (row.request_to_marker_ms, row.marker_to_response_ms, row.request_to_response_ms)
+        for row in analysis.resumes
+        if row.approximate
+    ]
+    shown += [
+        (turn.first_output_ms, turn.duration_ms, turn.permission_wait_ms)
+        for turn in analysis.turns[:TURNS_SHOWN]
+        if turn.approximate
+    ]
+    return [value for values in shown for value in values]
+
+
+def _approximate_legend(shown: list[float | None]) -> Iterator[Text]:
+    """What `~` means, and what `~0.0 ms` does where one is shown."""
+    yield Text(APPROXIMATE_LEGEND, "dim")
+    if 0.0 in shown:
+        yield Text(SAME_STDERR_TIME_LEGEND, "dim")
 
 
 def _header(analysis: Analysis) -> Group:
