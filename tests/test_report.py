@@ -4,6 +4,7 @@ outcome counts and the regression verdict, exactly; grouping, errors and the out
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import acptrace
 from acptrace.cli import app
 from acptrace.model.domain import Outcome
 from acptrace.model.options import Options
@@ -18,6 +20,7 @@ from acptrace.report import GroupBy, Metric, build_report
 from acptrace.report.baseline import compare, load_baseline, parse_thresholds
 from acptrace.report.collect import analyze_files, analyze_one
 from acptrace.report.document import document
+from acptrace.report.groups import metric_value
 from acptrace.report.stats import Distribution
 from acptrace.report.summaries import FileError, Group, Report
 from tests.transcript import NO_SCHEMA, Transcript
@@ -97,6 +100,25 @@ ALPHA_2 = [
     [*complete(1500, 1625, 1750, 1875, 2375), TRUNCATED],
 ]
 BETA_2 = [[*complete(4400, 4950, 5500, 6600, 9900), FAILED, PLAIN, TRUNCATED]]
+
+
+def test_a_marked_replay_of_nothing_has_no_throughput() -> None:
+    # An Agent that answers an empty history at once replays at no rate, not at 0/s (which
+    # would drag the percentiles, and a throughput gate, down).
+    t = Transcript()
+    t.open()
+    for index, history in enumerate((0, 2)):
+        session, start = f"sess_{index}", 1000.0 * (index + 1)
+        t.resume(session, id=10 + index, at_ms=start)
+        for step in range(history):
+            t.update("user_message", session, at_ms=start + 10 + step, messageId=f"m{step}")
+        t.marker(session, at_ms=start + 100)
+        t.update("state_update", session, at_ms=start + 101)
+        t.result(10 + index, at_ms=start + 150)
+    empty, replayed = acptrace.analyze(io.BytesIO(t.text()), NO_SCHEMA).resumes
+    assert (empty.replayed_updates, empty.marker_line is not None) == (0, True)
+    assert metric_value(Metric.THROUGHPUT, empty) is None
+    assert metric_value(Metric.THROUGHPUT, replayed) == 20.0  # (2 updates in 100 ms)
 
 
 def write_corpus(root: Path, alpha: list[list[Resume]], beta: list[list[Resume]]) -> Path:

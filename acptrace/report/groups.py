@@ -147,7 +147,9 @@ def choose_headline(owed: bool, samples: Mapping[Metric, Sequence[float]]) -> Me
 
 def metric_value(metric: Metric, row: ResumeRow) -> float | None:
     """One of `REPLAY_METRICS` for one row; throughput is replayed updates per second from the
-    request to the marker, for rows with a marker and a positive request -> marker time."""
+    request to the marker, for rows with a marker, a positive request -> marker time and
+    something replayed (a replay of nothing has no rate: as 0/s it would drag the percentiles
+    and a throughput gate down for Agents that answer an empty history at once)."""
     match metric:
         case Metric.MARKER_TO_RESPONSE:
             return row.marker_to_response_ms
@@ -158,6 +160,8 @@ def metric_value(metric: Metric, row: ResumeRow) -> float | None:
         case Metric.THROUGHPUT:
             elapsed = row.request_to_marker_ms
             if row.marker_line is None or elapsed is None or elapsed <= 0:
+                return None
+            if row.replayed_updates == 0:
                 return None
             return round(row.replayed_updates / (elapsed / 1000), DIGITS)
         case _:  # (the turn metrics: `acptrace.report.turn_groups`)
