@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -287,9 +289,6 @@ def test_output_files_follow_the_umask_not_0600(tmp_path: Path) -> None:
 
 
 def test_the_console_entry_registers_only_the_command_it_runs() -> None:
-    import subprocess
-    import sys
-
     from acptrace.cli import _command
 
     assert _command(["--version", "analyze", "x.jsonl"]) == "analyze"
@@ -347,6 +346,19 @@ def test_h_is_help_and_capital_v_the_version_everywhere() -> None:
     version = runner.invoke(app, ["-V"])
     assert version.exit_code == 0
     assert re.fullmatch(r"acptrace \S+\n", version.output)
+
+
+def test_help_fills_the_terminal_up_to_120_columns() -> None:
+    # (click caps help at 80 columns whatever the terminal, and its test runner forces 80:
+    # the real command, then; `analyze --help` has lines longer than 120 columns to wrap)
+    for columns, widest in ((60, 60), (80, 80), (120, 120), (200, 120)):
+        environment = {**os.environ, "COLUMNS": str(columns)}
+        shown = subprocess.run(
+            [sys.executable, "-m", "acptrace", "analyze", "--help"],
+            capture_output=True, text=True, env=environment, check=True,
+        )  # fmt: skip
+        longest = max(len(line) for line in shown.stdout.splitlines())
+        assert widest - 5 <= longest <= widest, columns
 
 
 def test_the_console_script_answers_v_without_registering_a_command() -> None:

@@ -18,6 +18,9 @@ from acptrace.model.version import __version__
 
 HELP_OPTIONS = ["-h", "--help"]
 """`-h` as well as `--help`, on `acptrace` and every command (click passes it down)."""
+HELP_WIDTH = 120
+"""Help fills the terminal up to this width (click's own cap is 80, whatever `COLUMNS` says);
+piped, it is 80 wide, as click's fallback terminal is."""
 
 
 class PlainContext(typer.Context):
@@ -119,7 +122,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,  # (--install-completion: typer imports its machinery anyway)
     rich_markup_mode=None,
-    context_settings={"help_option_names": HELP_OPTIONS},
+    context_settings={"help_option_names": HELP_OPTIONS, "max_content_width": HELP_WIDTH},
 )
 
 

@@ -121,8 +121,9 @@ class AnalysisFlags(msgspec.Struct, frozen=True):
             "--schema",
             help="What the ACP JSON Schema check reads: default, every message but the updates "
             "of a tag already checked on the connection (each tag's first); full, every "
-            "message (1.1x the default's time on valid v2 traffic, 2.6x where a third of the "
-            "updates break the schema). --ignore SCHEMA- turns it off.",
+            "message (1.1x the default's instructions on real v2 recordings, 1.8x on long runs of "
+            "valid updates, 2.6x where a third of the updates break the schema). --ignore "
+            "SCHEMA- turns it off.",
             show_default=False,
         ),
     ] = None
