@@ -1,0 +1,171 @@
+"""Seeded random transcripts split across processes give the analysis one process gives, byte
+for byte: turns with tool calls in several interleaved sessions, replays, permissions, times
+in milliseconds or without a monotonic time, broken and non-UTF-8 lines, joined recordings.
+
+A split file's runs are read ahead of the analysis (`Watch.AHEAD`) and settled as the walk
+reaches them (`decode.stream.settled_runs`): what decides whether their activity is read is
+the state of every turn before them, which these transcripts vary."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import acptrace
+from acptrace.render.json_report import dumps
+from tests.test_fastpath import padded
+from tests.transcript import Transcript, options_and_execution
+
+SEEDS = range(30)
+PIECE_BYTES = (1, 300, 2000)
+
+
+def analyzed(path: Path, split: int = 1, piece_bytes: int = 0) -> bytes:
+    """The JSON report of every connection the file holds (`split`: across that many
+    processes, in pieces of `piece_bytes`, whatever the file's size)."""
+    judged, run = options_and_execution(
+        split=split, split_min_bytes=0, split_piece_bytes=piece_bytes
+    )
+    return dumps(acptrace.analyze_file(path, judged, execution=run))
+
+
+@dataclass
+class _Sessions:
+    """What the generator knows of each session: the prompt it waits on, its tool calls."""
+
+    open_prompts: dict[str, int] = field(default_factory=dict)
+    calls: dict[str, list[str]] = field(default_factory=dict)
+    replaying: dict[str, int] = field(default_factory=dict)
+    """Sessions whose resume (its request id) replays history until its marker."""
+
+
+def _turn_step(t: Transcript, rng: random.Random, known: _Sessions, session: str) -> None:
+    """One step of a session: a prompt, a tool call's updates, a state, text, or the end."""
+    if session not in known.open_prompts:
+        known.open_prompts[session] = t.next_id
+        t.prompt(session)
+        if rng.random() < 0.7:
+            t.update("user_message_chunk", session)
+        return
+    calls = known.calls.setdefault(session, [])
+    roll = rng.random()
+    if roll < 0.3 or not calls:
+        call = f"call_{len(t.lines)}"
+        calls.append(call)
+        t.tool(call, session, tag="tool_call", status="pending", kind="read", title="Read it")
+    elif roll < 0.55:
+        status = rng.choice(("in_progress", "completed", "failed", None))
+        fields: dict[str, Any] = {} if status is None else {"status": status}
+        t.tool(rng.choice(calls), session, **fields)
+    elif roll < 0.62:
+        t.state(rng.choice(("running", "waiting")), session)
+    elif roll < 0.67:
+        request = t.next_id
+        t.permission(rng.choice(calls), session)
+        t.choose(request, rng.choice(("allow", "reject", None)))
+    elif roll < 0.85:
+        t.update(rng.choice(("agent_message_chunk", "agent_thought_chunk")), session)
+    elif roll < 0.9:
+        t.update("usage_update", session, used=rng.randrange(1000), size=200_000)
+    else:
+        prompt = known.open_prompts.pop(session)
+        if rng.random() < 0.8:
+            t.state("idle", session, stop_reason="end_turn")
+        t.result(prompt, {"stopReason": "end_turn"})
+        known.calls[session] = []
+
+
+def _replay_step(t: Transcript, rng: random.Random, known: _Sessions, session: str) -> None:
+    """One step of a replay: replayed history with tool calls, or its marker and response."""
+    if rng.random() < 0.85:
+        tag = rng.choice(("user_message", "agent_message", "tool_call", "tool_call_update"))
+        if tag.startswith("tool"):
+            t.tool(f"old_{rng.randrange(5)}", session, tag=tag, status="completed")
+        else:
+            t.update(tag, session)
+        return
+    t.marker(session)
+    t.result(known.replaying.pop(session))
+
+
+def _connection(t: Transcript, rng: random.Random, steps: int) -> None:
+    """One recorded connection: sessions made, then their steps interleaved."""
+    t.initialize()
+    sessions = [f"sess_{n}" for n in range(rng.randint(1, 3))]
+    for session in sessions:
+        t.new_session(session)
+    known = _Sessions()
+    for _ in range(steps):
+        session = rng.choice(sessions) if rng.random() < 0.3 else sessions[0]
+        for _ in range(rng.randint(1, 6)):  # (a stretch of one session: runs of its updates)
+            if session in known.replaying:
+                _replay_step(t, rng, known, session)
+            elif session not in known.open_prompts and rng.random() < 0.08:
+                known.replaying[session] = t.next_id
+                t.resume(session)
+            elif rng.random() < 0.03:
+                t.raw(b'{"dir":"a2c","msg":{"jsonrpc":"2.0","method":"session/upd')
+            else:
+                _turn_step(t, rng, known, session)
+
+
+def _roughened(lines: list[bytes], rng: random.Random, first: int) -> list[bytes]:
+    """The lines from `first` with some times in milliseconds, some without a monotonic time,
+    and some not UTF-8 (the hot path leaves each to the general path, or ends a run there)."""
+    out = lines[:first]
+    for line in lines[first:]:
+        roll = rng.random()
+        if roll < 0.06:
+            line = re.sub(rb'("ts":"[^"]*\.\d{3})\d{3}Z"', rb'\1Z"', line)
+        elif roll < 0.14:
+            line = re.sub(rb'"mono_ns":-?\d+,?', b"", line)
+        elif roll < 0.16 and b'"title":"' in line:
+            line = line.replace(b'"title":"', b'"title":"\xff', 1)
+        out.append(line)
+    return out
+
+
+def transcript(seed: int) -> bytes:
+    """A random canonical transcript: one connection, or (some seeds) two joined."""
+    rng = random.Random(seed)
+    t = padded()
+    first = len(t.lines)
+    _connection(t, rng, rng.randint(20, 60))
+    if rng.random() < 0.25:  # (a second recording joined: its watch is its own)
+        t.open()
+        t.next_id = 100
+        _connection(t, rng, rng.randint(10, 30))
+    t.lines = _roughened(t.lines, rng, first)
+    return t.text()
+
+
+@pytest.fixture(scope="module")
+def transcripts(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("split-fuzz")
+    paths = []
+    for seed in SEEDS:
+        path = folder / f"random-{seed}.jsonl"
+        path.write_bytes(transcript(seed))
+        paths.append(path)
+    return paths
+
+
+def test_random_transcripts_split_into_the_same_analysis_whatever_the_pieces(
+    transcripts: list[Path],
+) -> None:
+    with_tool_calls = 0
+    for path in transcripts:
+        expected = analyzed(path)
+        report = orjson.loads(expected)
+        last = report[-1] if isinstance(report, list) else report  # (joined: one a connection)
+        calls = [c for c in last["tool_calls"] if c["turn_request_id"] is not None]
+        with_tool_calls += bool(calls and last["turns"])
+        for piece_bytes in PIECE_BYTES:
+            assert analyzed(path, 2, piece_bytes) == expected, (path.name, piece_bytes)
+    assert with_tool_calls >= len(transcripts) * 0.8  # (the settling of runs is exercised)
