@@ -24,6 +24,7 @@ from acptrace.pipeline.pool import analyze_many
 from acptrace.read.source import open_input
 from acptrace.render.json_report import dumps
 from tests.golden import ROOT
+from tests.test_fastpath import padded
 from tests.transcript import Transcript, options_and_execution
 
 
@@ -202,6 +203,36 @@ def test_a_bare_json_rpc_transcript_reports_each_unknown_direction_once(tmp_path
     assert kinds.count("unknown_direction") == 3
     for piece_bytes in (1, 100, 500, 1000):
         assert split_pass(path, piece_bytes) == expected, piece_bytes
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=msgspec.ValidationError,
+    reason="a piece's run loop reads a tool update in the plain shape, which skips its "
+    "activity's members without checking their numbers; `settled` then reads the line in the "
+    "detailed shape, which refuses a number out of range, and raises in the main process",
+)
+@pytest.mark.parametrize("title", [b"1e400", b"9" * 5000], ids=["float", "long-int"])
+def test_a_tool_update_with_a_number_out_of_range_in_a_turn_splits_alike(
+    tmp_path: Path, title: bytes
+) -> None:
+    # One process reads a turn's run in the detailed shape: that line ends the run there, and
+    # the general path reads it (a valid update for the float, `not_json` for the long int).
+    t = padded()
+    t.initialize()
+    t.new_session()
+    prompt = t.prompt()
+    t.update("agent_message_chunk")
+    t.tool("c1", tag="tool_call", status="pending", title="Read it")
+    odd = t.tool("c1", status="in_progress", title="Read it")
+    t.tool("c1", status="completed")
+    t.state("idle", stop_reason="end_turn")
+    t.result(prompt, {"stopReason": "end_turn"})
+    t.lines[odd - 1] = t.lines[odd - 1].replace(b'"Read it"', title)
+    path = write(tmp_path, t.text())
+    expected = one_pass(path)
+    assert orjson.loads(expected)["tool_calls"][0]["end_line"] == odd + 1
+    assert split_pass(path, 2000) == expected
 
 
 def test_a_forced_format_and_over_long_lines_are_read_as_in_one_pass(tmp_path: Path) -> None:
