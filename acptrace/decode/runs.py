@@ -292,7 +292,10 @@ class Run:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
         `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8, else each is
         checked); the index of the first line not taken. The clock is then stale."""
-        shapes = DECODE_DETAILED if self.watch & Watch.ACTIVITY else DECODE_PLAIN
+        # (read ahead, `Watch.LINES`: in the shape of a run watched for its activity, which
+        # refuses what the plain one skips unchecked, a number out of range: so the run ends
+        # where that one would, and `settled` can read each kept line so)
+        shapes = DECODE_DETAILED if self.watch & (Watch.ACTIVITY | Watch.LINES) else DECODE_PLAIN
         decode = shapes.get(self.direction)  # (msgspec checks it, and `ts`'s length)
         if decode is None:
             return start
@@ -556,7 +559,7 @@ def settled(run: UpdateRun, wanted: bool) -> UpdateRun:
     watched = run.watched & ~Watch.LINES
     if not wanted:
         return msgspec.structs.replace(run, activity=(), deferred=(), watched=watched)
-    decode = DECODE_DETAILED[run.first.direction]  # (the run loop read each line so: it fits)
+    decode = DECODE_DETAILED[run.first.direction]  # (`Run.grow` read each line so: it fits)
     read = [_activity_of(number, decode(data)) for number, data in run.deferred]
     activity = sorted((*run.activity, *read), key=_at_line) if run.activity else read
     return msgspec.structs.replace(
