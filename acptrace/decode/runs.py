@@ -116,7 +116,7 @@ class Notes:
     def __init__(self, bits: dict[str, int]) -> None:
         self.bits = bits
         """Each noted tag's bits (`LIVE`, `USER`, `MESSAGE`, `EVIDENCE`, `ACTIVITY`,
-        `OUTPUT`); other tags are only counted."""
+        `OUTPUT`, `SAMPLED`, `LATER`); other tags are only counted."""
         self.unusual = {tag for tag, note in bits.items() if note != MESSAGE}
         """The noted tags that are more than a message update (whose `messageId` alone says
         whether there is anything to note)."""
@@ -410,7 +410,7 @@ class Run:
             self.unidentified_at = self.unidentified_at or line
         if note & EVIDENCE and tag not in self.evidence:
             self.evidence[tag] = line
-        if note & LATER and read is not None:  # (one `takes` took: its activity is read)
+        if note & LATER and read is not None:  # (`takes` reads the activity of its own)
             self.deferred.append((line, b""))
         return seen
 
