@@ -243,6 +243,19 @@ def test_files_whose_names_end_alike_keep_their_start_and_end() -> None:
     ]
 
 
+def test_packages_of_one_name_in_two_scopes_keep_the_starts_of_both() -> None:
+    # (their ends read alike; their starts alone, `@agentclient…` and `@zed-industr…`, kept
+    # the scopes and lost which Agent each is)
+    names = ["@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-agent-acp"]
+    assert end_names([*names, "@agentclientprotocol/codex-acp"], 13) == [
+        "@age…/claude…",
+        "@zed…/claude…",
+        "…/codex-acp",
+    ]
+    assert end_names(names, 18) == ["@agen…/claude-age…", "@zed-…/claude-age…"]
+    assert end_names(names, 24) == ["…otocol/claude-agent-acp", "…stries/claude-agent-acp"]
+
+
 def test_names_no_cut_tells_apart_leave_the_others_their_own_cut() -> None:
     """Two names that differ only in a digit in their middle cannot be told apart in 17
     characters (the table widens for them); the others keep their ends; before, every name of

@@ -143,10 +143,10 @@ def test_an_unfinished_turn_runs_to_the_last_row_and_says_so(tmp_path: Path) -> 
     shown = gutters(text, 2)
     assert shown[tool] == "┃╭"
     assert shown[last] == "┃│"  # (both still open where the recording stops)
-    assert under(text, prompt).startswith("turn: unfinished (trace_end) · 3 updates, 1 tool call")
+    assert under(text, prompt).startswith("turn: open (trace end) · 3 updates, 1 tool call")
     assert "→trace_end" not in text  # (no made-up duration)
     assert under(text, tool) == 'tool call execute "make": in_progress, unfinished · 1 update'
-    assert f"Turn of request 5 (line {prompt}) still open at the end (trace_end)." in text
+    assert f"Turn of request 5 (line {prompt}) still open at the end (trace end)." in text
 
 
 def test_the_turns_still_open_at_the_end_are_capped(tmp_path: Path) -> None:

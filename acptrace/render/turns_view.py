@@ -12,6 +12,7 @@ from acptrace.model.turns import TurnEnd, TurnRow
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.latency import latency
 from acptrace.render.text import inert, plural, short_id
+from acptrace.render.turn_ends import end_text
 
 TURNS_SHOWN = 20
 """Turns listed one by one; the rest are counted (`--format json` or `export` has them all)."""
@@ -52,7 +53,7 @@ def _table(shown: tuple[TurnRow, ...], total: int) -> FittedTable:
         table.add_row(
             f"{'*' if turn.during_replay else ''}{turn.request_line}",
             inert(short_id(turn.session_id)),
-            Text(_end(turn.end), END_STYLE[turn.end]),
+            Text(end_text(turn.end), END_STYLE[turn.end]),
             latency(turn.first_output_ms, approximate),
             latency(turn.duration_ms, approximate),
             str(turn.updates),
@@ -77,13 +78,6 @@ def TURN_COLUMNS() -> list[Column]:
         Column("perm wait", right, drop=4, idle_first=True),
         Column("stop", drop=1),
     ]
-
-
-def _end(end: TurnEnd) -> str:
-    """How the turn ended; an end the recording lacks says so."""
-    if end.finished:
-        return end.value
-    return "open (disconnect)" if end is TurnEnd.DISCONNECT else "open (trace end)"
 
 
 def _permissions(turn: TurnRow) -> Text:

@@ -121,12 +121,14 @@ def end_names(names: Sequence[str], width: int) -> list[str]:
     one; where two would then read alike (`…/01-replay.jsonl` of two folders), and for a name
     that is no path, the end of the name after `…`; names whose ends are alike keep the start
     of their folder and their last parts (`claude-…/01-replay.jsonl`), or the start and the
-    end of their last part (`opencode-…_live.jsonl`), else their start (`claude-agen…`); only
-    names that would still read alike are cut elsewhere, as near their middle as tells them
-    apart (`cut_names`)."""
+    end of their last part (`opencode-…_live.jsonl`), else, for packages of one name in two
+    scopes, the starts of the scope and the name (`@agen…/claude…`), else their start
+    (`claude-agen…`); only names that would still read alike are cut elsewhere, as near their
+    middle as tells them apart (`cut_names`)."""
     shown = [_end(name, width) for name in names]
     shown = _apart(names, shown, lambda alike: [_tail(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: [_both_ends(name, width) for name in alike])
+    shown = _apart(names, shown, lambda alike: [_heads(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: [_head(name, width) for name in alike])
     shown = _apart(names, shown, lambda alike: cut_names(alike, width))
     if len(set(shown)) == len(shown):
@@ -218,6 +220,21 @@ def _tail(name: str, width: int) -> str:
         return name
     at = len(name) - width + 1
     return "…" + _past_number(name[at:])
+
+
+def _heads(name: str, width: int) -> str:
+    """A scoped package's name (`@scope/name`) as the starts of its scope and of its name
+    (`@agen…/claude…`): where their ends read alike (`@agentclientprotocol/claude-agent-acp`,
+    `@zed-industries/claude-agent-acp`), the scope's start tells them apart and the name's
+    says what they are; the start alone (`_head`) would keep the scope and lose the name. Any
+    other name: `_head`."""
+    scope, _, last = name.partition("/")
+    lead = scope[: max(4, (width - 3) // 3)]
+    room = width - len(lead) - 2
+    if len(name) <= width or not scope.startswith("@") or not last or "/" in last or room < 4:
+        return _head(name, width)
+    joint = "/" if lead == scope else "…/"
+    return f"{lead}{joint}{_head(last, room + 2 - len(joint))}"
 
 
 def _head(name: str, width: int) -> str:

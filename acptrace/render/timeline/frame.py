@@ -16,6 +16,7 @@ from acptrace.render.entries import View
 from acptrace.render.facts import Facts
 from acptrace.render.text import inert, plural
 from acptrace.render.timeline.fitting import GLUE, unglued
+from acptrace.render.turn_ends import lacking
 from acptrace.render.wrapping import wrapped
 
 DIRECTIONS = "→ to agent  ← to client"
@@ -101,7 +102,7 @@ def timeline_footer(
     yield from _capped(windows, "more replay window")
     turns = (
         f"Turn of request {id_text(turn.request_id)} (line {turn.request_line}) still open "
-        f"at the end ({turn.end.value})."
+        f"at the end ({lacking(turn.end)})."
         for turn in turns_open_at_end
     )
     yield from _capped(turns, "more turn")

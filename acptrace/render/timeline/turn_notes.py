@@ -14,6 +14,7 @@ from acptrace.render.entries import PAYLOAD_CHARS
 from acptrace.render.text import inert, plural
 from acptrace.render.timeline.span_gutter import END, START
 from acptrace.render.timeline.spans import Span
+from acptrace.render.turn_ends import end_text
 
 END_STYLE = {
     TurnEnd.RESPONSE: "green",
@@ -39,12 +40,9 @@ def span_notes(marked: Sequence[tuple[Span, int]], full: bool) -> Iterator[Text]
 
 def turn_note(row: TurnRow) -> Text:
     """`turn: idle · end_turn · 16 updates, 1 tool call · →first output 1.07 s · →idle 1.78 s`
-    (unfinished: `turn: unfinished (trace_end)`, without the last latency)."""
+    (unfinished: `turn: open (trace end)`, without the last latency)."""
     text = Text("  turn: ")
-    if row.end.finished:
-        text.append(row.end.value, END_STYLE[row.end])
-    else:
-        text.append(f"unfinished ({row.end.value})", END_STYLE[row.end])
+    text.append(end_text(row.end), END_STYLE[row.end])
     rest = [inert(row.stop_reason).plain] if row.stop_reason is not None else []
     counts = [plural(row.updates, "update")]
     if row.tool_calls:
