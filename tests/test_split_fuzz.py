@@ -71,6 +71,8 @@ def _turn_step(t: Transcript, rng: random.Random, known: _Sessions, session: str
     elif roll < 0.55:
         status = rng.choice(("in_progress", "completed", "failed", None))
         fields: dict[str, Any] = {} if status is None else {"status": status}
+        if rng.random() < 0.3:
+            fields["title"] = "Read it"
         t.tool(rng.choice(calls), session, **fields)
     elif roll < 0.62 and not known.v1:
         t.state(rng.choice(("running", "waiting")), session)
@@ -130,7 +132,9 @@ def _connection(t: Transcript, rng: random.Random, steps: int) -> None:
 
 def _roughened(lines: list[bytes], rng: random.Random, first: int) -> list[bytes]:
     """The lines from `first` with some times in milliseconds, some without a monotonic time,
-    and some not UTF-8 (the hot path leaves each to the general path, or ends a run there)."""
+    some not UTF-8 (the hot path leaves each to the general path, or ends a run there), and
+    some titles that are no string (a number out of range among them: the plain shape skips
+    it unchecked, the detailed one refuses it)."""
     out = lines[:first]
     for line in lines[first:]:
         roll = rng.random()
@@ -140,6 +144,9 @@ def _roughened(lines: list[bytes], rng: random.Random, first: int) -> list[bytes
             line = re.sub(rb'"mono_ns":-?\d+,?', b"", line)
         elif roll < 0.16 and b'"title":"' in line:
             line = line.replace(b'"title":"', b'"title":"\xff', 1)
+        elif roll < 0.22 and b'"title":"Read it"' in line:
+            title = rng.choice((b"1e400", b"-7", b"null", b'["Read it"]'))
+            line = line.replace(b'"Read it"', title, 1)
         out.append(line)
     return out
 
@@ -158,6 +165,13 @@ def transcript(seed: int) -> bytes:
     return t.text()
 
 
+def judged(path: Path) -> dict[str, Any]:
+    """The options a transcript is analysed with: a joined file's without the schema check,
+    whose sampling of runs is not yet per recording, on the hot path whichever process reads
+    a piece (tests/test_joined.py, the xfail on each recording's runs schema-checked)."""
+    return {"ignore": ("SCHEMA-",)} if path.read_bytes().count(b'"event":"open"') > 1 else {}
+
+
 @pytest.fixture(scope="module")
 def transcripts(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     folder = tmp_path_factory.mktemp("split-fuzz")
@@ -174,13 +188,14 @@ def test_random_transcripts_split_into_the_same_analysis_whatever_the_pieces(
 ) -> None:
     with_tool_calls = 0
     for path in transcripts:
-        expected = analyzed(path)
+        expected = analyzed(path, **judged(path))
         report = orjson.loads(expected)
         last = report[-1] if isinstance(report, list) else report  # (joined: one a connection)
         calls = [c for c in last["tool_calls"] if c["turn_request_id"] is not None]
         with_tool_calls += bool(calls and last["turns"])
         for piece_bytes in PIECE_BYTES:
-            assert analyzed(path, 2, piece_bytes) == expected, (path.name, piece_bytes)
+            split = analyzed(path, 2, piece_bytes, **judged(path))
+            assert split == expected, (path.name, piece_bytes)
     assert with_tool_calls >= len(transcripts) * 0.8  # (the settling of runs is exercised)
 
 
@@ -193,7 +208,8 @@ def test_random_transcripts_split_alike_whatever_the_schema_check_samples(
     transcripts: list[Path], options: dict[str, Any]
 ) -> None:
     # (by default each tag's first update on a connection is sampled: a tool update then
-    # goes through `Run._note`; with every one sampled, or none, it does not)
+    # goes through `Run._note`; with every one sampled, or none, it does not, and a joined
+    # file is read alike)
     for path in transcripts[::3]:
         expected = analyzed(path, **options)
         assert analyzed(path, 3, 2000, **options) == expected, path.name
@@ -202,7 +218,7 @@ def test_random_transcripts_split_alike_whatever_the_schema_check_samples(
 def test_random_transcripts_split_alike_when_a_worker_dies(
     transcripts: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = {path: analyzed(path) for path in transcripts[::3]}
+    expected = {path: analyzed(path, **judged(path)) for path in transcripts[::3]}
     monkeypatch.setattr(split, "_work", _lost_worker)  # (its pieces decoded again, in order)
     for path, report in expected.items():
-        assert analyzed(path, 3, 2000) == report, path.name
+        assert analyzed(path, 3, 2000, **judged(path)) == report, path.name
