@@ -4,6 +4,7 @@ and the three SCHEMA rules, each with a transcript that triggers it and one that
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -18,10 +19,11 @@ from acptrace.cli import app
 from acptrace.judge.schema.catalogue import schema
 from acptrace.judge.schema.compiler import INVALID, UNKNOWN, Break, Compiler
 from acptrace.model.domain import Analysis, Direction, MessageKind
-from acptrace.model.options import Options, SchemaDepth
+from acptrace.model.options import Execution, Options, SchemaDepth
 from acptrace.report import build_report
 from tests.schema_examples import example, first_required, message_types, valid
 from tests.shared import REAL_WORLD
+from tests.test_fastpath import padded
 from tests.transcript import SESSION, Transcript, findings
 
 TYPES = [(version, kind[0]) for version in (1, 2) for kind in message_types(version)]
@@ -444,3 +446,27 @@ def test_full_checks_every_update_of_a_run_each_at_its_own_line() -> None:
     full = t.analyze(schema="full", **SCHEMA_ONLY)
     assert findings(full) == [("SCHEMA-INVALID", "error", broken[0])]
     assert full.findings[0].message.endswith("(3 messages, the first here)")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,  # (orjson.JSONDecodeError)
+    reason="a run's line sampled for the schema check was read in a narrowed shape, which "
+    "skips the members it does not name unchecked; parsing it for the check "
+    "(`KeptPayload.value`) then raises on an integer of over 4,300 digits, where the general "
+    "path reports the line not_json",
+)
+def test_an_update_sampled_in_a_run_with_a_long_integer_is_an_issue_not_a_crash() -> None:
+    t = padded()
+    t.initialize()
+    t.new_session()
+    t.update("agent_message_chunk")
+    odd = t.update("agent_thought_chunk")  # (inside the run, the first of its tag: sampled)
+    t.update("agent_message_chunk")
+    t.lines[odd - 1] = t.lines[odd - 1].replace(
+        b'"sessionUpdate"', b'"_meta":9' + b"9" * 5000 + b',"sessionUpdate"', 1
+    )
+    general = acptrace.analyze(io.BytesIO(t.text()), execution=Execution(fast=False))
+    assert [(issue.line, issue.kind.value) for issue in general.issues] == [(odd, "not_json")]
+    hot = acptrace.analyze(io.BytesIO(t.text()))
+    assert [(issue.line, issue.kind.value) for issue in hot.issues] == [(odd, "not_json")]
