@@ -50,8 +50,11 @@ BOM = b"\xef\xbb\xbf"
 
 
 def opens_multiline_array(data: bytes) -> bool:
+    """The input is one datum over many lines, its records at the lines they start on: a Zed
+    array, or a `.traffic` list (the format claims a first line that opens a list or is a
+    Lisp `;` comment, which is white space to the reader, as a blank line is here)."""
     first = next((line for line in data.removeprefix(BOM).split(b"\n") if line.strip()), b"")
-    return first.lstrip().startswith(b"[")
+    return first.lstrip().startswith((b"[", b"(", b";"))
 
 
 def accounted_lines(analysis: acptrace.Analysis, items: list[object]) -> set[int]:
