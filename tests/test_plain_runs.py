@@ -4,18 +4,21 @@ takes or leaves to the general path must be analysed as the general path analyse
 from __future__ import annotations
 
 import io
+import random
 import re
+import sys
 from datetime import UTC, datetime
 
 import msgspec
 import pytest
 
-from acptrace.decode import runs, shapes
+from acptrace.decode import shapes
+from acptrace.decode.skipped import all_utf8, readable
 from acptrace.decode.stream import ReadStats, read_records
 from acptrace.model.domain import UpdateRun
 from acptrace.model.tags import TagPolicy
 from acptrace.read.formats import ReadSettings
-from acptrace.read.source import iter_blocks
+from acptrace.read.source import LineBlock, iter_blocks
 from acptrace.read.timestamps import usual_text, utc_microseconds_ns
 from tests.test_fastpath import (
     UTF8_EDGES,
@@ -249,13 +252,13 @@ def test_the_lines_of_a_block_are_utf8_together_when_each_is(payload: bytes) -> 
             line.decode()
         except UnicodeDecodeError:
             each = False
-    assert runs.all_utf8(lines) is each
+    assert all_utf8(lines) is each
 
 
 def test_a_sequence_cut_between_two_lines_is_not_utf8() -> None:
-    assert not runs.all_utf8([b"caf\xc3", b"\xa9\n"])  # (the first without its line end)
-    assert not runs.all_utf8([b"\xe2\x82", b"\xac"])
-    assert runs.all_utf8([b"caf\xc3\xa9", b"\xe2\x82\xac"])
+    assert not all_utf8([b"caf\xc3", b"\xa9\n"])  # (the first without its line end)
+    assert not all_utf8([b"\xe2\x82", b"\xac"])
+    assert all_utf8([b"caf\xc3\xa9", b"\xe2\x82\xac"])
 
 
 @pytest.mark.parametrize("edge", sorted(EDGES))
@@ -281,3 +284,32 @@ def test_a_run_keeps_each_line_as_the_run_loop_decoded_it(edge: str) -> None:
     kept = [p is not None for run in taken for p in run.plain[1:]]
     assert any(kept)
     assert all(kept) == (edge != "method twice, the last plain")
+
+
+def test_a_line_with_an_integer_too_long_to_convert_is_left_to_the_general_path() -> None:
+    # msgspec skips such a number unread; the general path (and the schema check's parser)
+    # cannot read it: the hot path leaves the line to the general path, which says not_json
+    most = sys.get_int_max_str_digits()
+    line = b'{"a":%s,"b":"x"}\n'
+    assert readable(line % (b"9" * most))
+    assert not LineBlock.cut(1, b"{}\n" + line % (b"9" * most)).digits
+    assert not readable(line % (b"9" * (most + 1)))
+    assert LineBlock.cut(1, b"{}\n" + line % (b"9" * (most + 1))).digits
+    assert not readable(b'{"a":"%s"}\n' % (b"1" * (most + 1)))  # (in a string: read there too)
+    assert readable(b'{"a":%s.5}\n' % (b"9" * most))
+
+
+def test_a_too_long_run_of_digits_is_found_wherever_it_lies() -> None:
+    # (the check looks at every 2,150th byte first: a run of 4,301 digits cannot slip between)
+    most = sys.get_int_max_str_digits()
+    too_long = re.compile(rb"[0-9]{%d}" % (most + 1))
+    rng = random.Random(4301)
+    for _ in range(400):
+        size = rng.randrange(most + 1, 3 * most)
+        line = bytearray(rng.choices(b'ab ,:"{}[]', k=size))
+        for _ in range(rng.randrange(0, 4)):  # (digits here and there, runs near the limit)
+            length = rng.choice([1, 9, most - 1, most, most + 1, most + 2, rng.randrange(size)])
+            at = rng.randrange(size)
+            line[at : at + length] = bytes(rng.choices(b"0123456789", k=length))
+        data = bytes(line)
+        assert readable(data) is (too_long.search(data) is None), len(data)

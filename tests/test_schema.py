@@ -448,14 +448,6 @@ def test_full_checks_every_update_of_a_run_each_at_its_own_line() -> None:
     assert full.findings[0].message.endswith("(3 messages, the first here)")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,  # (orjson.JSONDecodeError)
-    reason="a run's line sampled for the schema check was read in a narrowed shape, which "
-    "skips the members it does not name unchecked; parsing it for the check "
-    "(`KeptPayload.value`) then raises on an integer of over 4,300 digits, where the general "
-    "path reports the line not_json",
-)
 def test_an_update_sampled_in_a_run_with_a_long_integer_is_an_issue_not_a_crash() -> None:
     t = padded()
     t.initialize()

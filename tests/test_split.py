@@ -230,13 +230,6 @@ def test_a_tool_update_with_a_number_out_of_range_in_a_turn_splits_alike(
     assert split_pass(path, 2000) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one process reads a run no turn watches in the plain shape, which skips an "
-    "activity member unchecked: a tool update with an integer of over 4,300 digits there is "
-    "counted, where the general path (and a piece, read ahead in the detailed shape) finds "
-    "it is not JSON",
-)
 def test_a_replayed_tool_update_with_a_long_integer_splits_alike(tmp_path: Path) -> None:
     t = padded()
     t.initialize()

@@ -22,7 +22,7 @@ import msgspec
 from acptrace.decode.classify import Found
 from acptrace.decode.directions import TRAFFIC, infer_direction
 from acptrace.decode.message import message_of, plain_update_of, problems
-from acptrace.decode.runs import Run, all_utf8, is_utf8, notes, plain_update
+from acptrace.decode.runs import Run, notes, plain_update
 from acptrace.decode.shapes import (
     NOT_DECODED,
     UNSET,
@@ -32,6 +32,7 @@ from acptrace.decode.shapes import (
     decode_message,
     decode_update,
 )
+from acptrace.decode.skipped import all_utf8, readable
 from acptrace.model.domain import (
     INT64,
     NOTIFICATION,
@@ -91,19 +92,21 @@ class FastDecoder:
         self._notes = notes(runs_for.live_tags if runs_for is not None else frozenset(), sampled)
         """What a run notes of its updates' tags (`runs.notes`)."""
 
-    def message(self, data: bytes, line: int, utf8: bool = False) -> Message | Found | None:
+    def message(self, data: bytes, line: int, known: bool = False) -> Message | Found | None:
         """The message on this line (`Found` with its line, when payloads are kept), or None
-        when the line needs the general path. `utf8`: the line is known to be UTF-8 (`all_utf8`
-        checked its block)."""
-        message = self.read(data, line, utf8)[0]
+        when the line needs the general path. `known`: the line is known to be `readable`
+        (its block was checked)."""
+        message = self.read(data, line, known)[0]
         if message is None or not self.found:
             return message
         return Found(message, KeptPayload(data, self.canonical))
 
-    def read(self, data: bytes, line: int, utf8: bool = False) -> tuple[Message | None, str | None]:
+    def read(
+        self, data: bytes, line: int, known: bool = False
+    ) -> tuple[Message | None, str | None]:
         """`message`, and the text of its `ts` when that is a usual time (`usual_text`): a run
         that starts at it goes on from that text, without writing the time out again."""
-        if not utf8 and not is_utf8(data):  # msgspec does not check the UTF-8 of what it skips
+        if not known and not readable(data):  # (msgspec checks neither in what it skips)
             return None, None
         try:
             if self.canonical:
@@ -121,19 +124,19 @@ class FastDecoder:
         must be read, and its times checked, before the next item is asked for)."""
         quick = self.canonical and self._policy is not None
         lines, index, end = block.lines, 0, len(block.lines)
-        utf8 = quick and all_utf8(lines)
+        known = quick and not block.digits and all_utf8(lines)
         run: Run | None = None
         start = 0  # (the index of the run's first line)
         while index < end:
             if run is not None and quick:
-                index = run.grow(lines, index, block.first, utf8)
+                index = run.grow(lines, index, block.first, known)
                 if index == end:
                     break
             data, number = lines[index], block.first + index
             index += 1
             if run is not None:
                 run.sync(clock)
-            message, usual = self.read(data, number, utf8)
+            message, usual = self.read(data, number, known)
             if message is None:
                 if run is not None:
                     yield self._done(run, lines, start)

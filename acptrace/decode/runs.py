@@ -9,9 +9,7 @@ by one (a test compares both).
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable
-from itertools import filterfalse
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -25,6 +23,7 @@ from acptrace.decode.shapes import (
     PlainDecode,
     PlainLine,
 )
+from acptrace.decode.skipped import readable
 from acptrace.model.domain import NOTIFICATION, Message, Stamp, Tally, UpdateRun
 from acptrace.model.options import SchemaDepth
 from acptrace.model.tags import (
@@ -42,29 +41,6 @@ from acptrace.read.timestamps import (
     usual_text,
     utc_microseconds_ns,
 )
-
-
-def is_utf8(data: bytes) -> bool:
-    """The bytes are UTF-8 (msgspec does not check what it skips)."""
-    if data.isascii():
-        return True
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def all_utf8(lines: list[bytes]) -> bool:
-    """Every line is UTF-8 (False when any one is not): each non-ASCII line decoded, in C
-    (`deque` drains the map). Joining them and decoding once took half as long again: the
-    join copies them, and one long text with an emoji in it is four bytes a character."""
-    others: Iterable[bytes] = filterfalse(bytes.isascii, lines)
-    try:
-        deque(map(bytes.decode, others), maxlen=0)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def plain_update(message: Message, breaks: frozenset[str]) -> bool:
@@ -288,10 +264,10 @@ class Run:
         """The run's last time as a usual time's text (`usual_text`), or `_NEVER` (none)."""
         self.takes(first, clock, usual)
 
-    def grow(self, lines: list[bytes], start: int, first: int, utf8: bool = False) -> int:
+    def grow(self, lines: list[bytes], start: int, first: int, known: bool = False) -> int:
         """Take the plain updates of the run among `lines` from `start` (line `first` is
-        `lines[0]`), as long as they come (`utf8`: all of `lines` are UTF-8, else each is
-        checked); the index of the first line not taken. The clock is then stale."""
+        `lines[0]`), as long as they come (`known`: all of `lines` are `readable`, else each
+        is checked); the index of the first line not taken. The clock is then stale."""
         # (read ahead, `Watch.LINES`: in the shape of a run watched for its activity, which
         # refuses what the plain one skips unchecked, a number out of range: so the run ends
         # where that one would, and `settled` can read each kept line so)
@@ -302,8 +278,8 @@ class Run:
         kept = self.kept
         if kept is not None:
             decode = _keeping(decode, kept.append)
-        if not utf8:  # (msgspec does not check the UTF-8 of what it skips)
-            decode = _utf8_only(decode)
+        if not known:  # (msgspec checks neither the UTF-8 nor the numbers of what it skips)
+            decode = _readable_only(decode)
         counts = len(self.sampled), len(self.deferred)
         index = self._loop(decode, lines, start, first)
         for numbered, since in zip((self.sampled, self.deferred), counts, strict=True):
@@ -501,15 +477,15 @@ class Run:
         )
 
 
-def _utf8_only(decode: PlainDecode) -> PlainDecode:
-    """`decode`, refusing a line that is not UTF-8 as it refuses one of another shape."""
+def _readable_only(decode: PlainDecode) -> PlainDecode:
+    """`decode`, refusing a line that is not `readable` as it refuses one of another shape."""
 
-    def decode_utf8(data: bytes) -> PlainLine[Any, Any]:
-        if not is_utf8(data):
-            raise msgspec.DecodeError("not UTF-8")
+    def decode_readable(data: bytes) -> PlainLine[Any, Any]:
+        if not readable(data):
+            raise msgspec.DecodeError("not UTF-8, or an integer too long")
         return decode(data)
 
-    return decode_utf8
+    return decode_readable
 
 
 def _keeping(

@@ -359,7 +359,8 @@ class _Lines:
         items: Iterable[RawLine | LineBlock | BlankLines] = self._items
         block, self._block = self._block, None
         if block is not None and self._next < block.count:
-            rest = LineBlock(block.first + self._next, block.lines[self._next :], block.cr)
+            lines = block.lines[self._next :]
+            rest = LineBlock(block.first + self._next, lines, block.cr, block.digits)
             items = chain([rest], items)
         for item in items:
             if isinstance(item, RawLine):

@@ -22,6 +22,7 @@ import msgspec
 
 from acptrace.model.errors import UnreadableInput
 from acptrace.model.options import DEFAULT_MAX_LINE_BYTES
+from acptrace.read.digits import too_many_digits
 
 """Lines longer than this are reported as `line_too_long` and skipped, never held in memory."""
 
@@ -294,11 +295,14 @@ class LineBlock(msgspec.Struct, frozen=True, gc=False):
     """The lines, each with its `\\n` (JSON allows it after a value)."""
     cr: bool
     """Some line holds a `\\r` (a CRLF line end, maybe)."""
+    digits: bool
+    """Some line may hold more digits in a row than an integer converts with
+    (`read.digits`): the hot path checks its lines one by one."""
 
     @classmethod
     def cut(cls, first: int, data: bytes) -> LineBlock:
         """The block of the whole lines in `data` (which ends with a line end)."""
-        return cls(first, _lines(data, 0), b"\r" in data)
+        return cls(first, _lines(data, 0), b"\r" in data, too_many_digits(data))
 
     @property
     def count(self) -> int:
@@ -417,7 +421,8 @@ def iter_blocks(
                     yield part
                     number += part.count
             elif start < end:
-                lines = LineBlock(number + 1, _lines(block[:end], start), b"\r" in block)
+                cut = _lines(block[:end], start)
+                lines = LineBlock(number + 1, cut, b"\r" in block, too_many_digits(block))
                 yield from lines.raw_lines(max_line_bytes)
                 number += lines.count
             last = block[end:]  # (the next line's start)
@@ -457,7 +462,7 @@ def _whole_lines(
                 lines.pop()  # the start of the next line, which the read cut
         else:
             lines = _lines(block[:trail], lead)
-        yield LineBlock(first, lines, b"\r" in block)
+        yield LineBlock(first, lines, b"\r" in block, too_many_digits(block))
         first += len(lines)
     if trail < end:
         yield BlankLines(first + (blank.count if blank else 0), block[trail:end])
