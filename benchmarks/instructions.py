@@ -15,6 +15,10 @@ the same command on a three-line transcript, the loop's is the loop over an empt
 table gives both counts, their ratio, and acptrace's start-up (issue #35 asks for at most 1.5x
 on both slices and a start-up of at most 300M instructions).
 
+Each run starts in an empty folder, with the acptrace of the current folder first on the path:
+where it starts, acptrace looks upward for its settings, and parses a `pyproject.toml` that names
+it (this repository's does: ~13M instructions more), which is no part of its own start-up.
+
 Needs valgrind (`apt-get install valgrind`); each run is some fifty times slower under it. The
 package's bytecode is compiled first, as `pip install` does: where `PYTHONDONTWRITEBYTECODE` is
 set (this workplace sets it) an editable install is otherwise compiled anew by every process,
@@ -67,14 +71,18 @@ class Counted:
         return self.acptrace / self.loop
 
 
-def instructions(command: list[str]) -> int:
-    """The instructions callgrind counts for one run of `command` (its output discarded)."""
+def instructions(command: list[str], folder: Path) -> int:
+    """The instructions callgrind counts for one run of `command` (its output discarded),
+    started in `folder` (empty: no settings file above it is read), the acptrace of the
+    current folder first on the path."""
+    path = os.pathsep.join(filter(None, (os.getcwd(), os.environ.get("PYTHONPATH"))))
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         check=False,
-        env={**os.environ, "PYTHONHASHSEED": "0"},  # (str hashes move dict and set costs)
+        cwd=folder,
+        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": path},  # (hashes move costs)
     )
     if done.returncode not in (0, 1):  # (acptrace exits 1 when it has findings)
         raise SystemExit(f"{command[:4]} failed: {done.stderr.decode(errors='replace')[-400:]}")
@@ -103,7 +111,12 @@ def without_mono(source: Path, target: Path) -> None:
 
 
 def count(
-    name: str, path: Path, startup: int, loop_startup: int, extra: tuple[str, ...] = ()
+    name: str,
+    path: Path,
+    startup: int,
+    loop_startup: int,
+    folder: Path,
+    extra: tuple[str, ...] = (),
 ) -> Counted:
     """One slice's counts, start-up taken away."""
     with path.open("rb") as f:
@@ -111,8 +124,8 @@ def count(
     return Counted(
         name,
         lines,
-        instructions(analyze(path, extra)) - startup,
-        instructions(loop(path)) - loop_startup,
+        instructions(analyze(path.resolve(), extra), folder) - startup,
+        instructions(loop(path.resolve()), folder) - loop_startup,
     )
 
 
@@ -139,16 +152,17 @@ def main() -> None:
     extra = tuple(args.extra)
     source = args.file or transcripts(args.mb, 1, args.seed)[0]
     compile_package()
-    with tempfile.TemporaryDirectory() as folder:
-        tiny, empty, ts_only = (Path(folder) / n for n in ("tiny.jsonl", "empty", "ts.jsonl"))
+    with tempfile.TemporaryDirectory() as files, tempfile.TemporaryDirectory() as start:
+        tiny, empty, ts_only = (Path(files) / n for n in ("tiny.jsonl", "empty", "ts.jsonl"))
         tiny.write_bytes(TINY)
         empty.write_bytes(b"")
         without_mono(source, ts_only)
-        startup = instructions(analyze(tiny, extra))
-        loop_startup = instructions(loop(empty))
+        folder = Path(start)
+        startup = instructions(analyze(tiny, extra), folder)
+        loop_startup = instructions(loop(empty), folder)
         rows = [
-            count("ts and mono_ns", source, startup, loop_startup, extra),
-            count("ts only", ts_only, startup, loop_startup, extra),
+            count("ts and mono_ns", source, startup, loop_startup, folder, extra),
+            count("ts only", ts_only, startup, loop_startup, folder, extra),
         ]
     shown = f" (analyze {' '.join(extra)})" if extra else ""
     print(f"{source.name}: instructions (callgrind), start-up taken away{shown}")
