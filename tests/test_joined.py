@@ -156,12 +156,6 @@ def test_a_file_of_one_recording_exports_a_null_connection(tmp_path: Path) -> No
         assert pl.read_parquet(path)["connection"].null_count() == pl.read_parquet(path).height
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the hot path samples the first update of each tag inside runs once per reading "
-    "(`decode.runs.RunNotes.sampled`), not once per connection: a later recording's runs "
-    "keep no update of a tag an earlier one sampled, so the schema check never sees it there",
-)
 def test_each_recording_of_a_joined_file_has_the_updates_in_its_runs_schema_checked() -> None:
     def recording(t: Transcript, title: bytes) -> int:
         t.initialize()

@@ -18,6 +18,7 @@ import acptrace
 from acptrace.cli import app
 from acptrace.judge.schema.catalogue import schema
 from acptrace.judge.schema.compiler import INVALID, UNKNOWN, Break, Compiler
+from acptrace.judge.schema.conformance import _plain_tag
 from acptrace.model.domain import Analysis, Direction, MessageKind
 from acptrace.model.options import Execution, Options, SchemaDepth
 from acptrace.report import build_report
@@ -462,3 +463,15 @@ def test_an_update_sampled_in_a_run_with_a_long_integer_is_an_issue_not_a_crash(
     assert [(issue.line, issue.kind.value) for issue in general.issues] == [(odd, "not_json")]
     hot = acptrace.analyze(io.BytesIO(t.text()))
     assert [(issue.line, issue.kind.value) for issue in hot.issues] == [(odd, "not_json")]
+
+
+def test_an_update_s_tag_is_read_from_its_line_only_where_it_cannot_be_another_s() -> None:
+    # (a split file's pieces each keep the first update of each tag they hold; the check
+    # leaves those of a tag it checked before unparsed, where the line says the tag plainly)
+    line = b'{"msg":{"params":{"update":{"sessionUpdate":"tool_call_update","x":1}}}}\n'
+    assert _plain_tag(line) == "tool_call_update"
+    assert _plain_tag(line.replace(b'"x":1', b'"_meta":{"sessionUpdate":"plan"}')) is None
+    assert _plain_tag(line.replace(b'"x":1', b'"text":"sessionUpdate"')) is None
+    assert _plain_tag(line.replace(b'":"tool', b'": "tool')) is None
+    assert _plain_tag(line.replace(b'"tool_call_update"', b'"tool\\u005fcall"')) is None
+    assert _plain_tag(b'{"text":"say \\"sessionUpdate\\""}') is None

@@ -165,13 +165,6 @@ def transcript(seed: int) -> bytes:
     return t.text()
 
 
-def judged(path: Path) -> dict[str, Any]:
-    """The options a transcript is analysed with: a joined file's without the schema check,
-    whose sampling of runs is not yet per recording, on the hot path whichever process reads
-    a piece (tests/test_joined.py, the xfail on each recording's runs schema-checked)."""
-    return {"ignore": ("SCHEMA-",)} if path.read_bytes().count(b'"event":"open"') > 1 else {}
-
-
 @pytest.fixture(scope="module")
 def transcripts(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     folder = tmp_path_factory.mktemp("split-fuzz")
@@ -188,13 +181,13 @@ def test_random_transcripts_split_into_the_same_analysis_whatever_the_pieces(
 ) -> None:
     with_tool_calls = 0
     for path in transcripts:
-        expected = analyzed(path, **judged(path))
+        expected = analyzed(path)
         report = orjson.loads(expected)
         last = report[-1] if isinstance(report, list) else report  # (joined: one a connection)
         calls = [c for c in last["tool_calls"] if c["turn_request_id"] is not None]
         with_tool_calls += bool(calls and last["turns"])
         for piece_bytes in PIECE_BYTES:
-            split = analyzed(path, 2, piece_bytes, **judged(path))
+            split = analyzed(path, 2, piece_bytes)
             assert split == expected, (path.name, piece_bytes)
     assert with_tool_calls >= len(transcripts) * 0.8  # (the settling of runs is exercised)
 
@@ -218,7 +211,7 @@ def test_random_transcripts_split_alike_whatever_the_schema_check_samples(
 def test_random_transcripts_split_alike_when_a_worker_dies(
     transcripts: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = {path: analyzed(path, **judged(path)) for path in transcripts[::3]}
+    expected = {path: analyzed(path) for path in transcripts[::3]}
     monkeypatch.setattr(split, "_work", _lost_worker)  # (its pieces decoded again, in order)
     for path, report in expected.items():
-        assert analyzed(path, 3, 2000, **judged(path)) == report, path.name
+        assert analyzed(path, 3, 2000) == report, path.name

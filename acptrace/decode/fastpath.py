@@ -89,8 +89,17 @@ class FastDecoder:
         self._policy = runs_for
         self._breaks = frozenset({ANNOUNCE_TAG} | ({runs_for.marker_tag} if runs_for else set()))
         """Tags that never join a run: they mean more than a count (markers, announcements)."""
-        self._notes = notes(runs_for.live_tags if runs_for is not None else frozenset(), sampled)
+        self._live = runs_for.live_tags if runs_for is not None else frozenset()
+        self._depth = sampled
+        self._notes = notes(self._live, sampled)
         """What a run notes of its updates' tags (`runs.notes`)."""
+
+    def sample_afresh(self) -> None:
+        """Sample each tag's first update again (`runs.notes`): a recording joined after
+        another is a connection of its own, whose schema check wants its own firsts; and a
+        piece of a split file is read by a process that has not seen the pieces before it
+        (the main process keeps the first of each it is handed on the connection)."""
+        self._notes = notes(self._live, self._depth)
 
     def message(self, data: bytes, line: int, known: bool = False) -> Message | Found | None:
         """The message on this line (`Found` with its line, when payloads are kept), or None

@@ -72,6 +72,11 @@ class HotPath:
         )
         self._fallback = fallback
 
+    def sample_afresh(self) -> None:
+        """The hot path samples each tag's first update again (`FastDecoder.sample_afresh`)."""
+        if self._decoder is not None:
+            self._decoder.sample_afresh()
+
     def read(self, items: Iterable[Unparsed], clock: Clock) -> Iterator[Read]:
         """Everything the items hold, in order, each followed by what the clock says of it."""
         decoder = self._decoder
@@ -80,17 +85,25 @@ class HotPath:
                 assert decoder is not None, "blocks are left for the hot path only"
                 for found in decoder.block(item, clock):
                     if isinstance(found, RawLine):
-                        yield from _checked(self._fallback(found), clock)
+                        yield from self._opening(_checked(self._fallback(found), clock))
                     else:
                         yield found
             elif isinstance(item, RawLine):
                 message = None if decoder is None else decoder.message(item.data, item.number)
                 if message is None:
-                    yield from _checked(self._fallback(item), clock)
+                    yield from self._opening(_checked(self._fallback(item), clock))
                 else:
                     yield from _checked((message,), clock)
             else:
-                yield from _checked((item,), clock)
+                yield from self._opening(_checked((item,), clock))
+
+    def _opening(self, records: Iterable[Read]) -> Iterator[Read]:
+        """The records; a recorder's `open` starts a recording (a connection of its own, in a
+        file of several) whose schema check wants each tag's first update afresh."""
+        for record in records:
+            if type(record) is RecorderEvent and record.is_open:
+                self.sample_afresh()
+            yield record
 
 
 def settled_runs(reads: Iterable[Read], watch: Callable[[str], int] | None) -> Iterator[Read]:

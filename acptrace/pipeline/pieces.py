@@ -456,6 +456,7 @@ class _PieceReader:
         messages: list[Message] = []
         others: list[tuple[int, Other]] = []
         lines = self._file.lines(piece, self._plan.max_line_bytes)
+        self._hot.sample_afresh()  # (the first of each tag in the piece: it may be the first)
         try:
             for record in self._hot.read(self._read.items(lines), clock):
                 if isinstance(record, Message):
