@@ -308,6 +308,7 @@ def test_the_terminal_says_what_an_approximate_zero_means_only_where_one_is_show
         shown.append(result.stdout)
     assert "~0.0 ms" in shown[0]
     assert "~0.0 ms: both ends came after the same stderr line" in shown[0]
+    assert "between them is unknown\n\n" in shown[0]  # (a section's blank line after it)
     assert "~500.0 ms" in shown[1]
     assert "~0.0 ms" not in shown[1]
     assert "same stderr line" not in shown[1]

@@ -118,10 +118,12 @@ def _approximate_latencies(analysis: Analysis) -> list[float | None]:
 
 
 def _approximate_legend(shown: list[float | None]) -> Iterator[Text]:
-    """What `~` means, and what `~0.0 ms` does where one is shown."""
+    """What `~` means, and what `~0.0 ms` does where one is shown; then the blank line every
+    section ends with (the table's own came before it)."""
     yield Text(APPROXIMATE_LEGEND, "dim")
     if 0.0 in shown:
         yield Text(SAME_STDERR_TIME_LEGEND, "dim")
+    yield Text("")
 
 
 def _header(analysis: Analysis) -> Group:
