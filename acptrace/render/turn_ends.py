@@ -1,4 +1,4 @@
-"""How a turn ended, in the words every terminal view uses (analyze's turns table, the
+"""How a turn ended, in the words and colours every terminal view uses (analyze's turns table, the
 timeline's notes and footer): its end (`idle`, `response`, `error`), or `open (disconnect)` /
 `open (trace end)` where the recording lacks it. The JSON and the tables keep the enum's
 values (`disconnect`, `trace_end`)."""
@@ -6,6 +6,15 @@ values (`disconnect`, `trace_end`)."""
 from __future__ import annotations
 
 from acptrace.model.turns import TurnEnd
+
+END_STYLE = {
+    TurnEnd.RESPONSE: "green",
+    TurnEnd.IDLE: "green",
+    TurnEnd.ERROR: "red",
+    TurnEnd.DISCONNECT: "yellow",
+    TurnEnd.TRACE_END: "dim",
+}
+"""How a turn's end is coloured: a recording that only stops says nothing wrong (dim)."""
 
 
 def lacking(end: TurnEnd) -> str:

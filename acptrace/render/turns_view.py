@@ -8,21 +8,14 @@ from collections.abc import Iterator
 from rich.console import RenderableType
 from rich.text import Text
 
-from acptrace.model.turns import TurnEnd, TurnRow
+from acptrace.model.turns import TurnRow
 from acptrace.render.fitted import Column, FittedTable
 from acptrace.render.latency import latency
 from acptrace.render.text import inert, plural, short_id
-from acptrace.render.turn_ends import end_text
+from acptrace.render.turn_ends import END_STYLE, end_text
 
 TURNS_SHOWN = 20
 """Turns listed one by one; the rest are counted (`--format json` or `export` has them all)."""
-END_STYLE = {
-    TurnEnd.RESPONSE: "green",
-    TurnEnd.IDLE: "green",
-    TurnEnd.ERROR: "red",
-    TurnEnd.DISCONNECT: "yellow",
-    TurnEnd.TRACE_END: "dim",
-}
 REPLAY_LEGEND = "* a replay of the session was pending: the turn's updates may be history"
 
 

@@ -8,21 +8,14 @@ from collections.abc import Iterator, Sequence
 
 from rich.text import Text
 
-from acptrace.model.turns import ToolCallRow, TurnEnd, TurnRow
+from acptrace.model.turns import ToolCallRow, TurnRow
 from acptrace.render.ci import ms_text
 from acptrace.render.entries import PAYLOAD_CHARS
 from acptrace.render.text import inert, plural
 from acptrace.render.timeline.span_gutter import END, START
 from acptrace.render.timeline.spans import Span
-from acptrace.render.turn_ends import end_text
+from acptrace.render.turn_ends import END_STYLE, end_text
 
-END_STYLE = {
-    TurnEnd.RESPONSE: "green",
-    TurnEnd.IDLE: "green",
-    TurnEnd.ERROR: "red",
-    TurnEnd.DISCONNECT: "yellow",
-    TurnEnd.TRACE_END: "yellow",
-}
 STATUS_STYLE = {"completed": "green", "failed": "red", "cancelled": "yellow"}
 """A tool call's final status (another one: it never reached one)."""
 
