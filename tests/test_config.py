@@ -323,3 +323,23 @@ def test_the_config_file_and_a_flag_set_the_exit_code_of_timeline(
     assert runner.invoke(app, [*timeline, "--ignore", "RC-MISSING", "--no-config"]).exit_code == 0
     replaced = runner.invoke(app, [*timeline, "--fail-on", "error", "--ignore", "RC-NO-SNAPSHOT"])
     assert replaced.exit_code == 1  # (the flag replaced the file's list: RC-MISSING is back)
+
+
+@pytest.mark.parametrize(
+    "dependency",
+    [
+        'dependencies = ["acptrace>=0.1"]',
+        'dev = ["acptrace[report]", "pytest"]',
+        '[project]\nname = "my-acptrace-plugin"\ndescription = "for acptrace users"',
+    ],
+)
+def test_a_pyproject_that_only_depends_on_acptrace_is_passed_over(
+    tmp_path: Path, dependency: str
+) -> None:
+    """Naming acptrace as a dependency is no acptrace table: not parsed (start-up), and its
+    errors are not ours."""
+    (tmp_path / "acptrace.toml").write_text("strict = true\n")
+    inner = tmp_path / "project"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text(f"[project\n{dependency}\n")  # (broken TOML)
+    assert find_config(inner) == tmp_path / "acptrace.toml"

@@ -8,6 +8,7 @@ the command line replaces the file's (lists are not merged).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
@@ -153,13 +154,19 @@ def find_config(start: Path) -> Path | None:
 
 
 def _passed_over(path: Path, text: str) -> bool:
-    """A `pyproject.toml` whose text cannot name acptrace: not parsed on the way up (most
-    projects have one: its TOML cost ~3 ms of every run), and not ours even if it is broken."""
+    """A `pyproject.toml` whose text cannot name an acptrace table: not parsed on the way up
+    (most projects have one: its TOML cost ~3 ms of every run), and not ours even if it is
+    broken. A table's name is a key (`[tool.acptrace]`, `acptrace = {…}`, `acptrace.strict`),
+    which a dependency on acptrace (`"acptrace>=0.1"`) is not; an escape can spell one."""
     lowered = text.lower()
-    return path.name == "pyproject.toml" and not any(
-        word in lowered
-        for word in ("acptrace", "\\u", "\\x")  # (escapes can spell a key)
+    return path.name == "pyproject.toml" and not (
+        _TABLE_KEY.search(lowered) or "\\u" in lowered or "\\x" in lowered
     )
+
+
+_TABLE_KEY = re.compile(r"acptrace[\"']?\s*[.=\]]|tool\s*\.\s*[\"']?acptrace")
+"""`acptrace` as a key can be: a table's name, dotted, or given a value; or under `tool.`, even
+where the rest is broken (`[tool.acptrace` without its `]`: ours, and said to be broken)."""
 
 
 def load_config(path: Path) -> Settings:
