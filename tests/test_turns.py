@@ -399,6 +399,8 @@ def test_a_run_read_ahead_keeps_its_activity_in_its_lines_until_it_is_known_to_b
     assert wanted.watched & (Watch.LINES | Watch.ACTIVITY) == Watch.ACTIVITY
     assert unwanted.watched & (Watch.LINES | Watch.ACTIVITY) == 0
     assert settled(watched, wanted=False) is watched  # (a run read here is as it was read)
+    both = run(Watch.ACTIVITY | Watch.LINES)  # (read now: no line kept to be read twice)
+    assert (both.activity, both.deferred) == (watched.activity, ())
 
 
 def _in_milliseconds(text: bytes, line: int) -> bytes:

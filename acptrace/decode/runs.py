@@ -149,8 +149,8 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
             noted[tag] = noted.get(tag, 0) | ACTIVITY
         for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
             noted[tag] |= OUTPUT
-        for tag in ACTIVITY_TAGS if watch & Watch.LINES else ():
-            noted[tag] = noted.get(tag, 0) | LATER
+        for tag in ACTIVITY_TAGS if watch & Watch.LINES and not watch & Watch.ACTIVITY else ():
+            noted[tag] = noted.get(tag, 0) | LATER  # (read now where asked for: never twice)
         return Notes(noted)
 
     every = sampled == SchemaDepth.FULL
