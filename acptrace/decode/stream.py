@@ -85,25 +85,29 @@ class HotPath:
                 assert decoder is not None, "blocks are left for the hot path only"
                 for found in decoder.block(item, clock):
                     if isinstance(found, RawLine):
-                        yield from self._opening(_checked(self._fallback(found), clock))
+                        yield from self._checked(self._fallback(found), clock)
                     else:
                         yield found
             elif isinstance(item, RawLine):
                 message = None if decoder is None else decoder.message(item.data, item.number)
                 if message is None:
-                    yield from self._opening(_checked(self._fallback(item), clock))
+                    yield from self._checked(self._fallback(item), clock)
                 else:
-                    yield from _checked((message,), clock)
+                    yield from self._checked((message,), clock)
             else:
-                yield from self._opening(_checked((item,), clock))
+                yield from self._checked((item,), clock)
 
-    def _opening(self, records: Iterable[Read]) -> Iterator[Read]:
-        """The records; a recorder's `open` starts a recording (a connection of its own, in a
-        file of several) whose schema check wants each tag's first update afresh."""
+    def _checked(self, records: Iterable[Record | Message | Found], clock: Clock) -> Iterator[Read]:
+        """Each record, followed by a `time_went_back` issue where its time goes back; a
+        recorder's `open` starts a recording (a connection of its own, in a file of several)
+        whose schema check wants each tag's first update afresh."""
         for record in records:
             if type(record) is RecorderEvent and record.is_open:
                 self.sample_afresh()
             yield record
+            checked = record.message if isinstance(record, Found) else record
+            if (issue := clock.check(checked)) is not None:
+                yield issue
 
 
 def settled_runs(reads: Iterable[Read], watch: Callable[[str], int] | None) -> Iterator[Read]:
@@ -117,15 +121,6 @@ def settled_runs(reads: Iterable[Read], watch: Callable[[str], int] | None) -> I
             yield settled(read, wanted)
         else:
             yield read
-
-
-def _checked(records: Iterable[Record | Message | Found], clock: Clock) -> Iterator[Read]:
-    """Each record, followed by a `time_went_back` issue where its time goes back."""
-    for record in records:
-        yield record
-        checked = record.message if isinstance(record, Found) else record
-        if (issue := clock.check(checked)) is not None:
-            yield issue
 
 
 def decoded(reads: Iterable[Read]) -> Iterator[Decoded]:
