@@ -91,3 +91,8 @@ def test_a_turn_a_replay_overlaps_is_starred_and_the_legend_says_why() -> None:
     text = printed(t.analyze(), 100)
     assert f"*{prompt}" in text
     assert f"{REPLAY_LEGEND}\n\n" in text  # (a blank line before the next section)
+
+
+def test_a_connection_without_resumes_says_so_and_leaves_a_blank_line_before_its_turns() -> None:
+    text = printed(turns_of(two_turns()), 80)
+    assert "No resumes or loads.\n\nTurns (2)" in text

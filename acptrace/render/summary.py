@@ -85,7 +85,10 @@ def summaries(
 
 def _sections(analysis: Analysis, idle_timeouts_ms: Sequence[float]) -> Iterator[RenderableType]:
     yield _header(analysis)
-    yield _resumes(analysis.resumes) if analysis.resumes else Text("No resumes or loads.", "dim")
+    if analysis.resumes:
+        yield _resumes(analysis.resumes)
+    else:  # (and the blank line every section ends with, as the table's own)
+        yield from (Text("No resumes or loads.", "dim"), Text(""))
     approximate = _approximate_latencies(analysis)
     if any(row.approximate for row in analysis.resumes):
         yield from _approximate_legend(approximate)
