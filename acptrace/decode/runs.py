@@ -108,27 +108,44 @@ class Notes:
             self.unusual.discard(tag)
 
 
-class RunNotes(msgspec.Struct, frozen=True):
+class RunNotes:
     """What runs note, made once per analysis (`notes`): for each `Watch`, the notes of a run
-    read for it (shared by every such run: a run that sees its first output goes on with the
-    notes of its watch without `FIRST_OUTPUT`, nothing is copied per run)."""
+    read for it, shared by every such run (a run that sees its first output goes on with the
+    notes of its watch without `FIRST_OUTPUT`, nothing is copied per run). Each is made when
+    a run first asks for it: a connection's runs ask for few of them, and the notes are made
+    afresh for each connection and each piece of a split file (`FastDecoder.sample_afresh`)."""
 
-    by_watch: tuple[Notes, ...]
-    """Indexed by the `Watch` bits."""
-    every: bool = False
-    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first: a run's lines
-    are all sampled when it is done (no tag carries `SAMPLED`, no line is noted for it)."""
+    __slots__ = ("_bits", "_by_watch", "_sampled", "every")
+
+    def __init__(self, bits: dict[str, int], every: bool = False) -> None:
+        self._bits = bits
+        """Each noted tag's bits, but those a watch adds (`watched`)."""
+        self._by_watch: list[Notes | None] = [None] * (Watch.ANY + 1)
+        """Indexed by the `Watch` bits, once made."""
+        self._sampled: set[str] = set()
+        """The tags whose first update was sampled (`sampled`)."""
+        self.every = every
+        """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first: a run's
+        lines are all sampled when it is done (no tag carries `SAMPLED`, no line is noted for
+        it)."""
 
     def sampled(self, tag: str) -> None:
         """A tag's update was sampled (`SAMPLED`): its later ones on the connection are not,
         unless `every`."""
         if not self.every:
-            for noted in self.by_watch:
-                noted.unsample(tag)
+            self._sampled.add(tag)
+            for noted in self._by_watch:
+                if noted is not None:
+                    noted.unsample(tag)
 
     def watched(self, watch: int) -> Notes:
         """The notes for a run read with `watch`."""
-        return self.by_watch[watch]
+        noted = self._by_watch[watch]
+        if noted is None:
+            noted = self._by_watch[watch] = _watched(self._bits, watch)
+            for tag in self._sampled:
+                noted.unsample(tag)
+        return noted
 
 
 def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunNotes:
@@ -142,19 +159,19 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
         bits[tag] = bits.get(tag, 0) | EVIDENCE
+    return RunNotes(bits, sampled == SchemaDepth.FULL)
 
-    def watched(watch: int) -> Notes:
-        noted = dict(bits)
-        for tag in ACTIVITY_TAGS if watch & Watch.ACTIVITY else ():
-            noted[tag] = noted.get(tag, 0) | ACTIVITY
-        for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
-            noted[tag] |= OUTPUT
-        for tag in ACTIVITY_TAGS if watch & Watch.LINES and not watch & Watch.ACTIVITY else ():
-            noted[tag] = noted.get(tag, 0) | LATER  # (read now where asked for: never twice)
-        return Notes(noted)
 
-    every = sampled == SchemaDepth.FULL
-    return RunNotes(tuple(watched(watch) for watch in range(Watch.ANY + 1)), every)
+def _watched(bits: dict[str, int], watch: int) -> Notes:
+    """The notes of a run read with `watch`: `bits`, and what the watch adds."""
+    noted = dict(bits)
+    for tag in ACTIVITY_TAGS if watch & Watch.ACTIVITY else ():
+        noted[tag] = noted.get(tag, 0) | ACTIVITY
+    for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
+        noted[tag] |= OUTPUT
+    for tag in ACTIVITY_TAGS if watch & Watch.LINES and not watch & Watch.ACTIVITY else ():
+        noted[tag] = noted.get(tag, 0) | LATER  # (read now where asked for: never twice)
+    return Notes(noted)
 
 
 def _first_sampled(notes: RunNotes, noted: Notes, tag: str) -> bool:
