@@ -244,8 +244,8 @@ class Run:
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
         a turn's activity and first output (until it is seen: `_output_seen`)."""
-        self.sampled: list[tuple[int, bytes]] = []
-        """(line, the line) of each update after the first sampled for the schema check
+        self.sampled: list[tuple[int, str | None, bytes]] = []
+        """(line, its tag, the line) of each update after the first sampled for the schema check
         (`SAMPLED`; the connection's notes, `notes`, then forget its tag)."""
         self.first_sampled = _first_sampled(noted, self.noted, first.update_tag or "")
         """Where the schema check samples runs, the first update is sampled too (its line is
@@ -297,12 +297,14 @@ class Run:
             decode = _keeping(decode, kept.append)
         if not known:  # (msgspec checks neither the UTF-8 nor the numbers of what it skips)
             decode = _readable_only(decode)
-        counts = len(self.sampled), len(self.deferred)
+        sampled_since, deferred_since = len(self.sampled), len(self.deferred)
         index = self._loop(decode, lines, start, first)
-        for numbered, since in zip((self.sampled, self.deferred), counts, strict=True):
-            for at in range(since, len(numbered)):  # (the loop and `_note` knew numbers only)
-                number = numbered[at][0]
-                numbered[at] = (number, lines[number - first])
+        for at in range(sampled_since, len(self.sampled)):  # (the loop and `_note` knew
+            number, tag, _ = self.sampled[at]  # numbers only: the lines are put in now)
+            self.sampled[at] = (number, tag, lines[number - first])
+        for at in range(deferred_since, len(self.deferred)):
+            number = self.deferred[at][0]
+            self.deferred[at] = (number, lines[number - first])
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -387,7 +389,7 @@ class Run:
         True when it was the first output the run was watched for (its notes changed)."""
         note = self.noted.bits.get(tag, 0)
         if note & SAMPLED and (read is not None or data):
-            self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
+            self.sampled.append((line, tag, data))  # (the run loop's: its line kept by `grow`)
             self.notes.sampled(tag)
         seen = (
             bool(note & (ACTIVITY | OUTPUT)) and read is not None and self._timed(note, line, read)
