@@ -84,6 +84,17 @@ def test_an_inspector_trace_of_one_connection_is_one_named_analysis_with_epoch_m
     assert analysis.source.connection_end.value == "unknown"
 
 
+def test_a_frame_time_too_big_for_a_float_is_no_time_not_a_crash() -> None:
+    # (found by fuzzing: dividing the integer by 1000 raised OverflowError)
+    lines = jsonl([header(), *frames(1)]).split(b"\n")
+    lines[7] = lines[7].replace(b'"at":%d.0' % (EPOCH_MS + 60), b'"at":-' + b"9" * 400)
+    assert b"9" * 400 in lines[7]
+    (analysis,) = acptrace.analyze_file(io.BytesIO(b"\n".join(lines)), NO_SCHEMA)
+    assert analysis.source.messages == 8
+    (row,) = analysis.resumes
+    assert row.outcome is Outcome.COMPLETE
+
+
 def test_dropped_frames_are_an_issue_with_the_count() -> None:
     (analysis,) = trace(*frames(1), dropped=3)
     assert [(i.line, i.kind) for i in analysis.issues] == [(1, "frames_dropped")]
