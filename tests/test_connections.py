@@ -506,6 +506,20 @@ def test_report_counts_each_connection_and_names_it_in_references(tmp_path: Path
     assert (group.replay_outcomes[Outcome.UNMARKED_SUCCESS], group.cut) == (1, ())
 
 
+def test_an_acp_tck_report_nested_too_deeply_is_one_issue_whatever_the_stack() -> None:
+    # (found by fuzzing: the issue quoted Python's RecursionError, whose words depend on where
+    # the stack ran out, so a walk and the analysis alone reported it differently)
+    data = b'{"tck_version": "0.1.0", "requirements": ' + b"[" * 100_000 + b"\n"
+    (alone,) = acptrace.analyze_file(io.BytesIO(data))
+    with acptrace.open_walks(io.BytesIO(data)) as (walk,):
+        for _ in walk:
+            pass
+    assert walk.analysis.issues == alone.issues
+    assert [(i.line, i.kind, i.message) for i in alone.issues] == [
+        (1, "not_json", "not a complete acp-tck report: nested too deeply to read")
+    ]
+
+
 def test_an_acp_tck_report_states_the_version_of_its_tests() -> None:
     # rules.md §7: the report's own protocol_version comes first when a test has no initialize
     messages = [("c2a", RESUME), ("a2c", RESUME_OK)]

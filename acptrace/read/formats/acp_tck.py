@@ -152,7 +152,9 @@ def connections(data: bytes) -> list[Part]:
         return [Part("report", NAME, lines, [issue])]
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
-        issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {error}")
+        # (Python's words for a stack run out depend on where it ran out: not data)
+        why = "nested too deeply to read" if isinstance(error, RecursionError) else error
+        issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {why}")
         return [Part("report", NAME, lines, [issue])]
     version = report_version(document)
     return [
