@@ -263,9 +263,10 @@ def _initialize_like(result: WireResult) -> bool:
 
 
 def _error_code(error: Any) -> int | None:
-    """`error.code` when the error is an object with an integer code."""
+    """`error.code` when the error is an object with an integer code (in int64: a wider one,
+    exact where the line has a number beyond a double's range, is kept by no output)."""
     code = error.code if type(error) is WireError else None
-    return code if type(code) is int else None
+    return code if type(code) is int and code in INT64 else None
 
 
 def _named_sessions(result: WireResult) -> tuple[str, ...]:
@@ -287,7 +288,7 @@ def _peer(info: Any, v1_info: Any, version: Any) -> PeerInfo:
     return PeerInfo(
         name=cut_name(_string(info.get("name"))),
         version=cut_name(_string(info.get("version"))),
-        protocol_version=version if type(version) is int else None,
+        protocol_version=version if type(version) is int and version in INT64 else None,
     )
 
 
