@@ -17,6 +17,7 @@ import acptrace
 from acptrace import Options, Outcome
 from acptrace.cli import app
 from acptrace.read.cutjson import read_cut
+from acptrace.render.json_report import dumps
 from tests import shared
 from tests.transcript import ADVERTISED, NO_SCHEMA
 
@@ -518,6 +519,16 @@ def test_an_acp_tck_report_nested_too_deeply_is_one_issue_whatever_the_stack() -
     assert [(i.line, i.kind, i.message) for i in alone.issues] == [
         (1, "not_json", "not a complete acp-tck report: nested too deeply to read")
     ]
+
+
+def test_lone_surrogates_in_acp_tck_names_are_replaced_so_every_output_writes_them() -> None:
+    # (found by fuzzing: the standard library reads `"\\ud800"` as is, and the JSON report
+    # could not write the connection's name: an internal error)
+    data = report(("ACP-RESUME-201", [tck_test("t.py::test_x", WITH_MARKER)]))
+    data = data.replace(b"t.py::test_x", b"t.py::test_\\ud800").replace(b'"FAIL"', b'"\\udc00"')
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    assert analysis.source.connection == "t.py::test_\ufffd"
+    assert b"t.py::test_\xef\xbf\xbd" in dumps([analysis])
 
 
 def test_an_acp_tck_report_states_the_version_of_its_tests() -> None:
