@@ -1,7 +1,7 @@
-"""Integers beyond int64 where the analysis keeps a number (an error's code, a protocol
-version): read as no such number, so that every output can write the analysis (orjson and the
-tables hold 64-bit integers). Found by fuzzing: `analyze --format json` stopped on an internal
-error."""
+"""Values no output can write, where the analysis keeps them: integers beyond int64 (an
+error's code, a protocol version: read as no such number; orjson and the tables hold 64-bit
+integers), and a `replayFrom` with one, or nested deeper than orjson writes (kept as the start
+of its JSON text). Found by fuzzing: `analyze --format json` stopped on an internal error."""
 
 from __future__ import annotations
 
@@ -60,3 +60,27 @@ def test_every_output_writes_them(tmp_path: Path, command: list[str]) -> None:
     result = CliRunner().invoke(app, [*args, str(path), "--no-config"])
     assert "internal error" not in result.output
     assert result.exit_code in (0, 1), result.output
+
+
+@pytest.mark.parametrize(
+    "value", [WIDE, b'{"type":' + WIDE + b"}", b"[" * 300 + b"]" * 300], ids=["wide", "in", "deep"]
+)
+def test_a_replay_from_no_output_can_write_is_kept_as_json_text(
+    tmp_path: Path, value: bytes
+) -> None:
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.resume(id=3, replay="PLACEHOLDER")
+    t.result(3)
+    t.close()
+    path = tmp_path / "replay-from.jsonl"
+    path.write_bytes(t.text().replace(b'"PLACEHOLDER"', value))
+    (analysis,) = acptrace.analyze_file(path)
+    (row,) = analysis.resumes
+    assert isinstance(row.replay_from, str)
+    assert row.replay_from.startswith(value[:8].decode())
+    assert dumps([analysis])
+    for command in (["analyze", "--format", "json"], ["export", "-o", str(tmp_path / "t")]):
+        result = CliRunner().invoke(app, [*command, str(path), "--no-config"])
+        assert result.exit_code in (0, 1), result.output
