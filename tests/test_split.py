@@ -261,6 +261,28 @@ def test_a_byte_order_mark_at_the_start_is_skipped_in_the_first_piece_too(tmp_pa
         assert split_pass(path, piece_bytes) == expected, piece_bytes
 
 
+def test_a_joined_recording_whose_open_has_no_monotonic_time_splits_alike(tmp_path: Path) -> None:
+    # A piece that ends after such an `open` left the clock at the last recording's times,
+    # and the next piece's first time "went back" (found by fuzzing).
+    t = padded()
+    t.initialize()
+    t.close(at_ms=t.now_ms + 6000)
+    t.lines.append(b'{"ts":"2025-12-02T10:00:00.000000Z","dir":"meta","event":"open"}')
+    t.now_ms = 0
+    t.initialize()
+    t.new_session()
+    prompt = t.prompt()
+    for _ in range(5):
+        t.update("agent_message_chunk")
+    t.result(prompt, {"stopReason": "end_turn"})
+    path = write(tmp_path, t.text())
+    expected = dumps(acptrace.analyze_file(path))
+    assert b"time_went_back" not in expected
+    for piece_bytes in (1, 300, 2000):
+        run = Execution(split=2, split_min_bytes=0, split_piece_bytes=piece_bytes)
+        assert dumps(acptrace.analyze_file(path, execution=run)) == expected, piece_bytes
+
+
 def test_a_forced_format_and_over_long_lines_are_read_as_in_one_pass(tmp_path: Path) -> None:
     t = straddling()
     t.lines.insert(20, b'{"dir": "a2c", "msg": {"pad": "' + b"x" * 3000 + b'"}}')
