@@ -68,6 +68,12 @@ def test_json_that_is_not_jsonrpc_is_an_issue() -> None:
     assert issues(analysis) == [(1, "not_jsonrpc"), (2, "not_jsonrpc")]
 
 
+def test_an_issue_quotes_the_json_as_json_not_as_python() -> None:
+    """`null`, `true` and double quotes, as the file holds them: not `None`, `True`, `'x'`."""
+    analysis = run(b'{"a": null, "b": [true, "x"]}\n' + REQUEST + b"\n")
+    assert analysis.issues[0].message == 'JSON that is not JSON-RPC: {"a":null,"b":[true,"x"]}'
+
+
 def test_crlf_line_ends_are_read_and_reported_once() -> None:
     analysis = run(REQUEST + b"\r\n" + RESPONSE + b"\r\n")
     assert analysis.source.messages == 2

@@ -467,7 +467,7 @@ def _once(words: Callable[[], str]) -> Callable[[], str]:
 
 
 def _listed(values: list[Any]) -> str:
-    shown = ", ".join(excerpt(v, 30) if isinstance(v, str) else repr(v) for v in values[:8])
+    shown = ", ".join(excerpt(v, 30) for v in values[:8])
     more = ", …" if len(values) > 8 else ""
     return f"one of {shown}{more}"
 
