@@ -16,11 +16,15 @@ from typer.testing import CliRunner
 
 import acptrace
 from acptrace.cli import app
+from acptrace.decode.stream import read_records
 from acptrace.judge.schema.catalogue import schema
 from acptrace.judge.schema.compiler import INVALID, UNKNOWN, Break, Compiler
-from acptrace.judge.schema.conformance import _plain_tag
-from acptrace.model.domain import Analysis, Direction, MessageKind
+from acptrace.model.domain import Analysis, Direction, MessageKind, UpdateRun
 from acptrace.model.options import Execution, Options, SchemaDepth
+from acptrace.model.tags import TagPolicy
+from acptrace.read.formats import ReadSettings
+from acptrace.read.records import ReadStats
+from acptrace.read.source import iter_blocks
 from acptrace.report import build_report
 from tests.schema_examples import example, first_required, message_types, valid
 from tests.shared import REAL_WORLD
@@ -476,13 +480,32 @@ def test_an_update_sampled_in_a_run_with_a_long_integer_is_an_issue_not_a_crash(
     assert [(issue.line, issue.kind.value) for issue in hot.issues] == [(odd, "not_json")]
 
 
-def test_an_update_s_tag_is_read_from_its_line_only_where_it_cannot_be_another_s() -> None:
-    # (a split file's pieces each keep the first update of each tag they hold; the check
-    # leaves those of a tag it checked before unparsed, where the line says the tag plainly)
-    line = b'{"msg":{"params":{"update":{"sessionUpdate":"tool_call_update","x":1}}}}\n'
-    assert _plain_tag(line) == "tool_call_update"
-    assert _plain_tag(line.replace(b'"x":1', b'"_meta":{"sessionUpdate":"plan"}')) is None
-    assert _plain_tag(line.replace(b'"x":1', b'"text":"sessionUpdate"')) is None
-    assert _plain_tag(line.replace(b'":"tool', b'": "tool')) is None
-    assert _plain_tag(line.replace(b'"tool_call_update"', b'"tool\\u005fcall"')) is None
-    assert _plain_tag(b'{"text":"say \\"sessionUpdate\\""}') is None
+@pytest.mark.parametrize("depth", [SchemaDepth.DEFAULT, SchemaDepth.FULL])
+def test_a_run_s_sampled_updates_carry_the_tag_the_run_loop_read(depth: SchemaDepth) -> None:
+    # (the check leaves an update of a tag it checked before unparsed: a split file's pieces
+    # each keep the first update of each tag they hold; its tag is the one decoded, escapes
+    # and all, not one read again from the line; under `full` every update is kept, unread)
+    t = padded()  # (the hot path reads the lines after those that settle the format)
+    t.initialize()
+    t.new_session()
+    t.update("agent_message_chunk")
+    tool = tool_update(t, "pending")
+    tool_update(t, "completed")  # (a tag sampled before: not again)
+    update = {"sessionUpdate": "tool_call", "toolCallId": "c2", "title": "ls", "kind": "read"}
+    escaped = t.notify("session/update", {"sessionId": SESSION, "update": update})
+    t.lines[escaped - 1] = t.lines[escaped - 1].replace(b'"tool_call"', b'"tool\\u005fcall"')
+    t.update("plan", entries=[])
+    stats, settings = ReadStats(), ReadSettings(runs_for=TagPolicy(), sampled=depth)
+    reads = read_records(iter_blocks(io.BytesIO(t.text())), stats, settings=settings)
+    runs = [read for read in reads if isinstance(read, UpdateRun)]
+    assert len(runs) == 1
+    sampled = runs[0].sampled
+    assert [line for line, _, _ in sampled] == (
+        list(range(runs[0].first.line, escaped + 2))
+        if depth is SchemaDepth.FULL
+        else [runs[0].first.line, tool, escaped, escaped + 1]
+    )
+    for line, tag, data in sampled:
+        assert data == t.lines[line - 1] + b"\n"
+        decoded = json.loads(data)["msg"]["params"]["update"]["sessionUpdate"]
+        assert tag == (None if depth is SchemaDepth.FULL else decoded)

@@ -182,11 +182,14 @@ class FastDecoder:
         the lines the schema check reads when sampled."""
         done = run.done()
         if self.sampled and (run.first_sampled or run.sampled):  # (most: no tag new to it)
-            if run.notes.every:  # (every line of the run, as they come in the block)
-                numbers = range(done.first.line, done.first.line + done.count)
-                sampled = tuple(zip(numbers, lines[start : start + done.count], strict=True))
+            sampled: tuple[tuple[int, str | None, bytes], ...]
+            if run.notes.every:  # (every line of the run, as they come in the block; their
+                numbers = range(done.first.line, done.first.line + done.count)  # tags unread)
+                in_block = lines[start : start + done.count]
+                sampled = tuple((n, None, data) for n, data in zip(numbers, in_block, strict=True))
             else:
-                first = ((done.first.line, lines[start]),) if run.first_sampled else ()
+                tag = done.first.update_tag
+                first = ((done.first.line, tag, lines[start]),) if run.first_sampled else ()
                 sampled = (*first, *run.sampled)
             done = msgspec.structs.replace(done, sampled=sampled, canonical=self.canonical)
         if not self.payloads:

@@ -108,27 +108,44 @@ class Notes:
             self.unusual.discard(tag)
 
 
-class RunNotes(msgspec.Struct, frozen=True):
+class RunNotes:
     """What runs note, made once per analysis (`notes`): for each `Watch`, the notes of a run
-    read for it (shared by every such run: a run that sees its first output goes on with the
-    notes of its watch without `FIRST_OUTPUT`, nothing is copied per run)."""
+    read for it, shared by every such run (a run that sees its first output goes on with the
+    notes of its watch without `FIRST_OUTPUT`, nothing is copied per run). Each is made when
+    a run first asks for it: a connection's runs ask for few of them, and the notes are made
+    afresh for each connection and each piece of a split file (`FastDecoder.sample_afresh`)."""
 
-    by_watch: tuple[Notes, ...]
-    """Indexed by the `Watch` bits."""
-    every: bool = False
-    """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first: a run's lines
-    are all sampled when it is done (no tag carries `SAMPLED`, no line is noted for it)."""
+    __slots__ = ("_bits", "_by_watch", "_sampled", "every")
+
+    def __init__(self, bits: dict[str, int], every: bool = False) -> None:
+        self._bits = bits
+        """Each noted tag's bits, but those a watch adds (`watched`)."""
+        self._by_watch: list[Notes | None] = [None] * (Watch.ANY + 1)
+        """Indexed by the `Watch` bits, once made."""
+        self._sampled: set[str] = set()
+        """The tags whose first update was sampled (`sampled`)."""
+        self.every = every
+        """Every update is sampled (`SchemaDepth.FULL`), not only each tag's first: a run's
+        lines are all sampled when it is done (no tag carries `SAMPLED`, no line is noted for
+        it)."""
 
     def sampled(self, tag: str) -> None:
         """A tag's update was sampled (`SAMPLED`): its later ones on the connection are not,
         unless `every`."""
         if not self.every:
-            for noted in self.by_watch:
-                noted.unsample(tag)
+            self._sampled.add(tag)
+            for noted in self._by_watch:
+                if noted is not None:
+                    noted.unsample(tag)
 
     def watched(self, watch: int) -> Notes:
         """The notes for a run read with `watch`."""
-        return self.by_watch[watch]
+        noted = self._by_watch[watch]
+        if noted is None:
+            noted = self._by_watch[watch] = _watched(self._bits, watch)
+            for tag in self._sampled:
+                noted.unsample(tag)
+        return noted
 
 
 def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunNotes:
@@ -142,19 +159,19 @@ def notes(live_tags: frozenset[str], sampled: SchemaDepth | None = None) -> RunN
         bits[tag] = bits.get(tag, 0) | MESSAGE | (USER if tag in USER_MESSAGE_TAGS else 0)
     for tag in EVIDENCE_TAGS:
         bits[tag] = bits.get(tag, 0) | EVIDENCE
+    return RunNotes(bits, sampled == SchemaDepth.FULL)
 
-    def watched(watch: int) -> Notes:
-        noted = dict(bits)
-        for tag in ACTIVITY_TAGS if watch & Watch.ACTIVITY else ():
-            noted[tag] = noted.get(tag, 0) | ACTIVITY
-        for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
-            noted[tag] |= OUTPUT
-        for tag in ACTIVITY_TAGS if watch & Watch.LINES and not watch & Watch.ACTIVITY else ():
-            noted[tag] = noted.get(tag, 0) | LATER  # (read now where asked for: never twice)
-        return Notes(noted)
 
-    every = sampled == SchemaDepth.FULL
-    return RunNotes(tuple(watched(watch) for watch in range(Watch.ANY + 1)), every)
+def _watched(bits: dict[str, int], watch: int) -> Notes:
+    """The notes of a run read with `watch`: `bits`, and what the watch adds."""
+    noted = dict(bits)
+    for tag in ACTIVITY_TAGS if watch & Watch.ACTIVITY else ():
+        noted[tag] = noted.get(tag, 0) | ACTIVITY
+    for tag in OUTPUT_TAGS if watch & Watch.FIRST_OUTPUT else ():
+        noted[tag] |= OUTPUT
+    for tag in ACTIVITY_TAGS if watch & Watch.LINES and not watch & Watch.ACTIVITY else ():
+        noted[tag] = noted.get(tag, 0) | LATER  # (read now where asked for: never twice)
+    return Notes(noted)
 
 
 def _first_sampled(notes: RunNotes, noted: Notes, tag: str) -> bool:
@@ -227,8 +244,8 @@ class Run:
         """What each tag says (`notes`): never-history tags (`state_update` among them,
         always), the user's messages, message updates, and where the run is watched for them
         a turn's activity and first output (until it is seen: `_output_seen`)."""
-        self.sampled: list[tuple[int, bytes]] = []
-        """(line, the line) of each update after the first sampled for the schema check
+        self.sampled: list[tuple[int, str | None, bytes]] = []
+        """(line, its tag, the line) of each update after the first sampled for the schema check
         (`SAMPLED`; the connection's notes, `notes`, then forget its tag)."""
         self.first_sampled = _first_sampled(noted, self.noted, first.update_tag or "")
         """Where the schema check samples runs, the first update is sampled too (its line is
@@ -280,12 +297,14 @@ class Run:
             decode = _keeping(decode, kept.append)
         if not known:  # (msgspec checks neither the UTF-8 nor the numbers of what it skips)
             decode = _readable_only(decode)
-        counts = len(self.sampled), len(self.deferred)
+        sampled_since, deferred_since = len(self.sampled), len(self.deferred)
         index = self._loop(decode, lines, start, first)
-        for numbered, since in zip((self.sampled, self.deferred), counts, strict=True):
-            for at in range(since, len(numbered)):  # (the loop and `_note` knew numbers only)
-                number = numbered[at][0]
-                numbered[at] = (number, lines[number - first])
+        for at in range(sampled_since, len(self.sampled)):  # (the loop and `_note` knew
+            number, tag, _ = self.sampled[at]  # numbers only: the lines are put in now)
+            self.sampled[at] = (number, tag, lines[number - first])
+        for at in range(deferred_since, len(self.deferred)):
+            number = self.deferred[at][0]
+            self.deferred[at] = (number, lines[number - first])
         if kept is not None:  # (the line that ended the run was decoded too: not the run's)
             del kept[self.count + index - start :]
         if index > start:
@@ -370,7 +389,7 @@ class Run:
         True when it was the first output the run was watched for (its notes changed)."""
         note = self.noted.bits.get(tag, 0)
         if note & SAMPLED and (read is not None or data):
-            self.sampled.append((line, data))  # (the run loop's: its line kept by `grow`)
+            self.sampled.append((line, tag, data))  # (the run loop's: its line kept by `grow`)
             self.notes.sampled(tag)
         seen = (
             bool(note & (ACTIVITY | OUTPUT)) and read is not None and self._timed(note, line, read)

@@ -55,11 +55,11 @@ def may_hold(payload: Any, text: bytes) -> bool:
     return text in payload.data if type(payload) is KeptPayload else payload is not None
 
 
-def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, KeptPayload]]:
-    """(line, its line as a payload, `shown_payload` parses it) of each update of a run
-    sampled for the schema check (`UpdateRun.sampled`)."""
-    for line, data in run.sampled:
-        yield line, KeptPayload(data, run.canonical)
+def sampled_updates(run: UpdateRun) -> Iterator[tuple[int, str | None, KeptPayload]]:
+    """(line, its tag where the run loop read it, its line as a payload, `shown_payload` parses
+    it) of each update of a run sampled for the schema check (`UpdateRun.sampled`)."""
+    for line, tag, data in run.sampled:
+        yield line, tag, KeptPayload(data, run.canonical)
 
 
 def run_found(run: UpdateRun) -> Iterator[Found]:

@@ -307,9 +307,10 @@ class UpdateRun(msgspec.Struct, frozen=True, gc=False):
     first_output: Stamp | None = None
     """Where and when its first `agent_message`/`agent_thought` update (or chunk) was, when it
     was read for it (`watched`) and that update is not its first."""
-    sampled: tuple[tuple[int, bytes], ...] = ()
-    """(line, the line) of the updates the schema check reads (rules.md §12), when the analysis
-    checks it: the run's first, and any that is the first of its tag on the connection."""
+    sampled: tuple[tuple[int, str | None, bytes], ...] = ()
+    """(line, its tag, the line) of the updates the schema check reads (rules.md §12), when the
+    analysis checks it: the run's first, and any that is the first of its tag on the
+    connection (or, under `--schema full`, every update, its tag then None: not read yet)."""
     watched: int = Watch.EVERYTHING
     """What the run was read for (`Watch`): without `ACTIVITY` its tool and state updates
     after the first were only counted, without `FIRST_OUTPUT` its outputs, without `PAUSES` its

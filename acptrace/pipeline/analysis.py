@@ -155,9 +155,9 @@ class _Run:
         connection."""
         assert self.schema is not None
         first, version = run.first, self.negotiated()
-        for line, payload in sampled_updates(run):
+        for line, tag, payload in sampled_updates(run):
             if line != first.line:
-                self.schema.update(first, line, payload, version)
+                self.schema.update(first, line, tag, payload, version)
             elif self.schema.wants(first) and not self.schema.screened(payload, version):
                 self.schema.message(first, shown_payload(payload), version)
 

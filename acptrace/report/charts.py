@@ -337,13 +337,17 @@ def outcome_figure(drawn: Sequence[Group], names: Sequence[str], *, narrow: bool
 
 def _log_x(axes: Axes, low: float, high: float, width: float) -> None:
     """A log x axis with labelled ticks at `labelled_steps`, in plain text (`500 ms`, `2 s`):
-    matplotlib's own log labels are mathtext, which is off here."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    matplotlib's own log labels are mathtext, which is off here. Its minor ticks are one
+    line of tick marks (`MinorTicks`)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    from acptrace.report.minor_ticks import MinorTicks
 
     axes.set_xscale("log")
     axes.xaxis.set_major_locator(LogLocator(base=10, subs=labelled_steps(low, high, width)))
     axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: tick_text(value)))
-    axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.xaxis.set_minor_locator(NullLocator())
+    axes.add_line(MinorTicks(axes))
 
 
 def tick_text(ms: float) -> str:

@@ -196,15 +196,17 @@ class Conformance:
         self._tags.add(tag)
         return True
 
-    def update(self, first: Message, line: int, kept: Kept, version: int | None) -> None:
+    def update(
+        self, first: Message, line: int, tag: str | None, kept: Kept, version: int | None
+    ) -> None:
         """Check one update of a run whose first update is `first` (`UpdateRun.sampled`),
-        left in its line: under `every`, screened first (`passes`); by default, one of a tag
-        checked before on the connection is left unparsed where its line says its tag plainly
-        (a split file's pieces each keep the first of each tag they hold: `wants` keeps the
-        connection's)."""
+        left in its line, of the tag the run loop read (None: unread): under `every`, screened
+        first (`passes`); by default, one of a tag checked before on the connection is left
+        unparsed (a split file's pieces each keep the first of each tag they hold: `wants`
+        keeps the connection's)."""
         if self.screened(kept, version):
             return
-        if not self.every and _plain_tag(kept.data) in self._tags:
+        if not self.every and tag in self._tags:
             return
         payload = kept.value()
         params = payload.get("params") if isinstance(payload, dict) else None
@@ -333,21 +335,6 @@ class Checked(msgspec.Struct, frozen=True):
 
 
 _UNPICKED: Any = object()
-_TAG_KEY = b'"sessionUpdate"'
-
-
-def _plain_tag(data: bytes) -> str | None:
-    """An update's tag read from its line without parsing it, where the line holds the key
-    `sessionUpdate` once, its value a plain string (else None: the line is parsed). Once: a
-    member or a text elsewhere that holds the key would make it twice, not be taken for it."""
-    if data.count(_TAG_KEY) != 1:
-        return None
-    start = data.find(_TAG_KEY) + len(_TAG_KEY)
-    if data[start : start + 2] != b':"':
-        return None
-    end = data.find(b'"', start + 2)
-    tag = data[start + 2 : end]
-    return None if end < 0 or b"\\" in tag else tag.decode("utf-8", "replace")
 
 
 def _pick(
