@@ -92,7 +92,7 @@ EXAMPLES: dict[str, RuleExample] = {
     "RC-CONCURRENT": RuleExample(
         "sample_traces/outcome-ambiguous.jsonl:6",
         "replaying session/resume of sess_twice sent while the replaying session/resume at line "
-        "4 is pending: an update in the overlap belongs to neither",
+        "4 is pending: any update while both are pending belongs to neither",
     ),
     "LC-PROMPT-INACTIVE": RuleExample(
         f"{_LIFECYCLE}:16",
