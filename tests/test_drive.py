@@ -453,7 +453,7 @@ def test_a_v2_turn_answered_as_on_v1_is_unended_and_the_line_says_why(tmp_path: 
     assert notes == [
         f"{tmp_path / 'runs' / '00-new.jsonl'}: the turn of session s1 did not end: no "
         "state_update idle within 0.3 s of the prompt (--timeout); the recording so far is kept; "
-        "the prompt's response (result {'stopReason': 'x'}) has no messageId, as on v1"
+        'the prompt\'s response (result {"stopReason":"x"}) has no messageId, as on v1'
     ]
 
 

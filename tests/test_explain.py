@@ -115,7 +115,7 @@ def test_explain_a_rule_says_its_condition_level_source_and_an_example() -> None
     assert lines[0] == "RC-MISSING  error · family marker"
     assert " ".join(lines[1:3]).startswith(rule.help)
     assert "Source: RFD Outcomes row 5" in lines
-    assert "Example, found at" in lines
+    assert "Example, from a sample in acptrace's repository (not installed):" in lines
     assert "sample_traces/outcome-unmarked-success.jsonl:9" in lines
     assert EXAMPLES["RC-MISSING"].message in lines
 
@@ -197,6 +197,15 @@ def test_the_shell_completes_rule_ids_and_column_headings(typed: str, offered: l
 def test_every_rule_that_makes_findings_has_an_example_and_nothing_else_has() -> None:
     judged = {r.id for r in RULES if r.severity is not None and r.retired is None}
     assert set(EXAMPLES) == judged
+
+
+def test_an_example_from_a_real_recording_says_it_is_not_installed() -> None:
+    """A user of an install has neither the samples nor `../shared`: the path alone read as a
+    file to open."""
+    result = CliRunner().invoke(app, ["explain", "CAP-NOT-HONOURED"], env={"COLUMNS": "120"})
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    heading = lines.index("Example, from a real recording the tests read (not installed):")
+    assert lines[heading + 1].startswith("../shared/real-world/agents-2026-12b/")
 
 
 def _found_at(place: str) -> tuple[list[str], int]:

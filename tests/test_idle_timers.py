@@ -197,6 +197,7 @@ def test_untimed_replays_are_not_judged() -> None:
         ("1s,50ms", (1000.0, 50.0)),
         (" 2.5s , 75 ", (2500.0, 75.0)),
         ("0.5ms", (0.5,)),
+        ("1s,50ms,1000ms,1s", (1000.0, 50.0)),
     ],
 )
 def test_timeouts_are_read_in_milliseconds(text: str, ms: tuple[float, ...]) -> None:

@@ -68,6 +68,20 @@ def test_json_that_is_not_jsonrpc_is_an_issue() -> None:
     assert issues(analysis) == [(1, "not_jsonrpc"), (2, "not_jsonrpc")]
 
 
+def test_an_issue_quotes_the_json_as_json_not_as_python() -> None:
+    """`null`, `true` and double quotes, as the file holds them: not `None`, `True`, `'x'`."""
+    analysis = run(b'{"a": null, "b": [true, "x"]}\n' + REQUEST + b"\n")
+    assert analysis.issues[0].message == 'JSON that is not JSON-RPC: {"a":null,"b":[true,"x"]}'
+
+
+def test_a_line_of_no_envelope_in_a_recording_is_named_with_its_format() -> None:
+    opened = b'{"ts":"2026-12-07T00:00:00Z","mono_ns":1,"dir":"meta","event":"open"}\n'
+    sent = b'{"ts":"2026-12-07T00:00:00Z","mono_ns":2,"dir":"c2a","msg":' + REQUEST + b"}\n"
+    analysis = run(opened + sent + b'{"weird": 1}\n')
+    assert issues(analysis) == [(3, "unknown_envelope")]
+    assert analysis.issues[0].message == 'not a record of the acptrace format: {"weird":1}'
+
+
 def test_crlf_line_ends_are_read_and_reported_once() -> None:
     analysis = run(REQUEST + b"\r\n" + RESPONSE + b"\r\n")
     assert analysis.source.messages == 2

@@ -24,6 +24,7 @@ from acptrace.report.html import render_html
 from acptrace.report.markdown_page import render_markdown
 from acptrace.report.summaries import GroupBy, Metric, Report
 from acptrace.report.terminal import terminal_report
+from acptrace.report.turn_summaries import LeftOut
 from tests.shared import REAL_WORLD
 from tests.test_report_terminal import CUT_NUMBER, assert_fits_whole, section
 from tests.transcript import Transcript, complete_connection
@@ -243,3 +244,32 @@ def test_a_first_output_gate_fails_on_a_slowed_recording_and_passes_on_the_origi
     assert delta["regressed"]
     assert [d["measure"] for d in deltas if d["regressed"]] == ["first_output_ms.p90"]
     assert delta["change_pct"] == pytest.approx(50.0, abs=0.1)
+
+
+def test_a_prompt_refused_before_any_update_is_no_turn_in_the_latencies(tmp_path: Path) -> None:
+    """Seven real recordings of agents-2026-12b send a prompt before the session is loaded, or
+    while a load holds it; the Agent answers with an error in a few milliseconds. Counted, they
+    made claude-agent-acp's turns look twice as fast (p50 551 ms for 939 ms). A turn that fails
+    after its first update is a turn, and counted."""
+    t = Transcript()
+    t.open()
+    t.initialize()
+    t.new_session()
+    t.prompt(id=5, at_ms=1000.0)  # refused at once: no turn ran
+    t.error(5, -32602, at_ms=1002.0)
+    t.prompt(id=6, at_ms=2000.0)  # began, then failed: a turn
+    t.update("agent_message_chunk", at_ms=2300.0, content={"type": "text", "text": "hm"})
+    t.error(6, -32603, at_ms=2900.0)
+    t.prompt(id=7, at_ms=3000.0)
+    t.update("agent_message_chunk", at_ms=3100.0, content={"type": "text", "text": "ok"})
+    t.state("idle", stop_reason="end_turn", at_ms=3400.0)
+    (tmp_path / "refused.jsonl").write_bytes(t.text())
+    report = build_report([str(tmp_path)], jobs=1)
+    (group,) = report.groups
+    assert group.turns.turns == 3
+    assert sorted(group.samples[Metric.TURN_DURATION]) == [400.0, 900.0]
+    assert sorted(group.samples[Metric.FIRST_OUTPUT]) == [100.0, 300.0]
+    for metric in (Metric.TURN_DURATION, Metric.FIRST_OUTPUT):
+        assert group.turns.left_out[metric][LeftOut.REJECTED] == 1
+    not_counted = "\n".join(section(terminal_text(report, 80), "Not counted in the turn latencies"))
+    assert not_counted.count("1   rejected") == 2  # (first output, turn duration)

@@ -184,6 +184,17 @@ def test_schema_invalid_once_per_path_with_the_count_and_the_first_line() -> Non
     )
 
 
+def test_schema_invalid_says_a_least_count_of_one_in_the_singular() -> None:
+    # v2 `session/prompt` wants a non-empty `prompt` (minItems 1): "at least 1 items" read wrong
+    t = v2()
+    t.request("session/prompt", {"sessionId": SESSION, "prompt": []})
+    (finding,) = t.analyze(**SCHEMA_ONLY).findings
+    assert finding.message == (
+        "session/prompt: params.prompt breaks the ACP v2 schema: it wants at least 1 item, and "
+        "0 came"
+    )
+
+
 def test_schema_invalid_names_the_branch_of_a_tagged_union() -> None:
     t = v2()
     update = {"sessionUpdate": "agent_message_chunk", "messageId": "m",

@@ -40,6 +40,7 @@ from acptrace.drive.messages import (
     turn_ends_with_idle,
 )
 from acptrace.model.errors import AcptraceError
+from acptrace.model.excerpt import json_text
 from acptrace.record import RecordSettings
 from acptrace.record.redact import RedactionPolicy
 
@@ -383,4 +384,4 @@ def _problem(response: dict[str, Any]) -> str:
     error = response.get("error")
     if isinstance(error, dict):
         return f"{error.get('code')} {error.get('message', '')}".strip()
-    return f"result {response.get('result')!r}"[:120]
+    return f"result {json_text(response.get('result'))}"[:120]

@@ -74,9 +74,10 @@ def idle_verdicts(
 
 
 def parse_idle_timeouts(text: str) -> tuple[float, ...]:
-    """`50ms,1s,2.5s` (a bare number is milliseconds) as milliseconds, in the order given;
-    ValueError for anything else."""
-    timeouts = []
+    """`50ms,1s,2.5s` (a bare number is milliseconds) as milliseconds, in the order given,
+    each once (`1s,1000ms` is one timer: a row per spelling would judge it twice); ValueError
+    for anything else."""
+    timeouts: list[float] = []
     for part in text.split(","):
         match = _TIMEOUT.fullmatch(part)
         if match is None:
@@ -84,7 +85,8 @@ def parse_idle_timeouts(text: str) -> tuple[float, ...]:
         value = float(match[1]) * (1000.0 if match[2] == "s" else 1.0)
         if value <= 0:
             raise ValueError(f"{part.strip()!r}: a timeout must be longer than 0")
-        timeouts.append(value)
+        if value not in timeouts:
+            timeouts.append(value)
     return tuple(timeouts)
 
 

@@ -483,8 +483,9 @@ COLUMNS: tuple[ColumnMeaning, ...] = (
     ColumnMeaning(
         "why",
         ("turn-not-counted",),
-        "Why: a replay overlapped the turn, its times are estimated, it never ended, it had no "
-        "output, or its messages have no times.",
+        "Why: a replay overlapped the turn, its times are estimated, the Agent refused the "
+        "prompt with an error before any update (rejected), it never ended, it had no output, "
+        "or its messages have no times.",
         TEXT,
     ),
     ColumnMeaning(

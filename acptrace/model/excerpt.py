@@ -95,14 +95,11 @@ def cut_name(value: str | None) -> str | None:
 
 
 def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
-    """A one-line, control-free excerpt of a value (strings in quotes), at most `limit` chars."""
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = repr(value)
-        except RecursionError:  # nested deeper than repr goes: its JSON's start will do
-            text = "".join(islice(json_pieces(value), limit * 2))
+    """A one-line, control-free excerpt of a value (strings in quotes), at most `limit` chars:
+    any other value as the JSON it was read from (`{"a":null}`, `true`), never Python's repr
+    (`{'a': None}`, `True`), which the user's file does not hold."""
+    # (a value's JSON text from its start: a deep or huge one is not written whole)
+    text = value if isinstance(value, str) else "".join(islice(json_pieces(value), limit * 2))
     cleaned = printable(text[: limit * 2])
     if len(cleaned) > limit or len(text) > limit * 2:
         cleaned = cleaned[: limit - 1] + "…"

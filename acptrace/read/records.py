@@ -304,10 +304,9 @@ class _Decoders:
         if self.chosen is DEFAULT_FORMAT:
             yield from self.primary.decode(value, number)
         else:
-            name = self.chosen.name
-            yield Issue(
-                number, IssueKind.UNKNOWN_ENVELOPE, f"not a {name} record: {excerpt(value)}"
-            )
+            # (named by its format: "not a acptrace record" read wrong)
+            text = f"not a record of the {self.chosen.name} format: {excerpt(value)}"
+            yield Issue(number, IssueKind.UNKNOWN_ENVELOPE, text)
 
     def _mixed(self, other: TranscriptFormat, value: Any, number: int) -> Iterator[Record]:
         if self.stateless_only and not isinstance(other, Stateless):

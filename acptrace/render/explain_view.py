@@ -11,7 +11,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from acptrace.judge.rules import RULES, SOURCE_LEGEND, Rule
-from acptrace.judge.rules.examples import EXAMPLES
+from acptrace.judge.rules.examples import EXAMPLES, SHARED
 from acptrace.model.columns import COLUMNS, PAGES, TABLES, ColumnMeaning, named
 from acptrace.render.facts import Facts
 
@@ -44,11 +44,19 @@ def _rule(rule: Rule) -> Iterator[RenderableType]:
             yield _indented(f"{short}: {meaning}", 4, "dim")
     example = EXAMPLES.get(rule.id)
     if example is not None:
-        yield _indented("Example:" if example.place is None else "Example, found at")
+        yield _indented("Example:" if example.place is None else _found_in(example.place))
         if example.place is not None:  # (a long path breaks after a `/`)
             yield Facts([example.place], indent=4)
         yield _indented(example.message, 4)
     yield _indented("Catalogue: docs/rules.md; acptrace rules lists every rule.", 2, "dim")
+
+
+def _found_in(place: str) -> str:
+    """Where an example was found, as a user who installed acptrace can tell: neither the
+    repository's samples nor the recordings its tests read are installed with it."""
+    if place.startswith(SHARED):
+        return "Example, from a real recording the tests read (not installed):"
+    return "Example, from a sample in acptrace's repository (not installed):"
 
 
 def _cites(source: str, short: str) -> bool:

@@ -2,9 +2,10 @@
 each of `TURN_METRICS`, what each left out and why, tool calls by kind, and the slowest.
 
 A value is left out, never guessed: a turn that a replay of its session overlapped (its
-updates may be history), a row whose times are estimates, and a latency the recording lacks
-(an end, an output, the times) each count under their reason (`LeftOut`), so that what a
-statistic is of can be said beside it.
+updates may be history), a row whose times are estimates, a prompt the Agent refused before
+any update (no turn ran), and a latency the recording lacks (an end, an output, the times)
+each count under their reason (`LeftOut`), so that what a statistic is of can be said beside
+it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Generic, TypeVar
 
-from acptrace.model.turns import PermissionRow, ToolCallRow, TurnRow
+from acptrace.model.turns import PermissionRow, ToolCallRow, TurnEnd, TurnRow
 from acptrace.report.stats import Distribution, describe
 from acptrace.report.summaries import FileSummary, Metric, When
 from acptrace.report.turn_summaries import (
@@ -53,12 +54,14 @@ def turn_duration(row: TurnRow) -> Judged:
 
 
 def _counted(row: TurnRow, value: float | None) -> Judged | None:
-    """Why a turn is left out whatever its value (history, estimated times), else its value;
-    None when it has none."""
+    """Why a turn is left out whatever its value (history, estimated times, a prompt refused
+    before any update), else its value; None when it has none."""
     if row.during_replay:
         return LeftOut.DURING_REPLAY
     if row.approximate:
         return LeftOut.APPROXIMATE
+    if row.end is TurnEnd.ERROR and not row.updates:
+        return LeftOut.REJECTED
     return value
 
 

@@ -20,8 +20,9 @@ TURN_FEW_LEGEND = (
 
 NOT_COUNTED_NOTE = (
     "not counted: turns a replay of their session overlapped (during replay), estimated times "
-    "(approximate), what the recording lacks the end of (unfinished), finished turns without a "
-    "message or thought (no output), what has no times (untimed)"
+    "(approximate), prompts refused with an error before any update (rejected), what the "
+    "recording lacks the end of (unfinished), finished turns without a message or thought (no "
+    "output), what has no times (untimed)"
 )
 """Under a table of turn latencies, when it did not count some rows: why."""
 

@@ -20,6 +20,10 @@ class LeftOut(StrEnum):
     history (docs/turns.md)."""
     APPROXIMATE = "approximate"
     """Its times are estimates (a Zed dump's), not measurements."""
+    REJECTED = "rejected"
+    """The Agent answered the prompt with an error before any update for its session: no turn
+    ran, and the time is the refusal's round trip (a turn that failed after it began is
+    counted)."""
     UNFINISHED = "unfinished"
     """The recording lacks its end: a turn that ended by `disconnect` or `trace_end` (before
     any output, for the first output), a tool call that never reached a final status, a
@@ -137,6 +141,7 @@ LEFT_OUT = {
     Metric.FIRST_OUTPUT: (
         LeftOut.DURING_REPLAY,
         LeftOut.APPROXIMATE,
+        LeftOut.REJECTED,
         LeftOut.UNFINISHED,
         LeftOut.NO_OUTPUT,
         LeftOut.UNTIMED,
@@ -144,6 +149,7 @@ LEFT_OUT = {
     Metric.TURN_DURATION: (
         LeftOut.DURING_REPLAY,
         LeftOut.APPROXIMATE,
+        LeftOut.REJECTED,
         LeftOut.UNFINISHED,
         LeftOut.UNTIMED,
     ),
@@ -151,5 +157,6 @@ LEFT_OUT = {
     Metric.PERMISSION_WAIT: (LeftOut.APPROXIMATE, LeftOut.UNFINISHED, LeftOut.UNTIMED),
 }
 """The reasons each turn metric may leave a row out for, in the order they are judged: a turn
-a replay overlapped is left out whatever else it is; tool calls and permission requests are
-never history (replayed tool updates make no tool call: docs/turns.md)."""
+a replay overlapped is left out whatever else it is; a prompt refused before any update is no
+turn of the Agent's; tool calls and permission requests are never history (replayed tool
+updates make no tool call: docs/turns.md)."""

@@ -15,6 +15,9 @@ class RuleExample(msgspec.Struct, frozen=True):
     message: str
 
 
+SHARED = "../shared/real-world/"
+"""Where the real recordings the tests read lie, beside a clone (not in the repository, nor
+installed)."""
 _MARKER = "sample_traces/rules-marker.jsonl"
 _HISTORY = "sample_traces/rules-history.jsonl"
 _CHILDREN = "sample_traces/rules-children.jsonl"
@@ -89,7 +92,7 @@ EXAMPLES: dict[str, RuleExample] = {
     "RC-CONCURRENT": RuleExample(
         "sample_traces/outcome-ambiguous.jsonl:6",
         "replaying session/resume of sess_twice sent while the replaying session/resume at line "
-        "4 is pending: an update in the overlap belongs to neither",
+        "4 is pending: any update while both are pending belongs to neither",
     ),
     "LC-PROMPT-INACTIVE": RuleExample(
         f"{_LIFECYCLE}:16",
@@ -123,16 +126,16 @@ EXAMPLES: dict[str, RuleExample] = {
         "cancelled session/prompt (id 6) answered with error -32603, not -32800",
     ),
     "CAP-UNADVERTISED": RuleExample(
-        "../shared/real-world/agents-2026-12/pysdk-echo-v2/00-new.jsonl:4",
+        f"{SHARED}agents-2026-12/pysdk-echo-v2/00-new.jsonl:4",
         "session/new used once without capabilities.session advertised in the initialize result",
     ),
     "CAP-NOT-HONOURED": RuleExample(
-        "../shared/real-world/agents-2026-12b/ts-sdk-2.4.0-dual-version-example_v2_live.jsonl:19",
+        f"{SHARED}agents-2026-12b/ts-sdk-2.4.0-dual-version-example_v2_live.jsonl:19",
         "session/close answered -32601 (method not found) although capabilities.session was "
         "advertised",
     ),
     "SCHEMA-INVALID": RuleExample(
-        "../shared/real-world/acp-spec-docs__v2-prompt-lifecycle.jsonl:2",
+        f"{SHARED}acp-spec-docs__v2-prompt-lifecycle.jsonl:2",
         "session/prompt (result): result.messageId breaks the ACP v2 schema: it wants a required "
         "member, and nothing came",
     ),
@@ -142,7 +145,7 @@ EXAMPLES: dict[str, RuleExample] = {
         "(a number came)",
     ),
     "SCHEMA-VERSION-SHAPE": RuleExample(
-        "../shared/real-world/agents-2026-12/pysdk-echo-v2/00-new.jsonl:8",
+        f"{SHARED}agents-2026-12/pysdk-echo-v2/00-new.jsonl:8",
         "session/prompt (result) is shaped for ACP v1 on a v2 connection: it carries stopReason, "
         "which only v1 defines, and meets the v1 schema; v2 wants a required member at "
         "result.messageId, and nothing came",

@@ -32,7 +32,7 @@ def concurrent_resume(observed: ConcurrentResume) -> Iterator[Verdict]:
     yield Verdict(
         request.line,
         f"{_replay(request)} of {request.session_id} sent while the {_replay(earlier)} at line "
-        f"{earlier.line} is pending: an update in the overlap belongs to neither",
+        f"{earlier.line} is pending: any update while both are pending belongs to neither",
         request.session_id,
         request.id,
     )

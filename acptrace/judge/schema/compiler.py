@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from acptrace.model.excerpt import excerpt, json_text
+from acptrace.model.excerpt import excerpt, json_text, plural
 
 INVALID, UNKNOWN = "invalid", "unknown"
 """A `Break`'s kind: the value breaks the schema; a member the schema does not define where
@@ -234,9 +234,8 @@ class Compiler:
                     breaks.append(Break(INVALID, path, "type array", value))
                 return
             if len(value) < least:
-                breaks.append(
-                    Break(INVALID, path, f"at least {least} items", value, f"{len(value)}")
-                )
+                wanted = f"at least {plural(least, 'item')}"
+                breaks.append(Break(INVALID, path, wanted, value, f"{len(value)}"))
             if value and not items:
                 items.append(self.compile(items_node))
             if value and items[0] is not _ok:
@@ -448,7 +447,7 @@ def _bounds(node: dict[str, Any]) -> Check:
             if high is not None and value > high:
                 breaks.append(Break(INVALID, path, f"at most {high}", value))
         elif kind is str and shortest is not None and len(value) < shortest:
-            breaks.append(Break(INVALID, path, f"at least {shortest} characters", value))
+            breaks.append(Break(INVALID, path, f"at least {plural(shortest, 'character')}", value))
 
     return check
 
@@ -468,7 +467,7 @@ def _once(words: Callable[[], str]) -> Callable[[], str]:
 
 
 def _listed(values: list[Any]) -> str:
-    shown = ", ".join(excerpt(v, 30) if isinstance(v, str) else repr(v) for v in values[:8])
+    shown = ", ".join(excerpt(v, 30) for v in values[:8])
     more = ", …" if len(values) > 8 else ""
     return f"one of {shown}{more}"
 
