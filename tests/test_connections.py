@@ -17,6 +17,7 @@ import acptrace
 from acptrace import Options, Outcome
 from acptrace.cli import app
 from acptrace.read.cutjson import read_cut
+from acptrace.render.json_report import dumps
 from tests import shared
 from tests.transcript import ADVERTISED, NO_SCHEMA
 
@@ -82,6 +83,17 @@ def test_an_inspector_trace_of_one_connection_is_one_named_analysis_with_epoch_m
     assert row.request_line == 6  # the header is line 1
     assert row.request_to_marker_ms == pytest.approx(10.0)
     assert analysis.source.connection_end.value == "unknown"
+
+
+def test_a_frame_time_too_big_for_a_float_is_no_time_not_a_crash() -> None:
+    # (found by fuzzing: dividing the integer by 1000 raised OverflowError)
+    lines = jsonl([header(), *frames(1)]).split(b"\n")
+    lines[7] = lines[7].replace(b'"at":%d.0' % (EPOCH_MS + 60), b'"at":-' + b"9" * 400)
+    assert b"9" * 400 in lines[7]
+    (analysis,) = acptrace.analyze_file(io.BytesIO(b"\n".join(lines)), NO_SCHEMA)
+    assert analysis.source.messages == 8
+    (row,) = analysis.resumes
+    assert row.outcome is Outcome.COMPLETE
 
 
 def test_dropped_frames_are_an_issue_with_the_count() -> None:
@@ -493,6 +505,30 @@ def test_report_counts_each_connection_and_names_it_in_references(tmp_path: Path
     # (the other test's resume lacks its marker: unmarked_success, counted on its own, rules.md
     # §11, not among the cut replays)
     assert (group.replay_outcomes[Outcome.UNMARKED_SUCCESS], group.cut) == (1, ())
+
+
+def test_an_acp_tck_report_nested_too_deeply_is_one_issue_whatever_the_stack() -> None:
+    # (found by fuzzing: the issue quoted Python's RecursionError, whose words depend on where
+    # the stack ran out, so a walk and the analysis alone reported it differently)
+    data = b'{"tck_version": "0.1.0", "requirements": ' + b"[" * 100_000 + b"\n"
+    (alone,) = acptrace.analyze_file(io.BytesIO(data))
+    with acptrace.open_walks(io.BytesIO(data)) as (walk,):
+        for _ in walk:
+            pass
+    assert walk.analysis.issues == alone.issues
+    assert [(i.line, i.kind, i.message) for i in alone.issues] == [
+        (1, "not_json", "not a complete acp-tck report: nested too deeply to read")
+    ]
+
+
+def test_lone_surrogates_in_acp_tck_names_are_replaced_so_every_output_writes_them() -> None:
+    # (found by fuzzing: the standard library reads `"\\ud800"` as is, and the JSON report
+    # could not write the connection's name: an internal error)
+    data = report(("ACP-RESUME-201", [tck_test("t.py::test_x", WITH_MARKER)]))
+    data = data.replace(b"t.py::test_x", b"t.py::test_\\ud800").replace(b'"FAIL"', b'"\\udc00"')
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    assert analysis.source.connection == "t.py::test_\ufffd"
+    assert b"t.py::test_\xef\xbf\xbd" in dumps([analysis])
 
 
 def test_an_acp_tck_report_states_the_version_of_its_tests() -> None:

@@ -56,6 +56,17 @@ def test_deep_json_is_read_or_too_deep_the_same_on_both_paths(depth: int) -> Non
     assert fast.source.lines == len(transcript(depth).lines)
 
 
+@pytest.mark.parametrize("depth", [900, 990, MAX_DEPTH - 4])
+def test_deep_json_with_a_number_beyond_a_double_is_too_deep_not_a_crash(depth: int) -> None:
+    # (found by fuzzing: orjson refuses 1e400 before its depth limit, and the standard
+    # library, which reads such numbers, ran out of stack: RecursionError)
+    data = transcript(depth).text().replace(b"[]", b"[1e400]")
+    fast = acptrace.analyze(io.BytesIO(data))
+    assert fast == acptrace.analyze(io.BytesIO(data), execution=Execution(fast=False))
+    assert {issue.kind for issue in fast.issues} <= {"too_deep"}
+    assert fast.source.lines == len(transcript(depth).lines)
+
+
 @pytest.mark.parametrize("depth", [990, 5_000, 100_000])
 @pytest.mark.parametrize(
     "command",

@@ -272,6 +272,15 @@ def test_zed_error_response_and_null_id_notifications() -> None:
     assert walk.analysis.findings == ()
 
 
+@pytest.mark.parametrize("value", [b"{}", b"[]"], ids=["object", "array"])
+def test_a_direction_that_is_no_string_is_not_taken_for_a_zed_entry(value: bytes) -> None:
+    # (found by fuzzing: the format's detection looked the value up in a dict, which raised)
+    data = b'{"_direction":' + value + b',"_type":"request"}\n'
+    (analysis,) = acptrace.analyze_file(io.BytesIO(data))
+    assert analysis.source.messages == 0
+    assert [issue.line for issue in analysis.issues] == [1]
+
+
 def test_cut_off_zed_array_is_an_issue() -> None:
     data = b'[\n  {"_direction": "outgoing", "_type": "request", "id": 1, "method": "x"},\n  {"_dir'
     analysis = acptrace.analyze(io.BytesIO(data), NO_SCHEMA)

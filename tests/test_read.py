@@ -96,6 +96,15 @@ def test_over_long_line_is_skipped_and_reported_without_holding_it() -> None:
     assert (analysis.source.lines, analysis.source.messages) == (3, 2)
 
 
+def test_an_over_long_last_line_without_a_newline_is_skipped_too() -> None:
+    # (found by fuzzing: the end of the input yielded it whole, unchecked, as a cut-off line;
+    # a split file's pieces, read in other blocks, said it was too long)
+    big = b'{"jsonrpc":"2.0","method":"session/update","params":{"pad":"' + b"x" * 5000 + b'"}}'
+    analysis = run(REQUEST + b"\n" + RESPONSE + b"\n" + big, max_line_bytes=1000)
+    assert issues(analysis) == [(3, "line_too_long")]
+    assert (analysis.source.lines, analysis.source.messages) == (3, 2)
+
+
 def test_time_going_backwards_is_reported_and_the_message_kept() -> None:
     t = Transcript()
     t.c2a({"jsonrpc": "2.0", "id": 1, "method": "session/list", "params": {}}, at_ms=100)

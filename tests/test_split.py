@@ -21,7 +21,7 @@ from acptrace.model.domain import C2A, REQUEST, Message
 from acptrace.model.options import Execution
 from acptrace.pipeline import pieces as split
 from acptrace.pipeline.pool import analyze_many
-from acptrace.read.source import open_input
+from acptrace.read.source import BOM, open_input
 from acptrace.render.json_report import dumps
 from tests.golden import ROOT
 from tests.test_fastpath import padded
@@ -246,6 +246,41 @@ def test_a_replayed_tool_update_with_a_long_integer_splits_alike(tmp_path: Path)
     expected = one_pass(path)
     assert one_pass(path, fast=False) == split_pass(path, 2000)
     assert split_pass(path, 2000) == expected
+
+
+def test_a_byte_order_mark_at_the_start_is_skipped_in_the_first_piece_too(tmp_path: Path) -> None:
+    # The first piece, read whole when its lines were counted, was decoded from those bytes,
+    # mark and all: line 1 became `not_json` (found by fuzzing).
+    t = padded()
+    t.initialize()
+    t.new_session()
+    path = write(tmp_path, BOM + t.text())
+    expected = one_pass(path)
+    assert orjson.loads(expected)["issues"] == []
+    for piece_bytes in (1, 300, 100_000):
+        assert split_pass(path, piece_bytes) == expected, piece_bytes
+
+
+def test_a_joined_recording_whose_open_has_no_monotonic_time_splits_alike(tmp_path: Path) -> None:
+    # A piece that ends after such an `open` left the clock at the last recording's times,
+    # and the next piece's first time "went back" (found by fuzzing).
+    t = padded()
+    t.initialize()
+    t.close(at_ms=t.now_ms + 6000)
+    t.lines.append(b'{"ts":"2025-12-02T10:00:00.000000Z","dir":"meta","event":"open"}')
+    t.now_ms = 0
+    t.initialize()
+    t.new_session()
+    prompt = t.prompt()
+    for _ in range(5):
+        t.update("agent_message_chunk")
+    t.result(prompt, {"stopReason": "end_turn"})
+    path = write(tmp_path, t.text())
+    expected = dumps(acptrace.analyze_file(path))
+    assert b"time_went_back" not in expected
+    for piece_bytes in (1, 300, 2000):
+        run = Execution(split=2, split_min_bytes=0, split_piece_bytes=piece_bytes)
+        assert dumps(acptrace.analyze_file(path, execution=run)) == expected, piece_bytes
 
 
 def test_a_forced_format_and_over_long_lines_are_read_as_in_one_pass(tmp_path: Path) -> None:

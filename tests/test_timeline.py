@@ -50,6 +50,19 @@ GOLDEN_VIEWS = {
 }
 
 
+def test_a_run_of_bare_json_rpc_updates_is_shown(tmp_path: Path) -> None:
+    # (found by fuzzing: the run's first update was read as a canonical record, `msg` and all,
+    # and the command stopped on an internal error)
+    update = (
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1",'
+        b'"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}'
+    )
+    path = tmp_path / "bare.jsonl"
+    path.write_bytes(b"\n".join([update] * 20) + b"\n")
+    shown = timeline(str(path))
+    assert shown.count("agent_message_chunk") == 20
+
+
 @pytest.mark.parametrize("name", GOLDEN_VIEWS)
 def test_golden_view(name: str, regen: bool) -> None:
     text = timeline(*GOLDEN_VIEWS[name])

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import orjson
+
 from acptrace.decode.capabilities import advertised, child_permits
 from acptrace.decode.directions import NOTIFICATIONS
 from acptrace.decode.shapes import (
@@ -32,7 +34,7 @@ from acptrace.model.domain import (
     MessageKind,
     PeerInfo,
 )
-from acptrace.model.excerpt import cut_name, excerpt
+from acptrace.model.excerpt import EXCERPT_CHARS, cut_name, excerpt, json_text
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.model.turns import ACTIVITY_TAGS, PERMISSION_METHOD, Activity
 
@@ -174,7 +176,7 @@ def _call(
                 activity = update_activity(update)
     elif method == "session/resume":
         replay_from_given = params.replayFrom is not UNSET
-        replay_from = params.replayFrom if replay_from_given else None
+        replay_from = _writable(params.replayFrom) if replay_from_given else None
     elif method == "$/cancel_request":
         target = params.requestId
         cancel_target = target if valid_id(target) else None
@@ -262,10 +264,24 @@ def _initialize_like(result: WireResult) -> bool:
     )
 
 
+def _writable(value: Any) -> Any:
+    """A value the analysis keeps as given (`replayFrom`) when every output can write it,
+    else the start of its JSON text: orjson writes no integer beyond 64 bits (which a line
+    with a number beyond a double's range, or a `.traffic` file, may hold exactly) and nests
+    at most 254 levels, where a line may nest 1,024."""
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        text = json_text(value)
+        return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+    return value
+
+
 def _error_code(error: Any) -> int | None:
-    """`error.code` when the error is an object with an integer code."""
+    """`error.code` when the error is an object with an integer code (in int64: a wider one,
+    exact where the line has a number beyond a double's range, is kept by no output)."""
     code = error.code if type(error) is WireError else None
-    return code if type(code) is int else None
+    return code if type(code) is int and code in INT64 else None
 
 
 def _named_sessions(result: WireResult) -> tuple[str, ...]:
@@ -287,7 +303,7 @@ def _peer(info: Any, v1_info: Any, version: Any) -> PeerInfo:
     return PeerInfo(
         name=cut_name(_string(info.get("name"))),
         version=cut_name(_string(info.get("version"))),
-        protocol_version=version if type(version) is int else None,
+        protocol_version=version if type(version) is int and version in INT64 else None,
     )
 
 

@@ -91,8 +91,8 @@ def run_updates(run: UpdateRun) -> Iterator[Found | PlainRow]:
     such an update needs only that (the timeline's rows). The first update, and a line the run
     took on the general path (kept as None), come `Found` as `run_found` reads them."""
     first, lines, plain = run.first, run.lines, run.plain
-    if not plain:  # (nothing kept: a run of the general path's lines, or not canonical)
-        yield from run_found(run)
+    if not plain or not run.canonical:  # (nothing decoded by the run loop: a run of the
+        yield from run_found(run)  # general path's lines, or of bare JSON-RPC lines)
         return
     yield Found(first, KeptPayload(lines[0], True))
     direction = first.direction

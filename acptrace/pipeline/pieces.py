@@ -61,6 +61,7 @@ from acptrace.read.formats.base import ReadSettings
 from acptrace.read.probes import TimeProbe
 from acptrace.read.records import FAST_FORMATS, LaterLines, NeedsOrder, ReadStats, detect_format
 from acptrace.read.source import (
+    BOM,
     JOINED,
     READ_BLOCK,
     BlankLines,
@@ -288,7 +289,8 @@ class _File:
         self._held = None
         if end - start <= HELD_BYTES:
             data = os.pread(self.fd, end - start, start)
-            if len(data) == end - start and data.endswith(b"\n"):
+            whole = len(data) == end - start and data.endswith(b"\n")
+            if whole and not (start == 0 and data.startswith(BOM)):  # (`lines` skips a mark)
                 block = LineBlock.cut(0, data)  # (cut here, not counted: that would cost as much)
                 self._held = (start, block, len(data))
                 return block.count

@@ -27,6 +27,9 @@ class Clock(msgspec.Struct, gc=False):
     """Reading from the middle of an input: a record whose clock has no time before it in
     this piece is not judged here; a `TimeProbe` stands where its issue would be, for the one
     who joins the pieces to settle."""
+    opened: bool = False
+    """An `open` event was read: the times before it are no longer this clock's (`advance`
+    takes a piece's times as they are after it, none where the event had none)."""
 
     def check(self, record: Record | Message) -> Issue | None:
         """An issue when this record is earlier than the one before it, on either clock. An
@@ -36,7 +39,7 @@ class Clock(msgspec.Struct, gc=False):
             return None
         mono, ts = record.mono_ns, record.ts_ns
         if type(record) is RecorderEvent and record.is_open:
-            self.last_mono_ns, self.last_ts_ns, self.probing = mono, ts, False
+            self.last_mono_ns, self.last_ts_ns, self.probing, self.opened = mono, ts, False, True
             return None
         last_mono, last_ts = self.last_mono_ns, self.last_ts_ns
         if mono is not None:
@@ -61,6 +64,9 @@ class Clock(msgspec.Struct, gc=False):
 
     def advance(self, later: Clock) -> None:
         """Move on to where a clock that read the next piece of the input stopped."""
+        if later.opened:  # (a recording began in that piece: the times before are not held)
+            self.last_mono_ns, self.last_ts_ns = later.last_mono_ns, later.last_ts_ns
+            return
         if later.last_mono_ns is not None:
             self.last_mono_ns = later.last_mono_ns
         if later.last_ts_ns is not None:

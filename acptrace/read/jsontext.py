@@ -36,7 +36,9 @@ def too_deep_issue(line: int) -> Issue:
 
 
 def loads(data: bytes | str) -> Any:
-    """Parse one JSON text; raises `JSONDecodeError` when it is not JSON."""
+    """Parse one JSON text; raises `JSONDecodeError` when it is not JSON, or is nested too
+    deeply (`too_deep`: for a text with a number beyond a double's range, as deeply as the
+    standard library's parser may go on the stack, a little less than `MAX_DEPTH`)."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as error:
@@ -47,6 +49,8 @@ def loads(data: bytes | str) -> Any:
             return json.loads(text, parse_constant=_no_constant)
         except (ValueError, UnicodeDecodeError):
             raise error from None
+        except RecursionError:
+            raise JSONDecodeError("depth limit exceeded", text, 0) from None
 
 
 class Mended(NamedTuple):

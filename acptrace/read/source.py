@@ -429,8 +429,12 @@ def iter_blocks(
             held, held_bytes = ([last], len(last)) if last else ([], 0)
     except (OSError, EOFError, zlib.error) as error:  # (gzip.BadGzipFile is an OSError)
         raise UnreadableInput(f"reading stopped after line {number}: {error}") from None
-    if held:
-        yield RawLine(number + 1, b"".join(held), ended=False)
+    if held:  # (the last line, without a newline: skipped too when longer than a line may be)
+        last = b"".join(held)
+        if len(last) > max_line_bytes:
+            yield RawLine(number + 1, b"", ended=False, too_long=len(last))
+        else:
+            yield RawLine(number + 1, last, ended=False)
 
 
 def _whole_lines(

@@ -89,16 +89,23 @@ def read_report(document: Located) -> list[Test]:
         for test in requirement["tests"]:
             if not isinstance(test, dict) or not isinstance(test.get("transcript"), list):
                 continue
-            nodeid = str(test.get("nodeid"))
+            nodeid = _text(test.get("nodeid"))
             found = tests.get(nodeid)
             if found is None:
-                status = None if test.get("status") is None else str(test["status"])
+                status = None if test.get("status") is None else _text(test["status"])
                 records = _transcript(test["transcript"], document, document.line(test))
                 found = tests[nodeid] = Test(nodeid, status, records)
             requirement_id = requirement.get("id")
-            if requirement_id is not None and str(requirement_id) not in found.requirements:
-                found.requirements.append(str(requirement_id))
+            if requirement_id is not None and _text(requirement_id) not in found.requirements:
+                found.requirements.append(_text(requirement_id))
     return list(tests.values())
+
+
+def _text(value: Any) -> str:
+    """A name the report gives, as text: each lone UTF-16 surrogate its JSON escapes may
+    hold (`"\\ud800"`, which the standard library reads as is) replaced by U+FFFD, as lines
+    are read (`jsontext.parsed`), so that every output can write it."""
+    return str(value).encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _transcript(entries: list[Any], document: Located, test_line: int) -> list[Record]:
@@ -152,7 +159,9 @@ def connections(data: bytes) -> list[Part]:
         return [Part("report", NAME, lines, [issue])]
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
-        issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {error}")
+        # (Python's words for a stack run out depend on where it ran out: not data)
+        why = "nested too deeply to read" if isinstance(error, RecursionError) else error
+        issue = Issue(line, IssueKind.NOT_JSON, f"not a complete acp-tck report: {why}")
         return [Part("report", NAME, lines, [issue])]
     version = report_version(document)
     return [

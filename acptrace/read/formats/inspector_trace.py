@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from acptrace.model.domain import Direction, Issue, IssueKind
+from acptrace.model.domain import INT64, Direction, Issue, IssueKind
 from acptrace.model.excerpt import excerpt
 from acptrace.read.clocks import clocked
 from acptrace.read.envelopes import Envelope, Part, Record, RecorderEvent
@@ -98,6 +98,8 @@ def _header_issues(header: dict[str, Any], line: int) -> Iterator[Issue]:
 def _epoch_ms_ns(value: Any) -> int | None:
     """Nanoseconds since the Unix epoch from milliseconds."""
     if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and value not in INT64:  # (too big to divide into a float)
         return None
     return seconds_ns(value / 1000)
 

@@ -47,10 +47,12 @@ _LEADING_TIME = re.compile(
 
 
 def _is_entry(record: Any) -> bool:
-    return isinstance(record, dict) and (
-        (record.get("_direction") in _DIRECTIONS and record.get("_type") in _TYPES)
-        or _is_stderr(record)
-    )
+    if not isinstance(record, dict):
+        return False
+    direction = record.get("_direction")  # (any JSON value: an object cannot be looked up)
+    return (
+        isinstance(direction, str) and direction in _DIRECTIONS and record.get("_type") in _TYPES
+    ) or _is_stderr(record)
 
 
 def _is_stderr(entry: dict[str, Any]) -> bool:
