@@ -135,6 +135,24 @@ def test_the_first_output_in_the_middle_of_a_run_is_timed() -> None:
     assert (turn.first_update_ms, turn.first_output_ms, turn.updates) == (10.0, 234.5, 21)
 
 
+def test_an_output_after_the_idle_that_ends_a_turn_is_not_its_first_output() -> None:
+    """In one run of updates, a turn with no output ended by its `idle`, then an Agent's late
+    message: the hot path took the run's first output for the turn's (a fuzz test found it;
+    the general path, one message at a time, had the turn ended by then)."""
+    t = started()
+    t.prompt(id=5, at_ms=1000)
+    t.result(5, {"messageId": "m1"}, at_ms=1010)
+    t.state("running", at_ms=1020)
+    for at in range(1030, 1100, 10):
+        t.update("usage_update", at_ms=at)
+    idle = t.state("idle", stop_reason="end_turn", at_ms=1200)
+    for at in range(1300, 1400, 10):
+        t.update("agent_message_chunk", at_ms=at)
+    (turn,) = both(t).turns
+    assert (turn.end, turn.end_line, turn.duration_ms) == (TurnEnd.IDLE, idle, 200.0)
+    assert (turn.first_output_ms, turn.first_output_line) == (None, None)
+
+
 def test_two_open_turns_of_a_session_count_what_comes_while_each_is_open() -> None:
     t = started()
     t.prompt(id=5, at_ms=1000)

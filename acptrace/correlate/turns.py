@@ -216,7 +216,7 @@ class TurnBook:
         if first.direction is C2A:
             return  # (the Client's updates say nothing of the Agent's turn)
         if turns:
-            self._begin(turns, run)
+            self._begin(turns, run, self._ending_line(run))
         counted_from = first.line
         replay: bool | None = None
         for at, activity in self._activity(run):
@@ -272,10 +272,20 @@ class TurnBook:
         self.tool_call_rows.sort(key=lambda row: row.first_line)
         self.permission_rows.sort(key=lambda row: row.request_line)
 
+    def _ending_line(self, run: UpdateRun) -> int | None:
+        """The line of the run's first `idle`, which ends the open turns on v2 (None: none)."""
+        if self._version() < 2:
+            return None
+        return next((at.line for at, a in self._activity(run) if a.state == IDLE), None)
+
     @staticmethod
-    def _begin(turns: list[_Turn], run: UpdateRun) -> None:
+    def _begin(turns: list[_Turn], run: UpdateRun, ending: int | None) -> None:
         """The first update, and the first output, of the open turns (a turn has its first
-        update no later than its first output: one with an output has both)."""
+        update no later than its first output: one with an output has both); an output after
+        the `idle` that ends them (`ending`) is none of theirs."""
+        output = run.first_output
+        if output is not None and ending is not None and output.line > ending:
+            output = None
         for turn in turns:
             if turn.first_output is None:
                 first = run.first
@@ -285,7 +295,7 @@ class TurnBook:
                 if first.update_tag in OUTPUT_TAGS:
                     turn.first_output = stamp
                 else:
-                    turn.first_output = run.first_output
+                    turn.first_output = output
 
     @staticmethod
     def _activity(run: UpdateRun) -> Sequence[tuple[Stamp, Activity]]:
