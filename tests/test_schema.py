@@ -509,3 +509,29 @@ def test_a_run_s_sampled_updates_carry_the_tag_the_run_loop_read(depth: SchemaDe
         assert data == t.lines[line - 1] + b"\n"
         decoded = json.loads(data)["msg"]["params"]["update"]["sessionUpdate"]
         assert tag == (None if depth is SchemaDepth.FULL else decoded)
+
+
+@pytest.mark.parametrize(
+    "execution",
+    [
+        Execution(),
+        Execution(fast=False),
+        Execution(split=2, split_min_bytes=1, split_piece_bytes=300),
+    ],
+    ids=["hot-path", "general-path", "split"],
+)
+def test_an_unknown_tag_inside_a_run_is_checked_on_every_path(execution: Execution) -> None:
+    # (a fuzz test found the run loop counting it silently: SCHEMA-INVALID on the general path
+    # only; an unknown tag now joins no run, and the check reads each, as one message; the v1
+    # schema closes the tags, v2's leaves them open)
+    t = padded()
+    t.initialize(1)
+    t.new_session()
+    for _ in range(20):
+        t.update("agent_message_chunk")
+    odd = t.update("ageont_message_chunk")
+    for _ in range(5):
+        t.update("agent_message_chunk")
+    analysis = acptrace.analyze(io.BytesIO(t.text()), execution=execution)
+    tags = [f.line for f in analysis.findings if "params.update.sessionUpdate" in f.message]
+    assert tags == [odd]

@@ -44,12 +44,14 @@ from acptrace.read.timestamps import (
 
 
 def plain_update(message: Message, breaks: frozenset[str]) -> bool:
-    """The message is a plain update: one that may start or join a run."""
+    """The message is a plain update: one that may start or join a run (of a tag the protocol
+    knows: an unknown one is no count, the schema check reads each; a run's loop refuses it
+    the same way, `shapes.PlainUpdate`)."""
     return (
         message.method == "session/update"
         and message.kind is NOTIFICATION
         and message.session_id is not None
-        and message.update_tag is not None
+        and message.update_tag in KNOWN_TAGS
         and message.update_tag not in breaks
     )
 

@@ -16,6 +16,8 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 import msgspec
 from msgspec import UnsetType
 
+from acptrace.model.tags import KNOWN_TAGS
+
 UNSET: Any = msgspec.UNSET
 """A member that was absent (not the same as `null`)."""
 
@@ -112,14 +114,19 @@ decode_message = msgspec.json.Decoder(WireMessage).decode
 # the values it has there, member by member (a test holds the members the same).
 
 
+KnownTag: Any = Literal[tuple(sorted(KNOWN_TAGS))]
+"""A tag of either protocol version (`model.tags.KNOWN_TAGS`), checked by msgspec in C."""
+
+
 class PlainUpdate(msgspec.Struct, gc=False):
-    """`WireUpdate`, narrowed: a tag that is a string, and a `messageId` that is a string or
+    """`WireUpdate`, narrowed: a tag the protocol knows (an unknown one joins no run: the
+    schema check reads each, `runs.plain_update`), and a `messageId` that is a string or
     absent (the run loop then only asks whether it is there). (`capabilities` is read only of
     a `subagent_update`, which never joins a run: `UNREAD_IN_A_RUN`.) The members of a turn's
     activity are left out: a run whose session has no turn open never reads them (every
     member costs each line of a run), `DetailedUpdate` does."""
 
-    sessionUpdate: str
+    sessionUpdate: KnownTag
     sessionId: Any = UNSET
     messageId: str | UnsetType = UNSET
 
