@@ -167,7 +167,7 @@ def test_the_sdk_echo_agent_driven_on_v2_answers_the_prompt_as_on_v1(
     assert said[1].startswith(f"acptrace: {runs / '00-new.jsonl'}: the turn of session ")
     assert said[1].endswith(
         "did not end: no state_update idle within 3 s of the prompt (--timeout); the recording "
-        "so far is kept; the prompt's response (result {'stopReason': 'end_turn'}) has no "
+        'so far is kept; the prompt\'s response (result {"stopReason":"end_turn"}) has no '
         "messageId, as on v1"
     )
     recording = records(runs / "00-new.jsonl")
