@@ -13,29 +13,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.run import Contender, measure_cpu  # noqa: E402
+
 SHARED = ROOT.parent / "shared" / "real-world"
 KINDS = ("html", "md")
-
-
-def timed(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system) of one child process, started in `cwd` (a folder
-    of its own: `python -m` imports from the folder it starts in before `PYTHONPATH`)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(command, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return wall, cpu
 
 
 def main() -> None:
@@ -45,18 +34,18 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--code", default=str(ROOT), help="the checkout whose acptrace is timed")
     args = parser.parse_args()
-    env = {**os.environ, "PYTHONPATH": str(Path(args.code).resolve())}
+    os.environ["PYTHONPATH"] = str(Path(args.code).resolve())
     inputs = [str(Path(name).resolve()) for name in args.inputs]
     walls: dict[str, list[float]] = {kind: [] for kind in KINDS}
     cpus: dict[str, list[float]] = {kind: [] for kind in KINDS}
     ratios = []
     with tempfile.TemporaryDirectory() as out:
+        os.chdir(out)  # (`python -m` imports from the folder it starts in before PYTHONPATH)
+        command = [sys.executable, "-m", "acptrace", "report", *inputs, "-q", "-o"]
+        reports = {kind: Contender(kind, [*command, f"report.{kind}"]) for kind in KINDS}
         for rep in range(args.reps):
-            order = KINDS if rep % 2 == 0 else KINDS[::-1]
-            for kind in order:
-                report = str(Path(out) / f"report.{kind}")
-                command = [sys.executable, "-m", "acptrace", "report", *inputs, "-q"]
-                wall, cpu = timed([*command, "-o", report], env, out)
+            for kind in KINDS if rep % 2 == 0 else KINDS[::-1]:
+                wall, _, cpu = measure_cpu(reports[kind])
                 walls[kind].append(wall)
                 cpus[kind].append(cpu)
             ratios.append(cpus["html"][-1] / cpus["md"][-1])

@@ -34,7 +34,7 @@ from acptrace.model.domain import (
     MessageKind,
     PeerInfo,
 )
-from acptrace.model.excerpt import EXCERPT_CHARS, cut_name, excerpt, json_text
+from acptrace.model.excerpt import cut_name, excerpt, written_json
 from acptrace.model.tags import ANNOUNCE_TAG
 from acptrace.model.turns import ACTIVITY_TAGS, PERMISSION_METHOD, Activity
 
@@ -272,8 +272,7 @@ def _writable(value: Any) -> Any:
     try:
         orjson.dumps(value)
     except orjson.JSONEncodeError:
-        text = json_text(value)
-        return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+        return written_json(value)
     return value
 
 

@@ -153,7 +153,8 @@ def _scalar(value: Any) -> str:
         return json.dumps(value, default=repr)
 
 
-def written_id(value: Any) -> str:
-    """A JSON-RPC id as it is written in JSON (`7`, `"7"`): ids are quoted so in messages."""
+def written_json(value: Any) -> str:
+    """A value as it is written in JSON (`7`, `"7"`, `{"type":"start"}`), cut to
+    `EXCERPT_CHARS`: ids are quoted so in messages."""
     text = json_text(value)
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"

@@ -9,7 +9,7 @@ from acptrace.correlate.tracks import Track, Window
 from acptrace.judge.rules.marker import judged_replay
 from acptrace.judge.rules.registry import Verdict, exception, rule
 from acptrace.model.domain import Severity, WindowEnd
-from acptrace.model.excerpt import written_id
+from acptrace.model.excerpt import written_json
 from acptrace.model.tags import MARKER_TAG, SNAPSHOT_TAG
 
 INFLIGHT = "the session was already active when the resume was sent (RC-INFLIGHT)"
@@ -63,7 +63,7 @@ def request_before_marker(closed: WindowClosed) -> Iterator[Verdict]:
         for line, method, request_id in track.requests_before_marker:
             yield Verdict(
                 line,
-                f"{method} (id {written_id(request_id)}) for {track.session_id} "
+                f"{method} (id {written_json(request_id)}) for {track.session_id} "
                 f"before its {MARKER_TAG}",
                 track.session_id,
                 window.request.id,

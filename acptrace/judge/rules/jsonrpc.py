@@ -13,7 +13,7 @@ from acptrace.correlate.observations import (
 from acptrace.decode.malformed import EmptyBatch, InvalidJsonRpc
 from acptrace.judge.rules.registry import Verdict, retired, rule
 from acptrace.model.domain import Severity
-from acptrace.model.excerpt import plural, written_id
+from acptrace.model.excerpt import plural, written_json
 
 
 @rule("JR-INVALID", Severity.ERROR, "jsonrpc", "JSON-RPC 2.0", InvalidJsonRpc)
@@ -28,7 +28,7 @@ def orphan_response(observed: OrphanResponse) -> Iterator[Verdict]:
     response = observed.message
     yield Verdict(
         response.line,
-        f"response id {written_id(response.id)} matches no pending request",
+        f"response id {written_json(response.id)} matches no pending request",
         request_id=response.id,
     )
 
@@ -39,7 +39,7 @@ def duplicate_id(observed: DuplicateRequestId) -> Iterator[Verdict]:
     request = observed.message
     yield Verdict(
         request.line,
-        f"{request.method} reuses id {written_id(request.id)} of the pending request at line "
+        f"{request.method} reuses id {written_json(request.id)} of the pending request at line "
         f"{observed.first_line}",
         request.session_id,
         request.id,
@@ -52,7 +52,7 @@ def unanswered(observed: Unanswered) -> Iterator[Verdict]:
     request = observed.request
     yield Verdict(
         request.line,
-        f"{request.method} (id {written_id(request.id)}) has no response by the connection end",
+        f"{request.method} (id {written_json(request.id)}) has no response by the connection end",
         request.session_id,
         request.id,
     )

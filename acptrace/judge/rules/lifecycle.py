@@ -17,7 +17,7 @@ from acptrace.correlate.observations import (
 )
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Direction, Message, Severity
-from acptrace.model.excerpt import plural, written_id
+from acptrace.model.excerpt import plural, written_json
 
 REQUEST_CANCELLED = -32800
 FAILED_ON_ITS_OWN = frozenset({-32601, -32602})
@@ -156,7 +156,7 @@ def cancelled_unanswered(observed: Unanswered) -> Iterator[Verdict]:
         request = observed.request
         yield Verdict(
             request.line,
-            f"cancelled {request.method} (id {written_id(request.id)}) never got a response",
+            f"cancelled {request.method} (id {written_json(request.id)}) never got a response",
             request.session_id,
             request.id,
         )
@@ -171,7 +171,7 @@ def cancelled_wrong_code(observed: CancelledAnswered) -> Iterator[Verdict]:
         request = observed.request
         yield Verdict(
             response.line,
-            f"cancelled {request.method} (id {written_id(request.id)}) answered with error "
+            f"cancelled {request.method} (id {written_json(request.id)}) answered with error "
             f"{response.error_code}, not -32800",
             request.session_id,
             request.id,

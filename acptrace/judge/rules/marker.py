@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from acptrace.correlate.observations import MisplacedMarker, Misplacement, WindowClosed
 from acptrace.judge.rules.registry import Verdict, rule
 from acptrace.model.domain import Severity, WindowEnd
-from acptrace.model.excerpt import excerpt, plural, written_id
+from acptrace.model.excerpt import excerpt, plural, written_json
 
 CURSOR_REJECTED = -32602
 
@@ -62,7 +62,7 @@ def _register_misplaced(rule_id: str, source: str, kind: Misplacement, help_line
                 text = (
                     f"replay_complete for {message.session_id} after the response (line "
                     f"{answered.response_line}) to session/resume id "
-                    f"{written_id(answered.request_id)} of {answered.session_id}"
+                    f"{written_json(answered.request_id)} of {answered.session_id}"
                 )
             yield Verdict(message.line, text, message.session_id, observed.request_id)
 
